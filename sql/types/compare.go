@@ -1,0 +1,111 @@
+package types
+
+import (
+	"cmp"
+	"math"
+	"strings"
+)
+
+// Compare orders two non-NULL-aware Datums of the same type the way
+// PostgreSQL's default btree operator class does, with the C collation for
+// strings. NULL sorts after every value (PostgreSQL's ascending default,
+// NULLS LAST); two NULLs compare equal. Integer families compare with each
+// other by value.
+func Compare(a, b Datum) int {
+	if a.kind == Unknown || b.kind == Unknown {
+		switch {
+		case a.kind == b.kind:
+			return 0
+		case a.kind == Unknown:
+			return 1
+		default:
+			return -1
+		}
+	}
+	switch a.kind {
+	case Bool, Int2, Int4, Int8, Oid, Date, Time, Timestamp, TimestampTZ:
+		return cmp.Compare(a.i, b.i)
+	case Float4, Float8:
+		return compareFloat(a.Float(), b.Float())
+	case Numeric:
+		return a.dec.Cmp(b.dec)
+	case Char:
+		return strings.Compare(strings.TrimRight(a.s, " "), strings.TrimRight(b.s, " "))
+	case Text, Varchar, Name, Bytea, JSON, UUID:
+		return strings.Compare(a.s, b.s)
+	case JSONB:
+		return CompareJSONB(a.s, b.s)
+	case Interval:
+		return compareInterval(a.Interval(), b.Interval())
+	case Array:
+		return compareArrays(a.arr, b.arr)
+	}
+	return 0
+}
+
+// Equal reports whether two Datums are equal under Compare (NULL equals
+// NULL, as in grouping and DISTINCT; SQL's = is the evaluator's concern).
+func Equal(a, b Datum) bool { return Compare(a, b) == 0 }
+
+// CompareRows compares rows column by column with Compare.
+func CompareRows(a, b Row) int {
+	n := min(len(a), len(b))
+	for i := 0; i < n; i++ {
+		if c := Compare(a[i], b[i]); c != 0 {
+			return c
+		}
+	}
+	return cmp.Compare(len(a), len(b))
+}
+
+// compareFloat orders floats as PostgreSQL does: NaN equals NaN and sorts
+// above every other value, and -0 equals +0.
+func compareFloat(a, b float64) int {
+	an, bn := math.IsNaN(a), math.IsNaN(b)
+	switch {
+	case an && bn:
+		return 0
+	case an:
+		return 1
+	case bn:
+		return -1
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// IntervalSpan returns the interval as PostgreSQL's comparison sees it:
+// months as 30 days and days as 24 hours, in microseconds, split into a high
+// and low part so that it cannot overflow.
+func IntervalSpan(v IntervalValue) (days int64, micros int64) {
+	const day = 24 * 60 * 60 * 1e6
+	days = int64(v.Months)*30 + int64(v.Days) + v.Micros/day
+	micros = v.Micros % day
+	if micros < 0 {
+		micros += day
+		days--
+	}
+	return days, micros
+}
+
+func compareInterval(a, b IntervalValue) int {
+	ad, am := IntervalSpan(a)
+	bd, bm := IntervalSpan(b)
+	if c := cmp.Compare(ad, bd); c != 0 {
+		return c
+	}
+	return cmp.Compare(am, bm)
+}
+
+func compareArrays(a, b *ArrayValue) int {
+	n := min(len(a.Elems), len(b.Elems))
+	for i := 0; i < n; i++ {
+		if c := Compare(a.Elems[i], b.Elems[i]); c != 0 {
+			return c
+		}
+	}
+	return cmp.Compare(len(a.Elems), len(b.Elems))
+}

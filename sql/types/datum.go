@@ -1,0 +1,193 @@
+package types
+
+import (
+	"math"
+
+	"github.com/cockroachdb/apd/v3"
+)
+
+// Datum is one SQL value. The zero Datum is NULL.
+//
+// The payload lives in fixed fields chosen by the family, so building and
+// copying a Datum never allocates for fixed-width types:
+//
+//	Bool                  i = 0 or 1
+//	Int2, Int4, Int8, Oid i
+//	Float4, Float8        i = math.Float64bits (Float4 holds a float32 value)
+//	Numeric               dec (never mutated once in a Datum)
+//	Text, Varchar, Char,
+//	Name, Bytea, JSON     s (bytes for bytea; JSON keeps its input text)
+//	JSONB                 s in canonical jsonb text form
+//	UUID                  s = the 16 raw bytes
+//	Date                  i = days since 1970-01-01; ±infinity as MaxInt64/MinInt64
+//	Time                  i = microseconds since midnight
+//	Timestamp(TZ)         i = microseconds since 1970-01-01 00:00 (UTC for TZ);
+//	                      ±infinity as MaxInt64/MinInt64
+//	Interval              i = microseconds, j = months<<32 | uint32(days)
+//	Array                 arr
+type Datum struct {
+	kind Family
+	i    int64
+	j    int64
+	s    string
+	dec  *apd.Decimal
+	arr  *ArrayValue
+}
+
+// ArrayValue is the payload of an array Datum: a one-dimensional array with
+// PostgreSQL's default lower bound of 1. Elements may be NULL. An ArrayValue is
+// immutable once placed in a Datum.
+type ArrayValue struct {
+	Elem  Type
+	Elems []Datum
+}
+
+// Null is the SQL NULL value.
+var Null = Datum{}
+
+// Infinity markers for date and timestamp payloads.
+const (
+	PosInf = math.MaxInt64
+	NegInf = math.MinInt64
+)
+
+// DTrue and DFalse are the boolean values.
+var (
+	DTrue  = Datum{kind: Bool, i: 1}
+	DFalse = Datum{kind: Bool, i: 0}
+)
+
+// NewBool returns a boolean Datum.
+func NewBool(b bool) Datum {
+	if b {
+		return DTrue
+	}
+	return DFalse
+}
+
+// NewInt returns an integer Datum of family f (Int2, Int4, Int8 or Oid).
+// Range checks are the caller's: see CheckIntRange.
+func NewInt(f Family, v int64) Datum { return Datum{kind: f, i: v} }
+
+// NewInt2, NewInt4 and NewInt8 return integer Datums.
+func NewInt2(v int16) Datum { return Datum{kind: Int2, i: int64(v)} }
+
+// NewInt4 returns an int4 Datum.
+func NewInt4(v int32) Datum { return Datum{kind: Int4, i: int64(v)} }
+
+// NewInt8 returns an int8 Datum.
+func NewInt8(v int64) Datum { return Datum{kind: Int8, i: v} }
+
+// NewOid returns an oid Datum.
+func NewOid(v uint32) Datum { return Datum{kind: Oid, i: int64(v)} }
+
+// NewFloat8 returns a float8 Datum.
+func NewFloat8(v float64) Datum { return Datum{kind: Float8, i: int64(math.Float64bits(v))} }
+
+// NewFloat4 returns a float4 Datum; v is rounded to float32.
+func NewFloat4(v float32) Datum {
+	return Datum{kind: Float4, i: int64(math.Float64bits(float64(v)))}
+}
+
+// NewNumeric returns a numeric Datum. The Datum takes ownership of d, which
+// must not be modified afterwards.
+func NewNumeric(d *apd.Decimal) Datum { return Datum{kind: Numeric, dec: d} }
+
+// NewString returns a string-like Datum of family f (Text, Varchar, Char,
+// Name, Bytea, JSON or JSONB). JSONB text must already be canonical.
+func NewString(f Family, s string) Datum { return Datum{kind: f, s: s} }
+
+// NewText returns a text Datum.
+func NewText(s string) Datum { return Datum{kind: Text, s: s} }
+
+// NewBytea returns a bytea Datum holding a copy of b.
+func NewBytea(b []byte) Datum { return Datum{kind: Bytea, s: string(b)} }
+
+// NewUUID returns a uuid Datum.
+func NewUUID(u [16]byte) Datum { return Datum{kind: UUID, s: string(u[:])} }
+
+// NewDate returns a date Datum from days since 1970-01-01.
+func NewDate(days int64) Datum { return Datum{kind: Date, i: days} }
+
+// NewTime returns a time Datum from microseconds since midnight.
+func NewTime(micros int64) Datum { return Datum{kind: Time, i: micros} }
+
+// NewTimestamp returns a timestamp Datum from microseconds since the Unix epoch.
+func NewTimestamp(micros int64) Datum { return Datum{kind: Timestamp, i: micros} }
+
+// NewTimestampTZ returns a timestamptz Datum from microseconds since the
+// Unix epoch in UTC.
+func NewTimestampTZ(micros int64) Datum { return Datum{kind: TimestampTZ, i: micros} }
+
+// IntervalValue is an interval split the way PostgreSQL keeps it: months and
+// days are not convertible to a fixed number of microseconds.
+type IntervalValue struct {
+	Months int32
+	Days   int32
+	Micros int64
+}
+
+// NewInterval returns an interval Datum.
+func NewInterval(v IntervalValue) Datum {
+	return Datum{kind: Interval, i: v.Micros, j: int64(v.Months)<<32 | int64(uint32(v.Days))}
+}
+
+// NewArray returns an array Datum. The Datum takes ownership of a.
+func NewArray(a *ArrayValue) Datum { return Datum{kind: Array, arr: a} }
+
+// IsNull reports whether d is SQL NULL.
+func (d Datum) IsNull() bool { return d.kind == Unknown }
+
+// Kind returns the family of the value's representation; Unknown for NULL.
+func (d Datum) Kind() Family { return d.kind }
+
+// Bool returns the value of a boolean Datum.
+func (d Datum) Bool() bool { return d.i != 0 }
+
+// Int returns the value of an integer, oid, date, time or timestamp Datum.
+func (d Datum) Int() int64 { return d.i }
+
+// Float returns the value of a float Datum.
+func (d Datum) Float() float64 { return math.Float64frombits(uint64(d.i)) }
+
+// Decimal returns the value of a numeric Datum. The result must not be
+// modified.
+func (d Datum) Decimal() *apd.Decimal { return d.dec }
+
+// Str returns the payload of a string-like, bytea, json or uuid Datum.
+func (d Datum) Str() string { return d.s }
+
+// UUID returns the 16 bytes of a uuid Datum.
+func (d Datum) UUID() (u [16]byte) {
+	copy(u[:], d.s)
+	return u
+}
+
+// Interval returns the value of an interval Datum.
+func (d Datum) Interval() IntervalValue {
+	return IntervalValue{Months: int32(d.j >> 32), Days: int32(uint32(d.j)), Micros: d.i}
+}
+
+// Array returns the payload of an array Datum. The result must not be
+// modified.
+func (d Datum) Array() *ArrayValue { return d.arr }
+
+// WithKind returns d relabelled as family f, for conversions between
+// families that share a representation (text to varchar, int4 to int8).
+func (d Datum) WithKind(f Family) Datum {
+	if d.kind == Unknown {
+		return d
+	}
+	d.kind = f
+	return d
+}
+
+// Row is a tuple of Datums, positionally matching a relation's columns.
+type Row []Datum
+
+// Copy returns a copy of r that shares no backing array with it.
+func (r Row) Copy() Row {
+	c := make(Row, len(r))
+	copy(c, r)
+	return c
+}
