@@ -1,0 +1,82 @@
+package storage
+
+import (
+	"encoding/binary"
+
+	"github.com/cockroachdb/pebble/v2"
+)
+
+// Batch collects the writes of one tick. It is not safe for concurrent use.
+type Batch struct {
+	db  *DB
+	b   *pebble.Batch
+	key []byte // scratch for key building; Pebble copies keys on Set
+}
+
+// NewBatch starts an empty batch.
+func (db *DB) NewBatch() *Batch {
+	return &Batch{db: db, b: db.pdb.NewBatch()}
+}
+
+// PutCatalog stores a catalog entry.
+func (b *Batch) PutCatalog(id uint64, data []byte) {
+	b.key = binary.BigEndian.AppendUint64(append(b.key[:0], prefixCatalog), id)
+	_ = b.b.Set(b.key, data, nil)
+}
+
+// DeleteCatalog removes a catalog entry.
+func (b *Batch) DeleteCatalog(id uint64) {
+	b.key = binary.BigEndian.AppendUint64(append(b.key[:0], prefixCatalog), id)
+	_ = b.b.Delete(b.key, nil)
+}
+
+// Put writes a row of collection coll.
+func (b *Batch) Put(coll uint64, key, value []byte) {
+	b.key = append(binary.BigEndian.AppendUint64(append(b.key[:0], prefixData), coll), key...)
+	_ = b.b.Set(b.key, value, nil)
+}
+
+// Delete removes a row of collection coll.
+func (b *Batch) Delete(coll uint64, key []byte) {
+	b.key = append(binary.BigEndian.AppendUint64(append(b.key[:0], prefixData), coll), key...)
+	_ = b.b.Delete(b.key, nil)
+}
+
+// DropCollection removes every row of collection coll.
+func (b *Batch) DropCollection(coll uint64) {
+	p := collPrefix(coll)
+	_ = b.b.DeleteRange(p, prefixEnd(p), nil)
+}
+
+// SetMeta stores a metadata value.
+func (b *Batch) SetMeta(name string, value []byte) {
+	_ = b.b.Set(metaKey(name), value, nil)
+}
+
+// SetPosition stores source's resume position for one partition.
+func (b *Batch) SetPosition(source uint64, part string, pos []byte) {
+	b.key = append(append(b.key[:0], posPrefix(source)...), part...)
+	_ = b.b.Set(b.key, pos, nil)
+}
+
+// DropPositions removes every stored position of source.
+func (b *Batch) DropPositions(source uint64) {
+	p := posPrefix(source)
+	_ = b.b.DeleteRange(p, prefixEnd(p), nil)
+}
+
+// Empty reports whether the batch holds no writes.
+func (b *Batch) Empty() bool { return b.b.Empty() }
+
+// Len returns the encoded size of the batch in bytes.
+func (b *Batch) Len() int { return b.b.Len() }
+
+// Commit writes the batch atomically and waits until it is durable. The
+// batch cannot be used afterwards.
+func (b *Batch) Commit() error {
+	defer b.b.Close()
+	return b.b.Commit(pebble.Sync)
+}
+
+// Discard drops the batch without writing it.
+func (b *Batch) Discard() { _ = b.b.Close() }

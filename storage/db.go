@@ -1,0 +1,151 @@
+package storage
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"log/slog"
+
+	"github.com/cockroachdb/pebble/v2"
+)
+
+const (
+	prefixCatalog  = 'c'
+	prefixData     = 'd'
+	prefixMeta     = 'm'
+	prefixPosition = 'p'
+)
+
+// DB is the durable store. Reads may run concurrently with one writer; all
+// writes go through Batch.Commit.
+type DB struct {
+	pdb *pebble.DB
+	log *slog.Logger
+}
+
+// Options configure Open.
+type Options struct {
+	Logger *slog.Logger
+	// CacheSize is Pebble's block cache size in bytes; 0 picks a default.
+	CacheSize int64
+}
+
+// Open opens or creates the store in dir.
+func Open(dir string, o Options) (*DB, error) {
+	log := o.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	opts := &pebble.Options{Logger: pebbleLogger{log}}
+	if o.CacheSize > 0 {
+		c := pebble.NewCache(o.CacheSize)
+		defer c.Unref()
+		opts.Cache = c
+	}
+	pdb, err := pebble.Open(dir, opts)
+	if err != nil {
+		return nil, fmt.Errorf("open store %s: %w", dir, err)
+	}
+	return &DB{pdb: pdb, log: log}, nil
+}
+
+// Close flushes and closes the store.
+func (db *DB) Close() error { return db.pdb.Close() }
+
+// Catalog calls fn for every catalog entry in id order.
+func (db *DB) Catalog(fn func(id uint64, data []byte) error) error {
+	return db.scanPrefix([]byte{prefixCatalog}, func(k, v []byte) error {
+		if len(k) != 9 {
+			return fmt.Errorf("corrupt catalog key %x", k)
+		}
+		return fn(binary.BigEndian.Uint64(k[1:]), v)
+	})
+}
+
+// Scan calls fn for every row of collection coll in key order. key and
+// value are only valid during the call.
+func (db *DB) Scan(coll uint64, fn func(key, value []byte) error) error {
+	p := collPrefix(coll)
+	return db.scanPrefix(p, func(k, v []byte) error { return fn(k[len(p):], v) })
+}
+
+// Meta returns the metadata value stored under name.
+func (db *DB) Meta(name string) ([]byte, bool, error) {
+	v, closer, err := db.pdb.Get(metaKey(name))
+	if errors.Is(err, pebble.ErrNotFound) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	defer closer.Close()
+	return append([]byte(nil), v...), true, nil
+}
+
+// Positions calls fn for every stored resume position of source.
+func (db *DB) Positions(source uint64, fn func(part string, pos []byte) error) error {
+	p := posPrefix(source)
+	return db.scanPrefix(p, func(k, v []byte) error { return fn(string(k[len(p):]), v) })
+}
+
+func (db *DB) scanPrefix(prefix []byte, fn func(k, v []byte) error) error {
+	it, err := db.pdb.NewIter(&pebble.IterOptions{LowerBound: prefix, UpperBound: prefixEnd(prefix)})
+	if err != nil {
+		return err
+	}
+	for valid := it.First(); valid; valid = it.Next() {
+		v, err := it.ValueAndErr()
+		if err != nil {
+			it.Close()
+			return err
+		}
+		if err := fn(it.Key(), v); err != nil {
+			it.Close()
+			return err
+		}
+	}
+	if err := it.Error(); err != nil {
+		it.Close()
+		return err
+	}
+	return it.Close()
+}
+
+func collPrefix(coll uint64) []byte {
+	return binary.BigEndian.AppendUint64([]byte{prefixData}, coll)
+}
+
+func posPrefix(source uint64) []byte {
+	return binary.BigEndian.AppendUint64([]byte{prefixPosition}, source)
+}
+
+func metaKey(name string) []byte { return append([]byte{prefixMeta}, name...) }
+
+// prefixEnd returns the smallest key greater than every key with prefix.
+func prefixEnd(prefix []byte) []byte {
+	end := append([]byte(nil), prefix...)
+	for i := len(end) - 1; i >= 0; i-- {
+		end[i]++
+		if end[i] != 0 {
+			return end[:i+1]
+		}
+	}
+	return nil
+}
+
+// pebbleLogger routes Pebble's own messages to slog at debug level, except
+// errors.
+type pebbleLogger struct{ log *slog.Logger }
+
+func (l pebbleLogger) Infof(format string, args ...any) {
+	l.log.Debug("pebble", "msg", fmt.Sprintf(format, args...))
+}
+
+func (l pebbleLogger) Errorf(format string, args ...any) {
+	l.log.Error("pebble", "msg", fmt.Sprintf(format, args...))
+}
+
+func (l pebbleLogger) Fatalf(format string, args ...any) {
+	l.log.Error("pebble fatal", "msg", fmt.Sprintf(format, args...))
+	panic(fmt.Sprintf(format, args...))
+}

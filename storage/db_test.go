@@ -1,0 +1,124 @@
+package storage
+
+import (
+	"fmt"
+	"testing"
+)
+
+func TestCommitReopen(t *testing.T) {
+	dir := t.TempDir()
+	db, err := Open(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := db.NewBatch()
+	b.PutCatalog(7, []byte("table t"))
+	b.PutCatalog(3, []byte("table s"))
+	for i := 0; i < 5; i++ {
+		b.Put(7, []byte{byte(i)}, []byte(fmt.Sprint("row", i)))
+		b.Put(8, []byte{byte(i)}, []byte("other"))
+	}
+	b.Put(7, []byte{0xff}, []byte("last"))
+	b.SetMeta("tick", []byte("42"))
+	b.SetPosition(9, "p0", []byte("100"))
+	b.SetPosition(9, "p1", []byte("200"))
+	if err := b.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	b = db.NewBatch()
+	b.Delete(7, []byte{2})
+	b.DropCollection(8)
+	b.DeleteCatalog(3)
+	if err := b.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	db, err = Open(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var cat []string
+	if err := db.Catalog(func(id uint64, data []byte) error {
+		cat = append(cat, fmt.Sprintf("%d=%s", id, data))
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if got := fmt.Sprint(cat); got != "[7=table t]" {
+		t.Errorf("catalog = %s", got)
+	}
+	var rows []string
+	if err := db.Scan(7, func(k, v []byte) error {
+		rows = append(rows, fmt.Sprintf("%x=%s", k, v))
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if got := fmt.Sprint(rows); got != "[00=row0 01=row1 03=row3 04=row4 ff=last]" {
+		t.Errorf("rows = %s", got)
+	}
+	n := 0
+	if err := db.Scan(8, func(k, v []byte) error { n++; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if n != 0 {
+		t.Errorf("dropped collection still has %d rows", n)
+	}
+	v, ok, err := db.Meta("tick")
+	if err != nil || !ok || string(v) != "42" {
+		t.Errorf("meta tick = %q %v %v", v, ok, err)
+	}
+	if _, ok, _ := db.Meta("missing"); ok {
+		t.Error("missing meta found")
+	}
+	pos := map[string]string{}
+	if err := db.Positions(9, func(part string, p []byte) error {
+		pos[part] = string(p)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(pos) != "map[p0:100 p1:200]" {
+		t.Errorf("positions = %v", pos)
+	}
+}
+
+func TestPrefixEnd(t *testing.T) {
+	for _, tc := range []struct{ in, want []byte }{
+		{[]byte{1, 2}, []byte{1, 3}},
+		{[]byte{1, 0xff}, []byte{2}},
+		{[]byte{0xff, 0xff}, nil},
+	} {
+		if got := prefixEnd(tc.in); string(got) != string(tc.want) {
+			t.Errorf("prefixEnd(%x) = %x, want %x", tc.in, got, tc.want)
+		}
+	}
+}
+
+func BenchmarkCommitRows(b *testing.B) {
+	db, err := Open(b.TempDir(), Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	val := make([]byte, 64)
+	key := make([]byte, 8)
+	const perBatch = 1000
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		batch := db.NewBatch()
+		for j := 0; j < perBatch; j++ {
+			k := i*perBatch + j
+			key[0], key[1], key[2], key[3] = byte(k>>24), byte(k>>16), byte(k>>8), byte(k)
+			batch.Put(1, key, val)
+		}
+		if err := batch.Commit(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.N*perBatch)/b.Elapsed().Seconds(), "rows/s")
+}
