@@ -22,13 +22,18 @@ func Compare(a, b Datum) int {
 			return -1
 		}
 	}
+	if a.kind != b.kind && !(a.kind.IsInteger() && b.kind.IsInteger()) {
+		// Not meaningful in SQL; ordered by family so that the order
+		// stays total and agrees with the key encoding.
+		return cmp.Compare(a.kind, b.kind)
+	}
 	switch a.kind {
 	case Bool, Int2, Int4, Int8, Oid, Date, Time, Timestamp, TimestampTZ:
 		return cmp.Compare(a.i, b.i)
 	case Float4, Float8:
 		return compareFloat(a.Float(), b.Float())
 	case Numeric:
-		return a.dec.Cmp(b.dec)
+		return compareDecimal(a.dec, b.dec)
 	case Char:
 		return strings.Compare(strings.TrimRight(a.s, " "), strings.TrimRight(b.s, " "))
 	case Text, Varchar, Name, Bytea, JSON, UUID:
@@ -101,6 +106,9 @@ func compareInterval(a, b IntervalValue) int {
 }
 
 func compareArrays(a, b *ArrayValue) int {
+	if c := cmp.Compare(a.Elem.Family, b.Elem.Family); c != 0 {
+		return c
+	}
 	n := min(len(a.Elems), len(b.Elems))
 	for i := 0; i < n; i++ {
 		if c := Compare(a.Elems[i], b.Elems[i]); c != 0 {
@@ -108,4 +116,18 @@ func compareArrays(a, b *ArrayValue) int {
 		}
 	}
 	return cmp.Compare(len(a.Elems), len(b.Elems))
+}
+
+// spanInterval is the inverse of IntervalSpan: the canonical interval with
+// that span, in whole months of 30 days, then days, then microseconds
+// below a day. Spans too large for the int32 fields spill into the next
+// smaller unit.
+func spanInterval(days, micros int64) IntervalValue {
+	const day = 24 * 60 * 60 * 1e6
+	months := days / 30
+	months = max(min(months, math.MaxInt32), math.MinInt32)
+	days -= months * 30
+	d := max(min(days, math.MaxInt32), math.MinInt32)
+	micros += (days - d) * day
+	return IntervalValue{Months: int32(months), Days: int32(d), Micros: micros}
 }
