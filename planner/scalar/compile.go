@@ -1,0 +1,172 @@
+package scalar
+
+import (
+	"fmt"
+
+	"github.com/streamdb/streamdb/sql/pgerr"
+	"github.com/streamdb/streamdb/sql/types"
+)
+
+// Compile turns e into an Evaluator. The node switch runs here, once; the
+// returned closures only evaluate. Unknown node kinds (the planner's
+// subquery nodes, which must be rewritten away first) are an internal
+// error.
+func Compile(e Expr) (Evaluator, error) {
+	switch e := e.(type) {
+	case *ColRef:
+		idx := e.Idx
+		return func(_ *EvalContext, row types.Row) (types.Datum, error) {
+			if idx >= len(row) {
+				return types.Null, pgerr.New(pgerr.InternalError, "column #%d out of range for a row of %d columns", idx, len(row))
+			}
+			return row[idx], nil
+		}, nil
+	case *Const:
+		v := e.Val
+		return func(*EvalContext, types.Row) (types.Datum, error) { return v, nil }, nil
+	case *Param:
+		idx := e.Idx
+		return func(ctx *EvalContext, _ types.Row) (types.Datum, error) {
+			if ctx == nil || idx >= len(ctx.Params) {
+				return types.Null, pgerr.New(pgerr.UndefinedParameter, "there is no parameter $%d", idx+1)
+			}
+			return ctx.Params[idx], nil
+		}, nil
+	case *Cast:
+		return compileCast(e)
+	case *Call:
+		return compileCall(e)
+	case *And:
+		return compileAnd(e)
+	case *Or:
+		return compileOr(e)
+	case *Not:
+		return compileNot(e)
+	case *IsNull:
+		return compileIsNull(e)
+	case *IsTruth:
+		return compileIsTruth(e)
+	case *IsUnknown:
+		return compileIsUnknown(e)
+	case *IsDistinctFrom:
+		return compileIsDistinct(e)
+	case *Case:
+		return compileCase(e)
+	case *Coalesce:
+		return compileCoalesce(e)
+	case *NullIf:
+		return compileNullIf(e)
+	case *Greatest:
+		return compileExtreme(e.Args, 1)
+	case *Least:
+		return compileExtreme(e.Args, -1)
+	case *In:
+		return compileIn(e)
+	case *ArrayExpr:
+		return compileArray(e)
+	case *Subscript:
+		return compileSubscript(e)
+	case *AnyAll:
+		return compileAnyAll(e)
+	}
+	return nil, pgerr.New(pgerr.InternalError, "cannot compile expression node %T", e)
+}
+
+func compileAll(es []Expr) ([]Evaluator, error) {
+	evs := make([]Evaluator, len(es))
+	for i, e := range es {
+		ev, err := Compile(e)
+		if err != nil {
+			return nil, err
+		}
+		evs[i] = ev
+	}
+	return evs, nil
+}
+
+func compileCast(e *Cast) (Evaluator, error) {
+	arg, err := Compile(e.Arg)
+	if err != nil {
+		return nil, err
+	}
+	from, to := e.Arg.Type(), e.To
+	if from == to {
+		return arg, nil
+	}
+	return func(ctx *EvalContext, row types.Row) (types.Datum, error) {
+		d, err := arg(ctx, row)
+		if err != nil || d.IsNull() {
+			return d, err
+		}
+		return castDatum(d, from, to, ctx.textConfig())
+	}, nil
+}
+
+// compileCall specialises the common arities so that the argument scratch
+// slice is filled without a loop, and checks strictness generically.
+func compileCall(e *Call) (Evaluator, error) {
+	fn := e.Fn
+	if fn == nil || fn.Impl == nil {
+		return nil, pgerr.New(pgerr.InternalError, "call of unresolved function")
+	}
+	impl := fn.Impl
+	if fn.prepare != nil {
+		if p := fn.prepare(e.Args); p != nil {
+			impl = p
+		}
+	}
+	args, err := compileAll(e.Args)
+	if err != nil {
+		return nil, err
+	}
+	buf := make([]types.Datum, len(args))
+	strictFn := fn.Strict
+	switch len(args) {
+	case 0:
+		return func(ctx *EvalContext, _ types.Row) (types.Datum, error) { return impl(ctx, buf) }, nil
+	case 1:
+		a0 := args[0]
+		return func(ctx *EvalContext, row types.Row) (types.Datum, error) {
+			d, err := a0(ctx, row)
+			if err != nil || (strictFn && d.IsNull()) {
+				return types.Null, err
+			}
+			buf[0] = d
+			return impl(ctx, buf)
+		}, nil
+	case 2:
+		a0, a1 := args[0], args[1]
+		return func(ctx *EvalContext, row types.Row) (types.Datum, error) {
+			d0, err := a0(ctx, row)
+			if err != nil || (strictFn && d0.IsNull()) {
+				return types.Null, err
+			}
+			d1, err := a1(ctx, row)
+			if err != nil || (strictFn && d1.IsNull()) {
+				return types.Null, err
+			}
+			buf[0], buf[1] = d0, d1
+			return impl(ctx, buf)
+		}, nil
+	}
+	return func(ctx *EvalContext, row types.Row) (types.Datum, error) {
+		null := false
+		for i, a := range args {
+			d, err := a(ctx, row)
+			if err != nil {
+				return types.Null, err
+			}
+			null = null || d.IsNull()
+			buf[i] = d
+		}
+		if strictFn && null {
+			return types.Null, nil
+		}
+		return impl(ctx, buf)
+	}, nil
+}
+
+// internalf reports a bug: a value of the wrong family reached a function.
+func internalf(format string, args ...any) error {
+	return pgerr.New(pgerr.InternalError, "%s", fmt.Sprintf(format, args...))
+}

@@ -1,0 +1,66 @@
+// Package scalar holds streamdb's typed scalar expressions, their compilation
+// into evaluators, and the library of SQL functions, operators, aggregates,
+// window functions and table functions with PostgreSQL's semantics.
+//
+// # Expressions
+//
+// An Expr is an immutable tree of typed nodes built by the binder after it
+// has resolved every name and type: column references by position (ColRef),
+// constants, parameters, casts, calls of resolved functions and operators
+// (Call), and the nodes whose evaluation is not a plain strict function —
+// AND/OR/NOT with three-valued logic, IS [NOT] NULL/TRUE/FALSE/UNKNOWN,
+// IS [NOT] DISTINCT FROM, CASE and COALESCE (lazy: a branch not taken never
+// raises its error), NULLIF, GREATEST/LEAST, IN lists, ARRAY[...], subscripts
+// and x op ANY/ALL(array). String prints the EXPLAIN form: #3 for a column,
+// SQL literals for constants, f(#1, 2) for calls and (#1 + 2) for operators.
+//
+// Every node exposes its children (Children, WithChildren), so Walk, Rewrite,
+// ColumnsUsed, RemapColumns and Fold also work on the node kinds the planner
+// adds (subqueries); Compile rejects kinds it does not know.
+//
+// # Evaluation
+//
+// Compile turns an Expr into an Evaluator, a closure tree built once per
+// plan: the switch over node kinds happens at compile time, never per row,
+// and evaluating fixed-width values allocates nothing. A call's argument
+// slice is scratch space owned by its closure, which is why an Evaluator is
+// not safe for concurrent use: compile one per goroutine (compilation is
+// cheap). Strict functions (NULL in, NULL out) get their NULL check from the
+// compiler, so implementations only see non-NULL arguments.
+//
+// # Resolution
+//
+// ResolveFunc, ResolveBinaryOp, ResolveUnaryOp, ResolveAggregate,
+// ResolveWindowFunc and ResolveTableFunc implement PostgreSQL's chapter 10
+// rules for our types: exact match; then candidates reachable by implicit
+// casts, narrowed by most exact matches, then by preferred types, then by
+// type category of unknown-typed arguments; polymorphic parameters
+// (anyelement, anyarray, anycompatible…) are unified first. They return the
+// chosen function instantiated for the argument types (its Ret concrete) and
+// the type each argument must be cast to; the binder inserts the casts.
+//
+// # Numbers
+//
+// Integer arithmetic checks overflow (22003 "integer out of range"); integer
+// division truncates. Numeric uses apd with PostgreSQL's display-scale
+// rules: + and - keep the larger scale, * adds scales, and / picks a scale
+// giving at least 16 significant digits (select_div_scale), which is also
+// why avg over integers prints 1.5000000000000000. Float arithmetic raises
+// "value out of range: overflow/underflow" when a finite input gives an
+// infinite or vanishing result, as float.c does.
+//
+// # Aggregates
+//
+// AggFunc builds dataflow.Aggregate values. States are retraction-safe:
+// diffs may be negative. count, sum, avg and the variance family keep O(1)
+// invertible accumulators (exact numeric sums of x and x² for integers and
+// numerics); min, max, string_agg, array_agg, jsonb_agg and every DISTINCT
+// aggregate keep a counted multiset per group, so deleting the current
+// extreme is correct.
+//
+// # Regular expressions
+//
+// ~, ~*, regexp_replace and friends use Go's RE2 syntax, which accepts the
+// common subset of PostgreSQL's ARE flavour; back-references, lookahead and
+// the embedded-options prefix ***: are not supported and report 2201B.
+package scalar
