@@ -1,0 +1,90 @@
+// Package pgwire is streamdb's PostgreSQL server: it speaks version 3.0 of
+// the PostgreSQL frontend/backend protocol, so psql, pgx, JDBC, psycopg and
+// any other PostgreSQL client can connect, and hands the SQL to the engine
+// through the narrow Engine/Session/Statement/Result interfaces defined in
+// engine.go. pgwire never imports the engine (package sql implements the
+// interfaces), which keeps the protocol layer testable with a toy engine
+// and buildable without cgo.
+//
+// # Connections
+//
+// Server accepts TCP connections and serves each on its own goroutine
+// (conn.go). A connection starts with the handshake (startup.go): the
+// client may ask for TLS (SSLRequest, answered 'S' and upgraded when
+// Config.TLS is set, 'N' otherwise) or GSS encryption (always 'N'), or send
+// a CancelRequest instead of starting a session. The StartupMessage names
+// the user, database and settings; a client asking for a newer protocol
+// minor version or for _pq_ options gets NegotiateProtocolVersion and
+// continues with 3.0. Authentication is pluggable (auth.go; trust by
+// default, cleartext password provided, SCRAM fits the same exchange). Then
+// Engine.Connect opens the session, and the client receives the session's
+// ParameterStatus list, BackendKeyData (process ID and random secret for
+// cancelling) and ReadyForQuery.
+//
+// Messages are framed by msgReader (reader.go) and decoded with pgproto3's
+// message types. Framing is done here rather than by pgproto3.Backend to
+// answer exactly as PostgreSQL does: an unknown message type is refused by
+// its type byte before its length is trusted, a body that fails to decode
+// is an ordinary error after which the connection goes on, and no bytes can
+// slip from before a TLS handshake into the encrypted stream. Garbage, an
+// unknown type or a length beyond Config.MaxMessageSize ends that
+// connection only, with FATAL 08P01.
+//
+// # Queries
+//
+// A simple Query (simple.go) may hold several statements: each is
+// described, executed and answered with RowDescription, DataRows and
+// CommandComplete; the first error stops the rest. Several statements run
+// as one implicit transaction, bracketed by Session.BeginBlock and
+// EndBlock.
+//
+// The extended protocol (extended.go, portal.go, params.go) keeps prepared
+// statements and portals per connection, with PostgreSQL's rules: Parse
+// takes one statement (or none) and describes it at once; the unnamed
+// statement and portal are replaced by the next Parse, Bind or simple
+// query; Bind decodes parameters (text through the session's TextConfig,
+// or binary) and fixes the result formats; a portal runs at its first
+// Execute and, stopped by a row limit, answers PortalSuspended and keeps
+// its Result open for the next Execute. Portals end with their transaction:
+// they are closed at ReadyForQuery when the session is idle. After an error
+// every message up to Sync is discarded.
+//
+// # Errors
+//
+// errorResponse (errors.go) is the one place where an error becomes an
+// ErrorResponse: a *pgerr.Error in the chain gives code, message, detail,
+// hint and position; anything else is reported as XX000 and logged. Errors
+// pgwire raises itself (an unknown portal, a malformed parameter) are also
+// passed to Session.Abort, so that an open transaction block fails just as
+// it would after an engine error. A panic while serving a connection is
+// recovered: the client gets FATAL XX000, its connection closes, and the
+// server and every other session carry on.
+//
+// # Cancellation and shutdown
+//
+// The messages up to each ReadyForQuery run under one context. A
+// CancelRequest with the right process ID and secret cancels it with cause
+// pgerr.Canceled() (57014); a cancel that arrives while the session is idle
+// does nothing, as in PostgreSQL. When Run's context ends the server stops
+// accepting, cancels every connection's context with cause 57P01
+// "terminating connection due to administrator command", interrupts reads,
+// sends that FATAL and waits for every connection to close.
+//
+// # Output
+//
+// Each connection's writer (writer.go) batches messages and flushes at
+// ReadyForQuery, Flush and PortalSuspended, and whenever 32 KiB are
+// pending, so a large result streams in steady chunks with bounded memory.
+// DataRow messages are encoded straight into that buffer (datarow.go) with
+// the value encoders of sql/types, at no allocation per row. The writer is
+// also the session's Notifier: a notice is queued behind the rows already
+// produced, or sent at once when the connection is idle; a ParameterStatus
+// change is sent just before the next ReadyForQuery, as PostgreSQL does.
+//
+// # Tests
+//
+// The golden scripts in testdata/scripts are protocol conversations, and
+// TestScriptsPostgres replays them against a real PostgreSQL 15: the
+// answers in the goldens are PostgreSQL's own, and the fake engine of the
+// tests answers the same statements the same way.
+package pgwire

@@ -1,0 +1,84 @@
+package pgwire
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/streamdb/streamdb/sql/types"
+)
+
+// prepared is a statement created by a Parse message. The unnamed one ("")
+// is replaced by the next Parse or simple query.
+type prepared struct {
+	stmt Statement // nil for an empty query
+	// params are the parameter types; for an empty query, those the client
+	// named in Parse.
+	params []types.Type
+	cols   []Column // nil when the statement returns no rows
+}
+
+// paramOIDs returns the OIDs sent in ParameterDescription.
+func (p *prepared) paramOIDs() []uint32 {
+	oids := make([]uint32, len(p.params))
+	for i, t := range p.params {
+		oids[i] = t.OID()
+	}
+	return oids
+}
+
+// portal is a prepared statement bound to parameter values by Bind. It
+// runs at its first Execute; an Execute with a row limit leaves it
+// suspended with its Result open for the next one. Portals live until
+// closed, replaced (the unnamed one) or the end of their transaction.
+type portal struct {
+	prep    *prepared
+	params  []types.Datum
+	formats []int16 // result formats as sent in Bind
+	res     Result  // open while suspended
+	// suspended is set once an Execute has stopped at its row limit;
+	// from then on each Execute's tag counts its own rows, as in
+	// PostgreSQL.
+	suspended bool
+	// done is set once the portal has run to completion; tag is its
+	// command tag.
+	done bool
+	tag  string
+}
+
+// close releases the portal's result, if it is open.
+func (p *portal) close() {
+	if p.res != nil {
+		p.res.Close()
+		p.res = nil
+	}
+}
+
+// closePortal closes and forgets the named portal.
+func (c *conn) closePortal(name string) {
+	if p, ok := c.portals[name]; ok {
+		delete(c.portals, name)
+		p.close()
+	}
+}
+
+// closePortals closes every portal, as the end of a transaction does.
+func (c *conn) closePortals() {
+	for name, p := range c.portals {
+		delete(c.portals, name)
+		p.close()
+	}
+}
+
+// withRowCount returns a "SELECT n"-style tag with n replaced by rows: the
+// tag of one Execute of a portal that was suspended before reports the
+// rows of that Execute only. Tags without a trailing count are unchanged.
+func withRowCount(tag string, rows int) string {
+	i := strings.LastIndexByte(tag, ' ')
+	if i < 0 {
+		return tag
+	}
+	if _, err := strconv.ParseUint(tag[i+1:], 10, 64); err != nil {
+		return tag
+	}
+	return tag[:i+1] + strconv.Itoa(rows)
+}
