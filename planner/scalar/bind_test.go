@@ -667,7 +667,7 @@ func (p *parser) keyword(w string) (Expr, error) {
 			return nil, err
 		}
 		if len(elems) == 0 {
-			return nil, pgerr.New(pgerr.IndeterminateDatatype, "cannot determine type of empty array")
+			return nil, pgerr.New(pgerr.Code("42P18"), "cannot determine type of empty array")
 		}
 		return &ArrayExpr{Elems: elems, Typ: types.ArrayOf(t)}, nil
 	case "cast":

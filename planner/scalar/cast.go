@@ -13,6 +13,15 @@ import (
 // castDatum converts a non-NULL value between types.
 func castDatum(d types.Datum, from, to types.Type, cfg *types.TextConfig) (types.Datum, error) {
 	if to.Family.IsString() {
+		if from.Family == types.Bool {
+			if d.Bool() {
+				return types.NewString(to.Family, "true"), nil
+			}
+			return types.NewString(to.Family, "false"), nil
+		}
+		if from.Family == types.Char {
+			return types.NewString(to.Family, strings.TrimRight(d.Str(), " ")), nil
+		}
 		return types.NewString(to.Family, datumText(d, from, cfg)), nil
 	}
 	if from.Family.IsString() || from.Family == types.Unknown {

@@ -22,6 +22,9 @@ func category(f types.Family) byte {
 	case types.Unknown:
 		return 'X'
 	}
+	if f >= famAny {
+		return 'P'
+	}
 	return 'U'
 }
 

@@ -11,6 +11,7 @@ import (
 // expanded for variadics and made concrete for polymorphism.
 type candidate struct {
 	fn     *Func
+	decl   []types.Type // declared, pseudo-types kept: the scoring steps use these
 	params []types.Type
 	ret    types.Type
 }
@@ -113,25 +114,22 @@ func opError(err error, op string, args []types.Type) error {
 		WithHint("No operator matches the given name and argument types. You might need to add explicit type casts.")
 }
 
-// expand returns the parameter list of f for n arguments, or nil if the
-// arity does not fit.
-func expand(f *Func, n int) []types.Type {
+// expand returns the parameter list of f for n arguments; ok is false if
+// the arity does not fit. A variadic parameter takes at least one argument.
+func expand(f *Func, n int) (params []types.Type, ok bool) {
 	if !f.Variadic {
-		if len(f.Params) != n {
-			return nil
-		}
-		return f.Params
+		return f.Params, len(f.Params) == n
 	}
 	fixed := len(f.Params) - 1
-	if n < fixed {
-		return nil
+	if n <= fixed {
+		return nil, false
 	}
 	p := make([]types.Type, n)
 	copy(p, f.Params[:fixed])
 	for i := fixed; i < n; i++ {
 		p[i] = f.Params[fixed]
 	}
-	return p
+	return p, true
 }
 
 // coercible reports whether an argument of type a can be passed for a
@@ -144,10 +142,11 @@ func coercible(a, p types.Type) bool {
 func resolve(fs []*Func, args []types.Type, isOp bool) (*candidate, error) {
 	var cands []*candidate
 	for _, f := range fs {
-		params := expand(f, len(args))
-		if params == nil {
+		params, ok := expand(f, len(args))
+		if !ok {
 			continue
 		}
+		decl := params
 		ret := f.Ret
 		poly := false
 		for _, p := range params {
@@ -167,7 +166,7 @@ func resolve(fs []*Func, args []types.Type, isOp bool) (*candidate, error) {
 			}
 		}
 		if fits {
-			cands = append(cands, &candidate{fn: f, params: params, ret: ret})
+			cands = append(cands, &candidate{fn: f, decl: decl, params: params, ret: ret})
 		}
 	}
 	if len(cands) == 0 {
@@ -185,7 +184,7 @@ func resolve(fs []*Func, args []types.Type, isOp bool) (*candidate, error) {
 		}
 	}
 	for _, c := range cands {
-		if exactMatches(c.params, probe) == len(args) && !c.fn.Variadic {
+		if exactMatches(c.decl, probe) == len(args) && !c.fn.Variadic {
 			return c, nil
 		}
 	}
@@ -193,7 +192,7 @@ func resolve(fs []*Func, args []types.Type, isOp bool) (*candidate, error) {
 		return cands[0], nil
 	}
 	// Keep the candidates with the most exact matches on known arguments.
-	cands = keepMax(cands, func(c *candidate) int { return exactMatches(c.params, args) })
+	cands = keepMax(cands, func(c *candidate) int { return exactMatches(c.decl, args) })
 	if len(cands) == 1 {
 		return cands[0], nil
 	}
@@ -202,7 +201,7 @@ func resolve(fs []*Func, args []types.Type, isOp bool) (*candidate, error) {
 	cands = keepMax(cands, func(c *candidate) int {
 		n := 0
 		for i, a := range args {
-			p := c.params[i]
+			p := c.decl[i]
 			if a.Family != types.Unknown && (sameType(a, p) || preferred(p.Family) && category(p.Family) == category(a.Family)) {
 				n++
 			}
@@ -289,7 +288,7 @@ func byUnknownCategory(cands []*candidate, args []types.Type) []*candidate {
 		var cat byte
 		conflict, sawString := false, false
 		for _, c := range cands {
-			pc := category(c.params[i].Family)
+			pc := category(c.decl[i].Family)
 			if pc == 'S' {
 				sawString = true
 			}
@@ -306,13 +305,13 @@ func byUnknownCategory(cands []*candidate, args []types.Type) []*candidate {
 		}
 		havePref := false
 		for _, c := range cands {
-			if category(c.params[i].Family) == cat && preferred(c.params[i].Family) {
+			if category(c.decl[i].Family) == cat && preferred(c.decl[i].Family) {
 				havePref = true
 			}
 		}
 		var keep []*candidate
 		for _, c := range cands {
-			pf := c.params[i].Family
+			pf := c.decl[i].Family
 			if category(pf) == cat && (!havePref || preferred(pf)) {
 				keep = append(keep, c)
 			}

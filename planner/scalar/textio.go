@@ -1,6 +1,7 @@
 package scalar
 
 import (
+	"encoding/hex"
 	"strconv"
 
 	"github.com/streamdb/streamdb/sql/types"
@@ -12,9 +13,9 @@ func appendText(dst []byte, d types.Datum, t types.Type, cfg *types.TextConfig) 
 	switch d.Kind() {
 	case types.Bool:
 		if d.Bool() {
-			return append(dst, "true"...)
+			return append(dst, 't')
 		}
-		return append(dst, "false"...)
+		return append(dst, 'f')
 	case types.Int2, types.Int4, types.Int8, types.Oid:
 		return strconv.AppendInt(dst, d.Int(), 10)
 	case types.Float8:
@@ -23,6 +24,8 @@ func appendText(dst []byte, d types.Datum, t types.Type, cfg *types.TextConfig) 
 		return strconv.AppendFloat(dst, d.Float(), 'g', -1, 32)
 	case types.Numeric:
 		return append(dst, d.Decimal().Text('f')...)
+	case types.Bytea:
+		return append(append(dst, `\x`...), hex.EncodeToString([]byte(d.Str()))...)
 	}
 	return append(dst, d.Str()...)
 }
