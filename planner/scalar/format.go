@@ -135,7 +135,7 @@ func (e *AnyAll) String() string {
 }
 
 // quoteLiteral quotes s as a SQL string literal, doubling quotes; a
-// backslash makes it an E'' literal as PostgreSQL's quote_literal does.
+// backslash makes it an E” literal as PostgreSQL's quote_literal does.
 func quoteLiteral(s string) string {
 	var b strings.Builder
 	if strings.Contains(s, `\`) {
