@@ -156,7 +156,7 @@ var (
 	reSet    = regexp.MustCompile(`(?i)^SET (\w+) ?(?:=|TO) ?'?([^']*)'?$`)
 	reShow   = regexp.MustCompile(`(?i)^SHOW (\w+)$`)
 	reNotice = regexp.MustCompile(`(?is)^DO \$\$.*RAISE NOTICE '([^']*)'.*\$\$$`)
-	reParam  = regexp.MustCompile(`^\$(\d+)(?:::(\w+))?$`)
+	reParam  = regexp.MustCompile(`^\$\d+$`)
 )
 
 func (s *fakeSession) parseOne(text string) (Statement, error) {
@@ -222,46 +222,86 @@ var castTypes = map[string]types.Type{
 
 func parseSelectList(s *fakeSession, list string) (Statement, error) {
 	st := &rowStmt{s: s}
-	for _, item := range strings.Split(list, ",") {
-		item = strings.TrimSpace(item)
-		it := selectItem{col: Column{Name: "?column?", Type: types.TypeInt4}}
-		switch low := strings.ToLower(item); {
-		case low == "null":
-			it.col.Type = types.TypeText
-		case low == "true" || low == "false":
-			it.col.Type = types.TypeBool
-			it.value = types.NewBool(low == "true")
-		case low == "1/0":
-			it.div0 = true
-		case strings.HasPrefix(item, "'") && strings.HasSuffix(item, "'") && len(item) >= 2:
-			it.col.Type = types.TypeText
-			it.value = types.NewText(item[1 : len(item)-1])
-		case reParam.MatchString(item):
-			m := reParam.FindStringSubmatch(item)
-			it.param, _ = strconv.Atoi(m[1])
-			it.col.Type = types.TypeUnknown
-			if m[2] != "" {
-				t, ok := castTypes[strings.ToLower(m[2])]
-				if !ok {
-					return nil, pgerr.New(pgerr.UndefinedObject, "type \"%s\" does not exist", m[2])
-				}
-				it.col = Column{Name: strings.ToLower(m[2]), Type: t}
-			}
-		default:
-			num, cast, _ := strings.Cut(item, "::")
-			v, err := strconv.ParseInt(num, 10, 32)
-			if err != nil {
-				return nil, pgerr.New(pgerr.SyntaxError, "syntax error at or near \"%s\"", item)
-			}
-			it.value = types.NewInt4(int32(v))
-			if strings.EqualFold(cast, "int8") {
-				it.col = Column{Name: "int8", Type: types.TypeInt8}
-				it.value = types.NewInt8(v)
-			}
+	for _, item := range splitItems(list) {
+		it, err := parseItem(item)
+		if err != nil {
+			return nil, err
 		}
 		st.items = append(st.items, it)
 	}
 	return st, nil
+}
+
+// splitItems splits a SELECT list on commas outside quotes.
+func splitItems(list string) []string {
+	var out []string
+	start, quote := 0, false
+	for i := 0; i < len(list); i++ {
+		switch {
+		case list[i] == '\'':
+			quote = !quote
+		case list[i] == ',' && !quote:
+			out = append(out, strings.TrimSpace(list[start:i]))
+			start = i + 1
+		}
+	}
+	return append(out, strings.TrimSpace(list[start:]))
+}
+
+// parseItem parses a literal, 1/0 or a parameter, with an optional cast.
+func parseItem(item string) (selectItem, error) {
+	it := selectItem{col: Column{Name: "?column?"}}
+	lit, cast := item, ""
+	if i := strings.LastIndex(item, "::"); i >= 0 && !strings.HasSuffix(item, "'") {
+		lit, cast = strings.TrimSpace(item[:i]), strings.ToLower(item[i+2:])
+	}
+	var text string
+	switch low := strings.ToLower(lit); {
+	case low == "null":
+		it.col.Type = types.TypeText
+	case low == "true" || low == "false":
+		it.col.Type = types.TypeBool
+		it.value = types.NewBool(low == "true")
+		text = low
+	case low == "1/0":
+		it.col.Type = types.TypeInt4
+		it.div0 = true
+	case len(lit) >= 2 && lit[0] == '\'' && lit[len(lit)-1] == '\'':
+		text = strings.ReplaceAll(lit[1:len(lit)-1], "''", "'")
+		it.col.Type = types.TypeText
+		it.value = types.NewText(text)
+	case reParam.MatchString(lit):
+		it.param, _ = strconv.Atoi(lit[1:])
+		it.col.Type = types.TypeUnknown
+	default:
+		v, err := strconv.ParseInt(lit, 10, 64)
+		if err != nil {
+			return it, pgerr.New(pgerr.SyntaxError, "syntax error at or near \"%s\"", item)
+		}
+		text = lit
+		it.col.Type = types.TypeInt4
+		it.value = types.NewInt4(int32(v))
+		if v != int64(int32(v)) {
+			it.col.Type = types.TypeInt8
+			it.value = types.NewInt8(v)
+		}
+	}
+	if cast == "" {
+		return it, nil
+	}
+	t, ok := castTypes[cast]
+	if !ok {
+		return it, pgerr.New(pgerr.UndefinedObject, "type \"%s\" does not exist", cast)
+	}
+	it.col = Column{Name: cast, Type: t}
+	if !it.value.IsNull() {
+		v, err := parseText(text, t, types.DefaultTextConfig())
+		if err != nil {
+			return it, err
+		}
+		it.value = v
+	}
+	return it, nil
 }
 
 // rowStmt is a SELECT of one row.
