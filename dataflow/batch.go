@@ -1,0 +1,146 @@
+package dataflow
+
+import (
+	"bytes"
+	"cmp"
+	"encoding/binary"
+	"slices"
+	"sync"
+
+	"github.com/streamdb/streamdb/sql/types"
+)
+
+// Update is one element of a Z-set: a row and its weight. Diff is +1 for an
+// insertion, -1 for a deletion; larger magnitudes stand for repeated rows.
+type Update struct {
+	Row  types.Row
+	Diff int64
+}
+
+// Batch is a Z-set delta: a slice of updates. Between operators a batch may
+// hold the same row several times, zero-sum pairs included; Consolidate
+// turns it into the canonical form (sorted by the key encoding of the rows,
+// each row once, no zero weights). Operators consolidate where it pays: at
+// arrangements and at sinks, not after every linear step.
+//
+// A batch handed to the engine (Input.Push) or received from it (Delta) owns
+// neither its rows nor their Datums: rows are shared and never modified.
+type Batch []Update
+
+// Consolidate sorts b by the memcomparable key encoding of its rows, merges
+// updates whose rows are equal under types.CompareRows by adding their
+// weights, and drops zero weights. It reuses b's storage and returns the
+// consolidated prefix; b itself must not be used afterwards.
+//
+// Rows that compare equal but differ in representation (numeric 1.0 and
+// 1.00) merge into the first one in sort order.
+func (b Batch) Consolidate() Batch {
+	c := consolidatorPool.Get().(*consolidator)
+	b = c.consolidate(b)
+	c.reset()
+	consolidatorPool.Put(c)
+	return b
+}
+
+var consolidatorPool = sync.Pool{New: func() any { return new(consolidator) }}
+
+// consolidator holds the scratch space of consolidation so that operators
+// that consolidate every tick do not allocate: the key encodings of all rows
+// in one buffer, a sortable index into it, and the merged output.
+type consolidator struct {
+	keys []byte
+	ents []sortEntry
+	tmp  Batch
+	// outKeys[i] is the index in ents of the i-th consolidated update, so
+	// that callers can reuse its key encoding (key(i)).
+	outKeys []int32
+}
+
+// sortEntry is one row's key: the first eight key bytes as an integer,
+// which settles most comparisons without touching the buffer, and the
+// key's span in the buffer.
+type sortEntry struct {
+	prefix   uint64
+	off, end uint32
+	idx      int32
+}
+
+func (c *consolidator) consolidate(b Batch) Batch {
+	c.keys = c.keys[:0]
+	c.ents = c.ents[:0]
+	c.outKeys = c.outKeys[:0]
+	for i := range b {
+		off := len(c.keys)
+		c.keys = types.AppendKeyRow(c.keys, b[i].Row)
+		c.ents = append(c.ents, sortEntry{off: uint32(off), end: uint32(len(c.keys)), idx: int32(i)})
+	}
+	for i := range c.ents {
+		e := &c.ents[i]
+		e.prefix = keyPrefix(c.keys[e.off:e.end])
+	}
+	slices.SortFunc(c.ents, c.compare)
+	tmp := c.tmp[:0]
+	for i := 0; i < len(c.ents); {
+		j := i + 1
+		d := b[c.ents[i].idx].Diff
+		for j < len(c.ents) && c.compare(c.ents[i], c.ents[j]) == 0 {
+			d += b[c.ents[j].idx].Diff
+			j++
+		}
+		if d != 0 {
+			tmp = append(tmp, Update{Row: b[c.ents[i].idx].Row, Diff: d})
+			c.outKeys = append(c.outKeys, int32(i))
+		}
+		i = j
+	}
+	n := copy(b, tmp)
+	clear(b[n:])
+	clear(tmp)
+	c.tmp = tmp[:0]
+	if invariants {
+		checkConsolidated(b[:n])
+	}
+	return b[:n]
+}
+
+func (c *consolidator) compare(a, b sortEntry) int {
+	if a.prefix != b.prefix {
+		return cmp.Compare(a.prefix, b.prefix)
+	}
+	return bytes.Compare(c.keys[a.off:a.end], c.keys[b.off:b.end])
+}
+
+// key returns the key encoding of the i-th update of the last
+// consolidation's result. It is valid until the next consolidate.
+func (c *consolidator) key(i int) []byte {
+	e := c.ents[c.outKeys[i]]
+	return c.keys[e.off:e.end]
+}
+
+// reset drops references to rows so that a pooled consolidator does not
+// keep them alive, and releases buffers that grew unusually large.
+func (c *consolidator) reset() {
+	const maxRetained = 1 << 20
+	if cap(c.keys) > maxRetained {
+		c.keys = nil
+	}
+	if cap(c.ents) > maxRetained/16 {
+		c.ents = nil
+		c.outKeys = nil
+	}
+	if cap(c.tmp) > maxRetained/32 {
+		c.tmp = nil
+	}
+}
+
+// keyPrefix returns the first eight bytes of k as a big-endian integer,
+// zero-padded, so that integer order agrees with bytes.Compare on the
+// prefixes.
+func keyPrefix(k []byte) uint64 {
+	if len(k) >= 8 {
+		return binary.BigEndian.Uint64(k)
+	}
+	var b [8]byte
+	copy(b[:], k)
+	return binary.BigEndian.Uint64(b[:])
+}

@@ -1,0 +1,57 @@
+package dataflow
+
+import "context"
+
+// Collect returns a sink that keeps only the consolidated delta of the last
+// Step: the cheap way to read a one-tick batch query (whose single delta
+// is its whole result) or to forward a collection's changes elsewhere
+// without maintaining it.
+func (g *Graph) Collect(src Node) *Collector {
+	c := &Collector{in: g.input(src)}
+	g.add(&collectOp{c: c}, new(stream))
+	return c
+}
+
+// Collector holds the last Step's consolidated delta of a collection. It
+// belongs to the graph's goroutine.
+type Collector struct {
+	in    *stream
+	cons  consolidator
+	delta Batch
+	errs  []ErrorUpdate
+}
+
+// Delta returns the consolidated delta of the last Step, valid until the
+// next Step.
+func (c *Collector) Delta() Batch { return c.delta }
+
+// Errors returns the consolidated error delta of the last Step.
+func (c *Collector) Errors() []ErrorUpdate { return c.errs }
+
+// Err returns the first error of the last Step's error delta, nil if none:
+// the error a one-tick query fails with.
+func (c *Collector) Err() error {
+	if len(c.errs) == 0 {
+		return nil
+	}
+	return c.errs[0].Err
+}
+
+type collectOp struct {
+	c *Collector
+}
+
+var _ operator = (*collectOp)(nil)
+
+func (op *collectOp) Name() string { return "Collect" }
+
+func (op *collectOp) Step(context.Context) error {
+	c := op.c
+	clear(c.delta)
+	c.delta = c.cons.consolidate(append(c.delta[:0], c.in.delta...))
+	clear(c.errs)
+	c.errs = ConsolidateErrors(append(c.errs[:0], c.in.errs...))
+	return nil
+}
+
+func (op *collectOp) StateBytes() int64 { return 0 }

@@ -1,0 +1,72 @@
+// Package dataflow is streamdb's incremental engine: Z-set batches,
+// operators over them, arrangements (indexed operator state), the per-tick
+// scheduler, errors as data, and maintained outputs that other goroutines
+// read through immutable snapshots. It knows nothing of SQL: operators
+// take Go functions (filter predicates, projections, key extractors,
+// aggregates, comparators) that the planner builds from compiled
+// expressions, in the style of feldera/dbsp.
+//
+// # Z-sets and ticks
+//
+// A collection is a multiset of rows; a change to it is a Z-set, a Batch
+// of rows with int64 weights (+1 insert, −1 delete, an update is −old
+// +new). A Graph is a list of operators in topological order; Step runs
+// every operator once, in that order, on the deltas of one tick. Each
+// operator turns the deltas of its inputs into its own delta:
+//
+//   - linear operators (Filter, Map, FlatMap, Union, Negate) transform a
+//     delta on its own and keep no state;
+//   - Join is bilinear, Δ(A⋈B) = ΔA⋈B_old + A_new⋈ΔB, over both inputs
+//     arranged by key; SemiJoin and AntiJoin arrange the left side and
+//     count the right side per key;
+//   - Reduce keeps one accumulator per group and aggregate (never the
+//     input rows for invertible aggregates) and emits −old +new for the
+//     groups a tick touches; Distinct and Threshold keep a count per
+//     distinct row; TopK keeps each group's rows ordered and emits the
+//     change of its window.
+//
+// The cost of a tick follows the size of its deltas and of the state they
+// touch, not the size of the collections: every piece of state is found
+// by hashing or seeking the memcomparable key encoding of sql/types.
+// Batch-at-a-time processing is the rule: there is no goroutine or channel
+// per row, operators reuse their buffers between ticks, and only stateful
+// operators and sinks consolidate (sort by key encoding, merge, drop
+// zeros); between linear operators a batch may repeat rows.
+//
+// One implementation serves both worlds: a one-tick graph over a snapshot
+// of its inputs is the batch query, so batch and incremental results
+// cannot drift apart. The package's defining test checks exactly that,
+// for random input histories split into ticks in many ways.
+//
+// # State
+//
+// Operator state stores rows in the exact value encoding of sql/types and
+// identifies them by the key encoding where equality must follow
+// types.Compare (group keys, distinct rows, join keys). Join and SemiJoin
+// buckets identify rows by their exact encoding; TopK keeps decoded rows
+// because its comparator works on rows. Graph.StateBytes and
+// Node.StateBytes estimate the memory held, for benchmarks and
+// introspection.
+//
+// # Errors as data
+//
+// A function that fails on a row (division by zero in a projection, a
+// failing aggregate) does not fail the tick. The error joins the
+// operator's error stream with the row's weight; errors flow downstream
+// alongside the data of every operator (never negated or thresholded), and
+// each Output keeps the consolidated error collection of everything
+// upstream of it. While that collection is non-empty the view reads as its
+// first error; when the offending row is retracted, the function fails the
+// same way with the opposite weight, the error cancels, and the view reads
+// normally again (Materialize's design). Only internal failures — a
+// canceled context, corrupt state — fail Step, and they poison the graph.
+//
+// # Reading
+//
+// Output maintains a collection in a copy-on-write B-tree ordered by the
+// key encoding of the rows (Index: of chosen key columns); Snapshot hands
+// readers an O(1) immutable copy they can scan, seek and look up on any
+// goroutine while later ticks proceed. Delta and Collect expose the
+// consolidated change of the last tick, to feed dependent graphs and to
+// read one-tick queries.
+package dataflow

@@ -1,0 +1,31 @@
+package dataflow
+
+import (
+	"testing"
+
+	"github.com/streamdb/streamdb/sql/types"
+)
+
+func TestFilter(t *testing.T) {
+	notTwo := func(r types.Row) (bool, error) { return r[0].Int() != 2, nil }
+	failOnZero := func(r types.Row) (bool, error) {
+		if r[0].Int() == 0 {
+			return false, errDivByZero
+		}
+		return 10/r[0].Int() > 3, nil
+	}
+	for _, tc := range []traceCase{{
+		name:  "doc",
+		build: func(g *Graph, in []Node) Node { return g.Filter(in[0], notTwo) },
+		ticks: [][]string{{"+(1) +(2) +(3)"}, {"-(2)"}},
+		want:  []string{"+(1) +(3)", ""},
+	}, {
+		name:     "errors as data",
+		build:    func(g *Graph, in []Node) Node { return g.Filter(in[0], failOnZero) },
+		ticks:    [][]string{{"+(1) +(0) +(5)"}, {"+2(0)"}, {"-3(0) -(1)"}},
+		want:     []string{"+(1)", "", "-(1)"},
+		wantErrs: []string{"+1 22012 division by zero", "+2 22012 division by zero", "-3 22012 division by zero"},
+	}} {
+		runTrace(t, tc)
+	}
+}

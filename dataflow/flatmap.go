@@ -1,0 +1,57 @@
+package dataflow
+
+import (
+	"context"
+
+	"github.com/streamdb/streamdb/sql/types"
+)
+
+// FlatMap replaces every row of src by the rows fn emits for it, each with
+// the input row's weight (table functions, unnest, generate_series).
+//
+// FlatMap is linear and stateless. When fn fails, the rows it emitted for
+// that input row are discarded and the error takes their place, so that a
+// retraction of the row, failing the same way, cancels exactly.
+//
+//	input:  +(2)          -(2)
+//	fn:     x -> generate_series(1, x)
+//	output: +(1) +(2)     -(1) -(2)
+func (g *Graph) FlatMap(src Node, fn func(row types.Row, emit func(types.Row)) error) Node {
+	out := new(stream)
+	op := &flatMapOp{in: g.input(src), out: out, fn: fn}
+	op.emit = op.emitRow
+	return g.add(op, out)
+}
+
+type flatMapOp struct {
+	in, out *stream
+	fn      func(row types.Row, emit func(types.Row)) error
+	// emit is op.emitRow bound once, so that no closure is allocated per
+	// input row; diff is the weight of the row being expanded.
+	emit func(types.Row)
+	diff int64
+}
+
+var _ operator = (*flatMapOp)(nil)
+
+func (op *flatMapOp) Name() string { return "FlatMap" }
+
+func (op *flatMapOp) Step(context.Context) error {
+	op.out.passErrors(op.in)
+	for _, u := range op.in.delta {
+		mark := len(op.out.delta)
+		op.diff = u.Diff
+		if err := op.fn(u.Row, op.emit); err != nil {
+			clear(op.out.delta[mark:])
+			op.out.delta = op.out.delta[:mark]
+			op.out.errs = append(op.out.errs, ErrorUpdate{Err: dataError(err), Diff: u.Diff})
+		}
+	}
+	return nil
+}
+
+func (op *flatMapOp) emitRow(r types.Row) {
+	op.out.delta = append(op.out.delta, Update{Row: r, Diff: op.diff})
+}
+
+func (op *flatMapOp) StateBytes() int64 { return 0 }

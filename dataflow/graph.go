@@ -1,0 +1,127 @@
+package dataflow
+
+import (
+	"context"
+	"fmt"
+)
+
+// Graph is a dataflow: operators created in topological order (every
+// operator after its inputs) and stepped together once per tick. A Graph is
+// driven by one goroutine; only Output and Index snapshots are shared with
+// other goroutines.
+type Graph struct {
+	ops     []operator
+	streams []*stream
+	// tick counts completed and running Steps; operators use it to mark
+	// state touched in the current tick without clearing marks afterwards.
+	tick uint64
+	// err is the failure that poisoned the graph: a Step that fails
+	// half-way leaves operator state inconsistent, so every later Step
+	// returns the same error and the graph must be rebuilt.
+	err error
+}
+
+// NewGraph returns an empty graph.
+func NewGraph() *Graph { return &Graph{} }
+
+// Node is a handle on one operator's output collection in a Graph; it is
+// what later operators take as input. The zero Node is invalid.
+type Node struct {
+	g  *Graph
+	id int
+}
+
+// Name returns the operator's name, e.g. "Join", for diagnostics.
+func (n Node) Name() string { return n.g.ops[n.id].Name() }
+
+// StateBytes returns the approximate bytes of state the operator keeps.
+func (n Node) StateBytes() int64 { return n.g.ops[n.id].StateBytes() }
+
+// operator is one node of a Graph. Step consumes the current tick's deltas
+// of its inputs (read-only: other operators may read the same batches) and
+// appends its own delta and new errors to its output stream, which the
+// graph has emptied beforehand.
+type operator interface {
+	Name() string
+	Step(ctx context.Context) error
+	StateBytes() int64
+}
+
+// stream is an operator's output for the current tick: its data delta and
+// its error delta. The error delta carries the operator's own errors and
+// every error arriving on its inputs, so each sink sees the errors of
+// everything upstream of it.
+type stream struct {
+	delta Batch
+	errs  []ErrorUpdate
+}
+
+func (s *stream) reset() {
+	clear(s.delta)
+	s.delta = s.delta[:0]
+	clear(s.errs)
+	s.errs = s.errs[:0]
+}
+
+// passErrors forwards the error deltas of the inputs unchanged. Errors are
+// never negated or thresholded: an error upstream keeps the result in error
+// whatever the operator does with rows.
+func (s *stream) passErrors(ins ...*stream) {
+	for _, in := range ins {
+		s.errs = append(s.errs, in.errs...)
+	}
+}
+
+// add appends op to the graph and returns the Node of its output.
+func (g *Graph) add(op operator, out *stream) Node {
+	g.ops = append(g.ops, op)
+	g.streams = append(g.streams, out)
+	return Node{g: g, id: len(g.ops) - 1}
+}
+
+// input returns n's output stream, checking that n belongs to g. Building
+// a graph from another graph's nodes is a programming error.
+func (g *Graph) input(n Node) *stream {
+	if n.g != g {
+		panic("dataflow: node belongs to another graph")
+	}
+	return g.streams[n.id]
+}
+
+// Step runs one tick: every operator once, in the order of creation,
+// consuming the deltas staged on the inputs since the last Step. Evaluation
+// errors do not fail a Step (they travel as data); Step fails only when ctx
+// is canceled or on an internal failure (corrupt state), and then the graph
+// is poisoned: every later Step returns the same error. A Step canceled
+// before it starts changes nothing and can be retried.
+func (g *Graph) Step(ctx context.Context) error {
+	if g.err != nil {
+		return g.err
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	g.tick++
+	for i, op := range g.ops {
+		if err := ctx.Err(); err != nil {
+			g.err = fmt.Errorf("dataflow: step canceled before %s: %w", op.Name(), err)
+			return g.err
+		}
+		g.streams[i].reset()
+		if err := op.Step(ctx); err != nil {
+			g.err = fmt.Errorf("dataflow: %s: %w", op.Name(), err)
+			return g.err
+		}
+	}
+	return nil
+}
+
+// StateBytes returns the approximate bytes of state held by all operators
+// of the graph: arrangements, group accumulators and maintained outputs.
+func (g *Graph) StateBytes() int64 {
+	var n int64
+	for _, op := range g.ops {
+		n += op.StateBytes()
+	}
+	return n
+}

@@ -1,0 +1,77 @@
+package dataflow
+
+import (
+	"context"
+	"errors"
+	"testing"
+)
+
+func step(t testing.TB, g *Graph) {
+	t.Helper()
+	if err := g.Step(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestStepCanceled(t *testing.T) {
+	g := NewGraph()
+	in := g.Input()
+	out := g.Output(g.Distinct(in.Node()))
+	in.Push(parseBatch("+(1)"))
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := g.Step(ctx); !errors.Is(err, context.Canceled) {
+		t.Fatalf("got %v", err)
+	}
+	// Canceled before starting: nothing happened, the tick can be retried.
+	step(t, g)
+	if got := fmtBatch(out.Delta()); got != "+(1)" {
+		t.Fatalf("got %s", got)
+	}
+}
+
+func TestStepPoisonedByFailure(t *testing.T) {
+	g := NewGraph()
+	in := g.Input()
+	j := g.Join(in.Node(), in.Node(), JoinSpec{Output: concat})
+	g.Output(j)
+	in.Push(parseBatch("+(1)"))
+	step(t, g)
+	// Corrupt the arrangement: an internal failure must fail the Step
+	// and every later one.
+	for _, b := range g.ops[j.id].(*joinOp).la.buckets {
+		b.rows[0].row = "\xff"
+	}
+	in.Push(parseBatch("+(2)"))
+	err := g.Step(context.Background())
+	if err == nil {
+		t.Fatal("corrupt state not detected")
+	}
+	if err2 := g.Step(context.Background()); !errors.Is(err2, err) && err2.Error() != err.Error() {
+		t.Fatalf("graph not poisoned: %v", err2)
+	}
+}
+
+func TestNodeInfo(t *testing.T) {
+	g := NewGraph()
+	in := g.Input()
+	d := g.Distinct(in.Node())
+	if d.Name() != "Distinct" || in.Node().Name() != "Input" {
+		t.Fatalf("names %q %q", d.Name(), in.Node().Name())
+	}
+	in.Push(parseBatch("+(1) +(2)"))
+	step(t, g)
+	if d.StateBytes() <= 0 || g.StateBytes() < d.StateBytes() {
+		t.Fatalf("state bytes %d %d", d.StateBytes(), g.StateBytes())
+	}
+}
+
+func TestForeignNodePanics(t *testing.T) {
+	defer func() {
+		if recover() == nil {
+			t.Fatal("no panic")
+		}
+	}()
+	g1, g2 := NewGraph(), NewGraph()
+	g2.Distinct(g1.Input().Node())
+}

@@ -1,0 +1,46 @@
+package dataflow
+
+import (
+	"context"
+
+	"github.com/streamdb/streamdb/sql/types"
+)
+
+// Map replaces every row of src by fn's result (projections and computed
+// columns).
+//
+// Map is linear and stateless. Distinct rows may map to equal rows; the
+// output is a correct Z-set but not necessarily consolidated. A row on
+// which fn fails contributes its error with the row's weight.
+//
+//	input:  +(1, 10) +(2, 20)   -(1, 10)
+//	fn:     (a, b) -> (a + b)
+//	output: +(11) +(22)         -(11)
+func (g *Graph) Map(src Node, fn func(types.Row) (types.Row, error)) Node {
+	out := new(stream)
+	return g.add(&mapOp{in: g.input(src), out: out, fn: fn}, out)
+}
+
+type mapOp struct {
+	in, out *stream
+	fn      func(types.Row) (types.Row, error)
+}
+
+var _ operator = (*mapOp)(nil)
+
+func (op *mapOp) Name() string { return "Map" }
+
+func (op *mapOp) Step(context.Context) error {
+	op.out.passErrors(op.in)
+	for _, u := range op.in.delta {
+		r, err := op.fn(u.Row)
+		if err != nil {
+			op.out.errs = append(op.out.errs, ErrorUpdate{Err: dataError(err), Diff: u.Diff})
+			continue
+		}
+		op.out.delta = append(op.out.delta, Update{Row: r, Diff: u.Diff})
+	}
+	return nil
+}
+
+func (op *mapOp) StateBytes() int64 { return 0 }

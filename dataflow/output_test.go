@@ -1,0 +1,248 @@
+package dataflow
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+
+	"github.com/streamdb/streamdb/sql/pgerr"
+	"github.com/streamdb/streamdb/sql/types"
+)
+
+func TestOutputSnapshots(t *testing.T) {
+	g := NewGraph()
+	in := g.Input()
+	out := g.Output(in.Node())
+	in.Push(parseBatch("+(2, b) +(1, a) +(3, c) +(1, a)"))
+	step(t, g)
+	s1 := out.Snapshot()
+	if s1 != out.Snapshot() {
+		t.Fatal("unchanged output should return the same snapshot")
+	}
+	in.Push(parseBatch("-(2, b) +(4, d)"))
+	step(t, g)
+	s2 := out.Snapshot()
+	if got := fmtBatch(snapshotBatch(t, s1)); got != "+2(1, a) +(2, b) +(3, c)" {
+		t.Fatalf("old snapshot changed: %s", got)
+	}
+	rows, err := s2.Rows()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range rows {
+		got = append(got, fmtRow(r))
+	}
+	if join(got) != "(1, a) (1, a) (3, c) (4, d)" {
+		t.Fatalf("rows %v", got)
+	}
+	if s2.Len() != 3 {
+		t.Fatalf("len %d", s2.Len())
+	}
+	if got := fmtBatch(out.Delta()); got != "-(2, b) +(4, d)" {
+		t.Fatalf("delta %s", got)
+	}
+	var seek []string
+	if err := s2.Seek(types.Row{types.NewInt8(2)}, func(r types.Row, n int64) bool {
+		seek = append(seek, fmtRow(r))
+		return true
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if join(seek) != "(3, c) (4, d)" {
+		t.Fatalf("seek %v", seek)
+	}
+	var look []string
+	if err := s2.Lookup(types.Row{types.NewInt8(1)}, func(r types.Row, n int64) bool {
+		look = append(look, fmtUpdate(Update{Row: r, Diff: n}))
+		return true
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if join(look) != "+2(1, a)" {
+		t.Fatalf("lookup %v", look)
+	}
+}
+
+func TestIndexLookup(t *testing.T) {
+	g := NewGraph()
+	in := g.Input()
+	idx := g.Index(in.Node(), col(1))
+	in.Push(parseBatch("+(1, x) +(2, y) +(3, x) +(4, NULL)"))
+	step(t, g)
+	lookup := func(key types.Row) string {
+		var got []string
+		if err := idx.Snapshot().Lookup(key, func(r types.Row, n int64) bool {
+			got = append(got, fmtRow(r))
+			return true
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return join(got)
+	}
+	if got := lookup(types.Row{types.NewText("x")}); got != "(1, x) (3, x)" {
+		t.Fatalf("x: %s", got)
+	}
+	if got := lookup(types.Row{types.NewText("z")}); got != "" {
+		t.Fatalf("z: %s", got)
+	}
+	if got := lookup(types.Row{types.Null}); got != "(4, NULL)" {
+		t.Fatalf("NULL: %s", got)
+	}
+	var all []string
+	if err := idx.Snapshot().Scan(func(r types.Row, n int64) bool { all = append(all, fmtRow(r)); return true }); err != nil {
+		t.Fatal(err)
+	}
+	if join(all) != "(1, x) (3, x) (2, y) (4, NULL)" {
+		t.Fatalf("index order %v", all)
+	}
+}
+
+// TestOutputErrors: a view reads as its first error while an erroring
+// row is present, and recovers when it is deleted.
+func TestOutputErrors(t *testing.T) {
+	g := NewGraph()
+	in := g.Input()
+	m := g.Map(in.Node(), func(r types.Row) (types.Row, error) {
+		if r[0].Int() == 0 {
+			return nil, errDivByZero
+		}
+		return types.Row{types.NewInt8(100 / r[0].Int())}, nil
+	})
+	out := g.Output(g.Distinct(m))
+	in.Push(parseBatch("+(5) +(0)"))
+	step(t, g)
+	s := out.Snapshot()
+	var pe *pgerr.Error
+	if _, err := s.Rows(); !errors.As(err, &pe) || pe.Code != pgerr.DivisionByZero {
+		t.Fatalf("got %v", err)
+	}
+	if len(out.Errors()) != 1 || fmtErrors(out.DeltaErrors()) != "+1 22012 division by zero" {
+		t.Fatalf("errors %s", fmtErrors(out.Errors()))
+	}
+	in.Push(parseBatch("-(0)"))
+	step(t, g)
+	rows, err := out.Snapshot().Rows()
+	if err != nil || len(rows) != 1 || rows[0][0].Int() != 20 {
+		t.Fatalf("got %v %v", rows, err)
+	}
+	if s.Err() == nil {
+		t.Fatal("old snapshot lost its error")
+	}
+}
+
+// TestDependentGraphs feeds one graph's view into another, errors
+// included, as the engine does for views on views.
+func TestDependentGraphs(t *testing.T) {
+	g1 := NewGraph()
+	in1 := g1.Input()
+	v1 := g1.Output(g1.Filter(in1.Node(), func(r types.Row) (bool, error) {
+		if r[0].Int() < 0 {
+			return false, errDivByZero
+		}
+		return r[0].Int() > 1, nil
+	}))
+	g2 := NewGraph()
+	in2 := g2.Input()
+	v2 := g2.Output(g2.Reduce(in2.Node(), ReduceSpec{Aggs: []Aggregate{countAgg{}}, Global: true}))
+	tick := func(b string) {
+		in1.Push(parseBatch(b))
+		step(t, g1)
+		in2.Push(v1.Delta())
+		in2.PushErrors(v1.DeltaErrors())
+		step(t, g2)
+	}
+	tick("+(1) +(2) +(3)")
+	if got := fmtBatch(snapshotBatch(t, v2.Snapshot())); got != "+(2)" {
+		t.Fatalf("got %s", got)
+	}
+	tick("+(-1)")
+	if v2.Snapshot().Err() == nil {
+		t.Fatal("dependent view not in error")
+	}
+	tick("-(-1) -(3)")
+	if s := v2.Snapshot(); s.Err() != nil || fmtBatch(snapshotBatch(t, s)) != "+(1)" {
+		t.Fatalf("got %v %s", s.Err(), fmtBatch(snapshotBatch(t, s)))
+	}
+}
+
+func TestSnapshotNonPositive(t *testing.T) {
+	g := NewGraph()
+	in := g.Input()
+	out := g.Output(in.Node())
+	in.Push(parseBatch("-(1)"))
+	step(t, g)
+	if _, err := out.Snapshot().Rows(); err == nil {
+		t.Fatal("negative multiplicity read without error")
+	}
+}
+
+// TestSnapshotConcurrentReads reads snapshots on other goroutines while
+// the graph keeps stepping; run with -race. Each snapshot must keep
+// exactly the contents of its tick: the integers 0..n-1 after tick n.
+func TestSnapshotConcurrentReads(t *testing.T) {
+	g := NewGraph()
+	in := g.Input()
+	out := g.Output(in.Node())
+	idx := g.Index(in.Node(), col(0))
+	type tickSnaps struct {
+		out, idx *Snapshot
+		n        int64
+	}
+	const ticks = 300
+	snaps := make(chan tickSnaps, ticks)
+	errs := make(chan error, 3)
+	var wg sync.WaitGroup
+	for w := 0; w < 3; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for s := range snaps {
+				next := int64(0)
+				if err := s.out.Scan(func(r types.Row, n int64) bool {
+					if r[0].Int() != next || n != 1 {
+						return false
+					}
+					next++
+					return true
+				}); err != nil {
+					errs <- err
+					return
+				}
+				found := 0
+				if err := s.idx.Lookup(types.Row{types.NewInt8(s.n - 1)}, func(types.Row, int64) bool {
+					found++
+					return true
+				}); err != nil {
+					errs <- err
+					return
+				}
+				if next != s.n || found != 1 || s.idx.Len() != int(s.n) {
+					errs <- fmt.Errorf("snapshot of tick %d changed under reader: %d rows, %d found", s.n, next, found)
+					return
+				}
+			}
+		}()
+	}
+	for i := int64(0); i < ticks; i++ {
+		// Every 7th tick also deletes and re-adds row 0 in separate
+		// steps, so that old and new trees share and clone nodes.
+		if i%7 == 0 && i > 0 {
+			in.Push(parseBatch("-(0)"))
+			step(t, g)
+			_ = out.Snapshot()
+			in.Push(parseBatch("+(0)"))
+			step(t, g)
+		}
+		in.Push(Batch{{Row: types.Row{types.NewInt8(i)}, Diff: 1}})
+		step(t, g)
+		snaps <- tickSnaps{out: out.Snapshot(), idx: idx.Snapshot(), n: i + 1}
+	}
+	close(snaps)
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,268 @@
+package dataflow
+
+import (
+	"context"
+	"fmt"
+	"unsafe"
+
+	"github.com/streamdb/streamdb/sql/pgerr"
+	"github.com/streamdb/streamdb/sql/types"
+)
+
+// ReduceSpec describes a grouped aggregation. Key returns a row's group key
+// (the GROUP BY columns); nil means one group with the empty key. Each
+// output row is the key's columns followed by one column per aggregate.
+// Global makes the empty-key group exist even when it has no rows, as
+// SQL requires of an aggregate without GROUP BY (SELECT count(*) FROM
+// empty_table returns one row, 0).
+type ReduceSpec struct {
+	Key    func(types.Row) types.Row
+	Aggs   []Aggregate
+	Global bool
+}
+
+// Reduce groups src by key and maintains the aggregates of every group.
+//
+// State is per group, never per input row: the group key, the number of
+// rows in the group and one accumulator per aggregate, in a hash map on
+// the key's memcomparable encoding. A group exists while its row count is
+// positive. Per tick, each group the delta touches emits −old +new (or
+// only +new when it appears, −old when it disappears), and nothing when
+// its output did not change; untouched groups cost nothing.
+//
+//	input:  +(a, 1) +(a, 2) +(b, 5)   -(a, 1)           -(b, 5)
+//	spec:   key (k), aggs count(*), sum(v)
+//	output: +(a, 2, 3) +(b, 1, 5)     -(a, 2, 3) +(a, 1, 2)   -(b, 1, 5)
+//
+// When an aggregate's Result fails, the group's output is that error
+// (weight +1) instead of a row, and it is retracted like a row.
+func (g *Graph) Reduce(src Node, spec ReduceSpec) Node {
+	out := new(stream)
+	op := &reduceOp{g: g, in: g.input(src), out: out, spec: spec, groups: make(map[string]*group)}
+	return g.add(op, out)
+}
+
+type reduceOp struct {
+	g       *Graph
+	in, out *stream
+	spec    ReduceSpec
+	groups  map[string]*group
+	bytes   int64
+	started bool
+	keyCols int
+	// touched lists the groups changed in this tick with their output at
+	// the start of the tick; olds holds those outputs' aggregate values,
+	// len(spec.Aggs) per touched group that existed.
+	touched []touchedGroup
+	olds    []types.Datum
+	kbuf    []byte
+	vbuf    []byte
+}
+
+// group is one group's state. mapKey is the key's memcomparable encoding
+// (the map key); key is its value encoding, from which output rows are
+// rebuilt exactly.
+type group struct {
+	mapKey string
+	key    string
+	n      int64
+	states []AggState
+	tick   uint64
+}
+
+type touchedGroup struct {
+	grp     *group
+	existed bool
+	oldErr  *pgerr.Error
+	olds    int // offset of the old values in reduceOp.olds
+}
+
+const sizeGroup = int64(unsafe.Sizeof(group{})) + sizePointer + sizeString + sizeMapEntry
+
+var _ operator = (*reduceOp)(nil)
+
+func (op *reduceOp) Name() string { return "Reduce" }
+
+func (op *reduceOp) Step(context.Context) error {
+	op.out.passErrors(op.in)
+	if !op.started {
+		op.started = true
+		if op.spec.Global {
+			// The empty group exists from the first tick on; it had no
+			// output before.
+			op.touch(op.lookup(nil), false)
+		}
+	}
+	// Insertions first, then retractions: every intermediate multiset an
+	// accumulator sees is then non-negative (see AggState).
+	for pass := 0; pass < 2; pass++ {
+		var last *group
+		for i := range op.in.delta {
+			u := &op.in.delta[i]
+			if (u.Diff > 0) != (pass == 0) || u.Diff == 0 {
+				continue
+			}
+			var key types.Row
+			if op.spec.Key != nil {
+				key = op.spec.Key(u.Row)
+			}
+			op.kbuf = types.AppendKeyRow(op.kbuf[:0], key)
+			grp := last
+			if grp == nil || grp.mapKey != string(op.kbuf) {
+				grp = op.lookup(key)
+				last = grp
+			}
+			if grp.tick != op.g.tick {
+				op.touch(grp, op.exists(grp))
+			}
+			grp.n += u.Diff
+			for _, st := range grp.states {
+				if err := st.Update(u.Row, u.Diff); err != nil {
+					op.out.errs = append(op.out.errs, ErrorUpdate{Err: dataError(err), Diff: u.Diff})
+				}
+			}
+		}
+	}
+	for i := range op.touched {
+		if err := op.finish(&op.touched[i]); err != nil {
+			return err
+		}
+	}
+	clear(op.touched)
+	op.touched = op.touched[:0]
+	clear(op.olds)
+	op.olds = op.olds[:0]
+	return nil
+}
+
+// lookup returns the group whose key encoding is in op.kbuf (or, for a
+// nil key, the empty group), creating it with fresh accumulators.
+func (op *reduceOp) lookup(key types.Row) *group {
+	if key == nil {
+		op.kbuf = op.kbuf[:0]
+	}
+	if grp := op.groups[string(op.kbuf)]; grp != nil {
+		return grp
+	}
+	op.vbuf = appendRowValue(op.vbuf[:0], key)
+	grp := &group{mapKey: string(op.kbuf), key: string(op.vbuf), states: make([]AggState, len(op.spec.Aggs))}
+	for i, a := range op.spec.Aggs {
+		grp.states[i] = a.NewState()
+	}
+	op.groups[grp.mapKey] = grp
+	op.keyCols = len(key)
+	op.bytes += op.groupBytes(grp)
+	return grp
+}
+
+func (op *reduceOp) groupBytes(grp *group) int64 {
+	return sizeGroup + int64(len(grp.mapKey)+len(grp.key)) + int64(len(grp.states))*(2*sizePointer)
+}
+
+// exists reports whether grp has an output row.
+func (op *reduceOp) exists(grp *group) bool {
+	return grp.n > 0 || (op.spec.Global && grp.mapKey == "")
+}
+
+// touch records grp's output at the start of the tick, if it had one.
+func (op *reduceOp) touch(grp *group, existed bool) {
+	grp.tick = op.g.tick
+	t := touchedGroup{grp: grp, existed: existed, olds: len(op.olds)}
+	if t.existed {
+		op.olds, t.oldErr = appendResults(op.olds, grp.states)
+	}
+	op.touched = append(op.touched, t)
+}
+
+// finish emits the change of one touched group and drops the group if it
+// no longer has rows.
+func (op *reduceOp) finish(t *touchedGroup) error {
+	grp := t.grp
+	exists := op.exists(grp)
+	var news []types.Datum
+	var newErr *pgerr.Error
+	if exists {
+		news, newErr = appendResults(make([]types.Datum, 0, len(grp.states)), grp.states)
+	}
+	olds := op.olds[t.olds : t.olds+len(grp.states)*boolInt(t.existed)]
+	if t.existed && exists && sameResults(olds, t.oldErr, news, newErr) {
+		return nil
+	}
+	var key types.Row
+	if (t.existed && t.oldErr == nil) || (exists && newErr == nil) {
+		var err error
+		if key, err = decodeRowValue(stored(grp.key), make(types.Row, 0, op.keyCols)); err != nil {
+			return fmt.Errorf("corrupt group key: %w", err)
+		}
+	}
+	if t.existed {
+		op.emit(key, olds, t.oldErr, -1)
+	}
+	if exists {
+		op.emit(key, news, newErr, +1)
+	} else if grp.n == 0 {
+		delete(op.groups, grp.mapKey)
+		op.bytes -= op.groupBytes(grp)
+	}
+	return nil
+}
+
+// emit outputs a group's row (key columns, then vals) or, when the
+// aggregates failed, the error.
+func (op *reduceOp) emit(key types.Row, vals []types.Datum, err *pgerr.Error, diff int64) {
+	if err != nil {
+		op.out.errs = append(op.out.errs, ErrorUpdate{Err: err, Diff: diff})
+		return
+	}
+	row := make(types.Row, len(key)+len(vals))
+	copy(row, key)
+	copy(row[len(key):], vals)
+	op.out.delta = append(op.out.delta, Update{Row: row, Diff: diff})
+}
+
+func (op *reduceOp) StateBytes() int64 {
+	n := op.bytes
+	for _, grp := range op.groups {
+		for _, st := range grp.states {
+			if s, ok := st.(StateSizer); ok {
+				n += s.StateBytes()
+			} else {
+				n += sizeAggState
+			}
+		}
+	}
+	return n
+}
+
+// appendResults appends the aggregates' results to dst; on the first
+// failure it returns the error instead (the group's output is the error).
+func appendResults(dst []types.Datum, states []AggState) ([]types.Datum, *pgerr.Error) {
+	start := len(dst)
+	for _, st := range states {
+		d, err := st.Result()
+		if err != nil {
+			return append(dst[:start], make([]types.Datum, len(states))...), dataError(err)
+		}
+		dst = append(dst, d)
+	}
+	return dst, nil
+}
+
+func sameResults(a []types.Datum, aErr *pgerr.Error, b []types.Datum, bErr *pgerr.Error) bool {
+	if aErr != nil || bErr != nil {
+		return aErr != nil && bErr != nil && compareErrors(aErr, bErr) == 0
+	}
+	for i := range a {
+		if types.Compare(a[i], b[i]) != 0 || a[i].Kind() != b[i].Kind() {
+			return false
+		}
+	}
+	return true
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}

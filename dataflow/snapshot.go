@@ -1,0 +1,103 @@
+package dataflow
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/tidwall/btree"
+
+	"github.com/streamdb/streamdb/sql/pgerr"
+	"github.com/streamdb/streamdb/sql/types"
+)
+
+// Snapshot is an immutable view of an Output or Index at one tick. Any
+// number of goroutines may read it, while the graph keeps stepping.
+//
+// Reads fail with the first error of the collection (in ConsolidateErrors
+// order) when the view is in error: an evaluation error upstream whose
+// rows are still present. Rows come back in the order of the key
+// encoding of their ordering key: for an Output the row itself (types
+// order, column by column, NULLs last), for an Index its key columns.
+type Snapshot struct {
+	tree  *btree.BTreeG[item]
+	errs  []ErrorUpdate
+	keyed bool
+}
+
+// Len returns the number of distinct rows.
+func (s *Snapshot) Len() int { return s.tree.Len() }
+
+// Errors returns the consolidated error collection at the snapshot's tick.
+func (s *Snapshot) Errors() []ErrorUpdate { return s.errs }
+
+// Err returns the error reads of this snapshot fail with, or nil.
+func (s *Snapshot) Err() error {
+	if len(s.errs) == 0 {
+		return nil
+	}
+	return s.errs[0].Err
+}
+
+// Scan calls fn for every row in order with its multiplicity until fn
+// returns false. Each row is freshly decoded; fn may keep it.
+func (s *Snapshot) Scan(fn func(row types.Row, n int64) bool) error {
+	return s.ascend("", "", fn)
+}
+
+// Seek is Scan starting at the first row whose ordering key is at or after
+// key's encoding: for an Output, key is a prefix of the row's columns; for
+// an Index, of the index key's columns.
+func (s *Snapshot) Seek(key types.Row, fn func(row types.Row, n int64) bool) error {
+	return s.ascend(string(types.AppendKeyRow(nil, key)), "", fn)
+}
+
+// Lookup calls fn for every row whose leading ordering-key columns equal
+// key (compared as by types.Compare): for an Index, the rows with that
+// index key (or key prefix); for an Output, the rows starting with those
+// column values.
+func (s *Snapshot) Lookup(key types.Row, fn func(row types.Row, n int64) bool) error {
+	prefix := string(types.AppendKeyRow(nil, key))
+	return s.ascend(prefix, prefix, fn)
+}
+
+// Rows returns every row, repeated by its multiplicity: the SQL result of
+// reading the view. A non-positive multiplicity cannot be shown in SQL and
+// is reported as an internal error; it means the inputs retracted rows
+// they never inserted.
+func (s *Snapshot) Rows() ([]types.Row, error) {
+	rows := make([]types.Row, 0, s.tree.Len())
+	var bad error
+	err := s.Scan(func(row types.Row, n int64) bool {
+		if n <= 0 {
+			bad = pgerr.New(pgerr.InternalError, "non-positive multiplicity %d in view", n)
+			return false
+		}
+		for ; n > 0; n-- {
+			rows = append(rows, row)
+		}
+		return true
+	})
+	if err != nil {
+		return nil, err
+	}
+	return rows, bad
+}
+
+func (s *Snapshot) ascend(from, prefix string, fn func(row types.Row, n int64) bool) error {
+	if err := s.Err(); err != nil {
+		return err
+	}
+	var derr error
+	s.tree.Ascend(item{key: from}, func(it item) bool {
+		if !strings.HasPrefix(it.key, prefix) {
+			return false
+		}
+		row, err := decodeRowValue(stored(it.val), nil)
+		if err != nil {
+			derr = fmt.Errorf("dataflow: corrupt row in view: %w", err)
+			return false
+		}
+		return fn(row, it.n)
+	})
+	return derr
+}
