@@ -319,6 +319,10 @@ func (p *jsonParser) unicodeEscape(i int) (rune, int, error) {
 	switch {
 	case r == 0 && p.jsonb:
 		return 0, 0, pgerr.New(pgerr.UntranslatableCharacter, "unsupported Unicode escape sequence").WithDetail(`\u0000 cannot be converted to text.`)
+	case utf16.IsSurrogate(r) && !p.jsonb:
+		// json keeps its text and never decodes escapes, so it does not
+		// check surrogate pairing.
+		return utf8.RuneError, 6, nil
 	case utf16.IsSurrogate(r) && r < 0xdc00:
 		if i+8 <= len(p.s) && p.s[i+6] == '\\' && p.s[i+7] == 'u' {
 			if lo, ok := hex4(i + 8); ok && lo >= 0xdc00 && lo <= 0xdfff {
@@ -385,12 +389,14 @@ func (p *jsonParser) number() (JSONValue, error) {
 	return JSONValue{Kind: JSONNumber, Num: d}, nil
 }
 
-// parseDecimalText parses syntactically valid decimal text and normalises
-// it as numeric_in does.
+// parseDecimalText parses decimal text whose syntax the caller has
+// checked and normalises it as numeric_in does.
 func parseDecimalText(s string) (*apd.Decimal, error) {
 	d, _, err := apd.NewFromString(s)
 	if err != nil {
-		return nil, pgerr.New(pgerr.InvalidTextRepresentation, "invalid input syntax for type numeric: %q", s)
+		// The syntax was checked by the caller; apd rejects only
+		// exponents beyond its range, which numeric cannot hold either.
+		return nil, errNumericOverflow()
 	}
 	if err := normalizeNumeric(d); err != nil {
 		return nil, err

@@ -158,7 +158,7 @@ func (r *keyReader) datum(depth int) (Datum, error) {
 	case Float4:
 		u, err := r.uint32()
 		if u == math.MaxUint32 {
-			return NewFloat4(float32(math.NaN())), err
+			return NewFloat4(float32(canonicalNaN)), err
 		}
 		if u&(1<<31) != 0 {
 			u &^= 1 << 31
@@ -169,7 +169,7 @@ func (r *keyReader) datum(depth int) (Datum, error) {
 	case Float8:
 		u, err := r.uint64()
 		if u == math.MaxUint64 {
-			return NewFloat8(math.NaN()), err
+			return NewFloat8(canonicalNaN), err
 		}
 		if u&(1<<63) != 0 {
 			u &^= 1 << 63

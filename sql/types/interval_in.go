@@ -1,0 +1,601 @@
+package types
+
+import (
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/streamdb/streamdb/sql/pgerr"
+)
+
+// intervalAcc accumulates interval input the way pg_itm_in does:
+// years and months separately, days, and microseconds, with overflow
+// checks on every step.
+type intervalAcc struct {
+	years, months, days, usec int64
+}
+
+// Interval units, after DecodeUnits' deltatktbl (names are looked up
+// truncated to 10 characters, as PostgreSQL does).
+const (
+	uMicro = iota + 1
+	uMilli
+	uSecond
+	uMinute
+	uHour
+	uDay
+	uWeek
+	uMonth
+	uYear
+	uDecade
+	uCentury
+	uMillennium
+	uAgo
+	uIgnore
+)
+
+var intervalUnits = map[string]int{
+	"@": uIgnore, "ago": uAgo,
+	"c": uCentury, "cent": uCentury, "centuries": uCentury, "century": uCentury,
+	"d": uDay, "day": uDay, "days": uDay,
+	"dec": uDecade, "decade": uDecade, "decades": uDecade, "decs": uDecade,
+	"h": uHour, "hour": uHour, "hours": uHour, "hr": uHour, "hrs": uHour,
+	"m": uMinute, "min": uMinute, "mins": uMinute, "minute": uMinute, "minutes": uMinute,
+	"mil": uMillennium, "millennia": uMillennium, "millennium": uMillennium, "mils": uMillennium,
+	"millisecon": uMilli, "ms": uMilli, "msec": uMilli, "msecond": uMilli, "mseconds": uMilli, "msecs": uMilli,
+	"mon": uMonth, "mons": uMonth, "month": uMonth, "months": uMonth,
+	"s": uSecond, "sec": uSecond, "second": uSecond, "seconds": uSecond, "secs": uSecond,
+	"microsecon": uMicro, "us": uMicro, "usec": uMicro, "usecond": uMicro, "useconds": uMicro, "usecs": uMicro,
+	"w": uWeek, "week": uWeek, "weeks": uWeek,
+	"y": uYear, "year": uYear, "years": uYear, "yr": uYear, "yrs": uYear,
+}
+
+func (a *intervalAcc) addMicros(val int64, frac float64, scale int64) bool {
+	p, ok := mulAdd(val, scale, a.usec)
+	if !ok {
+		return false
+	}
+	a.usec = p
+	return a.addFracMicros(frac, scale)
+}
+
+func (a *intervalAcc) addFracMicros(frac float64, scale int64) bool {
+	if frac == 0 {
+		return true
+	}
+	frac *= float64(scale)
+	us := int64(frac)
+	frac -= float64(us)
+	if frac > 0.5 {
+		us++
+	} else if frac < -0.5 {
+		us--
+	}
+	return addOK(&a.usec, us)
+}
+
+func (a *intervalAcc) addDays(val, scale int64) bool {
+	if val > math.MaxInt32 || val < math.MinInt32 {
+		return false
+	}
+	v := val * scale
+	if v > math.MaxInt32 || v < math.MinInt32 {
+		return false
+	}
+	a.days += v
+	return a.days <= math.MaxInt32 && a.days >= math.MinInt32
+}
+
+func (a *intervalAcc) addFracDays(frac float64, scale int64) bool {
+	if frac == 0 {
+		return true
+	}
+	frac *= float64(scale)
+	extra := int64(frac)
+	a.days += extra
+	if a.days > math.MaxInt32 || a.days < math.MinInt32 {
+		return false
+	}
+	return a.addFracMicros(frac-float64(extra), usecsPerDay)
+}
+
+func (a *intervalAcc) addMonths(val int64) bool {
+	if val > math.MaxInt32 || val < math.MinInt32 {
+		return false
+	}
+	a.months += val
+	return a.months <= math.MaxInt32 && a.months >= math.MinInt32
+}
+
+func (a *intervalAcc) addYears(val, scale int64) bool {
+	if val > math.MaxInt32 || val < math.MinInt32 {
+		return false
+	}
+	v := val * scale
+	if v > math.MaxInt32 || v < math.MinInt32 {
+		return false
+	}
+	a.years += v
+	return a.years <= math.MaxInt32 && a.years >= math.MinInt32
+}
+
+func (a *intervalAcc) addFracYears(frac float64, scale int64) bool {
+	a.months += int64(math.RoundToEven(frac * float64(scale) * 12))
+	return a.months <= math.MaxInt32 && a.months >= math.MinInt32
+}
+
+func mulAdd(v, scale, base int64) (int64, bool) {
+	if v != 0 && (v > math.MaxInt64/scale || v < math.MinInt64/scale) {
+		return 0, false
+	}
+	p := v * scale
+	return p, addOK(&p, base)
+}
+
+func addOK(dst *int64, v int64) bool {
+	s := *dst + v
+	if (v > 0 && s < *dst) || (v < 0 && s > *dst) {
+		return false
+	}
+	*dst = s
+	return true
+}
+
+func (a *intervalAcc) value() (IntervalValue, bool) {
+	months := a.years*12 + a.months
+	if months > math.MaxInt32 || months < math.MinInt32 {
+		return IntervalValue{}, false
+	}
+	return IntervalValue{Months: int32(months), Days: int32(a.days), Micros: a.usec}, true
+}
+
+// parseInterval reads interval input: PostgreSQL's unit syntax ("1 year
+// 2 mons 3 days 04:05:06", "@ 1 day ago", SQL's "1-2" and "1 2:03:04")
+// and, failing that, ISO 8601 ("P1Y2M3DT4H5M6S", "P0001-02-03T04:05:06").
+// Under IntervalStyle sql_standard a leading minus applies to every field
+// when no other field has a sign.
+func parseInterval(s string, style IntervalStyle) (Datum, error) {
+	var a intervalAcc
+	e := dtBadFormat
+	if fields, ok := lexDateTime(s); ok {
+		e = a.decode(fields, style)
+	}
+	if e == dtBadFormat {
+		a = intervalAcc{}
+		e = a.decodeISO(s)
+	}
+	switch e {
+	case dtOK:
+	case dtFieldOverflow:
+		return Null, pgerr.New(pgerr.IntervalFieldOverflow, "interval field value out of range: %s", quoteValue(s))
+	default:
+		return Null, pgerr.New(pgerr.InvalidDatetimeFormat, "invalid input syntax for type interval: %s", quoteValue(s))
+	}
+	v, ok := a.value()
+	if !ok {
+		return Null, pgerr.New(pgerr.DatetimeFieldOverflow, "interval out of range")
+	}
+	return NewInterval(v), nil
+}
+
+// decode is DecodeInterval: fields are read right to left so a unit word
+// applies to the number before it.
+func (a *intervalAcc) decode(fields []dtField, style IntervalStyle) dtErr {
+	forceNeg := false
+	if style == IntervalStyleSQLStandard && len(fields) > 0 && fields[0].val[0] == '-' {
+		forceNeg = true
+		for _, f := range fields[1:] {
+			if f.val[0] == '-' || f.val[0] == '+' {
+				forceNeg = false
+				break
+			}
+		}
+	}
+	unit := 0
+	parsingUnit := false
+	ago := false
+	seen := 0
+	for i := len(fields) - 1; i >= 0; i-- {
+		f := fields[i]
+		mask := 0
+		switch f.typ {
+		case dtTime, dtTZ:
+			if f.typ == dtTime || strings.Contains(f.val[1:], ":") {
+				body := f.val
+				if f.typ == dtTZ {
+					body = f.val[1:]
+				}
+				us, e := intervalClock(body)
+				if e == dtOK {
+					if f.typ == dtTZ && f.val[0] == '-' {
+						us = -us
+					}
+					if forceNeg && us > 0 {
+						us = -us
+					}
+					a.usec = us
+					unit = uDay
+					parsingUnit = false
+					mask = 1 << 20
+					break
+				}
+				if f.typ == dtTime {
+					return e
+				}
+			}
+			fallthrough
+		case dtNumber, dtDate:
+			if unit == 0 {
+				unit = uSecond
+			}
+			before := unit
+			e := a.number(f.val, &unit, forceNeg)
+			if e != dtOK {
+				return e
+			}
+			parsingUnit = false
+			mask = 1 << unit
+			if before == uHour {
+				mask = 1 << uHour
+			}
+		case dtString, dtSpecial:
+			if parsingUnit {
+				return dtBadFormat
+			}
+			w := f.val
+			if len(w) > 10 {
+				w = w[:10]
+			}
+			u, ok := intervalUnits[w]
+			switch {
+			case !ok:
+				return dtBadFormat
+			case u == uIgnore:
+				continue
+			case u == uAgo:
+				if i != len(fields)-1 {
+					return dtBadFormat
+				}
+				ago = true
+				continue
+			}
+			unit = u
+			parsingUnit = true
+			continue
+		}
+		if mask&seen != 0 {
+			return dtBadFormat
+		}
+		seen |= mask
+	}
+	if seen == 0 || parsingUnit {
+		return dtBadFormat
+	}
+	if ago {
+		if a.usec == math.MinInt64 {
+			return dtFieldOverflow
+		}
+		a.years, a.months, a.days, a.usec = -a.years, -a.months, -a.days, -a.usec
+	}
+	return dtOK
+}
+
+// number applies one numeric field with the current unit.
+func (a *intervalAcc) number(s string, unit *int, forceNeg bool) dtErr {
+	neg := s[0] == '-'
+	end := 0
+	if s[0] == '-' || s[0] == '+' {
+		end = 1
+	}
+	for end < len(s) && isDigit(s[end]) {
+		end++
+	}
+	val, err := strconv.ParseInt(s[:end], 10, 64)
+	if err != nil {
+		if end > 1 || end == 1 && isDigit(s[0]) {
+			return dtFieldOverflow
+		}
+		if !(end < len(s) && s[end] == '.') {
+			return dtBadFormat
+		}
+	}
+	var frac float64
+	rest := s[end:]
+	switch {
+	case rest == "":
+	case rest[0] == '-':
+		// SQL year-month: Y-M
+		m, err := strconv.ParseInt(rest[1:], 10, 32)
+		if err != nil || rest[1] == '+' || rest[1] == '-' {
+			return dtBadFormat
+		}
+		if m < 0 || m >= 12 {
+			return dtFieldOverflow
+		}
+		if neg {
+			m = -m
+		}
+		*unit = uMonth
+		if val > math.MaxInt64/12 || val < math.MinInt64/12 {
+			return dtFieldOverflow
+		}
+		val = val*12 + m
+	case rest[0] == '.':
+		for i := 1; i < len(rest); i++ {
+			if !isDigit(rest[i]) {
+				return dtBadFormat
+			}
+		}
+		f, err := strconv.ParseFloat("0"+rest, 64)
+		if err != nil {
+			return dtBadFormat
+		}
+		frac = f
+		if neg {
+			frac = -frac
+		}
+	default:
+		return dtBadFormat
+	}
+	if forceNeg {
+		if val > 0 {
+			val = -val
+		}
+		if frac > 0 {
+			frac = -frac
+		}
+	}
+	ok := true
+	switch *unit {
+	case uMicro:
+		ok = a.addMicros(val, frac, 1)
+	case uMilli:
+		ok = a.addMicros(val, frac, 1000)
+	case uSecond:
+		ok = a.addMicros(val, frac, usecsPerSec)
+	case uMinute:
+		ok = a.addMicros(val, frac, 60*usecsPerSec)
+	case uHour:
+		ok = a.addMicros(val, frac, 3600*usecsPerSec)
+		*unit = uDay
+	case uDay:
+		ok = a.addDays(val, 1) && a.addFracMicros(frac, usecsPerDay)
+	case uWeek:
+		ok = a.addDays(val, 7) && a.addFracDays(frac, 7)
+	case uMonth:
+		ok = a.addMonths(val) && a.addFracDays(frac, 30)
+	case uYear:
+		ok = a.addYears(val, 1) && a.addFracYears(frac, 1)
+	case uDecade:
+		ok = a.addYears(val, 10) && a.addFracYears(frac, 10)
+	case uCentury:
+		ok = a.addYears(val, 100) && a.addFracYears(frac, 100)
+	case uMillennium:
+		ok = a.addYears(val, 1000) && a.addFracYears(frac, 1000)
+	default:
+		return dtBadFormat
+	}
+	if !ok {
+		return dtFieldOverflow
+	}
+	return dtOK
+}
+
+// intervalClock reads h:m[:s[.f]] or m:s.f as microseconds.
+func intervalClock(s string) (int64, dtErr) {
+	h, m, sec, us, e := decodeClock(s)
+	if e != dtOK {
+		return 0, e
+	}
+	v, ok := mulAdd(h, 3600*usecsPerSec, us)
+	if !ok {
+		return 0, dtFieldOverflow
+	}
+	if !addOK(&v, m*60*usecsPerSec+sec*usecsPerSec) {
+		return 0, dtFieldOverflow
+	}
+	return v, dtOK
+}
+
+// decodeISO is DecodeISO8601Interval: P[nY][nM][nW][nD][T[nH][nM][nS]]
+// with decimal fractions, or the alternative P<date>T<time> formats.
+func (a *intervalAcc) decodeISO(s string) dtErr {
+	if len(s) < 2 || s[0] != 'P' {
+		return dtBadFormat
+	}
+	s = s[1:]
+	datePart, haveField := true, false
+	for len(s) > 0 {
+		if s[0] == 'T' {
+			datePart, haveField = false, false
+			s = s[1:]
+			continue
+		}
+		start := s
+		val, frac, rest, e := isoNumber(s)
+		if e != dtOK {
+			return e
+		}
+		s = rest
+		var unit byte
+		if len(s) > 0 {
+			unit = s[0]
+			s = s[1:]
+		}
+		ok := true
+		if datePart {
+			switch unit {
+			case 'Y':
+				ok = a.addYears(val, 1) && a.addFracYears(frac, 1)
+			case 'M':
+				ok = a.addMonths(val) && a.addFracDays(frac, 30)
+			case 'W':
+				ok = a.addDays(val, 7) && a.addFracDays(frac, 7)
+			case 'D':
+				ok = a.addDays(val, 1) && a.addFracMicros(frac, usecsPerDay)
+			case 'T', 0, '-':
+				if isoIntWidth(start) == 8 && !haveField && unit != '-' {
+					if !(a.addYears(val/10000, 1) && a.addMonths(val/100%100) && a.addDays(val%100, 1) && a.addFracMicros(frac, usecsPerDay)) {
+						return dtFieldOverflow
+					}
+				} else {
+					if haveField {
+						return dtBadFormat
+					}
+					var e dtErr
+					if s, e = a.isoAltDate(val, frac, unit, s); e != dtOK {
+						return e
+					}
+				}
+				if len(s) > 0 && s[0] == 'T' || unit == 'T' {
+					datePart, haveField = false, false
+					continue
+				}
+				if len(s) == 0 {
+					return dtOK
+				}
+				return dtBadFormat
+			default:
+				return dtBadFormat
+			}
+		} else {
+			switch unit {
+			case 'H':
+				ok = a.addMicros(val, frac, 3600*usecsPerSec)
+			case 'M':
+				ok = a.addMicros(val, frac, 60*usecsPerSec)
+			case 'S':
+				ok = a.addMicros(val, frac, usecsPerSec)
+			case 0, ':':
+				if isoIntWidth(start) == 6 && !haveField && unit == 0 {
+					ok = a.addMicros(val/10000, 0, 3600*usecsPerSec) && a.addMicros(val/100%100, 0, 60*usecsPerSec) &&
+						a.addMicros(val%100, frac, usecsPerSec)
+					if !ok {
+						return dtFieldOverflow
+					}
+					return dtOK
+				}
+				if haveField {
+					return dtBadFormat
+				}
+				return a.isoAltTime(val, frac, unit, s)
+			default:
+				return dtBadFormat
+			}
+		}
+		if !ok {
+			return dtFieldOverflow
+		}
+		haveField = true
+	}
+	return dtOK
+}
+
+// isoAltDate reads the rest of YYYY-MM-DD after the year.
+func (a *intervalAcc) isoAltDate(val int64, frac float64, unit byte, s string) (string, dtErr) {
+	if !(a.addYears(val, 1) && a.addFracYears(frac, 1)) {
+		return s, dtFieldOverflow
+	}
+	if unit != '-' {
+		return s, dtOK
+	}
+	val, frac, s, e := isoNumber(s)
+	if e != dtOK {
+		return s, e
+	}
+	if !(a.addMonths(val) && a.addFracDays(frac, 30)) {
+		return s, dtFieldOverflow
+	}
+	if len(s) == 0 || s[0] == 'T' {
+		return s, dtOK
+	}
+	if s[0] != '-' {
+		return s, dtBadFormat
+	}
+	val, frac, s, e = isoNumber(s[1:])
+	if e != dtOK {
+		return s, e
+	}
+	if !(a.addDays(val, 1) && a.addFracMicros(frac, usecsPerDay)) {
+		return s, dtFieldOverflow
+	}
+	if len(s) == 0 || s[0] == 'T' {
+		return s, dtOK
+	}
+	return s, dtBadFormat
+}
+
+// isoAltTime reads the rest of HH:MM:SS after the hours.
+func (a *intervalAcc) isoAltTime(val int64, frac float64, unit byte, s string) dtErr {
+	if !a.addMicros(val, frac, 3600*usecsPerSec) {
+		return dtFieldOverflow
+	}
+	if unit == 0 {
+		return dtOK
+	}
+	val, frac, s, e := isoNumber(s)
+	if e != dtOK {
+		return e
+	}
+	if !a.addMicros(val, frac, 60*usecsPerSec) {
+		return dtFieldOverflow
+	}
+	if len(s) == 0 {
+		return dtOK
+	}
+	if s[0] != ':' {
+		return dtBadFormat
+	}
+	val, frac, s, e = isoNumber(s[1:])
+	if e != dtOK {
+		return e
+	}
+	if !a.addMicros(val, frac, usecsPerSec) {
+		return dtFieldOverflow
+	}
+	if len(s) == 0 {
+		return dtOK
+	}
+	return dtBadFormat
+}
+
+// isoNumber reads a signed decimal number and splits it into its integer
+// part and fraction, both carrying the sign.
+func isoNumber(s string) (int64, float64, string, dtErr) {
+	if len(s) == 0 || !(isDigit(s[0]) || s[0] == '-' || s[0] == '.') {
+		return 0, 0, s, dtBadFormat
+	}
+	i := 0
+	if s[0] == '-' {
+		i++
+	}
+	digits := 0
+	for i < len(s) && isDigit(s[i]) {
+		i++
+		digits++
+	}
+	if i < len(s) && s[i] == '.' {
+		i++
+		for i < len(s) && isDigit(s[i]) {
+			i++
+			digits++
+		}
+	}
+	if digits == 0 {
+		return 0, 0, s, dtBadFormat
+	}
+	v, err := strconv.ParseFloat(s[:i], 64)
+	if err != nil || math.IsNaN(v) || v < -1e15 || v > 1e15 {
+		return 0, 0, s, dtFieldOverflow
+	}
+	ip := math.Trunc(v)
+	return int64(ip), v - ip, s[i:], dtOK
+}
+
+func isoIntWidth(s string) int {
+	n := 0
+	for n < len(s) && isDigit(s[n]) {
+		n++
+	}
+	return n
+}

@@ -1,0 +1,160 @@
+package types
+
+import (
+	"strings"
+
+	"github.com/streamdb/streamdb/sql/pgerr"
+)
+
+// AppendText appends d in PostgreSQL's text output format for type t under
+// the session settings cfg (nil means DefaultTextConfig). NULL appends
+// nothing; the caller signals NULL out of band, as the wire protocol does.
+// The Datum's family decides the format; t supplies the element type of
+// empty arrays and is otherwise informational.
+func AppendText(dst []byte, d Datum, t Type, cfg *TextConfig) []byte {
+	if cfg == nil {
+		cfg = defaultTextConfig
+	}
+	switch d.kind {
+	case Bool:
+		if d.i != 0 {
+			return append(dst, 't')
+		}
+		return append(dst, 'f')
+	case Int2, Int4, Int8, Oid:
+		return appendInt(dst, d.i)
+	case Float4:
+		return appendFloat(dst, d.Float(), 32, cfg.ExtraFloatDigits)
+	case Float8:
+		return appendFloat(dst, d.Float(), 64, cfg.ExtraFloatDigits)
+	case Numeric:
+		return appendNumeric(dst, d.dec)
+	case Text, Varchar, Char, Name, JSON, JSONB:
+		return append(dst, d.s...)
+	case Bytea:
+		return appendBytea(dst, d.s, cfg.ByteaEscape)
+	case UUID:
+		return appendUUID(dst, d.s)
+	case Date:
+		return appendDate(dst, d.i, cfg)
+	case Time:
+		return appendTimeOfDay(dst, d.i)
+	case Timestamp:
+		return appendTimestamp(dst, d.i, false, cfg)
+	case TimestampTZ:
+		return appendTimestamp(dst, d.i, true, cfg)
+	case Interval:
+		return appendInterval(dst, d.Interval(), cfg.IntervalStyle)
+	case Array:
+		return appendArray(dst, d.arr, cfg)
+	}
+	return dst
+}
+
+// FormatText returns AppendText's output as a string.
+func FormatText(d Datum, t Type, cfg *TextConfig) string {
+	return string(AppendText(nil, d, t, cfg))
+}
+
+var defaultTextConfig = DefaultTextConfig()
+
+// ParseText reads s with type t's input function under the session
+// settings cfg (nil means DefaultTextConfig), applying t's modifier as an
+// INSERT or COPY does: too-long strings and numerics that overflow their
+// precision are errors (22001, 22003), not truncated. The input is never
+// NULL; SQL NULL is decided by the caller.
+func ParseText(s string, t Type, cfg *TextConfig) (Datum, error) {
+	if cfg == nil {
+		cfg = defaultTextConfig
+	}
+	d, err := parseTextValue(s, t, cfg)
+	if err != nil {
+		return Null, err
+	}
+	if t.Mod >= 0 {
+		return applyInputTypmod(d, t)
+	}
+	return d, nil
+}
+
+func parseTextValue(s string, t Type, cfg *TextConfig) (Datum, error) {
+	switch t.Family {
+	case Bool:
+		return parseBool(s)
+	case Int2, Int4, Int8:
+		return parseInt(s, t.Family)
+	case Oid:
+		return parseOid(s)
+	case Float4, Float8:
+		return parseFloat(s, t.Family)
+	case Numeric:
+		return parseNumeric(s)
+	case Text, Varchar, Char, Unknown:
+		if t.Family == Unknown {
+			return NewText(s), nil
+		}
+		return NewString(t.Family, s), nil
+	case Name:
+		return NewString(Name, truncateName(s)), nil
+	case Bytea:
+		return parseBytea(s)
+	case UUID:
+		return parseUUID(s)
+	case JSON:
+		if err := ValidateJSON(s); err != nil {
+			return Null, err
+		}
+		return NewString(JSON, s), nil
+	case JSONB:
+		c, err := CanonicalJSONB(s)
+		if err != nil {
+			return Null, err
+		}
+		return NewString(JSONB, c), nil
+	case Date:
+		return parseDate(s, cfg)
+	case Time:
+		return parseTime(s, cfg)
+	case Timestamp:
+		return parseTimestamp(s, false, cfg)
+	case TimestampTZ:
+		return parseTimestamp(s, true, cfg)
+	case Interval:
+		return parseInterval(s, cfg.IntervalStyle)
+	case Array:
+		return parseArray(s, t.ElemType(), cfg)
+	}
+	return Null, pgerr.New(pgerr.FeatureNotSupported, "type %s is not supported", t)
+}
+
+// errSyntax is the input functions' common error.
+func errSyntax(t Type, s string) error {
+	return pgerr.New(pgerr.InvalidTextRepresentation, "invalid input syntax for type %s: %s", typeName(t), quoteValue(s))
+}
+
+// typeName is the type name as input-function errors print it: format_type
+// without the modifier.
+func typeName(t Type) string {
+	switch t.Family {
+	case Array:
+		return typeName(t.ElemType()) + "[]"
+	case Time:
+		return "time"
+	case Timestamp:
+		return "timestamp"
+	}
+	return t.Family.String()
+}
+
+// quoteValue quotes s as PostgreSQL's error messages do: in double quotes,
+// without escaping.
+func quoteValue(s string) string { return `"` + s + `"` }
+
+// isSpace is PostgreSQL's isspace in the C locale.
+func isSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'
+}
+
+func trimSpace(s string) string {
+	return strings.TrimFunc(s, func(r rune) bool { return r < 0x80 && isSpace(byte(r)) })
+}
