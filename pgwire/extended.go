@@ -66,11 +66,9 @@ func (c *conn) bind(m *pgproto3.Bind) error {
 	if n := len(m.ResultFormatCodes); n > 1 && n != len(p.cols) {
 		return localf(pgerr.ProtocolViolation, "bind message has %d result formats but query has %d columns", n, len(p.cols))
 	}
-	c.portals[m.DestinationPortal] = &portal{
-		prep:    p,
-		params:  params,
-		formats: append([]int16(nil), m.ResultFormatCodes...),
-	}
+	pt := &portal{prep: p, params: params}
+	pt.formats = append(pt.fbuf[:0], m.ResultFormatCodes...)
+	c.portals[m.DestinationPortal] = pt
 	return c.w.send(&pgproto3.BindComplete{})
 }
 
@@ -127,7 +125,7 @@ func (c *conn) execute(ctx context.Context, m *pgproto3.Execute) error {
 		if pt.prep.cols == nil {
 			return localf(pgerr.ObjectNotInPrerequisiteState, "portal \"%s\" cannot be run", m.Portal)
 		}
-		return c.w.send(&pgproto3.CommandComplete{CommandTag: []byte(withRowCount(pt.tag, 0))})
+		return c.w.commandComplete(withRowCount(pt.tag, 0))
 	}
 	if pt.res == nil {
 		if pt.res, err = pt.prep.stmt.Execute(ctx, pt.params); err != nil {
@@ -156,7 +154,7 @@ func (c *conn) execute(ctx context.Context, m *pgproto3.Execute) error {
 	if pt.suspended {
 		tag = withRowCount(tag, n)
 	}
-	return c.w.send(&pgproto3.CommandComplete{CommandTag: []byte(tag)})
+	return c.w.commandComplete(tag)
 }
 
 // closeObject handles Close of a statement or portal. Closing one that

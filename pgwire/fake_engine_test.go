@@ -32,6 +32,10 @@ import (
 // Anything else is a syntax error. It counts open results so tests can
 // check that every Result is closed.
 type fakeEngine struct {
+	// tame, for fuzzing, bounds pg_sleep and many() and makes panic()
+	// an error, so that any panic logged is pgwire's own.
+	tame bool
+
 	openResults atomic.Int64
 	sessions    atomic.Int64 // open sessions
 	aborts      atomic.Int64
@@ -172,6 +176,9 @@ func (s *fakeSession) parseOne(text string) (Statement, error) {
 	if m := reSeries.FindStringSubmatch(text); m != nil {
 		lo, _ := strconv.Atoi(m[2])
 		hi, _ := strconv.Atoi(m[3])
+		if s.eng.tame {
+			hi = min(hi, lo+100)
+		}
 		st := &seriesStmt{s: s, lo: lo, hi: hi, name: "generate_series"}
 		if m[1] != "" {
 			st.div, _ = strconv.Atoi(m[1])
@@ -181,14 +188,24 @@ func (s *fakeSession) parseOne(text string) (Statement, error) {
 	}
 	if m := reSleep.FindStringSubmatch(text); m != nil {
 		sec, _ := strconv.ParseFloat(m[1], 64)
-		return &sleepStmt{s: s, d: time.Duration(sec * float64(time.Second))}, nil
+		d := time.Duration(sec * float64(time.Second))
+		if s.eng.tame {
+			d = min(d, time.Millisecond)
+		}
+		return &sleepStmt{s: s, d: d}, nil
 	}
 	if m := rePanic.FindStringSubmatch(text); m != nil {
+		if s.eng.tame {
+			return nil, pgerr.New(pgerr.FeatureNotSupported, "no panics today")
+		}
 		return &panicStmt{s: s, msg: m[1]}, nil
 	}
 	if m := reMany.FindStringSubmatch(text); m != nil {
 		n, _ := strconv.Atoi(m[1])
 		cols, _ := strconv.Atoi(m[2])
+		if s.eng.tame {
+			n, cols = min(n, 100), min(cols, 100)
+		}
 		return &manyStmt{s: s, n: n, cols: cols}, nil
 	}
 	if m := reSet.FindStringSubmatch(text); m != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"strings"
 	"testing"
 	"time"
@@ -13,13 +14,15 @@ import (
 	"github.com/jackc/pgx/v5/pgconn/ctxwatch"
 )
 
-// connectPgx opens a pgx connection to the test server. Cancelling a
-// query's context sends a CancelRequest, as libpq-based clients do.
-func connectPgx(t testing.TB, addr string, opts ...string) *pgx.Conn {
+// pgxConfig returns a pgx configuration for the test server; opts are
+// keyword=value settings that override the defaults. Cancelling a query's
+// context sends a CancelRequest, as libpq-based clients do.
+func pgxConfig(t testing.TB, addr string, opts ...string) *pgx.ConnConfig {
 	t.Helper()
-	dsn := "postgres://postgres@" + addr + "/postgres?sslmode=disable&application_name=pgwire_test"
+	host, port, _ := net.SplitHostPort(addr)
+	dsn := "host=" + host + " port=" + port + " user=postgres dbname=postgres sslmode=disable application_name=pgwire_test"
 	for _, o := range opts {
-		dsn += "&" + o
+		dsn += " " + o
 	}
 	cfg, err := pgx.ParseConfig(dsn)
 	if err != nil {
@@ -28,14 +31,25 @@ func connectPgx(t testing.TB, addr string, opts ...string) *pgx.Conn {
 	cfg.BuildContextWatcherHandler = func(c *pgconn.PgConn) ctxwatch.Handler {
 		return &pgconn.CancelRequestContextWatcherHandler{Conn: c, DeadlineDelay: 5 * time.Second}
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	conn, err := pgx.ConnectConfig(ctx, cfg)
+	return cfg
+}
+
+// connectPgx opens a pgx connection to the test server, closed when the
+// test ends.
+func connectPgx(t testing.TB, addr string, opts ...string) *pgx.Conn {
+	t.Helper()
+	conn, err := connectPgxErr(t, addr, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { conn.Close(context.Background()) })
 	return conn
+}
+
+func connectPgxErr(t testing.TB, addr string, opts ...string) (*pgx.Conn, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	return pgx.ConnectConfig(ctx, pgxConfig(t, addr, opts...))
 }
 
 func pgCode(err error) string {
@@ -299,11 +313,7 @@ func TestCancelIdle(t *testing.T) {
 
 func TestPgxNoticesAndParameterStatus(t *testing.T) {
 	ts := startServer(t, Config{})
-	dsn := "postgres://postgres@" + ts.addr + "/postgres?sslmode=disable&application_name=first"
-	cfg, err := pgx.ParseConfig(dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := pgxConfig(t, ts.addr, "application_name=first")
 	notices := make(chan string, 10)
 	cfg.OnNotice = func(_ *pgconn.PgConn, n *pgconn.Notice) { notices <- n.Severity + " " + n.Code + " " + n.Message }
 	ctx := context.Background()

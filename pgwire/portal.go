@@ -35,6 +35,9 @@ type portal struct {
 	params  []types.Datum
 	formats []int16 // result formats as sent in Bind
 	res     Result  // open while suspended
+	// fbuf holds formats when there are few, saving an allocation per
+	// Bind for the common case.
+	fbuf [4]int16
 	// suspended is set once an Execute has stopped at its row limit;
 	// from then on each Execute's tag counts its own rows, as in
 	// PostgreSQL.

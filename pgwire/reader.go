@@ -36,6 +36,7 @@ const (
 // msgReader reads frontend messages from one connection.
 type msgReader struct {
 	br   *bufio.Reader
+	hdr  [5]byte // kept here so that reading it does not allocate
 	body []byte
 	max  int // largest accepted body, in bytes
 	msgs frontendMessages
@@ -65,11 +66,11 @@ func newMsgReader(r io.Reader, maxBody int) *msgReader {
 // startupPacket reads the length-prefixed packet that opens a connection and
 // returns its body.
 func (r *msgReader) startupPacket() ([]byte, error) {
-	var hdr [4]byte
-	if _, err := io.ReadFull(r.br, hdr[:]); err != nil {
+	hdr := r.hdr[:4]
+	if _, err := io.ReadFull(r.br, hdr); err != nil {
 		return nil, err
 	}
-	n := int(int32(binary.BigEndian.Uint32(hdr[:]))) - 4
+	n := int(int32(binary.BigEndian.Uint32(hdr))) - 4
 	if n < 4 || n > maxStartupPacket {
 		return nil, fatal(pgerr.ProtocolViolation, "invalid length of startup packet")
 	}
@@ -83,7 +84,7 @@ func (r *msgReader) startupPacket() ([]byte, error) {
 // message (the answer to an authentication request, whose layout depends on
 // the request) is decoded; nil when none is expected.
 func (r *msgReader) next(password pgproto3.FrontendMessage) (msg pgproto3.FrontendMessage, decodeErr, err error) {
-	var hdr [5]byte
+	hdr := r.hdr[:]
 	if _, err := io.ReadFull(r.br, hdr[:1]); err != nil {
 		return nil, nil, err
 	}

@@ -146,16 +146,7 @@ func (s *Server) acceptLoop(ctx, connCtx context.Context, ln net.Listener) error
 // start launches the goroutine that serves nc; false when shutting down.
 func (s *Server) start(ctx context.Context, nc net.Conn) bool {
 	ctx, stop := context.WithCancelCause(ctx)
-	c := &conn{
-		srv:     s,
-		nc:      nc,
-		r:       newMsgReader(nc, s.cfg.MaxMessageSize),
-		w:       newWriter(nc),
-		log:     s.log.With("remote_addr", nc.RemoteAddr().String()),
-		stmts:   make(map[string]*prepared),
-		portals: make(map[string]*portal),
-		stop:    stop,
-	}
+	c := s.newConn(nc, stop)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closing {
@@ -171,6 +162,20 @@ func (s *Server) start(ctx context.Context, nc net.Conn) bool {
 		c.serve(ctx)
 	}()
 	return true
+}
+
+// newConn prepares the state of a connection; stop cancels its context.
+func (s *Server) newConn(nc net.Conn, stop context.CancelCauseFunc) *conn {
+	return &conn{
+		srv:     s,
+		nc:      nc,
+		r:       newMsgReader(nc, s.cfg.MaxMessageSize),
+		w:       newWriter(nc),
+		log:     s.log.With("remote_addr", nc.RemoteAddr().String()),
+		stmts:   make(map[string]*prepared),
+		portals: make(map[string]*portal),
+		stop:    stop,
+	}
 }
 
 // forget removes c from the set of live connections.

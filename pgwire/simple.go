@@ -71,7 +71,7 @@ func (c *conn) runSimple(ctx context.Context, st Statement) error {
 	if _, _, err := c.streamRows(ctx, res, cols, nil, 0); err != nil {
 		return err
 	}
-	return c.w.send(&pgproto3.CommandComplete{CommandTag: []byte(res.Tag())})
+	return c.w.commandComplete(res.Tag())
 }
 
 // streamRows sends up to limit rows of res (all when limit is 0) and

@@ -1,6 +1,7 @@
 package pgwire
 
 import (
+	"encoding/binary"
 	"io"
 	"sync"
 	"sync/atomic"
@@ -96,6 +97,19 @@ func (w *writer) rowDescription(cols []Column, formats []int16) error {
 	defer w.mu.Unlock()
 	if w.err == nil {
 		w.buf = appendRowDescription(w.buf, cols, formats)
+	}
+	return w.err
+}
+
+// commandComplete appends CommandComplete with the given tag.
+func (w *writer) commandComplete(tag string) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.err == nil {
+		w.buf = append(w.buf, 'C', 0, 0, 0, 0)
+		w.buf = append(w.buf, tag...)
+		w.buf = append(w.buf, 0)
+		binary.BigEndian.PutUint32(w.buf[len(w.buf)-len(tag)-5:], uint32(len(tag)+5))
 	}
 	return w.err
 }

@@ -1,0 +1,89 @@
+package pgwire
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"math/big"
+	"net"
+	"strings"
+	"testing"
+	"time"
+)
+
+// selfSignedTLS returns a server TLS configuration with a fresh
+// certificate for 127.0.0.1.
+func selfSignedTLS(t testing.TB) *tls.Config {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1),
+		Subject:      pkix.Name{CommonName: "streamdb test"},
+		NotBefore:    time.Now().Add(-time.Hour),
+		NotAfter:     time.Now().Add(time.Hour),
+		IPAddresses:  []net.IP{net.IPv4(127, 0, 0, 1)},
+		KeyUsage:     x509.KeyUsageDigitalSignature,
+		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &tls.Config{Certificates: []tls.Certificate{{Certificate: [][]byte{der}, PrivateKey: key}}}
+}
+
+func TestTLS(t *testing.T) {
+	ts := startServer(t, Config{TLS: selfSignedTLS(t)})
+	ctx := context.Background()
+	for _, mode := range []string{"require", "disable"} {
+		t.Run(mode, func(t *testing.T) {
+			conn := connectPgx(t, ts.addr, "sslmode="+mode)
+			_, encrypted := conn.PgConn().Conn().(*tls.Conn)
+			if encrypted != (mode == "require") {
+				t.Errorf("sslmode=%s: encrypted = %v", mode, encrypted)
+			}
+			var n int32
+			if err := conn.QueryRow(ctx, "SELECT $1::int4", 7).Scan(&n); err != nil || n != 7 {
+				t.Fatalf("query over %s: %v %d", mode, err, n)
+			}
+		})
+	}
+}
+
+// TestTLSPlaintextAfterSSLRequest sends a startup message right behind the
+// SSLRequest, before the handshake; PostgreSQL refuses such bytes since
+// they would be taken as if they had arrived encrypted.
+func TestTLSPlaintextAfterSSLRequest(t *testing.T) {
+	ts := startServer(t, Config{TLS: selfSignedTLS(t)})
+	conn := newRawConn(t, ts.addr)
+	conn.Write(append(packet(be32(sslRequestCode)), startupPacket(196608, "user", "u")...))
+	got := strings.Join(readAll(t, conn), "|")
+	want := `ErrorResponse FATAL 08P01 "received unencrypted data after SSL request"|(closed)`
+	if got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+}
+
+func TestPasswordAuth(t *testing.T) {
+	ts := startServer(t, Config{Auth: PasswordAuth(StaticPassword("alice", "s3cret"))})
+	ctx := context.Background()
+	conn := connectPgx(t, ts.addr, "user=alice", "password=s3cret")
+	var n int32
+	if err := conn.QueryRow(ctx, "SELECT 1").Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	if u := ts.eng.lastStartup().User; u != "alice" {
+		t.Errorf("session user %q", u)
+	}
+	_, err := connectPgxErr(t, ts.addr, "user=alice", "password=wrong")
+	if pgCode(err) != "28P01" || !strings.Contains(err.Error(), `password authentication failed for user "alice"`) {
+		t.Errorf("wrong password: %v", err)
+	}
+}
