@@ -109,7 +109,7 @@ func BenchmarkDataRow(b *testing.B) {
 					vals = append(vals, nil)
 					continue
 				}
-				vals = append(vals, appendText(nil, d, cols[i].Type, cfg))
+				vals = append(vals, types.AppendText(nil, d, cols[i].Type, cfg))
 			}
 			var err error
 			if buf, err = (&pgproto3.DataRow{Values: vals}).Encode(buf[:0]); err != nil {

@@ -39,9 +39,9 @@ func appendDataRow(dst []byte, row types.Row, cols []Column, formats []int16, cf
 		at := len(dst)
 		dst = append(dst, 0, 0, 0, 0)
 		if formatOf(formats, i) == formatBinary {
-			dst = appendBinary(dst, d, cols[i].Type)
+			dst = types.AppendBinary(dst, d, cols[i].Type)
 		} else {
-			dst = appendText(dst, d, cols[i].Type, cfg)
+			dst = types.AppendText(dst, d, cols[i].Type, cfg)
 		}
 		binary.BigEndian.PutUint32(dst[at:], uint32(len(dst)-at-4))
 	}

@@ -37,9 +37,9 @@ func TestDataRowEncoding(t *testing.T) {
 				switch {
 				case d.IsNull():
 				case formatOf(tc.formats, i) == formatBinary:
-					want = appendBinary(nil, d, cols[i].Type)
+					want = types.AppendBinary(nil, d, cols[i].Type)
 				default:
-					want = appendText(nil, d, cols[i].Type, cfg)
+					want = types.AppendText(nil, d, cols[i].Type, cfg)
 				}
 				if string(dr.Values[i]) != string(want) || (dr.Values[i] == nil) != d.IsNull() {
 					t.Errorf("column %d: got %q, want %q", i, dr.Values[i], want)

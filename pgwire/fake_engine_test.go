@@ -312,7 +312,7 @@ func parseItem(item string) (selectItem, error) {
 	}
 	it.col = Column{Name: cast, Type: t}
 	if !it.value.IsNull() {
-		v, err := parseText(text, t, types.DefaultTextConfig())
+		v, err := types.ParseText(text, t, types.DefaultTextConfig())
 		if err != nil {
 			return it, err
 		}

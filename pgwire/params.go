@@ -42,7 +42,7 @@ func decodeParams(m *pgproto3.Bind, p *prepared, stmtName string, cfg *types.Tex
 		case t.Family == types.Unknown:
 			out[i] = types.NewText(string(v))
 		default:
-			out[i], err = parseBinary(v, t)
+			out[i], err = types.ParseBinary(v, t)
 		}
 		if err != nil {
 			return nil, local(err)
@@ -55,5 +55,5 @@ func parseParamText(s string, t types.Type, cfg *types.TextConfig) (types.Datum,
 	if t.Family == types.Unknown {
 		return types.NewText(s), nil
 	}
-	return parseText(s, t, cfg)
+	return types.ParseText(s, t, cfg)
 }

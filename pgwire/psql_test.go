@@ -30,20 +30,19 @@ func TestPsql(t *testing.T) {
 		return stdout.String(), stderr.String(), err
 	}
 
-	out, errOut, err := run("-c", "SELECT generate_series(1, 3)", "-c", "SELECT 'a', NULL, true; SELECT 2::int8")
+	out, errOut, err := run("-c", "SELECT generate_series(1, 3)", "-c", "SELECT 'a', NULL, true; SELECT 2::int8",
+		"-c", "DO $$BEGIN RAISE NOTICE 'from psql'; END$$")
 	if err != nil {
 		t.Fatalf("psql: %v\n%s", err, errOut)
 	}
 	if want := "1\n2\n3\na||t\n2\n"; out != want {
 		t.Errorf("got %q, want %q", out, want)
 	}
+	if !strings.Contains(errOut, "NOTICE:  from psql") {
+		t.Errorf("notice not shown: %q", errOut)
+	}
 	if got := ts.eng.lastStartup().Params["application_name"]; got != "psql_test" {
 		t.Errorf("application_name %q", got)
-	}
-
-	out, errOut, err = run("-c", "DO $$BEGIN RAISE NOTICE 'from psql'; END$$")
-	if err != nil || !strings.Contains(errOut, "NOTICE:  from psql") {
-		t.Errorf("notice: %v %q %q", err, out, errOut)
 	}
 
 	_, errOut, err = run("-c", "SELECT 1/0")
