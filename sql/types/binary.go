@@ -3,7 +3,6 @@ package types
 import (
 	"encoding/binary"
 	"math"
-	"unicode/utf8"
 
 	"github.com/streamdb/streamdb/sql/pgerr"
 )
@@ -159,14 +158,14 @@ func parseBinaryValue(b []byte, t Type) (Datum, error) {
 	case Numeric:
 		return parseNumericBinary(b)
 	case Text, Varchar, Char, Name, Unknown:
-		if !utf8.Valid(b) {
-			return Null, pgerr.New(pgerr.CharacterNotInRepertoire, "invalid byte sequence for encoding \"UTF8\"")
+		s := string(b)
+		if err := checkUTF8(s); err != nil {
+			return Null, err
 		}
 		f := t.Family
 		if f == Unknown {
 			f = Text
 		}
-		s := string(b)
 		if f == Name {
 			s = truncateName(s)
 		}

@@ -47,14 +47,14 @@ func randomDatum(rng *rand.Rand, f Family) Datum {
 	case Char:
 		return NewString(f, randomString(rng)+strings.Repeat(" ", rng.IntN(3)))
 	case Date:
-		return NewDate(pick(PosInf, NegInf, 0, -2451545, 2932896, -719528))
+		return NewDate(pick(PosInf, NegInf, 0, -2440588, 2932896, -719528, 2147483493-unixEpochJDate))
 	case Time:
 		return NewTime(rng.Int64N(86400000001))
 	case Timestamp, TimestampTZ:
-		return Datum{kind: f, i: pick(PosInf, NegInf, 0, -211813488000000000, 9224318015999999999/2, 1)}
+		return Datum{kind: f, i: pick(PosInf, NegInf, 0, minTimestamp, PosInf-1, 1)}
 	case Interval:
 		return NewInterval(IntervalValue{Months: int32(pick(0, 1, -1, 12, math.MaxInt32, math.MinInt32)),
-			Days: int32(pick(0, 30, -30, 1, math.MaxInt32)), Micros: pick(0, 86400000000, -86400000000, math.MaxInt64, math.MinInt64)})
+			Days: int32(pick(0, 30, -30, 1, math.MaxInt32)), Micros: pick(0, 86400000000, -86400000000, math.MaxInt64, math.MinInt64+1)})
 	case UUID:
 		var u [16]byte
 		for i := range u {

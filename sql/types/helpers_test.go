@@ -3,6 +3,8 @@ package types
 import (
 	"fmt"
 	"strings"
+	"testing"
+	"time"
 
 	"github.com/cockroachdb/apd/v3"
 )
@@ -36,4 +38,12 @@ func benchRow() Row {
 	amount, _, _ := apd.NewFromString("1234.56")
 	return Row{NewInt8(123456789), NewInt4(42), NewText("customer-000042"), NewNumeric(amount),
 		NewTimestampTZ(1700000000000000), NewBool(true), NewFloat8(3.25), Null}
+}
+
+func mustLoad(t testing.TB, name string) *time.Location {
+	loc, err := time.LoadLocation(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return loc
 }

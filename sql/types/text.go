@@ -2,6 +2,7 @@ package types
 
 import (
 	"strings"
+	"unicode/utf8"
 
 	"github.com/streamdb/streamdb/sql/pgerr"
 )
@@ -90,11 +91,17 @@ func parseTextValue(s string, t Type, cfg *TextConfig) (Datum, error) {
 	case Numeric:
 		return parseNumeric(s)
 	case Text, Varchar, Char, Unknown:
+		if err := checkUTF8(s); err != nil {
+			return Null, err
+		}
 		if t.Family == Unknown {
 			return NewText(s), nil
 		}
 		return NewString(t.Family, s), nil
 	case Name:
+		if err := checkUTF8(s); err != nil {
+			return Null, err
+		}
 		return NewString(Name, truncateName(s)), nil
 	case Bytea:
 		return parseBytea(s)
@@ -149,6 +156,24 @@ func typeName(t Type) string {
 // quoteValue quotes s as PostgreSQL's error messages do: in double quotes,
 // without escaping.
 func quoteValue(s string) string { return `"` + s + `"` }
+
+// checkUTF8 rejects text PostgreSQL could not store: invalid UTF-8 and
+// NUL bytes.
+func checkUTF8(s string) error {
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c != 0 && c < utf8.RuneSelf {
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if c == 0 || r == utf8.RuneError && n <= 1 {
+			return pgerr.New(pgerr.CharacterNotInRepertoire, "invalid byte sequence for encoding \"UTF8\": 0x%02x", c)
+		}
+		i += n
+	}
+	return nil
+}
 
 // isSpace is PostgreSQL's isspace in the C locale.
 func isSpace(c byte) bool {

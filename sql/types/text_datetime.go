@@ -120,12 +120,16 @@ func appendTimestamp(dst []byte, usec int64, tz bool, cfg *TextConfig) []byte {
 	}
 	var off int64
 	var abbrev string
+	days, tod := floorDiv(usec, usecsPerDay)
 	if tz {
 		sec, _ := floorDiv(usec, usecsPerSec)
 		off, abbrev = zoneOffset(cfg.Location, sec)
-		usec += off * usecsPerSec
+		// Shift the time of day rather than the payload, which may be
+		// too close to the int64 limits to take the offset.
+		var carry int64
+		carry, tod = floorDiv(tod+off*usecsPerSec, usecsPerDay)
+		days += carry
 	}
-	days, tod := floorDiv(usec, usecsPerDay)
 	jd := days + unixEpochJDate
 	y, m, d, bc := civil(jd)
 	switch cfg.DateStyle {

@@ -1,6 +1,10 @@
 package types
 
-import "github.com/streamdb/streamdb/sql/pgerr"
+import (
+	"math"
+
+	"github.com/streamdb/streamdb/sql/pgerr"
+)
 
 // dtError converts a decoding failure into PostgreSQL's error for input s
 // of type t.
@@ -87,7 +91,7 @@ func parseTimestamp(s string, tz bool, cfg *TextConfig) (Datum, error) {
 		return Null, outOfRange
 	}
 	days := date2j(r.year, r.mon, r.mday) - unixEpochJDate
-	if days > 106751990 {
+	if days > math.MaxInt64/usecsPerDay {
 		return Null, outOfRange
 	}
 	secs := days*secsPerDay + (r.hour*60+r.min)*60 + r.sec

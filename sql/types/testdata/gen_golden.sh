@@ -31,3 +31,4 @@ CREATE TEMP TABLE cases (n serial, typ text, val text);
 SQL
 	done
 done
+psql -X -q -v ON_ERROR_STOP=1 -At -f jsonb_pairs.sql >jsonb_pairs.golden
