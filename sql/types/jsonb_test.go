@@ -52,11 +52,11 @@ func TestJSONBPairsGolden(t *testing.T) {
 
 func TestJSONBCanonical(t *testing.T) {
 	for in, want := range map[string]string{
-		`{"b":1,"a":[1, 2]}`:         `{"a": [1, 2], "b": 1}`,
-		`{"a":1,"a":2}`:              `{"a": 2}`,
-		`{"aa":1,"b":2}`:             `{"b": 2, "aa": 1}`,
-		`[1.0, 1e2, -0, 1.50E-1]`:    `[1.0, 100, 0, 0.150]`,
-		`"\u00e9\n\u0001"`:           `"é\n\u0001"`,
+		`{"b":1,"a":[1, 2]}`:          `{"a": [1, 2], "b": 1}`,
+		`{"a":1,"a":2}`:               `{"a": 2}`,
+		`{"aa":1,"b":2}`:              `{"b": 2, "aa": 1}`,
+		`[1.0, 1e2, -0, 1.50E-1]`:     `[1.0, 100, 0, 0.150]`,
+		`"\u00e9\n\u0001"`:            `"é\n\u0001"`,
 		` { "x" : [ true , null ] } `: `{"x": [true, null]}`,
 	} {
 		got, err := CanonicalJSONB(in)
