@@ -35,7 +35,7 @@ func TestPsql(t *testing.T) {
 	if err != nil {
 		t.Fatalf("psql: %v\n%s", err, errOut)
 	}
-	if want := "1\n2\n3\na||t\n2\n"; out != want {
+	if want := "1\n2\n3\na||t\n2\nDO\n"; out != want {
 		t.Errorf("got %q, want %q", out, want)
 	}
 	if !strings.Contains(errOut, "NOTICE:  from psql") {
