@@ -1,16 +1,190 @@
 package scalar
 
-// AggFunc is an aggregate function overload.
+import (
+	"github.com/streamdb/streamdb/dataflow"
+	"github.com/streamdb/streamdb/sql/pgerr"
+	"github.com/streamdb/streamdb/sql/types"
+)
+
+// AggFunc is an aggregate function overload. Build turns it, with the
+// call's compiled arguments, FILTER, DISTINCT and ORDER BY, into the
+// dataflow engine's Aggregate.
 type AggFunc struct {
-	Name string
+	Name   string
+	Params []types.Type
+	Ret    types.Type
+	// Strict aggregates ignore input rows in which any argument is NULL
+	// (all but count(*), array_agg, jsonb_agg and jsonb_object_agg's value).
+	Strict bool
+
+	// newAcc makes one group's accumulator for the concrete parameter
+	// types.
+	newAcc func(params []types.Type, ret types.Type) accumulator
+	// ordered accumulators see their inputs in ORDER BY order: they are
+	// fed from a per-group multiset rather than one row at a time.
+	ordered bool
+	empty   types.Datum
 }
 
-// WindowFunc is a window function overload.
-type WindowFunc struct {
-	Name string
+// AggOrder is one ORDER BY key inside an aggregate call.
+type AggOrder struct {
+	Eval       Evaluator
+	Desc       bool
+	NullsFirst bool
 }
 
-// TableFunc is a set-returning function usable in FROM.
-type TableFunc struct {
-	Name string
+// AggSpec is a compiled aggregate call.
+type AggSpec struct {
+	// Args evaluate the arguments on an input row (none for count(*)).
+	Args []Evaluator
+	// Distinct aggregates each distinct argument tuple once.
+	Distinct bool
+	// Filter, if set, drops rows for which it is not true.
+	Filter Predicate
+	// Order sorts the inputs of order-sensitive aggregates.
+	Order []AggOrder
+	// Eval is the evaluation context for Args, Filter and Order.
+	Eval *EvalContext
+}
+
+// Empty returns the aggregate's value over no rows: 0 for count, NULL for
+// the others.
+func (f *AggFunc) Empty() types.Datum { return f.empty }
+
+// Build returns the dataflow aggregate for one call.
+func (f *AggFunc) Build(spec AggSpec) (dataflow.Aggregate, error) {
+	if f.newAcc == nil {
+		return nil, pgerr.New(pgerr.InternalError, "aggregate %s is not instantiated", f.Name)
+	}
+	if len(spec.Args) != len(f.Params) {
+		return nil, pgerr.New(pgerr.InternalError, "aggregate %s built with %d arguments, wants %d", f.Name, len(spec.Args), len(f.Params))
+	}
+	return &aggregate{fn: f, spec: spec}, nil
+}
+
+// accumulator is an aggregate's per-group state over evaluated arguments.
+// add must leave the state unchanged when it fails.
+type accumulator interface {
+	add(args []types.Datum, diff int64) error
+	result() (types.Datum, error)
+}
+
+type aggregate struct {
+	fn   *AggFunc
+	spec AggSpec
+}
+
+var _ dataflow.Aggregate = (*aggregate)(nil)
+
+// NewState returns an empty group state.
+func (a *aggregate) NewState() dataflow.AggState {
+	s := &aggState{agg: a, args: make([]types.Datum, len(a.spec.Args))}
+	acc := a.fn.newAcc(a.fn.Params, a.fn.Ret)
+	switch {
+	case a.fn.ordered:
+		s.set = newMultiset(a.spec.Distinct, acc.(orderedAccumulator))
+	case a.spec.Distinct:
+		s.distinct = map[string]int64{}
+		s.acc = acc
+	default:
+		s.acc = acc
+	}
+	return s
+}
+
+// aggState evaluates arguments, applies FILTER and strictness, and feeds
+// the accumulator directly, through a DISTINCT counter, or through an
+// ordered multiset.
+type aggState struct {
+	agg      *aggregate
+	args     []types.Datum
+	acc      accumulator
+	distinct map[string]int64
+	set      *multiset
+	keyBuf   []byte
+}
+
+func (s *aggState) Update(row types.Row, diff int64) error {
+	spec := &s.agg.spec
+	if spec.Filter != nil {
+		ok, err := spec.Filter(spec.Eval, row)
+		if err != nil || !ok {
+			return err
+		}
+	}
+	for i, ev := range spec.Args {
+		d, err := ev(spec.Eval, row)
+		if err != nil {
+			return err
+		}
+		if d.IsNull() && s.agg.fn.Strict {
+			return nil
+		}
+		s.args[i] = d
+	}
+	switch {
+	case s.set != nil:
+		return s.set.add(spec, row, s.args, diff)
+	case s.distinct != nil:
+		s.keyBuf = types.AppendKeyRow(s.keyBuf[:0], s.args)
+		old := s.distinct[string(s.keyBuf)]
+		n := old + diff
+		var err error
+		switch {
+		case old <= 0 && n > 0:
+			err = s.acc.add(s.args, 1)
+		case old > 0 && n <= 0:
+			err = s.acc.add(s.args, -1)
+		}
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			delete(s.distinct, string(s.keyBuf))
+		} else {
+			s.distinct[string(s.keyBuf)] = n
+		}
+		return nil
+	}
+	return s.acc.add(s.args, diff)
+}
+
+func (s *aggState) Result() (types.Datum, error) {
+	if s.set != nil {
+		return s.set.result()
+	}
+	return s.acc.result()
+}
+
+// IsAggregate reports whether name is an aggregate function.
+func IsAggregate(name string) bool { return len(lib.aggs[name]) > 0 }
+
+// ResolveAggregate picks the overload of aggregate name for the argument
+// types (none for count(*)), with the same rules as ResolveFunc.
+func ResolveAggregate(name string, args []types.Type, distinct bool) (*AggFunc, []types.Type, error) {
+	aggs := lib.aggs[name]
+	fs := make([]*Func, len(aggs))
+	for i, a := range aggs {
+		fs[i] = &Func{Name: a.Name, Params: a.Params, Ret: a.Ret}
+	}
+	c, err := resolve(fs, args, false)
+	if err != nil {
+		return nil, nil, funcError(err, name, args)
+	}
+	var chosen *AggFunc
+	for i, f := range fs {
+		if f == c.fn {
+			chosen = aggs[i]
+		}
+	}
+	f, targets, _ := finish(c, args)
+	inst := *chosen
+	inst.Params, inst.Ret = targets, f.Ret
+	return &inst, targets, nil
+}
+
+func addAgg(fs ...*AggFunc) {
+	for _, f := range fs {
+		lib.aggs[f.Name] = append(lib.aggs[f.Name], f)
+	}
 }

@@ -149,6 +149,9 @@ func (p *parser) expect(kind byte, text string) error {
 	return nil
 }
 
+// bindConfig holds the session settings literals are read with.
+var bindConfig = types.DefaultTextConfig()
+
 // parseExpr parses and binds one SQL expression.
 func parseExpr(src string) (Expr, error) {
 	toks, err := lex(src)
@@ -908,7 +911,7 @@ func coerce(e Expr, t types.Type) (Expr, error) {
 		if c.Val.IsNull() {
 			return NullOf(t), nil
 		}
-		d, err := castDatum(c.Val, types.TypeUnknown, t, nil)
+		d, err := castDatum(c.Val, types.TypeUnknown, t, bindConfig)
 		if err != nil {
 			return nil, err
 		}

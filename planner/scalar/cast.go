@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/cockroachdb/apd/v3"
-	"github.com/streamdb/streamdb/sql/pgerr"
 	"github.com/streamdb/streamdb/sql/types"
 )
 
@@ -25,9 +24,17 @@ func castDatum(d types.Datum, from, to types.Type, cfg *types.TextConfig) (types
 		return types.NewString(to.Family, datumText(d, from, cfg)), nil
 	}
 	if from.Family.IsString() || from.Family == types.Unknown {
-		return parseText(d.Str(), to)
+		return types.ParseText(d.Str(), to, cfg)
 	}
 	switch to.Family {
+	case types.Timestamp, types.TimestampTZ:
+		if from.Family == types.Date {
+			us := dateToTS(d.Int())
+			if to.Family == types.TimestampTZ && !isInf(us) {
+				us = localToUTC(us, cfg.Location)
+			}
+			return types.NewInt(to.Family, us), nil
+		}
 	case types.Int2, types.Int4, types.Int8:
 		switch from.Family {
 		case types.Int2, types.Int4, types.Int8:
@@ -73,52 +80,4 @@ func castDatum(d types.Datum, from, to types.Type, cfg *types.TextConfig) (types
 		return numResult(r)
 	}
 	return d.WithKind(to.Family), nil
-}
-
-func parseText(s string, to types.Type) (types.Datum, error) {
-	s = strings.TrimSpace(s)
-	bad := func() error {
-		return pgerr.New(pgerr.InvalidTextRepresentation, "invalid input syntax for type %s: \"%s\"", to.Family, s)
-	}
-	switch to.Family {
-	case types.Bool:
-		switch strings.ToLower(s) {
-		case "t", "true", "yes", "on", "1":
-			return types.DTrue, nil
-		case "f", "false", "no", "off", "0":
-			return types.DFalse, nil
-		}
-		return types.Null, bad()
-	case types.Int2, types.Int4, types.Int8:
-		v, err := strconv.ParseInt(s, 10, 64)
-		if err != nil {
-			return types.Null, bad()
-		}
-		return intResult(to.Family, v)
-	case types.Float4, types.Float8:
-		v, err := strconv.ParseFloat(s, 64)
-		if err != nil {
-			return types.Null, bad()
-		}
-		if to.Family == types.Float4 {
-			return types.NewFloat4(float32(v)), nil
-		}
-		return types.NewFloat8(v), nil
-	case types.Numeric:
-		r, _, err := apd.NewFromString(s)
-		if err != nil {
-			return types.Null, bad()
-		}
-		if _, sc, ok := to.NumericPrecisionScale(); ok {
-			roundScale(r, int(sc))
-		}
-		return numResult(r)
-	case types.JSONB:
-		c, err := types.CanonicalJSONB(s)
-		if err != nil {
-			return types.Null, err
-		}
-		return types.NewString(types.JSONB, c), nil
-	}
-	return types.NewString(to.Family, s), nil
 }

@@ -171,6 +171,7 @@ func TestGolden(t *testing.T) {
 				generateGolden(t, f, readCases(t, f))
 			}
 			cfg := types.DefaultTextConfig()
+			bindConfig = cfg
 			ctx := &EvalContext{Text: cfg, TxnTime: time.Date(2024, 3, 10, 12, 0, 0, 0, time.UTC)}
 			fails := 0
 			for _, c := range readGolden(t, strings.TrimSuffix(f, ".sql")+".golden") {
@@ -182,6 +183,7 @@ func TestGolden(t *testing.T) {
 					cfg = types.DefaultTextConfig()
 					cfg.Location = loc
 					ctx = &EvalContext{Text: cfg, TxnTime: ctx.TxnTime}
+					bindConfig = cfg
 					continue
 				}
 				got := goldenEval(ctx, c.expr)

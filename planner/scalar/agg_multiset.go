@@ -1,0 +1,122 @@
+package scalar
+
+import (
+	"github.com/tidwall/btree"
+
+	"github.com/streamdb/streamdb/sql/types"
+)
+
+// multiset is the per-group state of the aggregates that cannot be
+// inverted: min, max, string_agg, array_agg, jsonb_agg, jsonb_object_agg,
+// and DISTINCT aggregates with ORDER BY. It counts each distinct input
+// (ORDER BY keys, then arguments) in a B-tree ordered by the memcomparable
+// key encoding, so deleting any value, including the current extreme, is
+// O(log n), and the accumulator reads the inputs in ORDER BY order.
+type multiset struct {
+	tree     *btree.BTreeG[*msEntry]
+	distinct bool
+	acc      orderedAccumulator
+	keyBuf   []byte
+	probe    msEntry
+}
+
+type msEntry struct {
+	key  string
+	args []types.Datum
+	n    int64
+}
+
+// orderedAccumulator computes a result from the multiset's entries.
+type orderedAccumulator interface {
+	fold(m *multiset) (types.Datum, error)
+}
+
+func newMultiset(distinct bool, acc orderedAccumulator) *multiset {
+	less := func(a, b *msEntry) bool { return a.key < b.key }
+	return &multiset{tree: btree.NewBTreeGOptions(less, btree.Options{NoLocks: true}), distinct: distinct, acc: acc}
+}
+
+// appendOrderKey encodes one ORDER BY value: a NULL-placement byte, then
+// the value's key (descending keys are inverted by AppendKey).
+func appendOrderKey(dst []byte, d types.Datum, o *AggOrder) []byte {
+	switch {
+	case d.IsNull() && o.NullsFirst:
+		return append(dst, 0)
+	case d.IsNull():
+		return append(dst, 2)
+	}
+	return types.AppendKey(append(dst, 1), d, o.Desc)
+}
+
+func (m *multiset) add(spec *AggSpec, row types.Row, args []types.Datum, diff int64) error {
+	key := m.keyBuf[:0]
+	for i := range spec.Order {
+		o := &spec.Order[i]
+		d, err := o.Eval(spec.Eval, row)
+		if err != nil {
+			return err
+		}
+		key = appendOrderKey(key, d, o)
+	}
+	key = types.AppendKeyRow(key, args)
+	m.keyBuf = key
+	m.probe.key = string(key)
+	if e, ok := m.tree.Get(&m.probe); ok {
+		e.n += diff
+		if e.n == 0 {
+			m.tree.Delete(e)
+		}
+		return nil
+	}
+	if diff == 0 {
+		return nil
+	}
+	m.tree.Set(&msEntry{key: m.probe.key, args: append([]types.Datum(nil), args...), n: diff})
+	return nil
+}
+
+// each calls fn for every value with its multiplicity (1 for DISTINCT),
+// in order, until fn returns false.
+func (m *multiset) each(fn func(args []types.Datum, n int64) bool) {
+	m.tree.Scan(func(e *msEntry) bool {
+		if e.n <= 0 {
+			return true
+		}
+		n := e.n
+		if m.distinct {
+			n = 1
+		}
+		return fn(e.args, n)
+	})
+}
+
+// first and last return the extreme entries with a positive count.
+func (m *multiset) first() ([]types.Datum, bool) {
+	var out []types.Datum
+	m.each(func(args []types.Datum, _ int64) bool { out = args; return false })
+	return out, out != nil
+}
+
+func (m *multiset) last() ([]types.Datum, bool) {
+	var out []types.Datum
+	m.tree.Reverse(func(e *msEntry) bool {
+		if e.n > 0 {
+			out = e.args
+			return false
+		}
+		return true
+	})
+	return out, out != nil
+}
+
+func (m *multiset) result() (types.Datum, error) { return m.acc.fold(m) }
+
+// StateBytes estimates the multiset's memory for the engine's accounting.
+func (m *multiset) StateBytes() int64 {
+	var n int64
+	m.tree.Scan(func(e *msEntry) bool {
+		n += int64(len(e.key)) + 48 + int64(len(e.args))*48
+		return true
+	})
+	return n
+}

@@ -1,0 +1,143 @@
+package scalar
+
+import (
+	"strings"
+
+	"github.com/streamdb/streamdb/sql/types"
+)
+
+// The order-sensitive aggregates: their accumulators only fold the
+// multiset kept by aggState, so add is never called on them.
+
+type foldAcc struct {
+	fn func(m *multiset) (types.Datum, error)
+}
+
+func (f foldAcc) add([]types.Datum, int64) error {
+	return internalf("order-sensitive aggregate fed without its multiset")
+}
+
+func (f foldAcc) result() (types.Datum, error) {
+	return types.Null, internalf("order-sensitive aggregate read without its multiset")
+}
+
+func (f foldAcc) fold(m *multiset) (types.Datum, error) { return f.fn(m) }
+
+func orderedAgg(name string, params []types.Type, ret types.Type, strict bool, fold func(params []types.Type, ret types.Type, m *multiset) (types.Datum, error)) *AggFunc {
+	return &AggFunc{Name: name, Params: params, Ret: ret, Strict: strict, ordered: true,
+		newAcc: func(p []types.Type, r types.Type) accumulator {
+			return foldAcc{fn: func(m *multiset) (types.Datum, error) { return fold(p, r, m) }}
+		}}
+}
+
+func minMax(name string, max bool) *AggFunc {
+	return orderedAgg(name, ts(AnyElement), AnyElement, true, func(_ []types.Type, _ types.Type, m *multiset) (types.Datum, error) {
+		var args []types.Datum
+		var ok bool
+		if max {
+			args, ok = m.last()
+		} else {
+			args, ok = m.first()
+		}
+		if !ok {
+			return types.Null, nil
+		}
+		return args[0], nil
+	})
+}
+
+// stringAgg concatenates non-NULL values, each but the first preceded by
+// its own row's delimiter (a NULL delimiter is empty).
+func stringAgg(t types.Type) *AggFunc {
+	return orderedAgg("string_agg", ts(t, t), t, false, func(_ []types.Type, r types.Type, m *multiset) (types.Datum, error) {
+		var b strings.Builder
+		any := false
+		m.each(func(args []types.Datum, n int64) bool {
+			if args[0].IsNull() {
+				return true
+			}
+			for ; n > 0; n-- {
+				if any && !args[1].IsNull() {
+					b.WriteString(args[1].Str())
+				}
+				b.WriteString(args[0].Str())
+				any = true
+			}
+			return true
+		})
+		if !any {
+			return types.Null, nil
+		}
+		return types.NewString(r.Family, b.String()), nil
+	})
+}
+
+func arrayAgg() *AggFunc {
+	return orderedAgg("array_agg", ts(AnyNonArray), AnyArray, false, func(p []types.Type, _ types.Type, m *multiset) (types.Datum, error) {
+		var elems []types.Datum
+		m.each(func(args []types.Datum, n int64) bool {
+			for ; n > 0; n-- {
+				elems = append(elems, args[0])
+			}
+			return true
+		})
+		if elems == nil {
+			return types.Null, nil
+		}
+		return types.NewArray(&types.ArrayValue{Elem: p[0], Elems: elems}), nil
+	})
+}
+
+func jsonAgg(name string, ret types.Type) *AggFunc {
+	return orderedAgg(name, ts(AnyElement), ret, false, func(p []types.Type, r types.Type, m *multiset) (types.Datum, error) {
+		var elems []types.JSONValue
+		var err error
+		m.each(func(args []types.Datum, n int64) bool {
+			var v types.JSONValue
+			if v, err = toJSONValue(args[0], p[0], nil); err != nil {
+				return false
+			}
+			for ; n > 0; n-- {
+				elems = append(elems, v)
+			}
+			return true
+		})
+		if err != nil || elems == nil {
+			return types.Null, err
+		}
+		return jsonDatum(types.JSONValue{Kind: types.JSONArray, Elems: elems}, r.Family), nil
+	})
+}
+
+func jsonObjectAgg(name string, ret types.Type) *AggFunc {
+	return orderedAgg(name, ts(AnyT, AnyT), ret, false, func(p []types.Type, r types.Type, m *multiset) (types.Datum, error) {
+		var pairs []types.JSONPair
+		var err error
+		m.each(func(args []types.Datum, n int64) bool {
+			if args[0].IsNull() {
+				err = errNullKey()
+				return false
+			}
+			var v types.JSONValue
+			if v, err = toJSONValue(args[1], p[1], nil); err != nil {
+				return false
+			}
+			pairs = append(pairs, types.JSONPair{Key: datumText(args[0], p[0], nil), Value: v})
+			return true
+		})
+		if err != nil || pairs == nil {
+			return types.Null, err
+		}
+		return jsonDatum(makeObject(pairs), r.Family), nil
+	})
+}
+
+func init() {
+	addAgg(
+		minMax("min", false), minMax("max", true),
+		stringAgg(textT), stringAgg(byteaT),
+		arrayAgg(),
+		jsonAgg("jsonb_agg", types.TypeJSONB), jsonAgg("json_agg", types.TypeJSON),
+		jsonObjectAgg("jsonb_object_agg", types.TypeJSONB), jsonObjectAgg("json_object_agg", types.TypeJSON),
+	)
+}
