@@ -32,3 +32,12 @@ SQL
 	done
 done
 psql -X -q -v ON_ERROR_STOP=1 -At -f jsonb_pairs.sql >jsonb_pairs.golden
+# Casts: "from<TAB>to<TAB>input" cases, run with TimeZone America/New_York.
+grep -v '^#' cases_cast.txt >"$tmp"
+psql -X -q -v ON_ERROR_STOP=1 -At >casts.golden <<SQL
+\\i probe.sql
+SET TimeZone = 'America/New_York';
+CREATE TEMP TABLE cases (n serial, src text, dst text, val text);
+\\copy cases (src, dst, val) from '$tmp'
+\\copy (SELECT src, dst, val, split_part(r, E'\t', 1), split_part(r, E'\t', 2) FROM (SELECT n, src, dst, val, pg_temp.cast_probe(src, dst, val) AS r FROM cases) s ORDER BY n) TO STDOUT
+SQL

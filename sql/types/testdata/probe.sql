@@ -36,3 +36,16 @@ BEGIN
 EXCEPTION WHEN others THEN
   RETURN 'ERROR' || E'\t' || sqlstate || ': ' || sqlerrm;
 END $$;
+
+-- cast_probe(from, to, input) reads input as type "from", casts it
+-- explicitly to "to" and returns the output function's text, or
+-- "ERROR<TAB>sqlstate: message".
+CREATE FUNCTION pg_temp.cast_probe(src text, dst text, val text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE o text; outf text;
+BEGIN
+  SELECT typoutput::text INTO outf FROM pg_type WHERE oid = dst::regtype;
+  EXECUTE format('SELECT %s(CAST(CAST(%L AS %s) AS %s))::text', outf, val, src, dst) INTO o;
+  RETURN o || E'\t';
+EXCEPTION WHEN others THEN
+  RETURN 'ERROR' || E'\t' || sqlstate || ': ' || sqlerrm;
+END $$;
