@@ -160,9 +160,9 @@ func (c *conn) sendError(ctx context.Context, err error) (quit bool) {
 	}
 	quit = isFatal(err)
 	c.w.send(errorResponse(c.log, err, quit))
-	if quit {
-		c.w.flush()
-	}
+	// Like PostgreSQL, send errors at once: a pipelining client learns of
+	// the failure without waiting for its Sync.
+	c.w.flush()
 	return quit
 }
 

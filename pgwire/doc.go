@@ -77,9 +77,11 @@
 // pending, so a large result streams in steady chunks with bounded memory.
 // DataRow messages are encoded straight into that buffer (datarow.go) with
 // the value encoders of sql/types, at no allocation per row. The writer is
-// also the session's Notifier: a notice is queued behind the rows already
-// produced, or sent at once when the connection is idle; a ParameterStatus
-// change is sent just before the next ReadyForQuery, as PostgreSQL does.
+// also the session's Notifier: a notice is sent at once, behind the rows
+// already produced; a ParameterStatus change is sent just before the next
+// ReadyForQuery, or at once when the connection is idle, as PostgreSQL
+// does. Errors are flushed at once too, so a pipelining client learns of
+// a failure without waiting for its Sync.
 //
 // # Tests
 //

@@ -35,10 +35,9 @@ type Startup struct {
 // Notifier lets the engine push messages to the client while a statement
 // runs, or at any other time.
 type Notifier interface {
-	// Notice sends a NoticeResponse. n.Severity should be NOTICE or WARNING
-	// (NOTICE when empty). While a statement runs the notice is queued
-	// behind the rows already produced; when the connection is idle it is
-	// sent at once.
+	// Notice sends a NoticeResponse at once, behind the rows already
+	// produced. n.Severity should be NOTICE or WARNING (NOTICE when
+	// empty); n.Code defaults to 00000.
 	Notice(n *pgerr.Error)
 	// ParameterStatus reports a changed setting (after SET of a parameter
 	// the client tracks, such as application_name or TimeZone). As in

@@ -3,6 +3,7 @@ package pgwire
 import (
 	"bytes"
 	"context"
+	"io"
 	"log/slog"
 	"net"
 	"os"
@@ -15,14 +16,22 @@ import (
 )
 
 // pipeConn is a connection whose input is a fixed byte string (then EOF)
-// and whose output is discarded, so a fuzz input is served with no network
-// and no other goroutine.
+// and whose output goes to out, or nowhere, so a fuzz input is served with
+// no network and no other goroutine.
 type pipeConn struct {
-	r *bytes.Reader
+	r   *bytes.Reader
+	out io.Writer
 }
 
-func (c *pipeConn) Read(p []byte) (int, error)         { return c.r.Read(p) }
-func (c *pipeConn) Write(p []byte) (int, error)        { return len(p), nil }
+func (c *pipeConn) Read(p []byte) (int, error) { return c.r.Read(p) }
+
+func (c *pipeConn) Write(p []byte) (int, error) {
+	if c.out == nil {
+		return len(p), nil
+	}
+	return c.out.Write(p)
+}
+
 func (c *pipeConn) Close() error                       { return nil }
 func (c *pipeConn) LocalAddr() net.Addr                { return &net.TCPAddr{} }
 func (c *pipeConn) RemoteAddr() net.Addr               { return &net.TCPAddr{} }

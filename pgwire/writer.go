@@ -34,7 +34,8 @@ type writer struct {
 	status [][2]string
 	err    error // first write error; the connection is dead after it
 	// idle is set while the connection waits for the client's next
-	// message, when nothing else would flush a notice.
+	// message: a ParameterStatus report then goes out at once, as no
+	// ReadyForQuery is coming to carry it.
 	idle atomic.Bool
 }
 
@@ -162,14 +163,13 @@ func (w *writer) failed() error {
 	return w.err
 }
 
-// Notice implements Notifier.
+// Notice implements Notifier. Like PostgreSQL it flushes at once, so
+// notices raised during a long statement reach the client as they happen.
 func (w *writer) Notice(n *pgerr.Error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.appendLocked(noticeResponse(n))
-	if w.idle.Load() {
-		w.flushLocked()
-	}
+	w.flushLocked()
 }
 
 // ParameterStatus implements Notifier.
