@@ -3,6 +3,7 @@
 package sqllogictest
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -152,7 +153,8 @@ func (w *treeFacts) walk(m protoreflect.Message) {
 	})
 }
 
-// relations returns the distinct relation names read, without CTE names.
+// relations returns the distinct relation names read, sorted, without CTE
+// names.
 // A qualified name is reduced to its last part, matching objectName.key.
 func (w *treeFacts) relations() []string {
 	var out []string
@@ -169,6 +171,7 @@ func (w *treeFacts) relations() []string {
 			out = append(out, r)
 		}
 	}
+	slices.Sort(out)
 	return out
 }
 

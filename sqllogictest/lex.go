@@ -25,7 +25,7 @@ type token struct {
 // lexer splits SQL into tokens just well enough for the runner's needs:
 // recognising DDL and transaction statements, splitting statements at
 // top-level semicolons and finding a top-level ORDER BY. It knows
-// PostgreSQL's quoting (identifiers, standard and E” strings, dollar
+// PostgreSQL's quoting (identifiers, standard and E'...' strings, dollar
 // quotes) and comments (-- and nested /* */), so keywords inside them are
 // never mistaken for structure. It never fails: odd input just yields
 // punctuation tokens.

@@ -112,10 +112,11 @@ func intPrefix(v []byte) int64 {
 	}
 	var n uint64
 	for ; i < len(v) && '0' <= v[i] && v[i] <= '9'; i++ {
-		n = n*10 + uint64(v[i]-'0')
-		if n > 1<<63 {
+		if n > (1<<63)/10 {
 			n = 1 << 63
+			continue
 		}
+		n = min(n*10+uint64(v[i]-'0'), 1<<63)
 	}
 	if neg {
 		return int64(-n)
