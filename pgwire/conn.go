@@ -35,8 +35,9 @@ type conn struct {
 
 	mu sync.Mutex
 	// cancelRun cancels the work of the current batch of messages, the
-	// messages up to the next ReadyForQuery; nil while idle. A
-	// CancelRequest calls it.
+	// messages up to the next ReadyForQuery; nil between batches. A
+	// CancelRequest calls it unless the connection is waiting for the
+	// client.
 	cancelRun context.CancelCauseFunc
 	// stop cancels the connection's context when the server shuts down.
 	stop context.CancelCauseFunc
@@ -210,12 +211,13 @@ func (c *conn) setCancelRun(cancel context.CancelCauseFunc) {
 	c.mu.Unlock()
 }
 
-// cancel cancels the statement running on behalf of a CancelRequest; when
-// the connection is idle it does nothing, like PostgreSQL.
+// cancel cancels the statement running on behalf of a CancelRequest. Like
+// PostgreSQL it does nothing while the connection waits for the client,
+// also between the messages of a batch.
 func (c *conn) cancel() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.cancelRun != nil {
+	if c.cancelRun != nil && !c.w.idle.Load() {
 		c.cancelRun(pgerr.Canceled())
 	}
 }

@@ -90,7 +90,8 @@ type Statement interface {
 	// Describe resolves names and types. paramOIDs are the parameter types
 	// the client specified, 0 where it left the type to be inferred; it may
 	// be shorter than the number of parameters. It returns every
-	// parameter's type and the result columns; nil columns means the
+	// parameter's type (at least one per paramOIDs entry, used or not, as
+	// PostgreSQL does) and the result columns; nil columns means the
 	// statement returns no rows. pgwire calls Describe once per prepared
 	// statement (at Parse) and once per statement of a simple query.
 	Describe(ctx context.Context, paramOIDs []uint32) (params []types.Type, cols []Column, err error)

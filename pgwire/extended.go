@@ -31,14 +31,21 @@ func (c *conn) parse(ctx context.Context, m *pgproto3.Parse) error {
 	p := &prepared{}
 	switch len(stmts) {
 	case 0:
-		p.params = make([]types.Type, len(m.ParameterOIDs))
-		for i, oid := range m.ParameterOIDs {
+		// Nothing to run, but the parameters the client declared still
+		// have to be bound.
+		p.oids = append([]uint32(nil), m.ParameterOIDs...)
+		p.params = make([]types.Type, len(p.oids))
+		for i, oid := range p.oids {
 			p.params[i], _ = types.TypeForOID(oid)
 		}
 	case 1:
 		p.stmt = stmts[0]
 		if p.params, p.cols, err = p.stmt.Describe(ctx, m.ParameterOIDs); err != nil {
 			return err
+		}
+		p.oids = make([]uint32, len(p.params))
+		for i, t := range p.params {
+			p.oids[i] = t.OID()
 		}
 	default:
 		return pgerr.New(pgerr.SyntaxError, "cannot insert multiple commands into a prepared statement")
@@ -82,7 +89,7 @@ func (c *conn) describe(m *pgproto3.Describe) error {
 		if err != nil {
 			return err
 		}
-		if err := c.w.send(&pgproto3.ParameterDescription{ParameterOIDs: p.paramOIDs()}); err != nil {
+		if err := c.w.send(&pgproto3.ParameterDescription{ParameterOIDs: p.oids}); err != nil {
 			return err
 		}
 		return c.describeRows(p.cols, nil)

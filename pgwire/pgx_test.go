@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"strings"
 	"testing"
@@ -12,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgconn/ctxwatch"
+	"github.com/jackc/pgx/v5/pgproto3"
 )
 
 // pgxConfig returns a pgx configuration for the test server; opts are
@@ -286,6 +288,27 @@ func TestPgxCancel(t *testing.T) {
 // TestCancelIdle checks that a cancel request for an idle session, or with
 // a wrong key, changes nothing.
 func TestCancelIdle(t *testing.T) {
+	t.Run("between messages", func(t *testing.T) {
+		ts := startServer(t, Config{})
+		conn, fe, key := startupFrontendKey(t, ts.addr)
+		fe.Send(&pgproto3.Parse{Query: "SELECT pg_sleep(0.01)"})
+		fe.Send(&pgproto3.Bind{})
+		fe.Send(&pgproto3.Flush{})
+		fe.Flush()
+		if got := strings.Join(readN(t, conn, fe, 2), "|"); got != "ParseComplete|BindComplete" {
+			t.Fatalf("got %s", got)
+		}
+		// The session now waits for the rest of its batch; a cancel must
+		// not reach the Execute that follows.
+		sendCancel(t, ts.addr, key.ProcessID, key.SecretKey)
+		fe.Send(&pgproto3.Execute{})
+		fe.Send(&pgproto3.Sync{})
+		fe.Flush()
+		if got := strings.Join(readN(t, conn, fe, 3), "|"); got != `DataRow ""|CommandComplete "SELECT 1"|ReadyForQuery I` {
+			t.Fatalf("got %s", got)
+		}
+	})
+
 	ts := startServer(t, Config{})
 	conn := connectPgx(t, ts.addr)
 	ctx := context.Background()
@@ -301,9 +324,7 @@ func TestCancelIdle(t *testing.T) {
 	c2 := connectPgx(t, ts.addr)
 	go func() {
 		time.Sleep(100 * time.Millisecond)
-		raw := newRawConn(t, ts.addr)
-		raw.Write(cancelPacket(pid, []byte{1, 2, 3, 4}))
-		raw.Close()
+		sendCancel(t, ts.addr, pid, []byte{1, 2, 3, 4})
 	}()
 	if _, err := conn.Exec(ctx, "SELECT pg_sleep(0.5)"); err != nil {
 		t.Fatalf("cancelled with a wrong key: %v", err)
@@ -374,4 +395,35 @@ func TestPgxLargeResult(t *testing.T) {
 			t.Errorf("%d rows, tag %q", n, rows.CommandTag())
 		}
 	}
+}
+
+// sendCancel sends a CancelRequest and waits until the server has handled
+// it, which it shows by closing the connection.
+func sendCancel(t testing.TB, addr string, pid uint32, secret []byte) {
+	raw, err := net.DialTimeout("tcp", addr, 5*time.Second)
+	if err != nil {
+		t.Error(err)
+		return
+	}
+	defer raw.Close()
+	raw.Write(cancelPacket(pid, secret))
+	raw.SetReadDeadline(time.Now().Add(5 * time.Second))
+	if _, err := raw.Read(make([]byte, 1)); err != io.EOF {
+		t.Errorf("cancel connection: %v, want EOF", err)
+	}
+}
+
+// readN renders the next n backend messages.
+func readN(t testing.TB, conn net.Conn, fe *pgproto3.Frontend, n int) []string {
+	t.Helper()
+	var out []string
+	for len(out) < n {
+		conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+		msg, err := fe.Receive()
+		if err != nil {
+			t.Fatalf("after %v: %v", out, err)
+		}
+		out = append(out, renderBackend(msg))
+	}
+	return out
 }

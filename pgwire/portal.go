@@ -10,20 +10,10 @@ import (
 // prepared is a statement created by a Parse message. The unnamed one ("")
 // is replaced by the next Parse or simple query.
 type prepared struct {
-	stmt Statement // nil for an empty query
-	// params are the parameter types; for an empty query, those the client
-	// named in Parse.
-	params []types.Type
-	cols   []Column // nil when the statement returns no rows
-}
-
-// paramOIDs returns the OIDs sent in ParameterDescription.
-func (p *prepared) paramOIDs() []uint32 {
-	oids := make([]uint32, len(p.params))
-	for i, t := range p.params {
-		oids[i] = t.OID()
-	}
-	return oids
+	stmt   Statement    // nil for an empty query
+	params []types.Type // parameter types
+	oids   []uint32     // parameter type OIDs, as in ParameterDescription
+	cols   []Column     // nil when the statement returns no rows
 }
 
 // portal is a prepared statement bound to parameter values by Bind. It

@@ -177,6 +177,15 @@ func renderError(kind, severity, code, message, detail, hint string, position in
 // handshake as user "postgres".
 func startupFrontend(t testing.TB, addr string) (net.Conn, *pgproto3.Frontend) {
 	t.Helper()
+	conn, fe, _ := startupFrontendKey(t, addr)
+	return conn, fe
+}
+
+// startupFrontendKey is startupFrontend that also returns the session's
+// cancel key.
+func startupFrontendKey(t testing.TB, addr string) (net.Conn, *pgproto3.Frontend, pgproto3.BackendKeyData) {
+	t.Helper()
+	var key pgproto3.BackendKeyData
 	conn, err := net.DialTimeout("tcp", addr, 5*time.Second)
 	if err != nil {
 		t.Fatal(err)
@@ -199,9 +208,11 @@ func startupFrontend(t testing.TB, addr string) (net.Conn, *pgproto3.Frontend) {
 		switch m := msg.(type) {
 		case *pgproto3.ErrorResponse:
 			t.Fatalf("startup: %s", m.Message)
+		case *pgproto3.BackendKeyData:
+			key = pgproto3.BackendKeyData{ProcessID: m.ProcessID, SecretKey: append([]byte(nil), m.SecretKey...)}
 		case *pgproto3.ReadyForQuery:
 			conn.SetReadDeadline(time.Time{})
-			return conn, fe
+			return conn, fe, key
 		}
 	}
 }
