@@ -1,6 +1,8 @@
 package scalar
 
 import (
+	"math"
+
 	"github.com/cockroachdb/apd/v3"
 	"github.com/streamdb/streamdb/sql/types"
 )
@@ -60,10 +62,17 @@ func (s *floatSumAcc) result() (types.Datum, error) {
 	if s.n <= 0 {
 		return types.Null, nil
 	}
+	v := s.sum.value()
 	if s.f4 {
-		return types.NewFloat4(float32(s.sum.value())), nil
+		v = float64(float32(v))
 	}
-	return types.NewFloat8(s.sum.value()), nil
+	if math.IsInf(v, 0) && s.sum.posInf == 0 && s.sum.negInf == 0 {
+		return types.Null, errFloatOverflow()
+	}
+	if s.f4 {
+		return types.NewFloat4(float32(v)), nil
+	}
+	return types.NewFloat8(v), nil
 }
 
 type numSumAcc struct {

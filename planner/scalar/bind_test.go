@@ -124,6 +124,8 @@ type parser struct {
 	pos    int
 	params []types.Type
 	lits   map[*Const]string // number literals and their text
+	// column is the type of the input column x, for aggregate tests.
+	column *types.Type
 }
 
 func (p *parser) peek() token { return p.toks[p.pos] }
@@ -710,8 +712,14 @@ func (p *parser) keyword(w string) (Expr, error) {
 		lit := p.next()
 		return castTo(NewConst(types.NewText(lit.text), types.TypeUnknown), t)
 	}
+	if w == "x" && p.column != nil {
+		return &ColRef{Idx: 0, Typ: *p.column}, nil
+	}
 	if !p.accept('o', "(") {
 		return nil, pgerr.New(pgerr.UndefinedColumn, "column \"%s\" does not exist", w)
+	}
+	if IsAggregate(w) {
+		return p.aggCall(w)
 	}
 	switch w {
 	case "coalesce", "greatest", "least", "nullif":
@@ -1042,4 +1050,68 @@ func unifyPair(l, r Expr, ctx string) (Expr, Expr, error) {
 		return nil, nil, err
 	}
 	return es[0], es[1], nil
+}
+
+// aggNode is an aggregate call in a test expression.
+type aggNode struct {
+	fn       *AggFunc
+	args     []Expr
+	distinct bool
+	order    []Expr
+	desc     []bool
+}
+
+func (a *aggNode) Type() types.Type           { return a.fn.Ret }
+func (a *aggNode) String() string             { return a.fn.Name + "(...)" }
+func (a *aggNode) Children() []Expr           { return nil }
+func (a *aggNode) WithChildren(c []Expr) Expr { return a }
+
+func (p *parser) aggCall(name string) (Expr, error) {
+	a := &aggNode{}
+	if p.accept('o', "*") {
+		if err := p.expect('o', ")"); err != nil {
+			return nil, err
+		}
+	} else {
+		a.distinct = p.accept('i', "distinct")
+		for {
+			e, err := p.expr(0)
+			if err != nil {
+				return nil, err
+			}
+			a.args = append(a.args, e)
+			if !p.accept('o', ",") {
+				break
+			}
+		}
+		if p.accept('i', "order") {
+			if err := p.expect('i', "by"); err != nil {
+				return nil, err
+			}
+			for {
+				e, err := p.expr(0)
+				if err != nil {
+					return nil, err
+				}
+				desc := p.accept('i', "desc")
+				p.accept('i', "asc")
+				a.order, a.desc = append(a.order, e), append(a.desc, desc)
+				if !p.accept('o', ",") {
+					break
+				}
+			}
+		}
+		if err := p.expect('o', ")"); err != nil {
+			return nil, err
+		}
+	}
+	fn, targets, err := ResolveAggregate(name, argTypes(a.args), a.distinct)
+	if err != nil {
+		return nil, err
+	}
+	if a.args, err = coerceAll(a.args, targets); err != nil {
+		return nil, err
+	}
+	a.fn = fn
+	return a, nil
 }

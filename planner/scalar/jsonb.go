@@ -228,48 +228,6 @@ func jsonScalar(v types.JSONValue) bool {
 	return v.Kind != types.JSONArray && v.Kind != types.JSONObject
 }
 
-// jsonContains is jsonb @>: b's structure and values appear in a.
-func jsonContains(a, b types.JSONValue, top bool) bool {
-	if a.Kind != b.Kind {
-		if top && a.Kind == types.JSONArray && jsonScalar(b) {
-			for _, e := range a.Elems {
-				if jsonScalar(e) && types.CompareJSONValues(e, b) == 0 {
-					return true
-				}
-			}
-		}
-		return false
-	}
-	switch a.Kind {
-	case types.JSONObject:
-		for _, p := range b.Pairs {
-			av, ok := a.Get(p.Key)
-			if !ok || av.Kind != p.Value.Kind && !(av.Kind == types.JSONArray && false) {
-				return false
-			}
-			if !jsonContains(av, p.Value, false) {
-				return false
-			}
-		}
-		return true
-	case types.JSONArray:
-		for _, be := range b.Elems {
-			found := false
-			for _, ae := range a.Elems {
-				if ae.Kind == be.Kind && jsonContains(ae, be, false) {
-					found = true
-					break
-				}
-			}
-			if !found {
-				return false
-			}
-		}
-		return true
-	}
-	return types.CompareJSONValues(a, b) == 0
-}
-
 func jsonbContains(swap bool) Impl {
 	return func(_ *EvalContext, a []types.Datum) (types.Datum, error) {
 		x, err := parseJSONDatum(a[0])
@@ -283,7 +241,7 @@ func jsonbContains(swap bool) Impl {
 		if swap {
 			x, y = y, x
 		}
-		return types.NewBool(jsonContains(x, y, true)), nil
+		return types.NewBool(types.JSONContains(x, y)), nil
 	}
 }
 
@@ -444,11 +402,11 @@ func stripNulls(v types.JSONValue) types.JSONValue {
 }
 
 // appendPretty prints jsonb_pretty's layout: four-space indentation, one
-// member per line.
+// member per line; empty containers too span two lines.
 func appendPretty(dst []byte, v types.JSONValue, indent int) []byte {
 	pad := func(n int) []byte { return []byte("\n" + strings.Repeat("    ", n)) }
 	switch {
-	case v.Kind == types.JSONArray && len(v.Elems) > 0:
+	case v.Kind == types.JSONArray:
 		dst = append(dst, '[')
 		for i, e := range v.Elems {
 			if i > 0 {
@@ -458,7 +416,7 @@ func appendPretty(dst []byte, v types.JSONValue, indent int) []byte {
 			dst = appendPretty(dst, e, indent+1)
 		}
 		return append(append(dst, pad(indent)...), ']')
-	case v.Kind == types.JSONObject && len(v.Pairs) > 0:
+	case v.Kind == types.JSONObject:
 		dst = append(dst, '{')
 		for i, p := range v.Pairs {
 			if i > 0 {
