@@ -32,6 +32,7 @@ SQL
 	done
 done
 psql -X -q -v ON_ERROR_STOP=1 -At -f jsonb_pairs.sql >jsonb_pairs.golden
+psql -X -q -v ON_ERROR_STOP=1 -At -f order.sql >order.golden
 # Casts: "from<TAB>to<TAB>input" cases, run with TimeZone America/New_York.
 grep -v '^#' cases_cast.txt >"$tmp"
 psql -X -q -v ON_ERROR_STOP=1 -At >casts.golden <<SQL
