@@ -20,7 +20,6 @@ type varianceAcc struct {
 	n              int64
 	sumX           numSum
 	sumX2          apd.Decimal
-	tmp            apd.Decimal
 	fx, fx2        floatSum
 }
 

@@ -260,10 +260,11 @@ func ageImpl(tz bool) Impl {
 		if tz {
 			loc = ctx.location()
 		}
-		x, y := types.Null, a[0]
+		var x, y types.Datum
 		if len(a) == 2 {
 			x, y = a[0], a[1]
 		} else {
+			y = a[0]
 			midnight := floorDiv64(localWall(ctx, txnMicros(ctx)), usPerDay) * usPerDay
 			if tz {
 				midnight = localToUTC(midnight, loc)

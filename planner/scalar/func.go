@@ -143,11 +143,6 @@ func ts(t ...types.Type) []types.Type { return t }
 // listings and tests.
 func Lookup(name string) []*Func { return lib.funcs[name] }
 
-// fn1 adapts a one-argument function to Impl.
-func fn1(f func(a types.Datum) (types.Datum, error)) Impl {
-	return func(_ *EvalContext, args []types.Datum) (types.Datum, error) { return f(args[0]) }
-}
-
 // fn2 adapts a two-argument function to Impl.
 func fn2(f func(a, b types.Datum) (types.Datum, error)) Impl {
 	return func(_ *EvalContext, args []types.Datum) (types.Datum, error) { return f(args[0], args[1]) }

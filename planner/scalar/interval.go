@@ -3,7 +3,6 @@ package scalar
 import (
 	"math"
 
-	"github.com/streamdb/streamdb/sql/pgerr"
 	"github.com/streamdb/streamdb/sql/types"
 )
 
@@ -208,8 +207,4 @@ func init() {
 		strict("make_interval", ts(int4T), ivT, makeInterval),
 		strict("make_interval", nil, ivT, makeInterval),
 	)
-}
-
-func errFieldOutOfRange(what string) error {
-	return pgerr.New(pgerr.DatetimeFieldOverflow, "%s field value out of range", what)
 }

@@ -18,14 +18,13 @@ const (
 // independently; the anyelement group must agree on one element type; the
 // anycompatible group is unified to a common type with implicit casts.
 var (
-	AnyT                = types.Type{Family: famAny, Mod: -1}
-	AnyElement          = types.Type{Family: famAnyElement, Mod: -1}
-	AnyArray            = types.Type{Family: famAnyArray, Mod: -1}
-	AnyNonArray         = types.Type{Family: famAnyNonArray, Mod: -1}
-	AnyCompatible       = types.Type{Family: famAnyCompatible, Mod: -1}
-	AnyCompatibleArray  = types.Type{Family: famAnyCompatibleArray, Mod: -1}
-	pseudoNames         = map[types.Family]string{famAny: "\"any\"", famAnyElement: "anyelement", famAnyArray: "anyarray", famAnyNonArray: "anynonarray", famAnyCompatible: "anycompatible", famAnyCompatibleArray: "anycompatiblearray"}
-	elementPolymorphics = []types.Family{famAnyElement, famAnyArray, famAnyNonArray}
+	AnyT               = types.Type{Family: famAny, Mod: -1}
+	AnyElement         = types.Type{Family: famAnyElement, Mod: -1}
+	AnyArray           = types.Type{Family: famAnyArray, Mod: -1}
+	AnyNonArray        = types.Type{Family: famAnyNonArray, Mod: -1}
+	AnyCompatible      = types.Type{Family: famAnyCompatible, Mod: -1}
+	AnyCompatibleArray = types.Type{Family: famAnyCompatibleArray, Mod: -1}
+	pseudoNames        = map[types.Family]string{famAny: "\"any\"", famAnyElement: "anyelement", famAnyArray: "anyarray", famAnyNonArray: "anynonarray", famAnyCompatible: "anycompatible", famAnyCompatibleArray: "anycompatiblearray"}
 )
 
 func isPseudo(t types.Type) bool { return t.Family >= famAny }
@@ -48,15 +47,6 @@ func sameType(a, b types.Type) bool {
 func bare(t types.Type) types.Type {
 	t.Mod = -1
 	return t
-}
-
-func isElementPoly(f types.Family) bool {
-	for _, p := range elementPolymorphics {
-		if f == p {
-			return true
-		}
-	}
-	return false
 }
 
 // resolvePoly replaces the pseudo-types of params with concrete types for
