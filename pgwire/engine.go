@@ -33,7 +33,9 @@ type Startup struct {
 }
 
 // Notifier lets the engine push messages to the client while a statement
-// runs, or at any other time.
+// runs, or at any other time. Its methods write to the client's connection
+// and may wait while that connection is busy or slow, so they are not for
+// loops that must never block, such as the tick loop.
 type Notifier interface {
 	// Notice sends a NoticeResponse at once, behind the rows already
 	// produced. n.Severity should be NOTICE or WARNING (NOTICE when

@@ -100,8 +100,9 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	close(s.ready)
 	s.log.Info("listening", "addr", s.addr.String())
 
-	connCtx, stopConns := context.WithCancelCause(context.WithoutCancel(ctx))
-	defer stopConns(nil)
+	// Connections outlive ctx: shutdown ends each one itself, with
+	// errAdminShutdown as the cause.
+	connCtx := context.WithoutCancel(ctx)
 	acceptDone := make(chan struct{})
 	defer close(acceptDone)
 	go func() {

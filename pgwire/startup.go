@@ -185,6 +185,7 @@ func (c *conn) open(ctx context.Context, params map[string]string) error {
 		return err
 	}
 	c.sess = sess
+	c.log.Debug("session started", "database", database)
 	return nil
 }
 
