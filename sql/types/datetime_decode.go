@@ -301,7 +301,9 @@ func (r *dtResult) decodeDate(s string, haveTextMonth bool, order DateOrder) (in
 		fmask |= dmask
 		tmask |= dmask
 	}
-	if fmask&fDateMask != fDateMask {
+	// As in PostgreSQL, nothing but the date (and a zone or day of year)
+	// may precede a date field: "04:05:06 1999-01-08" is rejected.
+	if fmask&^(fDOY|fTZ) != fDateMask {
 		return 0, dtBadFormat
 	}
 	return tmask, dtOK
@@ -480,5 +482,27 @@ func lookupZone(name string) (*time.Location, bool) {
 	if loc, ok := LoadLocation(strings.Join(parts, "/")); ok {
 		return loc, true
 	}
-	return LoadLocation(strings.ToUpper(name))
+	if loc, ok := LoadLocation(strings.ToUpper(name)); ok {
+		return loc, true
+	}
+	return posixOffsetZone(name)
+}
+
+// posixOffsetZone reads the simplest POSIX TZ form, a name of three or
+// more letters and an offset such as GMT+2 or XYZ-05:30, which PostgreSQL
+// accepts as a zone name. POSIX offsets count west of Greenwich, so GMT+2
+// is two hours behind UTC.
+func posixOffsetZone(name string) (*time.Location, bool) {
+	i := 0
+	for i < len(name) && isAlpha(name[i]) {
+		i++
+	}
+	if i < 3 || i == len(name) || name[i] != '+' && name[i] != '-' {
+		return nil, false
+	}
+	off, e := decodeTZOffset(name[i:])
+	if e != dtOK {
+		return nil, false
+	}
+	return time.FixedZone(strings.ToUpper(name), int(-off)), true
 }
