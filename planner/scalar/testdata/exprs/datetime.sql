@@ -148,3 +148,20 @@ SET TimeZone = 'Asia/Kolkata'
 timestamptz '2024-01-01 00:00' + interval '1 mon'
 extract(timezone_minute from timestamptz '2024-01-01 00:00')
 date_trunc('month', timestamptz '2024-01-15 03:00')
+SET TimeZone = 'UTC'
+to_char(timestamp '2024-03-05 14:07:09.123456', 'YYYY-MM-DD HH24:MI:SS.MS')
+to_char(timestamp '2024-03-05 14:07:09.123456', 'YYYY-MM-DD HH12:MI:SS AM US')
+to_char(timestamp '2024-03-05 00:07:09', 'HH12 am HH24 pm')
+to_char(timestamp '2024-03-05 14:07:09', 'Month Mon MON month')
+to_char(timestamp '2024-03-05 14:07:09', 'FMMonth FMDD FMHH12')
+to_char(timestamp '2024-03-05 14:07:09', 'Day Dy DY day D ID')
+to_char(timestamp '2024-03-05 14:07:09', 'FMDay, FMDDth "of" FMMonth YYYY')
+to_char(timestamp '2024-03-01 14:07:09', 'DDth DDD WW IW Q CC J')
+to_char(timestamp '2024-03-22 14:07:09', 'FMDDth FMDDTH')
+to_char(timestamp '2024-03-05 14:07:09', 'YY YYY Y IYYY')
+to_char(timestamp '2024-03-05 14:07:09', 'A.M. p.m. SSSS')
+to_char(timestamptz '2024-03-05 14:07:09+00', 'YYYY-MM-DD HH24:MI TZ OF')
+to_char(date '2024-03-05', 'DD/MM/YYYY')
+to_char(timestamp '2024-03-05 14:07:09', 'HH24\"h\"MI')
+SET TimeZone = 'Asia/Kolkata'
+to_char(timestamptz '2024-03-05 14:07:09+00', 'YYYY-MM-DD HH24:MI TZ OF tz')
