@@ -78,3 +78,24 @@ func BenchmarkHashViaKey(b *testing.B) {
 }
 
 func float64Bits(u uint64) float64 { return math.Float64frombits(u) }
+
+func TestHashRowMatchesHash(t *testing.T) {
+	seed := maphash.MakeSeed()
+	rng := rand.New(rand.NewPCG(19, 20))
+	for i := 0; i < 2000; i++ {
+		row := make(Row, 1+rng.IntN(6))
+		for c := range row {
+			row[c] = randomDatum(rng, keyFamilies[rng.IntN(len(keyFamilies))])
+		}
+		var a, b maphash.Hash
+		a.SetSeed(seed)
+		b.SetSeed(seed)
+		HashRow(&a, row)
+		for _, d := range row {
+			Hash(&b, d)
+		}
+		if a.Sum64() != b.Sum64() {
+			t.Fatalf("HashRow and Hash disagree on %v", row)
+		}
+	}
+}
