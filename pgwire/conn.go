@@ -60,7 +60,11 @@ func (c *conn) serve(ctx context.Context) {
 		}
 	}()
 	for {
-		c.w.idle.Store(true)
+		if c.waitForClient(run) {
+			c.setCancelRun(nil)
+			endRun(nil)
+			run, endRun = nil, nil
+		}
 		msg, decodeErr, err := c.r.next(nil)
 		c.w.idle.Store(false)
 		if err != nil {
@@ -209,6 +213,17 @@ func (c *conn) setCancelRun(cancel context.CancelCauseFunc) {
 	c.mu.Lock()
 	c.cancelRun = cancel
 	c.mu.Unlock()
+}
+
+// waitForClient marks the connection as waiting for the client's next
+// message. It reports whether run was cancelled by a CancelRequest that
+// arrived after the work it was meant for had finished; PostgreSQL drops
+// such a cancel when it starts waiting, so the caller starts a new context.
+func (c *conn) waitForClient(run context.Context) (stale bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.w.idle.Store(true)
+	return run != nil && run.Err() != nil
 }
 
 // cancel cancels the statement running on behalf of a CancelRequest. Like
