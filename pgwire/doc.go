@@ -64,11 +64,12 @@
 //
 // The messages up to each ReadyForQuery run under one context. A
 // CancelRequest with the right process ID and secret cancels it with cause
-// pgerr.Canceled() (57014); a cancel that arrives while the session is idle
-// does nothing, as in PostgreSQL. When Run's context ends the server stops
-// accepting, cancels every connection's context with cause 57P01
-// "terminating connection due to administrator command", interrupts reads,
-// sends that FATAL and waits for every connection to close.
+// pgerr.Canceled() (57014) while the session is working; one that arrives
+// while the session waits for its client, even between the messages of a
+// batch, does nothing, as in PostgreSQL. When Run's context ends the
+// server stops accepting, cancels every connection's context with cause
+// 57P01 "terminating connection due to administrator command", interrupts
+// reads, sends that FATAL and waits for every connection to close.
 //
 // # Output
 //
