@@ -158,8 +158,9 @@ func (f *fileRun) step(ctx context.Context, i int, rec *Record) {
 }
 
 // ensureSession connects, or reconnects after the connection broke. When
-// connecting fails and Config.Restart is set, the server is restarted once
-// per file; after that the rest of the file is not run.
+// connecting fails and Config.Restart is set, the server is restarted. A
+// file whose server died under it does not go on against the fresh, empty
+// server: the rest of it is not run, and later files use the new server.
 func (f *fileRun) ensureSession(ctx context.Context) error {
 	if f.lost != nil {
 		return f.lost
@@ -170,9 +171,14 @@ func (f *fileRun) ensureSession(ctx context.Context) error {
 	s, err := connect(ctx, *f.url)
 	if err != nil && f.cfg.Restart != nil && ctx.Err() == nil {
 		url, rerr := f.cfg.Restart(ctx)
-		if rerr != nil {
+		switch {
+		case rerr != nil:
 			err = fmt.Errorf("%v; restarting the server failed: %w", err, rerr)
-		} else {
+		case f.sess != nil:
+			*f.url = url
+			f.lost = fmt.Errorf("the server died during this file (%v) and was restarted", err)
+			return f.lost
+		default:
 			*f.url = url
 			s, err = connect(ctx, url)
 		}

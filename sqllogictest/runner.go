@@ -116,7 +116,8 @@ type FileResult struct {
 	// Rewritten counts the records whose results Config.Rewrite replaced.
 	Rewritten int
 	Elapsed   time.Duration
-	// Failures holds every failed record, listed ones included.
+	// Failures holds every failed record, listed ones included; without
+	// Config.Verbose their SQL and results are dropped once reported.
 	Failures []Failure
 	Notes    []string
 }
@@ -163,11 +164,23 @@ func RunFiles(ctx context.Context, cfg Config, paths []string) (Summary, error) 
 		}
 		fr := runFile(ctx, &cfg, &url, path)
 		writeFile(out, &fr, cfg.Verbose)
+		if !cfg.Verbose {
+			fr.dropDetails()
+		}
 		sum.add(&fr)
 	}
 	sum.Elapsed = time.Since(start)
 	writeSummary(out, &sum, cfg.Mode)
 	return sum, ctx.Err()
+}
+
+// dropDetails forgets the SQL and results of the failures once they are
+// reported, so a run with many failures does not hold a corpus in memory.
+func (fr *FileResult) dropDetails() {
+	for i := range fr.Failures {
+		f := &fr.Failures[i]
+		f.SQL, f.Expected, f.Got = "", nil, nil
+	}
 }
 
 func (s *Summary) add(fr *FileResult) {

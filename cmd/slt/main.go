@@ -96,7 +96,7 @@ func parseArgs(args []string, stderr io.Writer) (*options, []string, error) {
 	fs.StringVar(&o.mode, "mode", "batch", "batch (run queries in place) or incremental (read them from materialized views created before the data)")
 	fs.StringVar(&o.url, "url", "", "PostgreSQL connection string of the server to test; empty starts streamdb")
 	fs.StringVar(&o.streamdb, "streamdb", "", "streamdb binary to start without --url (default: streamdb next to slt)")
-	fs.BoolVar(&o.rewrite, "rewrite", false, "rewrite the expected results of .slt files in place")
+	fs.BoolVar(&o.rewrite, "rewrite", false, "rewrite the expected results of .slt files in place (never .test corpus files)")
 	fs.StringVar(&o.expected, "expected-failures", "auto", "expected-failure list; auto finds sqllogictest/expected-failures.txt of this repository, none uses no list")
 	fs.BoolVar(&o.verbose, "v", false, "report every failure with its SQL, expected and actual results")
 	fs.DurationVar(&o.timeout, "timeout", sqllogictest.DefaultTimeout, "time limit of one record")
