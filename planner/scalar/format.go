@@ -20,10 +20,14 @@ func (e *Const) String() string {
 		}
 		return "NULL::" + typeName(e.Typ)
 	}
+	if e.Typ.Family == types.Bool {
+		if e.Val.Bool() {
+			return "true"
+		}
+		return "false"
+	}
 	s := datumText(e.Val, e.Typ, defaultText)
 	switch e.Typ.Family {
-	case types.Bool:
-		return s
 	case types.Int4, types.Int8, types.Numeric:
 		if strings.HasPrefix(s, "-") {
 			return "(" + s + ")"
