@@ -32,6 +32,9 @@ type conn struct {
 	// skipping is set by an error in an extended-query message: messages
 	// are discarded until the next Sync, as PostgreSQL does.
 	skipping bool
+	// inBlock is set from the first Execute after a Sync until the next
+	// Sync: the statements in between form one implicit transaction.
+	inBlock bool
 
 	mu sync.Mutex
 	// cancelRun cancels the work of the current batch of messages, the
@@ -98,9 +101,20 @@ func (c *conn) handle(ctx context.Context, msg pgproto3.FrontendMessage, decodeE
 	case *pgproto3.Terminate:
 		return false, true
 	case *pgproto3.Sync:
+		failed := c.skipping
 		c.skipping = false
 		if decodeErr != nil {
 			c.sendError(ctx, local(decodeErr))
+		}
+		if c.inBlock {
+			c.inBlock = false
+			var blockErr error
+			if failed {
+				blockErr = errBlockFailed
+			}
+			if err := c.sess.EndBlock(blockErr); err != nil && c.sendError(ctx, err) {
+				return true, true
+			}
 		}
 		return true, c.ready()
 	}

@@ -73,12 +73,14 @@ type Session interface {
 	// TxStatus is the transaction state reported in ReadyForQuery: 'I'
 	// idle, 'T' in a transaction block, 'E' in a failed transaction block.
 	TxStatus() byte
-	// BeginBlock and EndBlock bracket the statements of one simple-query
-	// message that holds more than one statement, which PostgreSQL runs as
-	// an implicit transaction. err is the error that stopped the block, or
-	// nil when every statement succeeded.
+	// BeginBlock and EndBlock bracket the statements that PostgreSQL runs
+	// as one implicit transaction: those of a simple-query message holding
+	// more than one statement, and those executed between two Syncs of
+	// the extended protocol. err is the error that stopped the block, or
+	// nil when every statement succeeded; EndBlock returns the error of
+	// committing the block, which the client receives as an ErrorResponse.
 	BeginBlock()
-	EndBlock(err error)
+	EndBlock(err error) error
 	// Abort reports an error that pgwire raised itself while serving the
 	// client (an unknown portal, a malformed parameter value). As after an
 	// engine error, an open transaction block must become failed ('E').

@@ -109,3 +109,7 @@ func localf(code pgerr.Code, format string, args ...any) error {
 func panicError(r any) *pgerr.Error {
 	return fatal(pgerr.InternalError, "internal error: %s", fmt.Sprint(r))
 }
+
+// errBlockFailed tells EndBlock that a statement of an extended-protocol
+// block failed; the statement's own error has already been sent.
+var errBlockFailed = errors.New("a statement of the implicit transaction failed")

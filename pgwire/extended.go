@@ -135,6 +135,10 @@ func (c *conn) execute(ctx context.Context, m *pgproto3.Execute) error {
 		return c.w.commandComplete(withRowCount(pt.tag, 0))
 	}
 	if pt.res == nil {
+		if !c.inBlock {
+			c.inBlock = true
+			c.sess.BeginBlock()
+		}
 		if pt.res, err = pt.prep.stmt.Execute(ctx, pt.params); err != nil {
 			c.closePortal(m.Portal)
 			return err

@@ -97,7 +97,7 @@ func (s *fakeSession) ParameterStatuses() [][2]string {
 func (s *fakeSession) TextConfig() *types.TextConfig { return s.cfg }
 func (s *fakeSession) TxStatus() byte                { return s.tx }
 func (s *fakeSession) BeginBlock()                   { s.eng.blocks.Add(1) }
-func (s *fakeSession) EndBlock(err error)            {}
+func (s *fakeSession) EndBlock(err error) error      { return nil }
 func (s *fakeSession) Close()                        { s.eng.sessions.Add(-1) }
 
 func (s *fakeSession) Abort(err error) {

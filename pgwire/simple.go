@@ -41,7 +41,9 @@ func (c *conn) simpleQuery(ctx context.Context, query string) (quit bool) {
 		}
 	}
 	if block {
-		c.sess.EndBlock(err)
+		if cerr := c.sess.EndBlock(err); err == nil {
+			err = cerr
+		}
 	}
 	if err != nil && c.sendError(ctx, err) {
 		return true
