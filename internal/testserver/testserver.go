@@ -1,0 +1,96 @@
+// Package testserver starts an in-process streamdb (engine and pgwire
+// server) on a loopback port for end-to-end tests, so that tests always go
+// through the real wire protocol with real clients.
+package testserver
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"testing"
+	"time"
+
+	"github.com/streamdb/streamdb/pgwire"
+	"github.com/streamdb/streamdb/sql"
+)
+
+// Server is a running streamdb.
+type Server struct {
+	// URL is a postgres:// connection string for the server.
+	URL  string
+	Addr string
+	Dir  string
+
+	cancel context.CancelFunc
+	done   chan error
+	engine *sql.Engine
+}
+
+// Options configure Start.
+type Options struct {
+	// Dir is the data directory; a fresh temporary one when empty.
+	Dir string
+	// Log receives the server's log; discarded when nil.
+	Log io.Writer
+}
+
+// Start runs a server until the test ends.
+func Start(tb testing.TB, opts Options) *Server {
+	tb.Helper()
+	s, err := Run(opts, tb.TempDir)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(s.Stop)
+	return s
+}
+
+// Run starts a server; tempDir provides a data directory when opts.Dir is
+// empty.
+func Run(opts Options, tempDir func() string) (*Server, error) {
+	dir := opts.Dir
+	if dir == "" {
+		dir = tempDir()
+	}
+	w := opts.Log
+	if w == nil {
+		w = io.Discard
+	}
+	log := slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	ctx, cancel := context.WithCancel(context.Background())
+	engine, err := sql.Open(ctx, sql.Config{DataDir: dir, Logger: log})
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	srv := pgwire.NewServer(pgwire.Config{Listen: "127.0.0.1:0", Engine: engine, Logger: log})
+	s := &Server{Dir: dir, cancel: cancel, done: make(chan error, 2), engine: engine}
+	go func() { s.done <- engine.Run(ctx) }()
+	go func() { s.done <- srv.Run(ctx) }()
+	select {
+	case <-srv.Ready():
+	case err := <-s.done:
+		cancel()
+		engine.Close()
+		return nil, fmt.Errorf("server did not start: %v", err)
+	case <-time.After(10 * time.Second):
+		cancel()
+		return nil, fmt.Errorf("server did not start within 10s")
+	}
+	s.Addr = srv.Addr().String()
+	s.URL = fmt.Sprintf("postgres://streamdb@%s/streamdb?sslmode=disable", s.Addr)
+	return s, nil
+}
+
+// Stop shuts the server down and closes its store.
+func (s *Server) Stop() {
+	if s.cancel == nil {
+		return
+	}
+	s.cancel()
+	<-s.done
+	<-s.done
+	s.engine.Close()
+	s.cancel = nil
+}

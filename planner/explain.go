@@ -1,0 +1,194 @@
+package planner
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/streamdb/streamdb/planner/scalar"
+)
+
+// Explain renders a query's plan in streamdb's one EXPLAIN format: one
+// operator per line, children indented by two spaces, columns referred to
+// as #n (the position in the operator's input row).
+func Explain(q *Query) string {
+	var b strings.Builder
+	if len(q.Order) > 0 || q.Limit != nil || q.Offset != nil {
+		b.WriteString("Finish")
+		if len(q.Order) > 0 {
+			b.WriteString(" order_by=[")
+			b.WriteString(sortKeys(q.Order))
+			b.WriteString("]")
+		}
+		if q.Limit != nil {
+			b.WriteString(" limit=" + q.Limit.String())
+		}
+		if q.Offset != nil {
+			b.WriteString(" offset=" + q.Offset.String())
+		}
+		if q.Hidden > 0 {
+			b.WriteString(" hidden=" + strconv.Itoa(q.Hidden))
+		}
+		b.WriteByte('\n')
+		explainNode(&b, q.Root, 1)
+	} else {
+		explainNode(&b, q.Root, 0)
+	}
+	return b.String()
+}
+
+// ExplainNode renders a relation.
+func ExplainNode(n Node) string {
+	var b strings.Builder
+	explainNode(&b, n, 0)
+	return b.String()
+}
+
+func explainNode(b *strings.Builder, n Node, depth int) {
+	b.WriteString(strings.Repeat("  ", depth))
+	b.WriteString(describe(n))
+	b.WriteByte('\n')
+	for _, in := range n.Inputs() {
+		explainNode(b, in, depth+1)
+	}
+}
+
+func exprList(es []scalar.Expr) string {
+	parts := make([]string, len(es))
+	for i, e := range es {
+		parts[i] = e.String()
+	}
+	return strings.Join(parts, ", ")
+}
+
+func intList(is []int) string {
+	parts := make([]string, len(is))
+	for i, v := range is {
+		parts[i] = "#" + strconv.Itoa(v)
+	}
+	return strings.Join(parts, ", ")
+}
+
+func sortKeys(ks []SortKey) string {
+	parts := make([]string, len(ks))
+	for i, k := range ks {
+		s := k.Expr.String()
+		if k.Desc {
+			s += " desc"
+		}
+		if k.NullsFirst != k.Desc {
+			if k.NullsFirst {
+				s += " nulls_first"
+			} else {
+				s += " nulls_last"
+			}
+		}
+		parts[i] = s
+	}
+	return strings.Join(parts, ", ")
+}
+
+func describe(n Node) string {
+	switch x := n.(type) {
+	case *Get:
+		s := "Get " + x.Name
+		if x.Lookup != nil {
+			s += " lookup=[" + exprList(x.Lookup) + "]"
+		}
+		if x.WithKey {
+			s += " with_key"
+		}
+		return s
+	case *Values:
+		rows := make([]string, len(x.Rows))
+		for i, r := range x.Rows {
+			rows[i] = "(" + exprList(r) + ")"
+		}
+		return "Values " + strings.Join(rows, ", ")
+	case *Filter:
+		return "Filter " + x.Pred.String()
+	case *Project:
+		return "Project " + exprList(x.Exprs)
+	case *Join:
+		s := "Join " + x.Kind.String()
+		if x.On != nil && !isTrue(x.On) {
+			s += " on=" + x.On.String()
+		}
+		return s
+	case *Apply:
+		return "Apply " + x.Kind.String()
+	case *Aggregate:
+		aggs := make([]string, len(x.Aggs))
+		for i, a := range x.Aggs {
+			name := "single_value"
+			if a.Func != nil {
+				name = a.Func.Name
+			}
+			arg := exprList(a.Args)
+			if a.Func != nil && len(a.Args) == 0 {
+				arg = "*"
+			}
+			if a.Distinct {
+				arg = "distinct " + arg
+			}
+			s := name + "(" + arg
+			if len(a.Order) > 0 {
+				s += " order_by " + sortKeys(a.Order)
+			}
+			s += ")"
+			if a.Filter != nil {
+				s += " filter " + a.Filter.String()
+			}
+			aggs[i] = s
+		}
+		return "Aggregate keys=[" + exprList(x.Keys) + "] aggs=[" + strings.Join(aggs, ", ") + "]"
+	case *Distinct:
+		return "Distinct"
+	case *SetOp:
+		s := "SetOp " + x.Kind.String()
+		if x.All {
+			s += " all"
+		}
+		return s
+	case *TopK:
+		s := "TopK"
+		if len(x.Group) > 0 {
+			s += " group=[" + intList(x.Group) + "]"
+		}
+		if len(x.Order) > 0 {
+			s += " order_by=[" + sortKeys(x.Order) + "]"
+		}
+		if x.Limit != nil {
+			s += " limit=" + x.Limit.String()
+		}
+		if x.Offset != nil {
+			s += " offset=" + x.Offset.String()
+		}
+		return s
+	case *FlatMap:
+		s := "FlatMap " + x.Func.Name + "(" + exprList(x.Args) + ")"
+		if x.Ordinality {
+			s += " with_ordinality"
+		}
+		return s
+	case *Window:
+		calls := make([]string, len(x.Calls))
+		for i, c := range x.Calls {
+			name := ""
+			if c.Func != nil {
+				name = c.Func.Name
+			} else if c.Agg != nil {
+				name = c.Agg.Name
+			}
+			calls[i] = name + "(" + exprList(c.Args) + ")"
+		}
+		s := "Window"
+		if len(x.PartitionBy) > 0 {
+			s += " partition_by=[" + intList(x.PartitionBy) + "]"
+		}
+		if len(x.Order) > 0 {
+			s += " order_by=[" + sortKeys(x.Order) + "]"
+		}
+		return s + " calls=[" + strings.Join(calls, ", ") + "]"
+	}
+	return "?"
+}

@@ -1,0 +1,26 @@
+package planner
+
+// Optimize runs the rewrite pipeline over a relation: decorrelation first
+// (every subquery and Apply becomes joins), then predicate pushdown (which
+// turns the cross joins decorrelation leaves into equi-joins).
+func Optimize(n Node) (Node, error) {
+	n, err := subqueriesToApply(n)
+	if err != nil {
+		return nil, err
+	}
+	if n, err = removeApplies(n); err != nil {
+		return nil, err
+	}
+	return pushFilters(n), nil
+}
+
+// OptimizeQuery optimises a query's relation.
+func OptimizeQuery(q *Query) (*Query, error) {
+	root, err := Optimize(q.Root)
+	if err != nil {
+		return nil, err
+	}
+	c := *q
+	c.Root = root
+	return &c, nil
+}

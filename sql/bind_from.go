@@ -1,0 +1,461 @@
+package sql
+
+import (
+	pg_query "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/streamdb/streamdb/planner"
+	"github.com/streamdb/streamdb/planner/scalar"
+	"github.com/streamdb/streamdb/sql/pgerr"
+	"github.com/streamdb/streamdb/sql/types"
+)
+
+// fromItem is one bound FROM-clause item.
+type fromItem struct {
+	node   planner.Node
+	cols   []scopeCol
+	tables []string
+	// lateral items read the columns of the items before them: node is
+	// the right side of an Apply over those items.
+	lateral bool
+}
+
+// oneRow is the relation of one empty row: the FROM of a SELECT without
+// FROM.
+func oneRow() planner.Node { return &planner.Values{Rows: [][]scalar.Expr{{}}} }
+
+// fromClause binds the FROM list into one relation (left-deep cross joins)
+// and the scope that resolves names over its rows.
+func (b *binder) fromClause(items []*pg_query.Node, parent *scope) (planner.Node, *scope, error) {
+	s := newScope(parent)
+	if len(items) == 0 {
+		return oneRow(), s, nil
+	}
+	var node planner.Node
+	for _, it := range items {
+		fi, err := b.fromItem(it, s, parent)
+		if err != nil {
+			return nil, nil, err
+		}
+		if err := addTables(s, fi.tables); err != nil {
+			return nil, nil, err
+		}
+		switch {
+		case node == nil && !fi.lateral:
+			node = fi.node
+		case node == nil:
+			node = &planner.Apply{Kind: planner.InnerJoin, Left: oneRow(), Right: fi.node}
+		case fi.lateral:
+			node = &planner.Apply{Kind: planner.InnerJoin, Left: node, Right: fi.node}
+		default:
+			node = &planner.Join{Kind: planner.InnerJoin, Left: node, Right: fi.node, On: trueConst()}
+		}
+		s.cols = append(s.cols, shifted(fi.cols, s.width())...)
+	}
+	return node, s, nil
+}
+
+func trueConst() scalar.Expr { return scalar.NewConst(types.DTrue, types.TypeBool) }
+
+// addTables registers range variable names, rejecting duplicates.
+func addTables(s *scope, names []string) error {
+	for _, t := range names {
+		if s.tables[t] {
+			return pgerr.New(pgerr.DuplicateAlias, "table name %q specified more than once", t)
+		}
+		s.tables[t] = true
+	}
+	return nil
+}
+
+// fromItem binds one item. left is the scope of the items to its left in
+// the same FROM list, visible to LATERAL items; parent is the enclosing
+// query's scope.
+func (b *binder) fromItem(n *pg_query.Node, left *scope, parent *scope) (*fromItem, error) {
+	switch {
+	case n.GetRangeVar() != nil:
+		return b.rangeVar(n.GetRangeVar())
+	case n.GetJoinExpr() != nil:
+		return b.joinExpr(n.GetJoinExpr(), left, parent)
+	case n.GetRangeSubselect() != nil:
+		rs := n.GetRangeSubselect()
+		sel := rs.Subquery.GetSelectStmt()
+		outer := parent
+		if rs.Lateral {
+			outer = lateralScope(left, parent)
+		}
+		bq, err := b.selectStmt(sel, outer)
+		if err != nil {
+			return nil, err
+		}
+		if rs.Alias == nil {
+			return nil, pgerr.New(pgerr.SyntaxError, "subquery in FROM must have an alias").
+				WithHint("For example, FROM (SELECT ...) [AS] foo.")
+		}
+		node := queryNode(bq.q)
+		fi, err := aliased(node, rs.Alias.Aliasname, rs.Alias)
+		if err != nil {
+			return nil, err
+		}
+		fi.lateral = rs.Lateral
+		return fi, nil
+	case n.GetRangeFunction() != nil:
+		return b.rangeFunction(n.GetRangeFunction(), left, parent)
+	}
+	return nil, pgerr.New(pgerr.FeatureNotSupported, "FROM item %s is not supported", nodeName(n))
+}
+
+// lateralScope presents the columns left of a LATERAL item as the scope
+// one level out.
+func lateralScope(left *scope, parent *scope) *scope {
+	ls := newScope(parent)
+	if left != nil {
+		ls.cols = left.cols
+		ls.tables = left.tables
+	}
+	return ls
+}
+
+// aliased names a relation's columns for the scope: the range variable
+// name, with column aliases overriding the first names.
+func aliased(node planner.Node, table string, alias *pg_query.Alias) (*fromItem, error) {
+	cols := node.Columns()
+	names := make([]string, len(cols))
+	for i, c := range cols {
+		names[i] = c.Name
+	}
+	if alias != nil {
+		ac := nameList(alias.Colnames)
+		if len(ac) > len(cols) {
+			return nil, pgerr.New(pgerr.InvalidColumnReference, "table %q has %d columns available but %d columns specified", table, len(cols), len(ac))
+		}
+		copy(names, ac)
+	}
+	fi := &fromItem{node: node, tables: []string{table}}
+	for i, c := range cols {
+		fi.cols = append(fi.cols, scopeCol{table: table, name: names[i], idx: i, typ: c.Type})
+	}
+	return fi, nil
+}
+
+func (b *binder) rangeVar(rv *pg_query.RangeVar) (*fromItem, error) {
+	name := rv.Relname
+	table := name
+	if rv.Alias != nil {
+		table = rv.Alias.Aliasname
+	}
+	if rv.Schemaname == "" {
+		if cte := b.lookupCTE(name); cte != nil {
+			return aliased(cte.plan, table, rv.Alias)
+		}
+	}
+	if rv.Catalogname != "" && rv.Catalogname != b.sess.database {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "cross-database references are not implemented: %s.%s.%s", rv.Catalogname, rv.Schemaname, name).WithPosition(loc(rv.Location))
+	}
+	obj, ok := b.cat.Lookup(rv.Schemaname, name)
+	if !ok {
+		if rv.Schemaname != "" {
+			name = rv.Schemaname + "." + name
+		}
+		return nil, pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", name).WithPosition(loc(rv.Location))
+	}
+	b.deps[obj.ID] = true
+	var node planner.Node
+	switch obj.Kind {
+	case KindTable, KindMaterializedView:
+		node = b.getObject(obj)
+	case KindView:
+		node = obj.plan
+	default:
+		return nil, pgerr.New(pgerr.WrongObjectType, "%q is an index", name).WithPosition(loc(rv.Location))
+	}
+	return aliased(node, table, rv.Alias)
+}
+
+// getObject returns the plan that reads a table or materialized view, with
+// the keys the planner may use for lookups.
+func (b *binder) getObject(obj *Object) *planner.Get {
+	g := &planner.Get{ID: planner.ObjectID(obj.ID), Name: obj.Name, Cols: obj.planColumns(), KeyCols: obj.PrimaryKey}
+	return g
+}
+
+func (b *binder) joinExpr(j *pg_query.JoinExpr, left *scope, parent *scope) (*fromItem, error) {
+	l, err := b.fromItem(j.Larg, left, parent)
+	if err != nil {
+		return nil, err
+	}
+	// A LATERAL item on the right of a JOIN sees the join's left side.
+	ls := newScope(parent)
+	ls.cols = l.cols
+	for _, t := range l.tables {
+		ls.tables[t] = true
+	}
+	r, err := b.fromItem(j.Rarg, ls, parent)
+	if err != nil {
+		return nil, err
+	}
+	var kind planner.JoinKind
+	switch j.Jointype {
+	case pg_query.JoinType_JOIN_INNER:
+		kind = planner.InnerJoin
+	case pg_query.JoinType_JOIN_LEFT:
+		kind = planner.LeftJoin
+	case pg_query.JoinType_JOIN_RIGHT:
+		kind = planner.RightJoin
+	case pg_query.JoinType_JOIN_FULL:
+		kind = planner.FullJoin
+	default:
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "join type %s is not supported", j.Jointype)
+	}
+	if r.lateral && kind != planner.InnerJoin && kind != planner.LeftJoin {
+		return nil, pgerr.New(pgerr.InvalidColumnReference, "the combining JOIN type must be INNER or LEFT for a LATERAL reference")
+	}
+	s := newScope(parent)
+	s.cols = append(append([]scopeCol(nil), l.cols...), shifted(r.cols, len(l.node.Columns()))...)
+	for _, t := range append(append([]string(nil), l.tables...), r.tables...) {
+		if s.tables[t] {
+			return nil, pgerr.New(pgerr.DuplicateAlias, "table name %q specified more than once", t)
+		}
+		s.tables[t] = true
+	}
+
+	var on scalar.Expr = trueConst()
+	var using []string
+	switch {
+	case j.IsNatural:
+		for _, lc := range l.cols {
+			if lc.qualifiedOnly || lc.hidden {
+				continue
+			}
+			for _, rc := range r.cols {
+				if rc.name == lc.name && !rc.qualifiedOnly && !rc.hidden {
+					using = append(using, lc.name)
+					break
+				}
+			}
+		}
+	case len(j.UsingClause) > 0:
+		using = nameList(j.UsingClause)
+	case j.Quals != nil:
+		cond, err := b.expr(j.Quals, &exprCtx{s: s, what: "JOIN conditions"})
+		if err != nil {
+			return nil, err
+		}
+		if on, err = b.coerceBool(cond, "JOIN/ON", 0); err != nil {
+			return nil, err
+		}
+	}
+	var node planner.Node
+	if r.lateral {
+		node = &planner.Apply{Kind: kind, Left: l.node, Right: r.node}
+		if j.Quals != nil {
+			node = &planner.Filter{Input: node, Pred: on}
+			if kind == planner.LeftJoin {
+				return nil, pgerr.New(pgerr.FeatureNotSupported, "LEFT JOIN LATERAL with a join condition is not supported; use ON true and a WHERE clause inside the subquery")
+			}
+		}
+	} else if using == nil {
+		node = &planner.Join{Kind: kind, Left: l.node, Right: r.node, On: on}
+	}
+	fi := &fromItem{node: node, cols: s.cols, tables: append(append([]string(nil), l.tables...), r.tables...)}
+	if using != nil {
+		if err := b.usingJoin(fi, kind, l, r, using); err != nil {
+			return nil, err
+		}
+	}
+	if j.Alias != nil {
+		return aliasJoin(fi, j.Alias)
+	}
+	return fi, nil
+}
+
+// usingJoin builds a JOIN … USING (or NATURAL JOIN): the join condition
+// equates the named columns, and a projection puts the merged columns
+// first, as PostgreSQL's * shows them.
+func (b *binder) usingJoin(fi *fromItem, kind planner.JoinKind, l, r *fromItem, using []string) error {
+	lw := len(l.node.Columns())
+	var conds, merged []scalar.Expr
+	var mergedCols []scopeCol
+	hideL, hideR := map[int]bool{}, map[int]bool{}
+	for _, name := range using {
+		lc, err := uniqueCol(l.cols, name, "left")
+		if err != nil {
+			return err
+		}
+		rc, err := uniqueCol(r.cols, name, "right")
+		if err != nil {
+			return err
+		}
+		le := scalar.Expr(&scalar.ColRef{Idx: lc.idx, Typ: lc.typ})
+		re := scalar.Expr(&scalar.ColRef{Idx: lw + rc.idx, Typ: rc.typ})
+		pair := []scalar.Expr{le, re}
+		t, err := b.unify(pair, "JOIN/USING", 0)
+		if err != nil {
+			return err
+		}
+		eq, err := b.binaryOp("=", pair[0], pair[1], 0)
+		if err != nil {
+			return err
+		}
+		conds = append(conds, eq)
+		var m scalar.Expr
+		switch kind {
+		case planner.RightJoin:
+			m = pair[1]
+		case planner.FullJoin:
+			m = &scalar.Coalesce{Args: pair, Typ: t}
+		default:
+			m = pair[0]
+		}
+		merged = append(merged, m)
+		mergedCols = append(mergedCols, scopeCol{name: name, typ: t})
+		hideL[lc.idx] = true
+		hideR[rc.idx] = true
+	}
+	join := &planner.Join{Kind: kind, Left: l.node, Right: r.node, On: scalar.NewAnd(conds)}
+	jcols := join.Columns()
+	exprs := append([]scalar.Expr(nil), merged...)
+	var cols []scopeCol
+	for i := range mergedCols {
+		mergedCols[i].idx = i
+		cols = append(cols, mergedCols[i])
+	}
+	off := len(merged)
+	for i, c := range jcols {
+		exprs = append(exprs, &scalar.ColRef{Idx: i, Typ: c.Type})
+	}
+	for _, c := range l.cols {
+		c.qualifiedOnly = c.qualifiedOnly || hideL[c.idx]
+		c.idx += off
+		cols = append(cols, c)
+	}
+	for _, c := range r.cols {
+		c.qualifiedOnly = c.qualifiedOnly || hideR[c.idx]
+		c.idx += off + lw
+		cols = append(cols, c)
+	}
+	pcols := make([]planner.Column, len(exprs))
+	for i, e := range exprs {
+		name := "?column?"
+		if i < off {
+			name = mergedCols[i].name
+		} else {
+			name = jcols[i-off].Name
+		}
+		pcols[i] = planner.Column{Name: name, Type: e.Type()}
+	}
+	fi.node = &planner.Project{Input: join, Exprs: exprs, Cols: pcols}
+	fi.cols = cols
+	return nil
+}
+
+func uniqueCol(cols []scopeCol, name, side string) (scopeCol, error) {
+	var found *scopeCol
+	for i := range cols {
+		c := &cols[i]
+		if c.name != name || c.qualifiedOnly || c.hidden {
+			continue
+		}
+		if found != nil {
+			return scopeCol{}, pgerr.New(pgerr.AmbiguousColumn, "common column name %q appears more than once in %s table", name, side)
+		}
+		found = c
+	}
+	if found == nil {
+		return scopeCol{}, pgerr.New(pgerr.UndefinedColumn, "column %q specified in USING clause does not exist in %s table", name, side)
+	}
+	return *found, nil
+}
+
+// aliasJoin applies JOIN … AS alias: the joined columns belong to the alias
+// and the inner range variables are no longer visible.
+func aliasJoin(fi *fromItem, alias *pg_query.Alias) (*fromItem, error) {
+	names := nameList(alias.Colnames)
+	var cols []scopeCol
+	i := 0
+	for _, c := range fi.cols {
+		if c.qualifiedOnly || c.hidden {
+			continue
+		}
+		c.table = alias.Aliasname
+		if i < len(names) {
+			c.name = names[i]
+		}
+		i++
+		cols = append(cols, c)
+	}
+	if len(names) > i {
+		return nil, pgerr.New(pgerr.InvalidColumnReference, "table %q has %d columns available but %d columns specified", alias.Aliasname, i, len(names))
+	}
+	return &fromItem{node: fi.node, cols: cols, tables: []string{alias.Aliasname}, lateral: fi.lateral}, nil
+}
+
+// rangeFunction binds a set-returning function in FROM. Its arguments may
+// read the items to its left (functions in FROM are implicitly LATERAL), so
+// it is bound one level in, as the right side of an Apply.
+func (b *binder) rangeFunction(rf *pg_query.RangeFunction, left *scope, parent *scope) (*fromItem, error) {
+	if rf.IsRowsfrom || len(rf.Functions) != 1 {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "ROWS FROM is not supported")
+	}
+	if len(rf.Coldeflist) > 0 {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "column definition lists are not supported")
+	}
+	items := rf.Functions[0].GetList().Items
+	fc := items[0].GetFuncCall()
+	if fc == nil {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "only function calls are supported in FROM")
+	}
+	name, err := funcName(fc.Funcname)
+	if err != nil {
+		return nil, withPosition(err, loc(fc.Location))
+	}
+	inner := newScope(lateralScope(left, parent))
+	c := &exprCtx{s: inner, what: "functions in FROM"}
+	args := make([]scalar.Expr, len(fc.Args))
+	argTypes := make([]types.Type, len(fc.Args))
+	for i, an := range fc.Args {
+		if args[i], err = b.expr(an, c); err != nil {
+			return nil, err
+		}
+		argTypes[i] = args[i].Type()
+	}
+	tf, targets, err := scalar.ResolveTableFunc(name, argTypes)
+	if err != nil {
+		return nil, withPosition(err, loc(fc.Location))
+	}
+	if b.inView && tf.Volatility != scalar.Immutable {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "calls to %s are not allowed in materialized views", name).WithPosition(loc(fc.Location))
+	}
+	for i := range args {
+		if args[i], err = b.coerce(args[i], targets[i], coerceImplicit, loc(fc.Location)); err != nil {
+			return nil, err
+		}
+	}
+	fcols := tf.Columns(targets)
+	cols := make([]planner.Column, len(fcols))
+	for i, c := range fcols {
+		cols[i] = planner.Column{Name: c.Name, Type: c.Type}
+	}
+	table := name
+	if rf.Alias != nil {
+		table = rf.Alias.Aliasname
+		if len(cols) == 1 && len(rf.Alias.Colnames) == 0 {
+			cols[0].Name = table
+		}
+	} else if len(cols) == 1 {
+		cols[0].Name = name
+	}
+	node := planner.Node(&planner.FlatMap{Input: oneRow(), Func: tf, Args: args, Cols: cols, Ordinality: rf.Ordinality})
+	fi, err := aliased(node, table, rf.Alias)
+	if err != nil {
+		return nil, err
+	}
+	fi.lateral = planner.HasOuterRefs(node, 1)
+	if !fi.lateral {
+		// Without references to its left the call is uncorrelated; its
+		// references to enclosing queries are one level shallower.
+		fi.node = planner.RewriteOuterRefs(node, 2, func(o *planner.OuterRef) scalar.Expr {
+			return &planner.OuterRef{Depth: o.Depth - 1, Idx: o.Idx, Typ: o.Typ}
+		})
+	}
+	return fi, nil
+}

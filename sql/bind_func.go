@@ -1,0 +1,279 @@
+package sql
+
+import (
+	"strconv"
+
+	pg_query "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/streamdb/streamdb/planner"
+	"github.com/streamdb/streamdb/planner/scalar"
+	"github.com/streamdb/streamdb/sql/pgerr"
+	"github.com/streamdb/streamdb/sql/types"
+)
+
+func (b *binder) funcCall(fc *pg_query.FuncCall, c *exprCtx) (scalar.Expr, error) {
+	pos := loc(fc.Location)
+	name, err := funcName(fc.Funcname)
+	if err != nil {
+		return nil, withPosition(err, pos)
+	}
+	if fc.Over != nil {
+		return b.windowCall(fc, name, c)
+	}
+	if fc.AggStar || scalar.IsAggregate(name) {
+		return b.aggCall(fc, name, c)
+	}
+	if fc.AggDistinct || len(fc.AggOrder) > 0 {
+		return nil, pgerr.New(pgerr.WrongObjectType, "DISTINCT or ORDER BY specified, but %s is not an aggregate function", name).WithPosition(pos)
+	}
+	if fc.AggFilter != nil {
+		return nil, pgerr.New(pgerr.WrongObjectType, "FILTER specified, but %s is not an aggregate function", name).WithPosition(pos)
+	}
+	if e, ok := b.sessionFunc(name, len(fc.Args)); ok {
+		return e, nil
+	}
+	args := make([]scalar.Expr, len(fc.Args))
+	for i, an := range fc.Args {
+		if an.GetNamedArgExpr() != nil {
+			return nil, pgerr.New(pgerr.FeatureNotSupported, "named function arguments are not supported").WithPosition(pos)
+		}
+		if args[i], err = b.expr(an, c); err != nil {
+			return nil, err
+		}
+	}
+	return b.callFunc(name, args, pos)
+}
+
+// callFunc resolves a function call and coerces its arguments.
+func (b *binder) callFunc(name string, args []scalar.Expr, pos int) (scalar.Expr, error) {
+	argTypes := make([]types.Type, len(args))
+	for i, a := range args {
+		argTypes[i] = a.Type()
+	}
+	fn, targets, err := scalar.ResolveFunc(name, argTypes)
+	if err != nil {
+		return nil, withPosition(err, pos)
+	}
+	if b.inView && fn.Volatility != scalar.Immutable {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "calls to %s are not allowed in materialized views", name).
+			WithDetail("%s is %s: its result changes without any input changing.", name, fn.Volatility).WithPosition(pos)
+	}
+	for i := range args {
+		if args[i], err = b.coerce(args[i], targets[i], coerceImplicit, pos); err != nil {
+			return nil, err
+		}
+	}
+	return &scalar.Call{Fn: fn, Args: args}, nil
+}
+
+// sessionFunc binds the functions whose value is a property of the
+// session rather than of their arguments.
+func (b *binder) sessionFunc(name string, nargs int) (scalar.Expr, bool) {
+	if nargs != 0 {
+		return nil, false
+	}
+	text := func(s string) scalar.Expr { return scalar.NewConst(types.NewText(s), types.TypeText) }
+	name64 := func(s string) scalar.Expr { return scalar.NewConst(types.NewString(types.Name, s), types.TypeName) }
+	switch name {
+	case "version":
+		return text(versionString), true
+	case "current_database":
+		return name64(b.sess.database), true
+	case "current_schema":
+		return name64(defaultSchema), true
+	case "current_user", "session_user", "user", "current_role":
+		return name64(b.sess.user), true
+	}
+	return nil, false
+}
+
+// aggRef stands for the result of the aggregate call at index idx of the
+// enclosing query's aggCollector until the select list is rewritten over
+// the Aggregate node's output.
+type aggRef struct {
+	idx int
+	typ types.Type
+}
+
+func (e *aggRef) Type() types.Type                       { return e.typ }
+func (e *aggRef) String() string                         { return "agg" + strconv.Itoa(e.idx) }
+func (e *aggRef) Children() []scalar.Expr                { return nil }
+func (e *aggRef) WithChildren([]scalar.Expr) scalar.Expr { return e }
+
+// aggCollector gathers the aggregate calls of one query level.
+type aggCollector struct {
+	calls []planner.AggCall
+	// nested is set while an aggregate's arguments are bound.
+	nested bool
+}
+
+func (b *binder) aggCall(fc *pg_query.FuncCall, name string, c *exprCtx) (scalar.Expr, error) {
+	pos := loc(fc.Location)
+	if c.agg == nil {
+		what := c.what
+		if what == "" {
+			what = "this context"
+		}
+		return nil, pgerr.New(pgerr.GroupingError, "aggregate functions are not allowed in %s", what).WithPosition(pos)
+	}
+	if c.agg.nested {
+		return nil, pgerr.New(pgerr.GroupingError, "aggregate function calls cannot be nested").WithPosition(pos)
+	}
+	c.agg.nested = true
+	defer func() { c.agg.nested = false }()
+	inner := &exprCtx{s: c.s, agg: c.agg, what: "aggregate function arguments"}
+	var args []scalar.Expr
+	if !fc.AggStar {
+		for _, an := range fc.Args {
+			a, err := b.expr(an, inner)
+			if err != nil {
+				return nil, err
+			}
+			args = append(args, a)
+		}
+	}
+	argTypes := make([]types.Type, len(args))
+	for i, a := range args {
+		argTypes[i] = a.Type()
+	}
+	fn, targets, err := scalar.ResolveAggregate(name, argTypes, fc.AggDistinct)
+	if err != nil {
+		return nil, withPosition(err, pos)
+	}
+	for i := range args {
+		if args[i], err = b.coerce(args[i], targets[i], coerceImplicit, pos); err != nil {
+			return nil, err
+		}
+	}
+	call := planner.AggCall{Func: fn, Args: args, Distinct: fc.AggDistinct, Typ: fn.Ret, EmptyValue: fn.Empty()}
+	if fc.AggFilter != nil {
+		f, err := b.expr(fc.AggFilter, &exprCtx{s: c.s, agg: c.agg, what: "FILTER"})
+		if err != nil {
+			return nil, err
+		}
+		if call.Filter, err = b.coerceBool(f, "FILTER", pos); err != nil {
+			return nil, err
+		}
+	}
+	for _, sn := range fc.AggOrder {
+		sb := sn.GetSortBy()
+		e, err := b.expr(sb.Node, inner)
+		if err != nil {
+			return nil, err
+		}
+		call.Order = append(call.Order, sortKey(e, sb))
+	}
+	c.agg.calls = append(c.agg.calls, call)
+	return &aggRef{idx: len(c.agg.calls) - 1, typ: fn.Ret}, nil
+}
+
+// sortKey builds a sort key with PostgreSQL's NULL placement defaults:
+// NULLs last ascending, first descending.
+func sortKey(e scalar.Expr, sb *pg_query.SortBy) planner.SortKey {
+	k := planner.SortKey{Expr: e, Desc: sb.SortbyDir == pg_query.SortByDir_SORTBY_DESC}
+	switch sb.SortbyNulls {
+	case pg_query.SortByNulls_SORTBY_NULLS_FIRST:
+		k.NullsFirst = true
+	case pg_query.SortByNulls_SORTBY_NULLS_LAST:
+		k.NullsFirst = false
+	default:
+		k.NullsFirst = k.Desc
+	}
+	return k
+}
+
+func (b *binder) subLink(sl *pg_query.SubLink, c *exprCtx) (scalar.Expr, error) {
+	pos := loc(sl.Location)
+	sel := sl.Subselect.GetSelectStmt()
+	if sel == nil {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "subquery must be a SELECT").WithPosition(pos)
+	}
+	bq, err := b.selectStmt(sel, c.s)
+	if err != nil {
+		return nil, err
+	}
+	plan := queryNode(bq.q)
+	cols := plan.Columns()
+	switch sl.SubLinkType {
+	case pg_query.SubLinkType_EXISTS_SUBLINK:
+		return &planner.Subquery{Kind: planner.ExistsSubquery, Plan: plan, Typ: types.TypeBool}, nil
+	case pg_query.SubLinkType_EXPR_SUBLINK:
+		if len(cols) != 1 {
+			return nil, pgerr.New(pgerr.SyntaxError, "subquery must return only one column").WithPosition(pos)
+		}
+		return &planner.Subquery{Kind: planner.ScalarSubquery, Plan: plan, Typ: cols[0].Type}, nil
+	case pg_query.SubLinkType_ARRAY_SUBLINK:
+		if len(cols) != 1 {
+			return nil, pgerr.New(pgerr.SyntaxError, "subquery must return only one column").WithPosition(pos)
+		}
+		return &planner.Subquery{Kind: planner.ArraySubquery, Plan: plan, Typ: types.ArrayOf(cols[0].Type)}, nil
+	case pg_query.SubLinkType_ANY_SUBLINK, pg_query.SubLinkType_ALL_SUBLINK:
+		return b.quantifiedSubquery(sl, plan, c, pos)
+	}
+	return nil, pgerr.New(pgerr.FeatureNotSupported, "this kind of subquery is not supported").WithPosition(pos)
+}
+
+// quantifiedSubquery binds x op ANY/ALL (subquery), including IN and
+// NOT IN (which the parser writes as NOT (x = ANY …)).
+func (b *binder) quantifiedSubquery(sl *pg_query.SubLink, plan planner.Node, c *exprCtx, pos int) (scalar.Expr, error) {
+	op := "="
+	if len(sl.OperName) > 0 {
+		n, err := funcName(sl.OperName)
+		if err != nil {
+			return nil, err
+		}
+		op = n
+	}
+	var lefts []*pg_query.Node
+	if row := sl.Testexpr.GetRowExpr(); row != nil {
+		lefts = row.Args
+	} else {
+		lefts = []*pg_query.Node{sl.Testexpr}
+	}
+	cols := plan.Columns()
+	if len(lefts) != len(cols) {
+		if len(lefts) < len(cols) {
+			return nil, pgerr.New(pgerr.SyntaxError, "subquery has too many columns").WithPosition(pos)
+		}
+		return nil, pgerr.New(pgerr.SyntaxError, "subquery has too few columns").WithPosition(pos)
+	}
+	sq := &planner.Subquery{Kind: planner.AnySubquery, Typ: types.TypeBool}
+	if sl.SubLinkType == pg_query.SubLinkType_ALL_SUBLINK {
+		sq.Kind = planner.AllSubquery
+	}
+	casts := make([]scalar.Expr, len(cols))
+	needCast := false
+	for i, ln := range lefts {
+		l, err := b.expr(ln, c)
+		if err != nil {
+			return nil, err
+		}
+		fn, targets, err := scalar.ResolveBinaryOp(op, l.Type(), cols[i].Type)
+		if err != nil {
+			return nil, withPosition(err, pos)
+		}
+		if fn.Ret.Family != types.Bool {
+			return nil, pgerr.New(pgerr.DatatypeMismatch, "operator %s must return type boolean, not type %s", op, fn.Ret).WithPosition(pos)
+		}
+		if l, err = b.coerce(l, targets[0], coerceImplicit, pos); err != nil {
+			return nil, err
+		}
+		var col scalar.Expr = &scalar.ColRef{Idx: i, Typ: cols[i].Type}
+		if targets[1] != cols[i].Type {
+			col = &scalar.Cast{Arg: col, To: targets[1]}
+			needCast = true
+		}
+		casts[i] = col
+		sq.Args = append(sq.Args, l)
+		sq.Ops = append(sq.Ops, fn)
+	}
+	if needCast {
+		pc := make([]planner.Column, len(cols))
+		for i, e := range casts {
+			pc[i] = planner.Column{Name: cols[i].Name, Type: e.Type()}
+		}
+		plan = &planner.Project{Input: plan, Exprs: casts, Cols: pc}
+	}
+	sq.Plan = plan
+	return sq, nil
+}

@@ -1,0 +1,567 @@
+package sql
+
+import (
+	pg_query "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/streamdb/streamdb/planner"
+	"github.com/streamdb/streamdb/planner/scalar"
+	"github.com/streamdb/streamdb/sql/pgerr"
+	"github.com/streamdb/streamdb/sql/types"
+)
+
+// boundQuery is a bound SELECT.
+type boundQuery struct {
+	q *planner.Query
+}
+
+// columns returns the visible output columns.
+func (bq *boundQuery) columns() []planner.Column {
+	cols := bq.q.Root.Columns()
+	return cols[:len(cols)-bq.q.Hidden]
+}
+
+// queryNode turns a bound query into a relation for use inside another
+// query: ORDER BY survives only as far as LIMIT/OFFSET needs it.
+func queryNode(q *planner.Query) planner.Node {
+	n := q.Root
+	if q.Limit != nil || q.Offset != nil {
+		n = &planner.TopK{Input: n, Order: q.Order, Limit: q.Limit, Offset: q.Offset}
+	}
+	if q.Hidden > 0 {
+		cols := n.Columns()
+		keep := len(cols) - q.Hidden
+		exprs := make([]scalar.Expr, keep)
+		for i := range exprs {
+			exprs[i] = &scalar.ColRef{Idx: i, Typ: cols[i].Type}
+		}
+		n = &planner.Project{Input: n, Exprs: exprs, Cols: cols[:keep]}
+	}
+	return n
+}
+
+// selectStmt binds a SELECT, VALUES or set operation. parent is the scope
+// of the enclosing query for correlated references, nil at top level.
+func (b *binder) selectStmt(sel *pg_query.SelectStmt, parent *scope) (*boundQuery, error) {
+	if sel.WithClause != nil {
+		if err := b.pushCTEs(sel.WithClause, parent); err != nil {
+			return nil, err
+		}
+		defer b.popCTEs()
+	}
+	if sel.IntoClause != nil {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "SELECT INTO is not supported").WithHint("Use CREATE TABLE AS or INSERT INTO … SELECT.")
+	}
+	if len(sel.LockingClause) > 0 {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "SELECT FOR UPDATE/SHARE is not supported")
+	}
+	if sel.LimitOption == pg_query.LimitOption_LIMIT_OPTION_WITH_TIES {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "FETCH … WITH TIES is not supported")
+	}
+	switch {
+	case sel.Op == pg_query.SetOperation_SETOP_UNION || sel.Op == pg_query.SetOperation_SETOP_INTERSECT || sel.Op == pg_query.SetOperation_SETOP_EXCEPT:
+		return b.setOperation(sel, parent)
+	case len(sel.ValuesLists) > 0:
+		return b.valuesQuery(sel, parent)
+	}
+	return b.simpleSelect(sel, parent)
+}
+
+func (b *binder) simpleSelect(sel *pg_query.SelectStmt, parent *scope) (*boundQuery, error) {
+	node, s, err := b.fromClause(sel.FromClause, parent)
+	if err != nil {
+		return nil, err
+	}
+	if sel.WhereClause != nil {
+		pred, err := b.expr(sel.WhereClause, &exprCtx{s: s, what: "WHERE"})
+		if err != nil {
+			return nil, err
+		}
+		if pred, err = b.coerceBool(pred, "WHERE", 0); err != nil {
+			return nil, err
+		}
+		node = &planner.Filter{Input: node, Pred: pred}
+	}
+	agg := &aggCollector{}
+	win := &winCollector{defs: windowDefs(sel.WindowClause)}
+	tctx := &exprCtx{s: s, agg: agg, win: win, what: "SELECT"}
+	targets, names, err := b.targetList(sel.TargetList, tctx, len(sel.FromClause) > 0)
+	if err != nil {
+		return nil, err
+	}
+	var having scalar.Expr
+	if sel.HavingClause != nil {
+		h, err := b.expr(sel.HavingClause, &exprCtx{s: s, agg: agg, win: nil, what: "HAVING"})
+		if err != nil {
+			return nil, err
+		}
+		if having, err = b.coerceBool(h, "HAVING", 0); err != nil {
+			return nil, err
+		}
+	}
+	nVisible := len(targets)
+	order, err := b.orderBy(sel.SortClause, tctx, &targets, names)
+	if err != nil {
+		return nil, err
+	}
+	distinct, distinctOn := false, []int(nil)
+	if len(sel.DistinctClause) > 0 {
+		if len(sel.DistinctClause) == 1 && sel.DistinctClause[0].GetNode() == nil {
+			distinct = true
+		} else if distinctOn, err = b.distinctOn(sel.DistinctClause, tctx, &targets, names); err != nil {
+			return nil, err
+		}
+	}
+
+	if len(sel.GroupClause) > 0 || having != nil || len(agg.calls) > 0 {
+		keys, err := b.groupBy(sel.GroupClause, s, targets[:nVisible], names)
+		if err != nil {
+			return nil, err
+		}
+		cols := make([]planner.Column, 0, len(keys)+len(agg.calls))
+		for _, k := range keys {
+			cols = append(cols, planner.Column{Name: "?column?", Type: k.Type()})
+		}
+		for _, a := range agg.calls {
+			cols = append(cols, planner.Column{Name: a.Func.Name, Type: a.Typ})
+		}
+		node = &planner.Aggregate{Input: node, Keys: keys, Aggs: agg.calls, Cols: cols}
+		for i := range targets {
+			if targets[i], err = b.overAggregate(targets[i], keys, s); err != nil {
+				return nil, err
+			}
+		}
+		for i := range win.calls {
+			if err := win.calls[i].rewrite(func(e scalar.Expr) (scalar.Expr, error) { return b.overAggregate(e, keys, s) }); err != nil {
+				return nil, err
+			}
+		}
+		if having != nil {
+			if having, err = b.overAggregate(having, keys, s); err != nil {
+				return nil, err
+			}
+			node = &planner.Filter{Input: node, Pred: having}
+		}
+	}
+	if len(win.calls) > 0 {
+		if node, err = b.windows(node, win, targets); err != nil {
+			return nil, err
+		}
+	}
+
+	for i, t := range targets {
+		if t.Type().Family == types.Unknown {
+			if targets[i], err = b.coerce(t, types.TypeText, coerceImplicit, 0); err != nil {
+				return nil, err
+			}
+		}
+	}
+	cols := make([]planner.Column, len(targets))
+	for i, t := range targets {
+		name := "?column?"
+		if i < len(names) {
+			name = names[i]
+		}
+		cols[i] = planner.Column{Name: name, Type: t.Type()}
+	}
+	node = &planner.Project{Input: node, Exprs: targets, Cols: cols}
+	hidden := len(targets) - nVisible
+	if distinct {
+		if hidden > 0 {
+			return nil, pgerr.New(pgerr.InvalidColumnReference, "for SELECT DISTINCT, ORDER BY expressions must appear in select list")
+		}
+		node = &planner.Distinct{Input: node}
+	}
+	if distinctOn != nil {
+		for i, col := range distinctOn {
+			if i >= len(order) || order[i].Expr.(*scalar.ColRef).Idx != col {
+				if len(order) > 0 {
+					return nil, pgerr.New(pgerr.InvalidColumnReference, "SELECT DISTINCT ON expressions must match initial ORDER BY expressions")
+				}
+			}
+		}
+		one := scalar.NewConst(types.NewInt8(1), types.TypeInt8)
+		node = &planner.TopK{Input: node, Group: distinctOn, Order: order, Limit: one}
+	}
+	q := &planner.Query{Root: node, Order: order, Hidden: hidden}
+	if err := b.limitOffset(sel, q); err != nil {
+		return nil, err
+	}
+	return &boundQuery{q: q}, nil
+}
+
+// targetList binds the select list, expanding *.
+func (b *binder) targetList(list []*pg_query.Node, c *exprCtx, haveFrom bool) ([]scalar.Expr, []string, error) {
+	var exprs []scalar.Expr
+	var names []string
+	for _, n := range list {
+		rt := n.GetResTarget()
+		if cr := rt.Val.GetColumnRef(); cr != nil && cr.Fields[len(cr.Fields)-1].GetAStar() != nil {
+			table := ""
+			if len(cr.Fields) >= 2 {
+				table = cr.Fields[len(cr.Fields)-2].GetString_().Sval
+			}
+			if table == "" && !haveFrom {
+				return nil, nil, pgerr.New(pgerr.SyntaxError, "SELECT * with no tables specified is not valid").WithPosition(loc(cr.Location))
+			}
+			if table != "" && !c.s.tables[table] {
+				return nil, nil, pgerr.New(pgerr.UndefinedTable, "missing FROM-clause entry for table %q", table).WithPosition(loc(cr.Location))
+			}
+			for _, col := range c.s.starCols(table) {
+				exprs = append(exprs, &scalar.ColRef{Idx: col.idx, Typ: col.typ})
+				names = append(names, col.name)
+			}
+			continue
+		}
+		e, err := b.expr(rt.Val, c)
+		if err != nil {
+			return nil, nil, err
+		}
+		name := rt.Name
+		if name == "" {
+			name = columnName(rt.Val)
+		}
+		exprs = append(exprs, e)
+		names = append(names, name)
+	}
+	return exprs, names, nil
+}
+
+// columnName is PostgreSQL's FigureColname: the name an unaliased select
+// list item gets.
+func columnName(n *pg_query.Node) string {
+	switch {
+	case n.GetColumnRef() != nil:
+		f := n.GetColumnRef().Fields
+		if s := f[len(f)-1].GetString_(); s != nil {
+			return s.Sval
+		}
+	case n.GetFuncCall() != nil:
+		parts := nameList(n.GetFuncCall().Funcname)
+		return parts[len(parts)-1]
+	case n.GetTypeCast() != nil:
+		tc := n.GetTypeCast()
+		if name := columnName(tc.Arg); name != "?column?" {
+			return name
+		}
+		parts := nameList(tc.TypeName.Names)
+		return parts[len(parts)-1]
+	case n.GetCaseExpr() != nil:
+		return "case"
+	case n.GetCoalesceExpr() != nil:
+		return "coalesce"
+	case n.GetMinMaxExpr() != nil:
+		if n.GetMinMaxExpr().Op == pg_query.MinMaxOp_IS_LEAST {
+			return "least"
+		}
+		return "greatest"
+	case n.GetAArrayExpr() != nil:
+		return "array"
+	case n.GetAIndirection() != nil:
+		return columnName(n.GetAIndirection().Arg)
+	case n.GetCollateClause() != nil:
+		return columnName(n.GetCollateClause().Arg)
+	case n.GetSubLink() != nil:
+		sl := n.GetSubLink()
+		switch sl.SubLinkType {
+		case pg_query.SubLinkType_EXISTS_SUBLINK:
+			return "exists"
+		case pg_query.SubLinkType_ARRAY_SUBLINK:
+			return "array"
+		case pg_query.SubLinkType_EXPR_SUBLINK:
+			if sel := sl.Subselect.GetSelectStmt(); sel != nil && len(sel.TargetList) == 1 {
+				rt := sel.TargetList[0].GetResTarget()
+				if rt.Name != "" {
+					return rt.Name
+				}
+				return columnName(rt.Val)
+			}
+		}
+	case n.GetSqlvalueFunction() != nil:
+		switch n.GetSqlvalueFunction().Op {
+		case pg_query.SQLValueFunctionOp_SVFOP_CURRENT_DATE:
+			return "current_date"
+		case pg_query.SQLValueFunctionOp_SVFOP_CURRENT_TIME, pg_query.SQLValueFunctionOp_SVFOP_CURRENT_TIME_N:
+			return "current_time"
+		case pg_query.SQLValueFunctionOp_SVFOP_CURRENT_TIMESTAMP, pg_query.SQLValueFunctionOp_SVFOP_CURRENT_TIMESTAMP_N:
+			return "current_timestamp"
+		case pg_query.SQLValueFunctionOp_SVFOP_LOCALTIME, pg_query.SQLValueFunctionOp_SVFOP_LOCALTIME_N:
+			return "localtime"
+		case pg_query.SQLValueFunctionOp_SVFOP_LOCALTIMESTAMP, pg_query.SQLValueFunctionOp_SVFOP_LOCALTIMESTAMP_N:
+			return "localtimestamp"
+		case pg_query.SQLValueFunctionOp_SVFOP_CURRENT_USER:
+			return "current_user"
+		case pg_query.SQLValueFunctionOp_SVFOP_SESSION_USER:
+			return "session_user"
+		case pg_query.SQLValueFunctionOp_SVFOP_USER:
+			return "user"
+		case pg_query.SQLValueFunctionOp_SVFOP_CURRENT_ROLE:
+			return "current_role"
+		case pg_query.SQLValueFunctionOp_SVFOP_CURRENT_CATALOG:
+			return "current_catalog"
+		case pg_query.SQLValueFunctionOp_SVFOP_CURRENT_SCHEMA:
+			return "current_schema"
+		}
+	case n.GetAExpr() != nil:
+		if n.GetAExpr().Kind == pg_query.A_Expr_Kind_AEXPR_NULLIF {
+			return "nullif"
+		}
+	}
+	return "?column?"
+}
+
+// outputRef resolves an ORDER BY, GROUP BY or DISTINCT ON item that names
+// an output column by position or by name; -1 if it does not.
+func outputRef(n *pg_query.Node, names []string, nTargets int) (int, error) {
+	if ac := n.GetAConst(); ac != nil {
+		if iv := ac.GetIval(); iv != nil {
+			i := int(iv.Ival)
+			if i < 1 || i > nTargets {
+				return 0, pgerr.New(pgerr.InvalidColumnReference, "position %d is not in select list", i).WithPosition(loc(ac.Location))
+			}
+			return i - 1, nil
+		}
+		return -1, nil
+	}
+	if cr := n.GetColumnRef(); cr != nil && len(cr.Fields) == 1 && cr.Fields[0].GetString_() != nil {
+		name := cr.Fields[0].GetString_().Sval
+		found := -1
+		for i, nm := range names[:nTargets] {
+			if nm == name {
+				if found >= 0 {
+					return 0, pgerr.New(pgerr.AmbiguousColumn, "ORDER BY %q is ambiguous", name).WithPosition(loc(cr.Location))
+				}
+				found = i
+			}
+		}
+		return found, nil
+	}
+	return -1, nil
+}
+
+// orderBy binds ORDER BY. Items that are not output columns are added to
+// targets as hidden trailing columns. The keys reference the projection.
+func (b *binder) orderBy(items []*pg_query.Node, c *exprCtx, targets *[]scalar.Expr, names []string) ([]planner.SortKey, error) {
+	nVisible := len(names)
+	var keys []planner.SortKey
+	for _, n := range items {
+		sb := n.GetSortBy()
+		if sb.SortbyDir == pg_query.SortByDir_SORTBY_USING {
+			return nil, pgerr.New(pgerr.FeatureNotSupported, "ORDER BY … USING is not supported").WithPosition(loc(sb.Location))
+		}
+		idx, err := outputRef(sb.Node, names, nVisible)
+		if err != nil {
+			return nil, err
+		}
+		if idx < 0 {
+			e, err := b.expr(sb.Node, &exprCtx{s: c.s, agg: c.agg, win: c.win, what: "ORDER BY"})
+			if err != nil {
+				return nil, err
+			}
+			idx = findExpr(*targets, e)
+			if idx < 0 {
+				*targets = append(*targets, e)
+				idx = len(*targets) - 1
+			}
+		}
+		keys = append(keys, sortKey(&scalar.ColRef{Idx: idx, Typ: (*targets)[idx].Type()}, sb))
+	}
+	return keys, nil
+}
+
+// distinctOn binds DISTINCT ON expressions to projection positions.
+func (b *binder) distinctOn(items []*pg_query.Node, c *exprCtx, targets *[]scalar.Expr, names []string) ([]int, error) {
+	var cols []int
+	for _, n := range items {
+		idx, err := outputRef(n, names, len(names))
+		if err != nil {
+			return nil, err
+		}
+		if idx < 0 {
+			e, err := b.expr(n, &exprCtx{s: c.s, agg: c.agg, what: "DISTINCT ON"})
+			if err != nil {
+				return nil, err
+			}
+			idx = findExpr(*targets, e)
+			if idx < 0 {
+				*targets = append(*targets, e)
+				idx = len(*targets) - 1
+			}
+		}
+		cols = append(cols, idx)
+	}
+	return cols, nil
+}
+
+// findExpr returns the position of an expression equal to e, or -1.
+func findExpr(list []scalar.Expr, e scalar.Expr) int {
+	for i, x := range list {
+		if exprEqual(x, e) {
+			return i
+		}
+	}
+	return -1
+}
+
+// exprEqual compares expressions structurally through their EXPLAIN text
+// and type.
+func exprEqual(a, b scalar.Expr) bool {
+	return a.Type() == b.Type() && a.String() == b.String()
+}
+
+// groupBy binds GROUP BY items: output column positions and names (an
+// input column of the same name wins, as in PostgreSQL) or expressions
+// over the input.
+func (b *binder) groupBy(items []*pg_query.Node, s *scope, targets []scalar.Expr, names []string) ([]scalar.Expr, error) {
+	var keys []scalar.Expr
+	add := func(e scalar.Expr) {
+		if findExpr(keys, e) < 0 {
+			keys = append(keys, e)
+		}
+	}
+	for _, n := range items {
+		if gs := n.GetGroupingSet(); gs != nil {
+			if gs.Kind == pg_query.GroupingSetKind_GROUPING_SET_EMPTY {
+				continue
+			}
+			return nil, pgerr.New(pgerr.FeatureNotSupported, "GROUPING SETS, ROLLUP and CUBE are not supported yet").WithPosition(loc(gs.Location))
+		}
+		if ac := n.GetAConst(); ac != nil && ac.GetIval() != nil {
+			i := int(ac.GetIval().Ival)
+			if i < 1 || i > len(targets) {
+				return nil, pgerr.New(pgerr.InvalidColumnReference, "GROUP BY position %d is not in select list", i).WithPosition(loc(ac.Location))
+			}
+			if err := noAggregates(targets[i-1], "GROUP BY", loc(ac.Location)); err != nil {
+				return nil, err
+			}
+			add(targets[i-1])
+			continue
+		}
+		e, err := b.expr(n, &exprCtx{s: s, what: "GROUP BY"})
+		if err != nil {
+			if cr := n.GetColumnRef(); cr != nil && len(cr.Fields) == 1 && pgerr.CodeOf(err) == pgerr.UndefinedColumn {
+				if rt, ok := groupAlias(cr, targets, names); ok {
+					add(rt)
+					continue
+				}
+			}
+			return nil, err
+		}
+		add(e)
+	}
+	return keys, nil
+}
+
+// groupAlias resolves a GROUP BY name to a select-list alias.
+func groupAlias(cr *pg_query.ColumnRef, targets []scalar.Expr, names []string) (scalar.Expr, bool) {
+	name := cr.Fields[0].GetString_().Sval
+	for i, nm := range names {
+		if nm == name && i < len(targets) {
+			return targets[i], true
+		}
+	}
+	return nil, false
+}
+
+// noAggregates rejects an aggregate call in a clause that cannot hold one.
+func noAggregates(e scalar.Expr, what string, pos int) error {
+	var found bool
+	scalar.Walk(e, func(x scalar.Expr) bool {
+		if _, ok := x.(*aggRef); ok {
+			found = true
+		}
+		return !found
+	})
+	if found {
+		return pgerr.New(pgerr.GroupingError, "aggregate functions are not allowed in %s", what).WithPosition(pos)
+	}
+	return nil
+}
+
+// overAggregate rewrites an expression bound over the aggregate's input
+// into one over its output: group keys become key columns, aggregate calls
+// become aggregate columns, and any other input column is an error.
+func (b *binder) overAggregate(e scalar.Expr, keys []scalar.Expr, s *scope) (scalar.Expr, error) {
+	if i := findExpr(keys, e); i >= 0 {
+		return &scalar.ColRef{Idx: i, Typ: keys[i].Type()}, nil
+	}
+	switch x := e.(type) {
+	case *aggRef:
+		return &scalar.ColRef{Idx: len(keys) + x.idx, Typ: x.typ}, nil
+	case *scalar.ColRef:
+		return nil, ungroupedError(s, x.Idx)
+	case *planner.Subquery:
+		c := *x
+		c.Args = make([]scalar.Expr, len(x.Args))
+		for i, a := range x.Args {
+			r, err := b.overAggregate(a, keys, s)
+			if err != nil {
+				return nil, err
+			}
+			c.Args[i] = r
+		}
+		var rerr error
+		c.Plan = planner.RewriteOuterRefs(x.Plan, 1, func(o *planner.OuterRef) scalar.Expr {
+			for i, k := range keys {
+				if cr, ok := k.(*scalar.ColRef); ok && cr.Idx == o.Idx {
+					return &planner.OuterRef{Depth: o.Depth, Idx: i, Typ: o.Typ}
+				}
+			}
+			if rerr == nil {
+				rerr = ungroupedError(s, o.Idx)
+			}
+			return o
+		})
+		return &c, rerr
+	}
+	kids := e.Children()
+	if len(kids) == 0 {
+		return e, nil
+	}
+	nk := make([]scalar.Expr, len(kids))
+	for i, k := range kids {
+		r, err := b.overAggregate(k, keys, s)
+		if err != nil {
+			return nil, err
+		}
+		nk[i] = r
+	}
+	return e.WithChildren(nk), nil
+}
+
+func ungroupedError(s *scope, idx int) error {
+	name := "?"
+	for _, c := range s.cols {
+		if c.idx == idx {
+			name = c.name
+			if c.table != "" {
+				name = c.table + "." + c.name
+			}
+			break
+		}
+	}
+	return pgerr.New(pgerr.GroupingError, "column %q must appear in the GROUP BY clause or be used in an aggregate function", name)
+}
+
+// limitOffset binds LIMIT and OFFSET as bigint expressions without column
+// references.
+func (b *binder) limitOffset(sel *pg_query.SelectStmt, q *planner.Query) error {
+	bind := func(n *pg_query.Node, what string) (scalar.Expr, error) {
+		if n == nil {
+			return nil, nil
+		}
+		if ac := n.GetAConst(); ac != nil && ac.Isnull {
+			return nil, nil
+		}
+		e, err := b.expr(n, &exprCtx{s: newScope(nil), what: what})
+		if err != nil {
+			return nil, err
+		}
+		return b.coerce(e, types.TypeInt8, coerceImplicit, 0)
+	}
+	var err error
+	if q.Limit, err = bind(sel.LimitCount, "LIMIT"); err != nil {
+		return err
+	}
+	q.Offset, err = bind(sel.LimitOffset, "OFFSET")
+	return err
+}

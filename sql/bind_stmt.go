@@ -1,0 +1,135 @@
+package sql
+
+import (
+	"context"
+	"strings"
+
+	pg_query "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/streamdb/streamdb/pgwire"
+	"github.com/streamdb/streamdb/sql/pgerr"
+	"github.com/streamdb/streamdb/sql/types"
+)
+
+// bindStatement dispatches on the statement kind.
+func (s *session) bindStatement(cat *Catalog, raw *rawStatement, params []types.Type) (*boundStmt, error) {
+	n := raw.node
+	switch {
+	case n.GetSelectStmt() != nil:
+		return s.bindQuery(cat, raw, params)
+	case n.GetInsertStmt() != nil:
+		return s.bindInsert(cat, n.GetInsertStmt(), params)
+	case n.GetUpdateStmt() != nil:
+		return s.bindUpdate(cat, n.GetUpdateStmt(), params)
+	case n.GetDeleteStmt() != nil:
+		return s.bindDelete(cat, n.GetDeleteStmt(), params)
+	case n.GetCreateStmt() != nil:
+		return s.bindCreateTable(cat, raw, n.GetCreateStmt())
+	case n.GetViewStmt() != nil:
+		return s.bindCreateView(cat, raw, n.GetViewStmt())
+	case n.GetCreateTableAsStmt() != nil:
+		return s.bindCreateTableAs(cat, raw, n.GetCreateTableAsStmt())
+	case n.GetIndexStmt() != nil:
+		return s.bindCreateIndex(cat, raw, n.GetIndexStmt())
+	case n.GetDropStmt() != nil:
+		return s.bindDrop(n.GetDropStmt())
+	case n.GetTransactionStmt() != nil:
+		return s.bindTransaction(n.GetTransactionStmt())
+	case n.GetVariableSetStmt() != nil:
+		return s.bindSet(n.GetVariableSetStmt())
+	case n.GetVariableShowStmt() != nil:
+		return s.bindShow(cat, n.GetVariableShowStmt())
+	case n.GetExplainStmt() != nil:
+		return s.bindExplain(cat, raw, n.GetExplainStmt(), params)
+	case n.GetDiscardStmt() != nil:
+		return independent(nil, func(ctx context.Context, s *session, _ []types.Datum) (pgwire.Result, error) {
+			if s.txn != nil && !s.txn.implicit {
+				return nil, pgerr.New(pgerr.ActiveSQLTransaction, "DISCARD ALL cannot run inside a transaction block")
+			}
+			s.info.settings = newSettings(s.info.user)
+			clear(s.parsed)
+			return commandResult("DISCARD ALL"), nil
+		}), nil
+	}
+	return nil, pgerr.New(pgerr.FeatureNotSupported, "statement %s is not supported", statementName(n))
+}
+
+// statementName names a statement kind for errors, as the PostgreSQL
+// command would be written.
+func statementName(n *pg_query.Node) string {
+	name := nodeName(n)
+	name = strings.TrimSuffix(name, "Stmt")
+	var b strings.Builder
+	for i, r := range name {
+		if i > 0 && r >= 'A' && r <= 'Z' {
+			b.WriteByte(' ')
+		}
+		b.WriteRune(r)
+	}
+	return strings.ToUpper(b.String())
+}
+
+// independent builds a statement that does not depend on the catalog.
+func independent(cols []pgwire.Column, run func(ctx context.Context, s *session, params []types.Datum) (pgwire.Result, error)) *boundStmt {
+	return &boundStmt{cols: cols, run: run, catalogIndependent: true}
+}
+
+// isTxnControl reports whether a statement may run in a failed
+// transaction block: only statements that end it.
+func isTxnControl(raw *rawStatement) bool {
+	ts := raw.node.GetTransactionStmt()
+	if ts == nil {
+		return false
+	}
+	switch ts.Kind {
+	case pg_query.TransactionStmtKind_TRANS_STMT_COMMIT, pg_query.TransactionStmtKind_TRANS_STMT_ROLLBACK,
+		pg_query.TransactionStmtKind_TRANS_STMT_ROLLBACK_TO:
+		return true
+	}
+	return false
+}
+
+func (s *session) bindTransaction(ts *pg_query.TransactionStmt) (*boundStmt, error) {
+	switch ts.Kind {
+	case pg_query.TransactionStmtKind_TRANS_STMT_BEGIN, pg_query.TransactionStmtKind_TRANS_STMT_START:
+		return independent(nil, func(ctx context.Context, s *session, _ []types.Datum) (pgwire.Result, error) {
+			switch {
+			case s.txn == nil:
+				s.txn = newTxn(false)
+			case s.txn.implicit:
+				s.txn.implicit = false
+			default:
+				s.notice(&pgerr.Error{Code: pgerr.ActiveSQLTransaction, Severity: "WARNING", Message: "there is already a transaction in progress"})
+			}
+			return commandResult("BEGIN"), nil
+		}), nil
+	case pg_query.TransactionStmtKind_TRANS_STMT_COMMIT:
+		b := independent(nil, func(ctx context.Context, s *session, _ []types.Datum) (pgwire.Result, error) {
+			if s.txn == nil || s.txn.implicit {
+				s.notice(&pgerr.Error{Code: pgerr.NoActiveSQLTransaction, Severity: "WARNING", Message: "there is no transaction in progress"})
+				return commandResult("COMMIT"), nil
+			}
+			if s.txn.state == txnFailed {
+				s.txn = nil
+				return commandResult("ROLLBACK"), nil
+			}
+			if err := s.commit(ctx); err != nil {
+				return nil, err
+			}
+			return commandResult("COMMIT"), nil
+		})
+		b.txnControl = true
+		return b, nil
+	case pg_query.TransactionStmtKind_TRANS_STMT_ROLLBACK:
+		b := independent(nil, func(ctx context.Context, s *session, _ []types.Datum) (pgwire.Result, error) {
+			if s.txn == nil || s.txn.implicit {
+				s.notice(&pgerr.Error{Code: pgerr.NoActiveSQLTransaction, Severity: "WARNING", Message: "there is no transaction in progress"})
+			}
+			s.txn = nil
+			return commandResult("ROLLBACK"), nil
+		})
+		b.txnControl = true
+		return b, nil
+	}
+	return nil, pgerr.New(pgerr.FeatureNotSupported, "savepoints and two-phase commit are not supported")
+}

@@ -1,0 +1,321 @@
+package sql
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"log/slog"
+	"sync/atomic"
+	"time"
+
+	"github.com/streamdb/streamdb/dataflow"
+	"github.com/streamdb/streamdb/sql/pgerr"
+	"github.com/streamdb/streamdb/sql/types"
+	"github.com/streamdb/streamdb/storage"
+)
+
+// coordinator owns all mutable engine state and runs the tick loop; see
+// the package documentation. Every method without a "submit" in its name
+// runs on the coordinator's goroutine (or during open, before it starts).
+type coordinator struct {
+	store *storage.DB
+	log   *slog.Logger
+	reqs  chan *coordReq
+	snap  atomic.Pointer[snapshot]
+	// failed is set when a tick could not be made durable; from then on
+	// every request fails, since memory and disk may disagree.
+	failed atomic.Pointer[error]
+
+	cat    *Catalog
+	tables map[uint64]*tableState
+	flows  []*flow // in id order, which is dependency order
+	ts     uint64
+}
+
+// coordReq is one unit of work for the tick loop: a transaction's writes
+// or a catalog change.
+type coordReq struct {
+	writes *writeSet
+	ddl    func(tx *ddlTx) error
+	err    error
+	done   chan struct{}
+}
+
+// maxGroupCommit bounds how many transactions share one tick.
+const maxGroupCommit = 256
+
+// submit hands a request to the tick loop and waits until the tick that
+// contains it has been published. A submitted request is never abandoned:
+// once the loop has it, its outcome is waited for even if ctx ends, so the
+// client learns whether its write committed.
+func (c *coordinator) submit(ctx context.Context, r *coordReq) error {
+	if p := c.failed.Load(); p != nil {
+		return pgerr.Wrap(*p, pgerr.IOError, "the engine stopped after a storage failure: %v", *p)
+	}
+	r.done = make(chan struct{})
+	select {
+	case c.reqs <- r:
+	case <-ctx.Done():
+		return pgerr.Canceled()
+	}
+	<-r.done
+	return r.err
+}
+
+// run is the tick loop.
+func (c *coordinator) run(ctx context.Context) error {
+	for {
+		var first *coordReq
+		select {
+		case <-ctx.Done():
+			return nil
+		case first = <-c.reqs:
+		}
+		reqs := []*coordReq{first}
+	gather:
+		for len(reqs) < maxGroupCommit {
+			select {
+			case r := <-c.reqs:
+				reqs = append(reqs, r)
+			default:
+				break gather
+			}
+		}
+		if err := c.process(ctx, reqs); err != nil {
+			c.failed.Store(&err)
+			c.log.Error("tick failed; engine stopped", "err", err)
+			for _, r := range reqs {
+				if r.done != nil {
+					r.err = pgerr.Wrap(err, pgerr.IOError, "could not commit: %v", err)
+					close(r.done)
+					r.done = nil
+				}
+			}
+			c.drain(err)
+			return err
+		}
+	}
+}
+
+// drain fails requests that arrive after a fatal error, until shutdown.
+func (c *coordinator) drain(err error) {
+	go func() {
+		for r := range c.reqs {
+			r.err = pgerr.Wrap(err, pgerr.IOError, "could not commit: %v", err)
+			close(r.done)
+		}
+	}()
+}
+
+// process runs consecutive write requests as one tick and each catalog
+// change as a tick of its own, in arrival order.
+func (c *coordinator) process(ctx context.Context, reqs []*coordReq) error {
+	var writes []*coordReq
+	for _, r := range reqs {
+		if r.ddl == nil {
+			writes = append(writes, r)
+			continue
+		}
+		if len(writes) > 0 {
+			if err := c.writeTick(ctx, writes); err != nil {
+				return err
+			}
+			writes = nil
+		}
+		if err := c.ddlTick(ctx, r); err != nil {
+			return err
+		}
+	}
+	if len(writes) > 0 {
+		return c.writeTick(ctx, writes)
+	}
+	return nil
+}
+
+// nextTS advances the logical clock: milliseconds, strictly increasing.
+func (c *coordinator) nextTS() uint64 {
+	now := uint64(time.Now().UnixMilli())
+	if now <= c.ts {
+		now = c.ts + 1
+	}
+	return now
+}
+
+func tsValue(ts uint64) []byte { return binary.BigEndian.AppendUint64(nil, ts) }
+
+// writeTick applies a group of transactions, makes them durable in one
+// batch, maintains every dataflow and publishes the new snapshot.
+func (c *coordinator) writeTick(ctx context.Context, reqs []*coordReq) error {
+	batch := c.store.NewBatch()
+	deltas := map[uint64]dataflow.Batch{}
+	for _, r := range reqs {
+		if err := c.validate(r.writes); err != nil {
+			r.err = err
+			continue
+		}
+		if err := c.apply(r.writes, batch, deltas); err != nil {
+			batch.Discard()
+			return err
+		}
+	}
+	if len(deltas) == 0 {
+		batch.Discard()
+		c.finish(reqs)
+		return nil
+	}
+	ts := c.nextTS()
+	batch.SetMeta("ts", tsValue(ts))
+	if err := batch.Commit(); err != nil {
+		return fmt.Errorf("commit tick: %w", err)
+	}
+	c.ts = ts
+	if err := c.propagate(ctx, deltas); err != nil {
+		return err
+	}
+	c.publish()
+	c.finish(reqs)
+	return nil
+}
+
+func (c *coordinator) finish(reqs []*coordReq) {
+	for _, r := range reqs {
+		close(r.done)
+		r.done = nil
+	}
+}
+
+// validate checks a transaction's writes against the current contents:
+// rows it changed must still hold what it read, and keys it created must
+// still be free.
+func (c *coordinator) validate(w *writeSet) error {
+	for _, id := range w.tableIDs() {
+		t, ok := c.tables[id]
+		if !ok {
+			return pgerr.New(pgerr.UndefinedTable, "table was dropped by a concurrent transaction")
+		}
+		for _, ch := range w.tables[id] {
+			if ch.key == "" {
+				continue
+			}
+			cur, exists := t.get(ch.key)
+			switch {
+			case ch.existed && (!exists || cur != ch.expect):
+				return pgerr.New(pgerr.SerializationFailure, "could not serialize access due to concurrent update").
+					WithHint("Retry the transaction.")
+			case !ch.existed && exists:
+				return uniqueViolation(t.obj, ch.row)
+			}
+		}
+	}
+	return nil
+}
+
+// uniqueViolation is PostgreSQL's error for a duplicate primary key.
+func uniqueViolation(obj *Object, row types.Row) error {
+	names, vals := "", ""
+	cfg := types.DefaultTextConfig()
+	for i, c := range obj.PrimaryKey {
+		if i > 0 {
+			names += ", "
+			vals += ", "
+		}
+		names += obj.Columns[c].Name
+		if row != nil {
+			vals += string(types.AppendText(nil, row[c], obj.Columns[c].Type, cfg))
+		}
+	}
+	return pgerr.New(pgerr.UniqueViolation, "duplicate key value violates unique constraint %q", obj.Name+"_pkey").
+		WithDetail("Key (%s)=(%s) already exists.", names, vals)
+}
+
+// apply writes validated changes to the tables and the batch and records
+// the Z-set delta of each table.
+func (c *coordinator) apply(w *writeSet, batch *storage.Batch, deltas map[uint64]dataflow.Batch) error {
+	var buf []byte
+	for _, id := range w.tableIDs() {
+		t := c.tables[id]
+		d := deltas[id]
+		for _, ch := range w.tables[id] {
+			key := ch.key
+			if ch.row == nil {
+				old, ok := t.remove(key)
+				if !ok {
+					continue
+				}
+				batch.Delete(id, []byte(key))
+				oldRow, err := types.DecodeRow([]byte(old), nil)
+				if err != nil {
+					return fmt.Errorf("table %s: %w", t.obj.Name, err)
+				}
+				d = append(d, dataflow.Update{Row: oldRow, Diff: -1})
+				continue
+			}
+			if key == "" {
+				key = rowIDKey(t.nextRowID)
+				t.nextRowID++
+			}
+			buf = types.AppendRow(buf[:0], ch.row)
+			val := string(buf)
+			if old, replaced := t.put(key, val); replaced {
+				oldRow, err := types.DecodeRow([]byte(old), nil)
+				if err != nil {
+					return fmt.Errorf("table %s: %w", t.obj.Name, err)
+				}
+				d = append(d, dataflow.Update{Row: oldRow, Diff: -1})
+			}
+			batch.Put(id, []byte(key), buf)
+			d = append(d, dataflow.Update{Row: ch.row, Diff: 1})
+		}
+		if len(d) > 0 {
+			deltas[id] = d
+		}
+	}
+	return nil
+}
+
+// propagate pushes each changed object's delta into the dataflows that
+// read it, in dependency order, so that views over views see their inputs'
+// changes of the same tick.
+func (c *coordinator) propagate(ctx context.Context, deltas map[uint64]dataflow.Batch) error {
+	errDeltas := map[uint64][]dataflow.ErrorUpdate{}
+	for _, f := range c.flows {
+		changed := false
+		for id, in := range f.inputs {
+			if d := deltas[id]; len(d) > 0 {
+				in.Push(d)
+				changed = true
+			}
+			if e := errDeltas[id]; len(e) > 0 {
+				in.PushErrors(e)
+				changed = true
+			}
+		}
+		if !changed {
+			continue
+		}
+		if err := f.graph.Step(ctx); err != nil {
+			return fmt.Errorf("maintain %s %s: %w", f.obj.Kind, f.obj.Name, err)
+		}
+		if f.out != nil {
+			if d := f.out.Delta(); len(d) > 0 {
+				deltas[f.obj.ID] = d
+			}
+			if e := f.out.DeltaErrors(); len(e) > 0 {
+				errDeltas[f.obj.ID] = e
+			}
+		}
+	}
+	return nil
+}
+
+// publish makes the current state visible to readers.
+func (c *coordinator) publish() {
+	s := &snapshot{ts: c.ts, cat: c.cat, tables: make(map[uint64]*tableSnap, len(c.tables)), views: make(map[uint64]*dataflow.Snapshot, len(c.flows))}
+	for id, t := range c.tables {
+		s.tables[id] = t.snapshot()
+	}
+	for _, f := range c.flows {
+		s.views[f.obj.ID] = f.snapshot()
+	}
+	c.snap.Store(s)
+}

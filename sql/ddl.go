@@ -1,0 +1,117 @@
+package sql
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/streamdb/streamdb/sql/pgerr"
+	"github.com/streamdb/streamdb/storage"
+)
+
+// ddlTx is a catalog change being built on the coordinator's goroutine.
+// Nothing it does is visible until the change commits: new flows are built
+// and hydrated aside, and installed together with the new catalog.
+type ddlTx struct {
+	c     *coordinator
+	ctx   context.Context
+	cat   *Catalog
+	batch *storage.Batch
+
+	newTables []*tableState
+	newFlows  []*flow
+	dropped   map[uint64]bool
+}
+
+// ddlTick runs one catalog change as its own tick.
+func (c *coordinator) ddlTick(ctx context.Context, r *coordReq) error {
+	tx := &ddlTx{c: c, ctx: ctx, cat: c.cat.clone(), batch: c.store.NewBatch(), dropped: map[uint64]bool{}}
+	if err := r.ddl(tx); err != nil {
+		tx.batch.Discard()
+		r.err = err
+		close(r.done)
+		r.done = nil
+		return nil
+	}
+	ts := c.nextTS()
+	tx.batch.SetMeta("ts", tsValue(ts))
+	if err := tx.batch.Commit(); err != nil {
+		return fmt.Errorf("commit catalog change: %w", err)
+	}
+	c.ts = ts
+	c.cat = tx.cat
+	for id := range tx.dropped {
+		delete(c.tables, id)
+	}
+	if len(tx.dropped) > 0 {
+		kept := c.flows[:0]
+		for _, f := range c.flows {
+			if !tx.dropped[f.obj.ID] {
+				kept = append(kept, f)
+			}
+		}
+		c.flows = kept
+	}
+	for _, t := range tx.newTables {
+		c.tables[t.obj.ID] = t
+	}
+	c.flows = append(c.flows, tx.newFlows...)
+	c.publish()
+	close(r.done)
+	r.done = nil
+	return nil
+}
+
+// nextID reserves an object id.
+func (tx *ddlTx) nextID() uint64 {
+	id := tx.cat.NextID
+	tx.cat.NextID++
+	return id
+}
+
+// create adds an object: persists its catalog entry and builds its state
+// (an empty table, or a hydrated dataflow).
+func (tx *ddlTx) create(o *Object) error {
+	if _, exists := tx.cat.Lookup(o.Schema, o.Name); exists {
+		return pgerr.New(pgerr.DuplicateTable, "relation %q already exists", o.Name)
+	}
+	data, err := json.Marshal(o)
+	if err != nil {
+		return err
+	}
+	switch o.Kind {
+	case KindTable:
+		tx.newTables = append(tx.newTables, newTableState(o))
+	case KindMaterializedView:
+		f, err := tx.c.buildViewFlow(o, o.plan)
+		if err != nil {
+			return err
+		}
+		if err := tx.c.hydrate(tx.ctx, f); err != nil {
+			return err
+		}
+		tx.newFlows = append(tx.newFlows, f)
+	case KindIndex:
+		f, err := tx.c.buildIndexFlow(o)
+		if err != nil {
+			return err
+		}
+		if err := tx.c.hydrate(tx.ctx, f); err != nil {
+			return err
+		}
+		tx.newFlows = append(tx.newFlows, f)
+	}
+	tx.batch.PutCatalog(o.ID, data)
+	tx.cat.add(o)
+	return nil
+}
+
+// drop removes an object and its stored state.
+func (tx *ddlTx) drop(o *Object) {
+	tx.cat.remove(o)
+	tx.batch.DeleteCatalog(o.ID)
+	if o.Kind == KindTable {
+		tx.batch.DropCollection(o.ID)
+	}
+	tx.dropped[o.ID] = true
+}

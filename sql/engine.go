@@ -1,0 +1,183 @@
+package sql
+
+import (
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/streamdb/streamdb/pgwire"
+	"github.com/streamdb/streamdb/planner"
+	"github.com/streamdb/streamdb/sql/pgerr"
+	"github.com/streamdb/streamdb/storage"
+)
+
+// Config configures an Engine.
+type Config struct {
+	// DataDir is where the Pebble store lives.
+	DataDir string
+	Logger  *slog.Logger
+}
+
+// Engine is streamdb's SQL engine. It implements pgwire.Engine.
+type Engine struct {
+	c       *coordinator
+	log     *slog.Logger
+	started time.Time
+
+	nextPID  atomic.Uint32
+	mu       sync.Mutex
+	sessions map[uint32]*session
+}
+
+var _ pgwire.Engine = (*Engine)(nil)
+
+// Open opens the store, replays the catalog and rebuilds every table and
+// dataflow from durable state. The engine serves once Run is running.
+func Open(ctx context.Context, cfg Config) (*Engine, error) {
+	log := cfg.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	store, err := storage.Open(cfg.DataDir, storage.Options{Logger: log})
+	if err != nil {
+		return nil, err
+	}
+	c := &coordinator{
+		store:  store,
+		log:    log,
+		reqs:   make(chan *coordReq, maxGroupCommit),
+		cat:    newCatalog(),
+		tables: map[uint64]*tableState{},
+	}
+	if err := c.recover(ctx); err != nil {
+		store.Close()
+		return nil, err
+	}
+	c.publish()
+	e := &Engine{c: c, log: log, started: time.Now(), sessions: map[uint32]*session{}}
+	return e, nil
+}
+
+// Run runs the tick loop until ctx ends.
+func (e *Engine) Run(ctx context.Context) error { return e.c.run(ctx) }
+
+// Close closes the store. Run must have returned.
+func (e *Engine) Close() error { return e.c.store.Close() }
+
+// recover rebuilds the engine's state from the store: the catalog in id
+// order (every object after the objects it reads), table contents, and the
+// dataflows of materialized views and indexes, hydrated from their inputs.
+func (c *coordinator) recover(ctx context.Context) error {
+	start := time.Now()
+	if v, ok, err := c.store.Meta("ts"); err != nil {
+		return err
+	} else if ok && len(v) == 8 {
+		c.ts = binary.BigEndian.Uint64(v)
+	}
+	var objs []*Object
+	if err := c.store.Catalog(func(id uint64, data []byte) error {
+		o := &Object{}
+		if err := json.Unmarshal(data, o); err != nil {
+			return fmt.Errorf("catalog entry %d: %w", id, err)
+		}
+		objs = append(objs, o)
+		return nil
+	}); err != nil {
+		return err
+	}
+	sort.Slice(objs, func(i, j int) bool { return objs[i].ID < objs[j].ID })
+	if len(objs) > 0 {
+		c.log.Info("rehydrating", "objects", len(objs))
+	}
+	var rows int64
+	for i, o := range objs {
+		if err := c.recoverObject(ctx, o, &rows); err != nil {
+			return fmt.Errorf("recover %s %q: %w", o.Kind, o.Name, err)
+		}
+		c.cat.add(o)
+		c.log.Info("rehydrated", "kind", o.Kind.String(), "name", o.Name, "progress", fmt.Sprintf("%d/%d", i+1, len(objs)))
+	}
+	if len(objs) > 0 {
+		c.log.Info("rehydration complete", "objects", len(objs), "table_rows", rows, "elapsed", time.Since(start).Round(time.Millisecond))
+	}
+	return nil
+}
+
+func (c *coordinator) recoverObject(ctx context.Context, o *Object, rows *int64) error {
+	switch o.Kind {
+	case KindTable:
+		t := newTableState(o)
+		var maxID int64
+		err := c.store.Scan(o.ID, func(k, v []byte) error {
+			t.rows.Load(storedRow{key: string(k), val: string(v)})
+			if len(o.PrimaryKey) == 0 {
+				maxID = max(maxID, rowIDOf(string(k)))
+			}
+			*rows++
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		t.nextRowID = maxID + 1
+		c.tables[o.ID] = t
+	case KindView, KindMaterializedView:
+		bq, _, err := bindViewQuery(c.cat, o.Query)
+		if err != nil {
+			return err
+		}
+		if o.plan, err = planner.Optimize(queryNode(bq.q)); err != nil {
+			return err
+		}
+		if o.Kind == KindView {
+			return nil
+		}
+		f, err := c.buildViewFlow(o, o.plan)
+		if err != nil {
+			return err
+		}
+		if err := c.hydrate(ctx, f); err != nil {
+			return err
+		}
+		c.flows = append(c.flows, f)
+	case KindIndex:
+		f, err := c.buildIndexFlow(o)
+		if err != nil {
+			return err
+		}
+		if err := c.hydrate(ctx, f); err != nil {
+			return err
+		}
+		c.flows = append(c.flows, f)
+	default:
+		return pgerr.New(pgerr.DataCorrupted, "unknown object kind %d", o.Kind)
+	}
+	return nil
+}
+
+// Connect opens a session for a client (pgwire.Engine).
+func (e *Engine) Connect(ctx context.Context, st pgwire.Startup) (pgwire.Session, error) {
+	s := newSession(e, st)
+	if err := s.applyStartupParams(st.Params); err != nil {
+		return nil, err
+	}
+	e.mu.Lock()
+	e.sessions[st.ProcessID] = s
+	e.mu.Unlock()
+	return s, nil
+}
+
+func (e *Engine) forget(s *session) {
+	e.mu.Lock()
+	delete(e.sessions, s.pid)
+	e.mu.Unlock()
+}
+
+// snapshot returns the latest published snapshot.
+func (e *Engine) snapshot() *snapshot { return e.c.snap.Load() }

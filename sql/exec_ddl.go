@@ -1,0 +1,556 @@
+package sql
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	pg_query "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/streamdb/streamdb/pgwire"
+	"github.com/streamdb/streamdb/planner"
+	"github.com/streamdb/streamdb/planner/scalar"
+	"github.com/streamdb/streamdb/sql/pgerr"
+	"github.com/streamdb/streamdb/sql/types"
+)
+
+// parseTreeVersion is the version stamp deparsing requires, taken from
+// the linked parser.
+var parseTreeVersion = func() int32 {
+	tree, err := pg_query.Parse("SELECT")
+	if err != nil {
+		return 0
+	}
+	return tree.Version
+}()
+
+// deparse renders a statement node back to SQL text.
+func deparse(stmt *pg_query.Node) (string, error) {
+	return pg_query.Deparse(&pg_query.ParseResult{Version: parseTreeVersion, Stmts: []*pg_query.RawStmt{{Stmt: stmt}}})
+}
+
+// deparseExpr renders an expression node back to SQL text.
+func deparseExpr(e *pg_query.Node) (string, error) {
+	sel := &pg_query.SelectStmt{TargetList: []*pg_query.Node{{Node: &pg_query.Node_ResTarget{ResTarget: &pg_query.ResTarget{Val: e}}}}}
+	s, err := deparse(&pg_query.Node{Node: &pg_query.Node_SelectStmt{SelectStmt: sel}})
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimPrefix(s, "SELECT "), nil
+}
+
+// checkSchema accepts only the public schema for new objects.
+func checkSchema(rv *pg_query.RangeVar) error {
+	if rv.Schemaname != "" && rv.Schemaname != defaultSchema {
+		return pgerr.New(pgerr.InvalidSchemaName, "schema %q does not exist", rv.Schemaname).WithPosition(loc(rv.Location))
+	}
+	return nil
+}
+
+func ddl(tag string, fn func(ctx context.Context, s *session) error) *boundStmt {
+	return &boundStmt{run: func(ctx context.Context, s *session, _ []types.Datum) (pgwire.Result, error) {
+		if s.txn != nil && !s.txn.implicit {
+			return nil, pgerr.New(pgerr.ActiveSQLTransaction, "%s cannot run inside a transaction block", tag)
+		}
+		if s.txn != nil && s.txn.hasWrites() {
+			return nil, pgerr.New(pgerr.ActiveSQLTransaction, "%s cannot run inside a transaction block", tag)
+		}
+		if err := fn(ctx, s); err != nil {
+			return nil, err
+		}
+		return commandResult(tag), nil
+	}}
+}
+
+// submitDDL runs a catalog change on the coordinator and sends the
+// notices it produced.
+func (s *session) submitDDL(ctx context.Context, fn func(tx *ddlTx, notice func(*pgerr.Error)) error) error {
+	var notices []*pgerr.Error
+	err := s.e.c.submit(ctx, &coordReq{ddl: func(tx *ddlTx) error {
+		notices = notices[:0]
+		return fn(tx, func(n *pgerr.Error) { notices = append(notices, n) })
+	}})
+	for _, n := range notices {
+		s.notice(n)
+	}
+	return err
+}
+
+func (s *session) bindCreateTable(cat *Catalog, raw *rawStatement, cs *pg_query.CreateStmt) (*boundStmt, error) {
+	rv := cs.Relation
+	if err := checkSchema(rv); err != nil {
+		return nil, err
+	}
+	if rv.Relpersistence == "t" {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "temporary tables are not supported")
+	}
+	if len(cs.InhRelations) > 0 || cs.Partspec != nil || cs.OfTypename != nil {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "table inheritance, partitioning and typed tables are not supported")
+	}
+	obj := &Object{Kind: KindTable, Schema: defaultSchema, Name: rv.Relname, SQL: raw.text}
+	b := newBinder(cat, &s.info, nil)
+	var pk []string
+	checkN := 0
+	addCheck := func(name string, expr *pg_query.Node) error {
+		text, err := deparseExpr(expr)
+		if err != nil {
+			return err
+		}
+		checkN++
+		if name == "" {
+			name = fmt.Sprintf("%s_check", obj.Name)
+			if checkN > 1 {
+				name = fmt.Sprintf("%s_check%d", obj.Name, checkN-1)
+			}
+		}
+		obj.Checks = append(obj.Checks, CheckDef{Name: name, Expr: text})
+		return nil
+	}
+	for _, el := range cs.TableElts {
+		switch {
+		case el.GetColumnDef() != nil:
+			cd := el.GetColumnDef()
+			for _, c := range obj.Columns {
+				if c.Name == cd.Colname {
+					return nil, pgerr.New(pgerr.DuplicateColumn, "column %q specified more than once", cd.Colname).WithPosition(loc(cd.Location))
+				}
+			}
+			t, err := b.bindType(cd.TypeName)
+			if err != nil {
+				return nil, err
+			}
+			col := ColumnDef{Name: cd.Colname, Type: t, NotNull: cd.IsNotNull}
+			for _, cn := range cd.Constraints {
+				c := cn.GetConstraint()
+				switch c.Contype {
+				case pg_query.ConstrType_CONSTR_NOTNULL:
+					col.NotNull = true
+				case pg_query.ConstrType_CONSTR_NULL:
+				case pg_query.ConstrType_CONSTR_DEFAULT:
+					text, err := deparseExpr(c.RawExpr)
+					if err != nil {
+						return nil, err
+					}
+					col.Default = text
+				case pg_query.ConstrType_CONSTR_PRIMARY:
+					if len(pk) > 0 {
+						return nil, pgerr.New(pgerr.InvalidTableDefinition, "multiple primary keys for table %q are not allowed", obj.Name).WithPosition(loc(c.Location))
+					}
+					pk = []string{cd.Colname}
+				case pg_query.ConstrType_CONSTR_CHECK:
+					if err := addCheck(c.Conname, c.RawExpr); err != nil {
+						return nil, err
+					}
+				default:
+					return nil, unsupportedConstraint(c)
+				}
+			}
+			obj.Columns = append(obj.Columns, col)
+		case el.GetConstraint() != nil:
+			c := el.GetConstraint()
+			switch c.Contype {
+			case pg_query.ConstrType_CONSTR_PRIMARY:
+				if len(pk) > 0 {
+					return nil, pgerr.New(pgerr.InvalidTableDefinition, "multiple primary keys for table %q are not allowed", obj.Name).WithPosition(loc(c.Location))
+				}
+				pk = nameList(c.Keys)
+			case pg_query.ConstrType_CONSTR_CHECK:
+				if err := addCheck(c.Conname, c.RawExpr); err != nil {
+					return nil, err
+				}
+			default:
+				return nil, unsupportedConstraint(c)
+			}
+		default:
+			return nil, pgerr.New(pgerr.FeatureNotSupported, "LIKE and other table elements are not supported")
+		}
+	}
+	for _, name := range pk {
+		idx := -1
+		for i, c := range obj.Columns {
+			if c.Name == name {
+				idx = i
+			}
+		}
+		if idx < 0 {
+			return nil, pgerr.New(pgerr.UndefinedColumn, "column %q named in key does not exist", name)
+		}
+		obj.PrimaryKey = append(obj.PrimaryKey, idx)
+		obj.Columns[idx].NotNull = true
+	}
+	// Defaults and checks must bind now, not at the first INSERT.
+	for _, c := range obj.Columns {
+		if _, err := b.columnDefault(c); err != nil {
+			return nil, err
+		}
+	}
+	if _, err := b.checkExprs(obj); err != nil {
+		return nil, err
+	}
+	ifNotExists := cs.IfNotExists
+	return ddl("CREATE TABLE", func(ctx context.Context, s *session) error {
+		return s.submitDDL(ctx, func(tx *ddlTx, notice func(*pgerr.Error)) error {
+			if _, exists := tx.cat.Lookup(defaultSchema, obj.Name); exists {
+				if ifNotExists {
+					notice(pgerr.New(pgerr.DuplicateTable, "relation %q already exists, skipping", obj.Name))
+					return nil
+				}
+				return pgerr.New(pgerr.DuplicateTable, "relation %q already exists", obj.Name)
+			}
+			o := *obj
+			o.ID = tx.nextID()
+			return tx.create(&o)
+		})
+	}), nil
+}
+
+func unsupportedConstraint(c *pg_query.Constraint) error {
+	what := "this constraint"
+	switch c.Contype {
+	case pg_query.ConstrType_CONSTR_UNIQUE:
+		what = "UNIQUE constraints"
+	case pg_query.ConstrType_CONSTR_FOREIGN:
+		what = "FOREIGN KEY constraints"
+	case pg_query.ConstrType_CONSTR_EXCLUSION:
+		what = "EXCLUDE constraints"
+	case pg_query.ConstrType_CONSTR_IDENTITY, pg_query.ConstrType_CONSTR_GENERATED:
+		what = "identity and generated columns"
+	}
+	return pgerr.New(pgerr.FeatureNotSupported, "%s are not supported", what).WithPosition(loc(c.Location))
+}
+
+// bindViewQuery binds a view's defining query against a catalog.
+func bindViewQuery(cat *Catalog, query string) (*boundQuery, []uint64, error) {
+	raws, err := parseQuery(query)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(raws) != 1 || raws[0].node.GetSelectStmt() == nil {
+		return nil, nil, pgerr.New(pgerr.InvalidObjectDefinition, "a view must be defined by one SELECT")
+	}
+	b := newBinder(cat, &sessionInfo{user: "streamdb", database: "streamdb", settings: newSettings("streamdb")}, nil)
+	b.inView = true
+	bq, err := b.selectStmt(raws[0].node.GetSelectStmt(), nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(b.params) > 0 {
+		return nil, nil, pgerr.New(pgerr.UndefinedParameter, "there is no parameter $1")
+	}
+	return bq, b.dependencies(), nil
+}
+
+// viewObject binds a view definition and builds its catalog entry.
+func viewObject(cat *Catalog, kind ObjectKind, name, sqlText string, query *pg_query.Node, aliases []string) (*Object, error) {
+	text, err := deparse(query)
+	if err != nil {
+		return nil, err
+	}
+	bq, deps, err := bindViewQuery(cat, text)
+	if err != nil {
+		return nil, err
+	}
+	cols := bq.columns()
+	if len(aliases) > len(cols) {
+		return nil, pgerr.New(pgerr.SyntaxError, "CREATE VIEW specifies more column names than columns")
+	}
+	plan, err := planner.Optimize(queryNode(bq.q))
+	if err != nil {
+		return nil, err
+	}
+	obj := &Object{Kind: kind, Schema: defaultSchema, Name: name, SQL: sqlText, Query: text, DependsOn: deps, plan: plan}
+	seen := map[string]bool{}
+	for i, c := range cols {
+		n := c.Name
+		if i < len(aliases) {
+			n = aliases[i]
+		}
+		if seen[n] {
+			return nil, pgerr.New(pgerr.DuplicateColumn, "column %q specified more than once", n)
+		}
+		seen[n] = true
+		obj.Columns = append(obj.Columns, ColumnDef{Name: n, Type: c.Type})
+	}
+	if len(aliases) > 0 || hasRenamed(obj, plan) {
+		obj.plan = renameColumns(plan, obj)
+	}
+	return obj, nil
+}
+
+func hasRenamed(obj *Object, plan planner.Node) bool {
+	for i, c := range plan.Columns() {
+		if c.Name != obj.Columns[i].Name {
+			return true
+		}
+	}
+	return false
+}
+
+// renameColumns gives a plan the view's column names.
+func renameColumns(plan planner.Node, obj *Object) planner.Node {
+	cols := plan.Columns()
+	exprs := make([]scalar.Expr, len(cols))
+	for i, c := range cols {
+		exprs[i] = &scalar.ColRef{Idx: i, Typ: c.Type}
+	}
+	return &planner.Project{Input: plan, Exprs: exprs, Cols: obj.planColumns()}
+}
+
+func (s *session) bindCreateView(cat *Catalog, raw *rawStatement, vs *pg_query.ViewStmt) (*boundStmt, error) {
+	if err := checkSchema(vs.View); err != nil {
+		return nil, err
+	}
+	if vs.View.Relpersistence == "t" {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "temporary views are not supported")
+	}
+	name, aliases, replace := vs.View.Relname, nameList(vs.Aliases), vs.Replace
+	if _, err := viewObject(cat, KindView, name, raw.text, vs.Query, aliases); err != nil {
+		return nil, err
+	}
+	return ddl("CREATE VIEW", func(ctx context.Context, s *session) error {
+		return s.submitDDL(ctx, func(tx *ddlTx, notice func(*pgerr.Error)) error {
+			obj, err := viewObject(tx.cat, KindView, name, raw.text, vs.Query, aliases)
+			if err != nil {
+				return err
+			}
+			if old, exists := tx.cat.Lookup(defaultSchema, name); exists {
+				if !replace || old.Kind != KindView {
+					if old.Kind != KindView && replace {
+						return pgerr.New(pgerr.WrongObjectType, "%q is not a view", name)
+					}
+					return pgerr.New(pgerr.DuplicateTable, "relation %q already exists", name)
+				}
+				if err := compatibleReplacement(old, obj, tx.cat); err != nil {
+					return err
+				}
+				tx.drop(old)
+				obj.ID = old.ID
+				return tx.create(obj)
+			}
+			obj.ID = tx.nextID()
+			return tx.create(obj)
+		})
+	}), nil
+}
+
+// compatibleReplacement enforces PostgreSQL's rule for CREATE OR REPLACE
+// VIEW: the new query keeps the old columns (it may add more at the end),
+// and objects that depend on the view keep working.
+func compatibleReplacement(old, repl *Object, cat *Catalog) error {
+	if len(repl.Columns) < len(old.Columns) {
+		return pgerr.New(pgerr.InvalidTableDefinition, "cannot drop columns from view")
+	}
+	for i, c := range old.Columns {
+		if repl.Columns[i].Name != c.Name {
+			return pgerr.New(pgerr.InvalidTableDefinition, "cannot change name of view column %q to %q", c.Name, repl.Columns[i].Name).
+				WithHint("Use ALTER VIEW ... RENAME COLUMN ... to change name of view column instead.")
+		}
+		if repl.Columns[i].Type != c.Type {
+			return pgerr.New(pgerr.InvalidTableDefinition, "cannot change data type of view column %q from %s to %s", c.Name, c.Type, repl.Columns[i].Type)
+		}
+	}
+	if deps := cat.Dependents(old.ID); len(deps) > 0 {
+		return pgerr.New(pgerr.FeatureNotSupported, "cannot replace view %q: %s %q depends on it", old.Name, deps[0].Kind, deps[0].Name).
+			WithHint("Drop the dependent objects first.")
+	}
+	return nil
+}
+
+func (s *session) bindCreateTableAs(cat *Catalog, raw *rawStatement, ct *pg_query.CreateTableAsStmt) (*boundStmt, error) {
+	into := ct.Into
+	if err := checkSchema(into.Rel); err != nil {
+		return nil, err
+	}
+	if ct.Objtype != pg_query.ObjectType_OBJECT_MATVIEW {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "CREATE TABLE AS is not supported").
+			WithHint("Use CREATE TABLE and INSERT INTO … SELECT, or CREATE MATERIALIZED VIEW.")
+	}
+	if into.SkipData {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "WITH NO DATA is not supported: materialized views are always current")
+	}
+	name, aliases, ifNotExists := into.Rel.Relname, nameList(into.ColNames), ct.IfNotExists
+	if _, err := viewObject(cat, KindMaterializedView, name, raw.text, ct.Query, aliases); err != nil {
+		if _, exists := cat.Lookup(defaultSchema, name); !(exists && ifNotExists) {
+			return nil, err
+		}
+	}
+	return ddl("CREATE MATERIALIZED VIEW", func(ctx context.Context, s *session) error {
+		return s.submitDDL(ctx, func(tx *ddlTx, notice func(*pgerr.Error)) error {
+			if _, exists := tx.cat.Lookup(defaultSchema, name); exists {
+				if ifNotExists {
+					notice(pgerr.New(pgerr.DuplicateTable, "relation %q already exists, skipping", name))
+					return nil
+				}
+				return pgerr.New(pgerr.DuplicateTable, "relation %q already exists", name)
+			}
+			obj, err := viewObject(tx.cat, KindMaterializedView, name, raw.text, ct.Query, aliases)
+			if err != nil {
+				return err
+			}
+			obj.ID = tx.nextID()
+			return tx.create(obj)
+		})
+	}), nil
+}
+
+func (s *session) bindCreateIndex(cat *Catalog, raw *rawStatement, is *pg_query.IndexStmt) (*boundStmt, error) {
+	if err := checkSchema(is.Relation); err != nil {
+		return nil, err
+	}
+	if is.WhereClause != nil {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "partial indexes are not supported")
+	}
+	if is.AccessMethod != "" && is.AccessMethod != "btree" {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "access method %q is not supported", is.AccessMethod)
+	}
+	on, ok := cat.Lookup(is.Relation.Schemaname, is.Relation.Relname)
+	if !ok {
+		return nil, pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", is.Relation.Relname).WithPosition(loc(is.Relation.Location))
+	}
+	if on.Kind != KindTable && on.Kind != KindMaterializedView {
+		return nil, pgerr.New(pgerr.WrongObjectType, "cannot create index on %s %q", on.Kind, on.Name)
+	}
+	if is.Unique && on.Kind != KindTable {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "unique indexes are only supported on tables")
+	}
+	var keyCols []int
+	var names []string
+	for _, p := range is.IndexParams {
+		el := p.GetIndexElem()
+		if el.Expr != nil {
+			return nil, pgerr.New(pgerr.FeatureNotSupported, "indexes on expressions are not supported")
+		}
+		idx := -1
+		for i, c := range on.Columns {
+			if c.Name == el.Name {
+				idx = i
+			}
+		}
+		if idx < 0 {
+			return nil, pgerr.New(pgerr.UndefinedColumn, "column %q does not exist", el.Name)
+		}
+		keyCols = append(keyCols, idx)
+		names = append(names, el.Name)
+	}
+	name := is.Idxname
+	if name == "" {
+		name = on.Name + "_" + strings.Join(names, "_") + "_idx"
+	}
+	obj := &Object{Kind: KindIndex, Schema: defaultSchema, Name: name, SQL: raw.text, On: on.ID, KeyCols: keyCols, Unique: is.Unique, DependsOn: []uint64{on.ID}}
+	for _, k := range keyCols {
+		obj.Columns = append(obj.Columns, on.Columns[k])
+	}
+	ifNotExists := is.IfNotExists
+	return ddl("CREATE INDEX", func(ctx context.Context, s *session) error {
+		return s.submitDDL(ctx, func(tx *ddlTx, notice func(*pgerr.Error)) error {
+			if _, exists := tx.cat.Lookup(defaultSchema, name); exists {
+				if ifNotExists {
+					notice(pgerr.New(pgerr.DuplicateTable, "relation %q already exists, skipping", name))
+					return nil
+				}
+				return pgerr.New(pgerr.DuplicateTable, "relation %q already exists", name)
+			}
+			if _, ok := tx.cat.ByID(obj.On); !ok {
+				return pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", is.Relation.Relname)
+			}
+			o := *obj
+			o.ID = tx.nextID()
+			return tx.create(&o)
+		})
+	}), nil
+}
+
+// dropKinds maps DROP's object type to our kinds and the command tag.
+func dropKind(t pg_query.ObjectType) (ObjectKind, string, bool) {
+	switch t {
+	case pg_query.ObjectType_OBJECT_TABLE:
+		return KindTable, "DROP TABLE", true
+	case pg_query.ObjectType_OBJECT_VIEW:
+		return KindView, "DROP VIEW", true
+	case pg_query.ObjectType_OBJECT_MATVIEW:
+		return KindMaterializedView, "DROP MATERIALIZED VIEW", true
+	case pg_query.ObjectType_OBJECT_INDEX:
+		return KindIndex, "DROP INDEX", true
+	}
+	return 0, "", false
+}
+
+func (s *session) bindDrop(ds *pg_query.DropStmt) (*boundStmt, error) {
+	kind, tag, ok := dropKind(ds.RemoveType)
+	if !ok {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "DROP of this object type is not supported")
+	}
+	var names [][]string
+	for _, o := range ds.Objects {
+		names = append(names, nameList(o.GetList().GetItems()))
+	}
+	cascade := ds.Behavior == pg_query.DropBehavior_DROP_CASCADE
+	missingOK := ds.MissingOk
+	b := ddl(tag, func(ctx context.Context, s *session) error {
+		return s.submitDDL(ctx, func(tx *ddlTx, notice func(*pgerr.Error)) error {
+			for _, parts := range names {
+				schema, name := "", parts[len(parts)-1]
+				if len(parts) > 1 {
+					schema = parts[len(parts)-2]
+				}
+				obj, ok := tx.cat.Lookup(schema, name)
+				if !ok {
+					if missingOK {
+						notice(pgerr.New(pgerr.SuccessfulCompletion, "%s %q does not exist, skipping", kind, name))
+						continue
+					}
+					return errUndefinedObject(kind, name)
+				}
+				if obj.Kind != kind {
+					return errWrongKind(name, kind, obj.Kind)
+				}
+				if err := dropWithDependents(tx, obj, cascade, notice); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	})
+	b.catalogIndependent = true
+	return b, nil
+}
+
+// dropWithDependents drops obj and, with CASCADE, everything that depends
+// on it; without CASCADE a dependent view or materialized view blocks the
+// drop (indexes are always dropped with what they index).
+func dropWithDependents(tx *ddlTx, obj *Object, cascade bool, notice func(*pgerr.Error)) error {
+	all := map[uint64]*Object{}
+	var visit func(o *Object)
+	visit = func(o *Object) {
+		for _, d := range tx.cat.Dependents(o.ID) {
+			if _, seen := all[d.ID]; !seen {
+				all[d.ID] = d
+				visit(d)
+			}
+		}
+	}
+	visit(obj)
+	var deps []*Object
+	for _, d := range all {
+		deps = append(deps, d)
+	}
+	sort.Slice(deps, func(i, j int) bool { return deps[i].ID > deps[j].ID })
+	if !cascade {
+		for _, d := range deps {
+			if d.Kind != KindIndex {
+				return pgerr.New(pgerr.DependentObjectsStillExist, "cannot drop %s %s because other objects depend on it", obj.Kind, obj.Name).
+					WithDetail("%s %s depends on %s %s", d.Kind, d.Name, obj.Kind, obj.Name).
+					WithHint("Use DROP ... CASCADE to drop the dependent objects too.")
+			}
+		}
+	}
+	for _, d := range deps {
+		if d.Kind != KindIndex {
+			notice(pgerr.New(pgerr.SuccessfulCompletion, "drop cascades to %s %s", d.Kind, d.Name))
+		}
+		tx.drop(d)
+	}
+	tx.drop(obj)
+	return nil
+}

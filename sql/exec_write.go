@@ -1,0 +1,306 @@
+package sql
+
+import (
+	"context"
+	"strconv"
+	"strings"
+
+	pg_query "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/streamdb/streamdb/pgwire"
+	"github.com/streamdb/streamdb/planner"
+	"github.com/streamdb/streamdb/planner/scalar"
+	"github.com/streamdb/streamdb/sql/pgerr"
+	"github.com/streamdb/streamdb/sql/types"
+)
+
+// rowChecker enforces NOT NULL, primary key nullness and CHECK
+// constraints on the rows a statement writes.
+type rowChecker struct {
+	obj    *Object
+	checks []scalar.Predicate
+	names  []string
+}
+
+func (b *binder) rowChecker(obj *Object) (*rowChecker, error) {
+	rc := &rowChecker{obj: obj}
+	exprs, err := b.checkExprs(obj)
+	if err != nil {
+		return nil, err
+	}
+	for i, e := range exprs {
+		p, err := scalar.CompilePredicate(&scalar.Not{Arg: &scalar.IsTruth{Arg: e, Want: false}})
+		if err != nil {
+			return nil, err
+		}
+		rc.checks = append(rc.checks, p)
+		rc.names = append(rc.names, obj.Checks[i].Name)
+	}
+	return rc, nil
+}
+
+func (rc *rowChecker) check(ev *scalar.EvalContext, row types.Row) error {
+	for i, c := range rc.obj.Columns {
+		if row[i].IsNull() && (c.NotNull || rc.inKey(i)) {
+			return pgerr.New(pgerr.NotNullViolation, "null value in column %q of relation %q violates not-null constraint", c.Name, rc.obj.Name).
+				WithDetail("Failing row contains %s.", failingRow(rc.obj, row, ev.Text))
+		}
+	}
+	for i, p := range rc.checks {
+		ok, err := p(ev, row)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return pgerr.New(pgerr.CheckViolation, "new row for relation %q violates check constraint %q", rc.obj.Name, rc.names[i]).
+				WithDetail("Failing row contains %s.", failingRow(rc.obj, row, ev.Text))
+		}
+	}
+	return nil
+}
+
+func (rc *rowChecker) inKey(i int) bool {
+	for _, k := range rc.obj.PrimaryKey {
+		if k == i {
+			return true
+		}
+	}
+	return false
+}
+
+// failingRow renders a row as PostgreSQL's constraint errors show it.
+func failingRow(obj *Object, row types.Row, cfg *types.TextConfig) string {
+	var b strings.Builder
+	b.WriteByte('(')
+	for i, d := range row {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		if d.IsNull() {
+			b.WriteString("null")
+			continue
+		}
+		b.Write(types.AppendText(nil, d, obj.Columns[i].Type, cfg))
+	}
+	b.WriteByte(')')
+	return b.String()
+}
+
+// returningResult evaluates RETURNING expressions over written rows.
+func returningResult(ev *scalar.EvalContext, exprs []scalar.Expr, rows []types.Row, tag string) (pgwire.Result, error) {
+	if exprs == nil {
+		return commandResult(tag), nil
+	}
+	evs := make([]scalar.Evaluator, len(exprs))
+	for i, e := range exprs {
+		ev, err := scalar.Compile(e)
+		if err != nil {
+			return nil, err
+		}
+		evs[i] = ev
+	}
+	out := make([]types.Row, len(rows))
+	for i, r := range rows {
+		o := make(types.Row, len(evs))
+		for j, f := range evs {
+			d, err := f(ev, r)
+			if err != nil {
+				return nil, err
+			}
+			o[j] = d
+		}
+		out[i] = o
+	}
+	return &rowsResult{rows: out, tag: tag}, nil
+}
+
+func aliasOf(rv *pg_query.RangeVar) string {
+	if rv.Alias != nil {
+		return rv.Alias.Aliasname
+	}
+	return rv.Relname
+}
+
+func (s *session) bindInsert(cat *Catalog, ins *pg_query.InsertStmt, params []types.Type) (*boundStmt, error) {
+	if ins.WithClause != nil {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "WITH in INSERT is not supported")
+	}
+	if ins.OnConflictClause != nil {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "INSERT … ON CONFLICT is not supported")
+	}
+	obj, err := writeTarget(cat, ins.Relation, "insert into")
+	if err != nil {
+		return nil, err
+	}
+	b := newBinder(cat, &s.info, params)
+	plan, err := b.insertPlan(ins, obj)
+	if err != nil {
+		return nil, err
+	}
+	ret, retCols, err := b.returning(ins.ReturningList, obj, aliasOf(ins.Relation))
+	if err != nil {
+		return nil, err
+	}
+	rc, err := b.rowChecker(obj)
+	if err != nil {
+		return nil, err
+	}
+	q, err := planner.OptimizeQuery(&planner.Query{Root: plan})
+	if err != nil {
+		return nil, err
+	}
+	return &boundStmt{
+		params: b.paramTypes(),
+		cols:   resultColumns(retCols),
+		run: func(ctx context.Context, s *session, params []types.Datum) (pgwire.Result, error) {
+			rows, err := s.runQuery(ctx, q, params)
+			if err != nil {
+				return nil, err
+			}
+			ev := s.evalContext(params)
+			snap := s.e.snapshot()
+			base := snap.tables[obj.ID]
+			if base == nil {
+				return nil, pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", obj.Name)
+			}
+			tt := s.writeTxn().table(obj)
+			for _, row := range rows {
+				if err := rc.check(ev, row); err != nil {
+					return nil, err
+				}
+				if len(obj.PrimaryKey) == 0 {
+					tt.insertNew(row)
+					continue
+				}
+				key := rowKey(obj, row)
+				if cur, touched := tt.lookup(key); (touched && cur != nil) || (!touched && hasKey(base, key)) {
+					return nil, uniqueViolation(obj, row)
+				}
+				tt.set(key, row, base)
+			}
+			return returningResult(ev, ret, rows, "INSERT 0 "+strconv.Itoa(len(rows)))
+		},
+	}, nil
+}
+
+func hasKey(base *tableSnap, key string) bool {
+	_, ok := base.getRaw(key)
+	return ok
+}
+
+func (s *session) bindUpdate(cat *Catalog, up *pg_query.UpdateStmt, params []types.Type) (*boundStmt, error) {
+	if up.WithClause != nil {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "WITH in UPDATE is not supported")
+	}
+	obj, err := writeTarget(cat, up.Relation, "update")
+	if err != nil {
+		return nil, err
+	}
+	b := newBinder(cat, &s.info, params)
+	plan, err := b.updatePlan(up, obj, aliasOf(up.Relation))
+	if err != nil {
+		return nil, err
+	}
+	ret, retCols, err := b.returning(up.ReturningList, obj, aliasOf(up.Relation))
+	if err != nil {
+		return nil, err
+	}
+	rc, err := b.rowChecker(obj)
+	if err != nil {
+		return nil, err
+	}
+	q, err := planner.OptimizeQuery(&planner.Query{Root: plan})
+	if err != nil {
+		return nil, err
+	}
+	q.Root = planner.UseLookups(q.Root)
+	width := len(obj.Columns)
+	return &boundStmt{
+		params: b.paramTypes(),
+		cols:   resultColumns(retCols),
+		run: func(ctx context.Context, s *session, params []types.Datum) (pgwire.Result, error) {
+			rows, err := s.runQuery(ctx, q, params)
+			if err != nil {
+				return nil, err
+			}
+			ev := s.evalContext(params)
+			base := s.e.snapshot().tables[obj.ID]
+			if base == nil {
+				return nil, pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", obj.Name)
+			}
+			tt := s.writeTxn().table(obj)
+			newRows := make([]types.Row, len(rows))
+			// Old keys go first, then new ones, so that a statement that
+			// shifts keys (SET id = id + 1) checks uniqueness once, at its end.
+			var moved []int
+			for i, r := range rows {
+				row := r[:width:width]
+				if err := rc.check(ev, row); err != nil {
+					return nil, err
+				}
+				newRows[i] = row
+				key := string(r[width].Str())
+				if len(obj.PrimaryKey) > 0 && rowKey(obj, row) != key {
+					tt.set(key, nil, base)
+					moved = append(moved, i)
+					continue
+				}
+				tt.set(key, row, base)
+			}
+			for _, i := range moved {
+				key := rowKey(obj, newRows[i])
+				if cur, touched := tt.lookup(key); (touched && cur != nil) || (!touched && hasKey(base, key)) {
+					return nil, uniqueViolation(obj, newRows[i])
+				}
+				tt.set(key, newRows[i], base)
+			}
+			return returningResult(ev, ret, newRows, "UPDATE "+strconv.Itoa(len(rows)))
+		},
+	}, nil
+}
+
+func (s *session) bindDelete(cat *Catalog, del *pg_query.DeleteStmt, params []types.Type) (*boundStmt, error) {
+	if del.WithClause != nil {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "WITH in DELETE is not supported")
+	}
+	obj, err := writeTarget(cat, del.Relation, "delete from")
+	if err != nil {
+		return nil, err
+	}
+	b := newBinder(cat, &s.info, params)
+	plan, err := b.deletePlan(del, obj, aliasOf(del.Relation))
+	if err != nil {
+		return nil, err
+	}
+	ret, retCols, err := b.returning(del.ReturningList, obj, aliasOf(del.Relation))
+	if err != nil {
+		return nil, err
+	}
+	q, err := planner.OptimizeQuery(&planner.Query{Root: plan})
+	if err != nil {
+		return nil, err
+	}
+	q.Root = planner.UseLookups(q.Root)
+	width := len(obj.Columns)
+	return &boundStmt{
+		params: b.paramTypes(),
+		cols:   resultColumns(retCols),
+		run: func(ctx context.Context, s *session, params []types.Datum) (pgwire.Result, error) {
+			rows, err := s.runQuery(ctx, q, params)
+			if err != nil {
+				return nil, err
+			}
+			base := s.e.snapshot().tables[obj.ID]
+			if base == nil {
+				return nil, pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", obj.Name)
+			}
+			tt := s.writeTxn().table(obj)
+			old := make([]types.Row, len(rows))
+			for i, r := range rows {
+				tt.set(string(r[width].Str()), nil, base)
+				old[i] = r[:width:width]
+			}
+			return returningResult(s.evalContext(params), ret, old, "DELETE "+strconv.Itoa(len(rows)))
+		},
+	}, nil
+}

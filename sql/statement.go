@@ -1,0 +1,148 @@
+package sql
+
+import (
+	"context"
+
+	"github.com/streamdb/streamdb/pgwire"
+	"github.com/streamdb/streamdb/sql/pgerr"
+	"github.com/streamdb/streamdb/sql/types"
+)
+
+// statement is one parsed statement of a session (pgwire.Statement). It
+// caches its binding for the catalog version it was bound against.
+type statement struct {
+	s         *session
+	raw       *rawStatement
+	paramOIDs []uint32
+	bound     *boundStmt
+}
+
+// boundStmt is a statement resolved against one catalog version: its
+// parameter and result types and the function that runs it.
+type boundStmt struct {
+	catVersion uint64
+	params     []types.Type
+	cols       []pgwire.Column
+	// run executes the statement.
+	run func(ctx context.Context, s *session, params []types.Datum) (pgwire.Result, error)
+	// txnControl statements (COMMIT, ROLLBACK) run in a failed
+	// transaction; everything else is refused there.
+	txnControl bool
+	// catalogIndependent statements need no rebinding when the catalog
+	// changes.
+	catalogIndependent bool
+}
+
+// Describe binds the statement (pgwire.Statement).
+func (st *statement) Describe(ctx context.Context, paramOIDs []uint32) ([]types.Type, []pgwire.Column, error) {
+	st.paramOIDs = paramOIDs
+	st.bound = nil
+	b, err := st.bind()
+	if err != nil {
+		return nil, nil, err
+	}
+	return b.params, b.cols, nil
+}
+
+// Execute runs the statement (pgwire.Statement).
+func (st *statement) Execute(ctx context.Context, params []types.Datum) (pgwire.Result, error) {
+	s := st.s
+	if s.txn != nil && s.txn.state == txnFailed {
+		if !isTxnControl(st.raw) {
+			return nil, pgerr.New(pgerr.InFailedSQLTransaction, "current transaction is aborted, commands ignored until end of transaction block")
+		}
+	}
+	b, err := st.bind()
+	if err != nil {
+		s.fail()
+		return nil, err
+	}
+	res, err := b.run(ctx, s, params)
+	if err != nil {
+		s.fail()
+		return nil, err
+	}
+	if s.txn != nil && s.txn.implicit && !s.block {
+		if err := s.commit(ctx); err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+// bind binds the statement against the latest catalog, reusing the
+// previous binding when the catalog has not changed.
+func (st *statement) bind() (*boundStmt, error) {
+	snap := st.s.e.snapshot()
+	if st.bound != nil && (st.bound.catalogIndependent || st.bound.catVersion == snap.cat.Version) {
+		return st.bound, nil
+	}
+	params := make([]types.Type, len(st.paramOIDs))
+	for i, oid := range st.paramOIDs {
+		if oid == 0 {
+			params[i] = types.TypeUnknown
+			continue
+		}
+		t, ok := types.TypeForOID(oid)
+		if !ok {
+			return nil, pgerr.New(pgerr.UndefinedObject, "type with OID %d does not exist", oid)
+		}
+		params[i] = t
+	}
+	b, err := st.s.bindStatement(snap.cat, st.raw, params)
+	if err != nil {
+		return nil, err
+	}
+	b.catVersion = snap.cat.Version
+	st.bound = b
+	return b, nil
+}
+
+// fail records a statement error: an implicit transaction ends, an
+// explicit one becomes failed until ROLLBACK.
+func (s *session) fail() {
+	if s.txn == nil {
+		return
+	}
+	if s.txn.implicit {
+		if !s.block {
+			s.txn = nil
+		}
+		return
+	}
+	s.txn.state = txnFailed
+}
+
+// writeTxn returns the transaction writes go into, starting an implicit
+// one for a statement outside a transaction block.
+func (s *session) writeTxn() *txn {
+	if s.txn == nil {
+		s.txn = newTxn(true)
+	}
+	return s.txn
+}
+
+// rowsResult is a materialised result (pgwire.Result).
+type rowsResult struct {
+	rows []types.Row
+	tag  string
+	i    int
+}
+
+func (r *rowsResult) Next(ctx context.Context) (types.Row, bool, error) {
+	if r.i >= len(r.rows) {
+		return nil, false, nil
+	}
+	if r.i&1023 == 0 && ctx.Err() != nil {
+		return nil, false, pgerr.Canceled()
+	}
+	row := r.rows[r.i]
+	r.i++
+	return row, true, nil
+}
+
+func (r *rowsResult) Tag() string { return r.tag }
+func (r *rowsResult) Close()      {}
+
+// commandResult is the result of a statement that returns no rows.
+func commandResult(tag string) pgwire.Result { return &rowsResult{tag: tag} }

@@ -1,0 +1,131 @@
+package sql
+
+import (
+	"encoding/binary"
+	"fmt"
+
+	"github.com/tidwall/btree"
+
+	"github.com/streamdb/streamdb/dataflow"
+	"github.com/streamdb/streamdb/sql/types"
+)
+
+// storedRow is one row of a table: its storage key (the key encoding of
+// the primary key, or of a generated row id for tables without one) and
+// its value encoding.
+type storedRow struct {
+	key string
+	val string
+}
+
+func storedLess(a, b storedRow) bool { return a.key < b.key }
+
+// tableState is the live contents of a table, owned by the coordinator.
+// Its tree is copy-on-write: snapshots share nodes with it and stay
+// immutable while later ticks change the table.
+type tableState struct {
+	obj       *Object
+	rows      *btree.BTreeG[storedRow]
+	nextRowID int64
+	snap      *tableSnap // snapshot of the current contents, nil after a change
+}
+
+func newTableState(obj *Object) *tableState {
+	return &tableState{obj: obj, rows: btree.NewBTreeGOptions(storedLess, btree.Options{NoLocks: true}), nextRowID: 1}
+}
+
+// snapshot returns an immutable view of the current contents.
+func (t *tableState) snapshot() *tableSnap {
+	if t.snap == nil {
+		t.snap = &tableSnap{obj: t.obj, rows: t.rows.Copy()}
+	}
+	return t.snap
+}
+
+// put stores a row under key, returning the previous value if any.
+func (t *tableState) put(key, val string) (string, bool) {
+	t.snap = nil
+	prev, ok := t.rows.Set(storedRow{key: key, val: val})
+	return prev.val, ok
+}
+
+// remove deletes the row under key, returning its value.
+func (t *tableState) remove(key string) (string, bool) {
+	t.snap = nil
+	prev, ok := t.rows.Delete(storedRow{key: key})
+	return prev.val, ok
+}
+
+// get returns the value stored under key.
+func (t *tableState) get(key string) (string, bool) {
+	r, ok := t.rows.Get(storedRow{key: key})
+	return r.val, ok
+}
+
+// tableSnap is a table's contents at one tick.
+type tableSnap struct {
+	obj  *Object
+	rows *btree.BTreeG[storedRow]
+}
+
+// scan calls fn for every row in key order until fn returns false.
+func (s *tableSnap) scan(fn func(key string, row types.Row) bool) error {
+	var derr error
+	s.rows.Scan(func(r storedRow) bool {
+		row, err := types.DecodeRow([]byte(r.val), nil)
+		if err != nil {
+			derr = fmt.Errorf("table %s: corrupt row: %w", s.obj.Name, err)
+			return false
+		}
+		return fn(r.key, row)
+	})
+	return derr
+}
+
+// get returns the row stored under key.
+func (s *tableSnap) get(key string) (types.Row, bool, error) {
+	r, ok := s.rows.Get(storedRow{key: key})
+	if !ok {
+		return nil, false, nil
+	}
+	row, err := types.DecodeRow([]byte(r.val), nil)
+	return row, err == nil, err
+}
+
+// getRaw returns the encoded value stored under key.
+func (s *tableSnap) getRaw(key string) (string, bool) {
+	r, ok := s.rows.Get(storedRow{key: key})
+	return r.val, ok
+}
+
+// batch returns every row as a Z-set insertion.
+func (s *tableSnap) batch() (dataflow.Batch, error) {
+	b := make(dataflow.Batch, 0, s.rows.Len())
+	err := s.scan(func(_ string, row types.Row) bool {
+		b = append(b, dataflow.Update{Row: row, Diff: 1})
+		return true
+	})
+	return b, err
+}
+
+// rowKey returns the storage key of a row of a table with a primary key.
+func rowKey(obj *Object, row types.Row) string {
+	var buf []byte
+	for _, c := range obj.PrimaryKey {
+		buf = types.AppendKey(buf, row[c], false)
+	}
+	return string(buf)
+}
+
+// rowIDKey returns the storage key of a generated row id.
+func rowIDKey(id int64) string {
+	return string(binary.BigEndian.AppendUint64(nil, uint64(id)))
+}
+
+// rowIDOf decodes a generated row id key.
+func rowIDOf(key string) int64 {
+	if len(key) != 8 {
+		return 0
+	}
+	return int64(binary.BigEndian.Uint64([]byte(key)))
+}

@@ -1,0 +1,188 @@
+package sql
+
+import (
+	"context"
+	"encoding/binary"
+	"sort"
+	"time"
+
+	"github.com/streamdb/streamdb/dataflow"
+	"github.com/streamdb/streamdb/sql/pgerr"
+	"github.com/streamdb/streamdb/sql/types"
+)
+
+// txn is an open transaction: the writes it has made, buffered until
+// COMMIT, and visible to its own later statements.
+type txn struct {
+	implicit bool
+	state    txnState
+	start    time.Time
+	tables   map[uint64]*txnTable
+}
+
+func newTxn(implicit bool) *txn {
+	return &txn{implicit: implicit, start: time.Now(), tables: map[uint64]*txnTable{}}
+}
+
+// txnTable holds a transaction's pending changes to one table, by storage
+// key. New rows of a table without primary key get provisional keys that
+// cannot collide with stored row ids; commit assigns real ones.
+type txnTable struct {
+	obj     *Object
+	changes map[string]*pendingRow
+	order   []string
+	nextTmp uint64
+}
+
+type pendingRow struct {
+	row     types.Row // nil: deleted
+	existed bool      // the key held expect in the snapshot first read
+	expect  string
+	tmp     bool // provisional key of a new row without primary key
+}
+
+// provisionalPrefix starts provisional keys; stored row ids are 8 bytes.
+const provisionalPrefix = "\xff\xff\xff\xff\xff\xff\xff\xff\xff"
+
+func (t *txn) table(obj *Object) *txnTable {
+	tt, ok := t.tables[obj.ID]
+	if !ok {
+		tt = &txnTable{obj: obj, changes: map[string]*pendingRow{}}
+		t.tables[obj.ID] = tt
+	}
+	return tt
+}
+
+// hasWrites reports whether the transaction changed any table.
+func (t *txn) hasWrites() bool {
+	for _, tt := range t.tables {
+		if len(tt.changes) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// set records the new value of key; base is the snapshot the statement
+// read, consulted the first time the key is touched.
+func (tt *txnTable) set(key string, row types.Row, base *tableSnap) {
+	if p, ok := tt.changes[key]; ok {
+		p.row = row
+		return
+	}
+	p := &pendingRow{row: row}
+	if base != nil {
+		p.expect, p.existed = base.getRaw(key)
+	}
+	tt.changes[key] = p
+	tt.order = append(tt.order, key)
+}
+
+// insertNew adds a row of a table without primary key.
+func (tt *txnTable) insertNew(row types.Row) {
+	tt.nextTmp++
+	key := provisionalPrefix + string(binary.BigEndian.AppendUint64(nil, tt.nextTmp))
+	tt.changes[key] = &pendingRow{row: row, tmp: true}
+	tt.order = append(tt.order, key)
+}
+
+// lookup returns the transaction's view of key: its pending row, or ok ==
+// false when the transaction has not touched the key.
+func (tt *txnTable) lookup(key string) (row types.Row, touched bool) {
+	p, ok := tt.changes[key]
+	if !ok {
+		return nil, false
+	}
+	return p.row, true
+}
+
+// overlay returns the table's contents as the transaction sees them:
+// the snapshot with the pending changes applied. withKey appends each
+// row's storage key as a bytea column.
+func (tt *txnTable) overlay(base *tableSnap, withKey bool, emit func(types.Row)) error {
+	err := base.scan(func(key string, row types.Row) bool {
+		if _, touched := tt.changes[key]; touched {
+			return true
+		}
+		emit(keyed(row, key, withKey))
+		return true
+	})
+	if err != nil {
+		return err
+	}
+	keys := append([]string(nil), tt.order...)
+	sort.Strings(keys)
+	for _, k := range keys {
+		if p := tt.changes[k]; p.row != nil {
+			emit(keyed(p.row, k, withKey))
+		}
+	}
+	return nil
+}
+
+// keyed appends the storage key to a row when asked.
+func keyed(row types.Row, key string, withKey bool) types.Row {
+	if !withKey {
+		return row
+	}
+	out := make(types.Row, len(row)+1)
+	copy(out, row)
+	out[len(row)] = types.NewBytea([]byte(key))
+	return out
+}
+
+// writeSet converts the pending changes into the coordinator's form.
+func (t *txn) writeSet() *writeSet {
+	w := &writeSet{tables: map[uint64][]rowChange{}}
+	for id, tt := range t.tables {
+		for _, k := range tt.order {
+			p := tt.changes[k]
+			switch {
+			case p.tmp && p.row == nil:
+				continue // inserted and deleted again
+			case p.tmp:
+				w.tables[id] = append(w.tables[id], rowChange{row: p.row})
+			case !p.existed && p.row == nil:
+				continue // a key that never existed, deleted
+			default:
+				w.tables[id] = append(w.tables[id], rowChange{key: k, existed: p.existed, expect: p.expect, row: p.row})
+			}
+		}
+	}
+	return w
+}
+
+// commit makes the session's transaction durable and ends it.
+func (s *session) commit(ctx context.Context) error {
+	t := s.txn
+	s.txn = nil
+	if t == nil || t.state == txnFailed || !t.hasWrites() {
+		return nil
+	}
+	w := t.writeSet()
+	if w.empty() {
+		return nil
+	}
+	return s.e.c.submit(ctx, &coordReq{writes: w})
+}
+
+// tableInput returns a table's rows as the current transaction sees them.
+func (s *session) tableInput(snap *snapshot, obj *Object, withKey bool) (dataflow.Batch, error) {
+	base, ok := snap.tables[obj.ID]
+	if !ok {
+		return nil, pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", obj.Name)
+	}
+	var b dataflow.Batch
+	emit := func(r types.Row) { b = append(b, dataflow.Update{Row: r, Diff: 1}) }
+	if s.txn != nil {
+		if tt, ok := s.txn.tables[obj.ID]; ok && len(tt.changes) > 0 {
+			return b, tt.overlay(base, withKey, emit)
+		}
+	}
+	b = make(dataflow.Batch, 0, base.rows.Len())
+	err := base.scan(func(key string, row types.Row) bool {
+		emit(keyed(row, key, withKey))
+		return true
+	})
+	return b, err
+}
