@@ -89,6 +89,8 @@ const (
 	WindowingError             Code = "42P20"
 	InvalidColumnReference     Code = "42P10"
 	InvalidRecursion           Code = "42P19"
+	CantChangeRuntimeParam     Code = "55P02"
+	IndeterminateDatatype      Code = "42P18"
 	InvalidForeignKey          Code = "42830"
 	InvalidName                Code = "42602"
 	NameTooLong                Code = "42622"
