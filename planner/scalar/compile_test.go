@@ -9,10 +9,10 @@ import (
 
 type foreignNode struct{}
 
-func (foreignNode) Type() types.Type               { return int4T }
-func (foreignNode) String() string                 { return "foreign" }
-func (foreignNode) Children() []Expr               { return nil }
-func (f foreignNode) WithChildren([]Expr) Expr     { return f }
+func (foreignNode) Type() types.Type           { return int4T }
+func (foreignNode) String() string             { return "foreign" }
+func (foreignNode) Children() []Expr           { return nil }
+func (f foreignNode) WithChildren([]Expr) Expr { return f }
 
 func TestCompileRejectsUnknownNodes(t *testing.T) {
 	_, err := Compile(&Not{Arg: &IsNull{Arg: foreignNode{}}})

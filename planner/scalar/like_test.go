@@ -105,4 +105,6 @@ func FuzzLike(f *testing.F) {
 	})
 }
 
-func isUTF8(s string) bool { return strings.ToValidUTF8(s, "\uFFFD") == s && !strings.ContainsRune(s, '\uFFFD') }
+func isUTF8(s string) bool {
+	return strings.ToValidUTF8(s, "\uFFFD") == s && !strings.ContainsRune(s, '\uFFFD')
+}
