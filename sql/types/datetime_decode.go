@@ -78,7 +78,14 @@ func decodeDateTime(fields []dtField, timeOnly bool, order DateOrder) (dtResult,
 		var err dtErr
 		switch f.typ {
 		case dtDate:
-			if !timeOnly && (ptype != "" || r.fmask&(fMonth|fDay) == fMonth|fDay) {
+			// A date field is a zone name when the date is complete (or,
+			// for time input, when it starts with a letter), as in
+			// DecodeDateTime and DecodeTimeOnly.
+			zone := ptype != "" || r.fmask&(fMonth|fDay) == fMonth|fDay
+			if timeOnly {
+				zone = isAlpha(f.val[0])
+			}
+			if zone {
 				if isDigit(f.val[0]) || ptype != "" {
 					return r, dtBadFormat
 				}
@@ -106,6 +113,9 @@ func decodeDateTime(fields []dtField, timeOnly bool, order DateOrder) (dtResult,
 		case dtNumber:
 			tmask, err = r.decodeNumberToken(f.val, &ptype, timeOnly, haveTextMonth, order, i, fields)
 		case dtString, dtSpecial:
+			if timeOnly && (monthNames[f.val] != 0 || dowNames[f.val]) {
+				return r, dtBadFormat // time input takes no month or weekday names
+			}
 			tmask, err = r.decodeWord(f.val, &ptype, &haveTextMonth)
 		}
 		if err != dtOK {
@@ -119,11 +129,14 @@ func decodeDateTime(fields []dtField, timeOnly bool, order DateOrder) (dtResult,
 	if ptype != "" {
 		return r, dtBadFormat
 	}
-	if r.special != "" {
-		return r, dtOK
-	}
 	if err := r.validateDate(); err != dtOK {
 		return r, err
+	}
+	if r.special != "" {
+		if timeOnly {
+			return r, dtBadFormat
+		}
+		return r, dtOK
 	}
 	if (r.am || r.pm) && r.hour > 12 {
 		return r, dtFieldOverflow
@@ -199,8 +212,11 @@ func (r *dtResult) decodeWord(w string, ptype *string, haveTextMonth *bool) (int
 	}
 	switch w {
 	case "epoch", "infinity", "-infinity", "+infinity":
+		// As in PostgreSQL 15, a special value claims only its own
+		// field bit: other fields are still decoded and checked, then
+		// ignored, but a date field after it is rejected.
 		r.special = strings.TrimPrefix(w, "+")
-		return fDateMask | fTimeMask | fSpecial, dtOK
+		return fSpecial, dtOK
 	case "allballs":
 		r.hour, r.min, r.sec, r.usec = 0, 0, 0, 0
 		return fTimeMask, dtOK

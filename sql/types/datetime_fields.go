@@ -92,53 +92,37 @@ func timeOverflows(h, m, s, us int64) bool {
 }
 
 // decodeTZOffset reads +hh, +hhmm, +hh:mm or +hh:mm:ss as seconds east
-// of UTC.
+// of UTC. As in DecodeTimezone, the range check (at most 15 hours) comes
+// before the check for trailing characters.
 func decodeTZOffset(s string) (int64, dtErr) {
-	sign := int64(1)
-	if s[0] == '-' {
-		sign = -1
+	num := func(p string) (int64, string) {
+		i := 0
+		for i < len(p) && i < 10 && isDigit(p[i]) {
+			i++
+		}
+		v, _ := strconv.ParseInt(p[:i], 10, 64)
+		return v, p[i:]
 	}
-	body := s[1:]
-	var h, m, sec int64
-	parts := strings.Split(body, ":")
-	digits := func(p string) (int64, bool) {
-		if p == "" || len(p) > 9 {
-			return 0, false
+	h, rest := num(s[1:])
+	var m, sec int64
+	switch {
+	case strings.HasPrefix(rest, ":"):
+		m, rest = num(rest[1:])
+		if strings.HasPrefix(rest, ":") {
+			sec, rest = num(rest[1:])
 		}
-		for i := 0; i < len(p); i++ {
-			if !isDigit(p[i]) {
-				return 0, false
-			}
-		}
-		v, _ := strconv.ParseInt(p, 10, 64)
-		return v, true
-	}
-	var ok bool
-	switch len(parts) {
-	case 1:
-		if h, ok = digits(parts[0]); !ok {
-			return 0, dtBadFormat
-		}
-		if len(parts[0]) > 2 {
-			h, m = h/100, h%100
-		}
-	case 2, 3:
-		if h, ok = digits(parts[0]); !ok {
-			return 0, dtBadFormat
-		}
-		if m, ok = digits(parts[1]); !ok {
-			return 0, dtBadFormat
-		}
-		if len(parts) == 3 {
-			if sec, ok = digits(parts[2]); !ok {
-				return 0, dtBadFormat
-			}
-		}
-	default:
-		return 0, dtBadFormat
+	case rest == "" && len(s) > 3:
+		h, m = h/100, h%100
 	}
 	if h > 15 || m >= 60 || sec >= 60 {
 		return 0, dtTZOverflow
 	}
-	return sign * (h*3600 + m*60 + sec), dtOK
+	if rest != "" {
+		return 0, dtBadFormat
+	}
+	off := h*3600 + m*60 + sec
+	if s[0] == '-' {
+		off = -off
+	}
+	return off, dtOK
 }

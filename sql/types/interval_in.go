@@ -178,8 +178,22 @@ func parseInterval(s string, style IntervalStyle) (Datum, error) {
 	return NewInterval(v), nil
 }
 
-// decode is DecodeInterval: fields are read right to left so a unit word
-// applies to the number before it.
+// Field bits for DecodeInterval's duplicate check (DTK_M of each unit).
+// A time field (h:m:s) claims hours, minutes and seconds; a fractional
+// number of seconds claims every second unit.
+func unitMask(u int) int { return 1 << u }
+
+const (
+	maskAllSecs = 1<<uSecond | 1<<uMilli | 1<<uMicro
+	maskTime    = 1<<uHour | 1<<uMinute | maskAllSecs
+	uNone       = 0  // no unit seen yet: a number counts seconds
+	uAfterAgo   = -1 // "ago" just read: a number here is an error
+)
+
+// decode is PostgreSQL 15's DecodeInterval: fields are read right to
+// left so that a unit word applies to the number before it; a time field
+// makes the next number a count of days; "ago" (anywhere) negates the
+// whole interval. Unit words with no number are ignored, as in 15.
 func (a *intervalAcc) decode(fields []dtField, style IntervalStyle) dtErr {
 	forceNeg := false
 	if style == IntervalStyleSQLStandard && len(fields) > 0 && fields[0].val[0] == '-' {
@@ -191,8 +205,7 @@ func (a *intervalAcc) decode(fields []dtField, style IntervalStyle) dtErr {
 			}
 		}
 	}
-	unit := 0
-	parsingUnit := false
+	unit := uNone
 	ago := false
 	seen := 0
 	for i := len(fields) - 1; i >= 0; i-- {
@@ -215,8 +228,7 @@ func (a *intervalAcc) decode(fields []dtField, style IntervalStyle) dtErr {
 					}
 					a.usec = us
 					unit = uDay
-					parsingUnit = false
-					mask = 1 << 20
+					mask = maskTime
 					break
 				}
 				if f.typ == dtTime {
@@ -225,23 +237,25 @@ func (a *intervalAcc) decode(fields []dtField, style IntervalStyle) dtErr {
 			}
 			fallthrough
 		case dtNumber, dtDate:
-			if unit == 0 {
+			if unit == uNone {
 				unit = uSecond
 			}
 			before := unit
-			e := a.number(f.val, &unit, forceNeg)
+			frac, e := a.number(f.val, &unit, forceNeg)
 			if e != dtOK {
 				return e
 			}
-			parsingUnit = false
-			mask = 1 << unit
-			if before == uHour {
-				mask = 1 << uHour
+			switch {
+			case unit == uMonth && before != uMonth:
+				mask = unitMask(uMonth) // year-month syntax
+			case before == uHour:
+				mask = unitMask(uHour)
+			case unit == uSecond && frac != 0:
+				mask = maskAllSecs
+			default:
+				mask = unitMask(unit)
 			}
 		case dtString, dtSpecial:
-			if parsingUnit {
-				return dtBadFormat
-			}
 			w := f.val
 			if len(w) > 10 {
 				w = w[:10]
@@ -251,16 +265,12 @@ func (a *intervalAcc) decode(fields []dtField, style IntervalStyle) dtErr {
 			case !ok:
 				return dtBadFormat
 			case u == uIgnore:
-				continue
 			case u == uAgo:
-				if i != len(fields)-1 {
-					return dtBadFormat
-				}
 				ago = true
-				continue
+				unit = uAfterAgo
+			default:
+				unit = u
 			}
-			unit = u
-			parsingUnit = true
 			continue
 		}
 		if mask&seen != 0 {
@@ -268,7 +278,7 @@ func (a *intervalAcc) decode(fields []dtField, style IntervalStyle) dtErr {
 		}
 		seen |= mask
 	}
-	if seen == 0 || parsingUnit {
+	if seen == 0 {
 		return dtBadFormat
 	}
 	if ago {
@@ -281,7 +291,7 @@ func (a *intervalAcc) decode(fields []dtField, style IntervalStyle) dtErr {
 }
 
 // number applies one numeric field with the current unit.
-func (a *intervalAcc) number(s string, unit *int, forceNeg bool) dtErr {
+func (a *intervalAcc) number(s string, unit *int, forceNeg bool) (float64, dtErr) {
 	neg := s[0] == '-'
 	end := 0
 	if s[0] == '-' || s[0] == '+' {
@@ -293,10 +303,10 @@ func (a *intervalAcc) number(s string, unit *int, forceNeg bool) dtErr {
 	val, err := strconv.ParseInt(s[:end], 10, 64)
 	if err != nil {
 		if end > 1 || end == 1 && isDigit(s[0]) {
-			return dtFieldOverflow
+			return 0, dtFieldOverflow
 		}
 		if !(end < len(s) && s[end] == '.') {
-			return dtBadFormat
+			return 0, dtBadFormat
 		}
 	}
 	var frac float64
@@ -307,35 +317,35 @@ func (a *intervalAcc) number(s string, unit *int, forceNeg bool) dtErr {
 		// SQL year-month: Y-M
 		m, err := strconv.ParseInt(rest[1:], 10, 32)
 		if err != nil || rest[1] == '+' || rest[1] == '-' {
-			return dtBadFormat
+			return 0, dtBadFormat
 		}
 		if m < 0 || m >= 12 {
-			return dtFieldOverflow
+			return 0, dtFieldOverflow
 		}
 		if neg {
 			m = -m
 		}
 		*unit = uMonth
 		if val > math.MaxInt64/12 || val < math.MinInt64/12 {
-			return dtFieldOverflow
+			return 0, dtFieldOverflow
 		}
 		val = val*12 + m
 	case rest[0] == '.':
 		for i := 1; i < len(rest); i++ {
 			if !isDigit(rest[i]) {
-				return dtBadFormat
+				return 0, dtBadFormat
 			}
 		}
 		f, err := strconv.ParseFloat("0"+rest, 64)
 		if err != nil {
-			return dtBadFormat
+			return 0, dtBadFormat
 		}
 		frac = f
 		if neg {
 			frac = -frac
 		}
 	default:
-		return dtBadFormat
+		return 0, dtBadFormat
 	}
 	if forceNeg {
 		if val > 0 {
@@ -347,6 +357,10 @@ func (a *intervalAcc) number(s string, unit *int, forceNeg bool) dtErr {
 	}
 	ok := true
 	switch *unit {
+	case uAfterAgo:
+		// "ago" sets no unit for the number before it (year-month
+		// syntax, which brings its own, excepted).
+		return 0, dtBadFormat
 	case uMicro:
 		ok = a.addMicros(val, frac, 1)
 	case uMilli:
@@ -373,12 +387,12 @@ func (a *intervalAcc) number(s string, unit *int, forceNeg bool) dtErr {
 	case uMillennium:
 		ok = a.addYears(val, 1000) && a.addFracYears(frac, 1000)
 	default:
-		return dtBadFormat
+		return 0, dtBadFormat
 	}
 	if !ok {
-		return dtFieldOverflow
+		return 0, dtFieldOverflow
 	}
-	return dtOK
+	return frac, dtOK
 }
 
 // intervalClock reads h:m[:s[.f]] or m:s.f as microseconds.

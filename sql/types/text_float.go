@@ -43,7 +43,11 @@ func appendFloat(dst []byte, f float64, bits int, extra int) []byte {
 		// PostgreSQL's Ryu does not accept a decimal that lies exactly
 		// halfway to a neighbouring float4; use the shortest that does
 		// not.
-		for prec = strings.IndexByte(string(e), 'e'); prec < 9; prec++ {
+		prec = 0
+		if idx := strings.IndexByte(string(e), 'e'); idx > 2 {
+			prec = idx - 2 // digits after the point in d.ddde±xx
+		}
+		for prec++; prec < 9; prec++ {
 			e = strconv.AppendFloat(buf[:0], f, 'e', prec, bits)
 			if v, _ := strconv.ParseFloat(string(e), 32); float32(v) == float32(f) && !isFloat32Tie(e, float32(f)) {
 				break
@@ -97,52 +101,67 @@ func parseFloat(s string, f Family) (Datum, error) {
 	case "-infinity", "-inf":
 		return mk(math.Inf(-1)), nil
 	}
-	if !isDecimalSyntax(t) {
+	// Like strtod, read the longest numeric prefix: a value out of range
+	// is reported (for that prefix) before any trailing garbage.
+	n := decimalPrefix(t)
+	if n == 0 {
 		return Null, errSyntax(typ, s)
 	}
-	v, err := strconv.ParseFloat(t, bits)
-	if err != nil || math.IsInf(v, 0) || v == 0 && hasNonZeroDigit(t) {
-		return Null, pgerr.New(pgerr.NumericValueOutOfRange, "%s is out of range for type %s", quoteValue(t), f)
+	v, err := strconv.ParseFloat(t[:n], bits)
+	if err != nil || math.IsInf(v, 0) || v == 0 && hasNonZeroDigit(t[:n]) {
+		// float8in quotes the number as far as it was read, float4in the
+		// whole input.
+		shown := s
+		if f == Float8 {
+			shown = s[:strings.Index(s, t)+n]
+		}
+		return Null, pgerr.New(pgerr.NumericValueOutOfRange, "%s is out of range for type %s", quoteValue(shown), f)
+	}
+	if n != len(t) {
+		return Null, errSyntax(typ, s)
 	}
 	return mk(v), nil
 }
 
-// isDecimalSyntax reports whether s is [+-]digits[.digits][e[+-]digits]
-// with at least one mantissa digit, the syntax strtod accepts apart from
-// its special words and hexadecimal forms.
-func isDecimalSyntax(s string) bool {
+// decimalPrefix returns the length of the longest prefix of s that is
+// [+-]digits[.digits][e[+-]digits] with at least one mantissa digit (an
+// exponent without digits is not part of it), 0 if there is none.
+func decimalPrefix(s string) int {
 	i := 0
 	if i < len(s) && (s[i] == '+' || s[i] == '-') {
 		i++
 	}
 	n := 0
-	for ; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
+	for ; i < len(s) && isDigit(s[i]); i++ {
 		n++
 	}
 	if i < len(s) && s[i] == '.' {
 		i++
-		for ; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
+		for ; i < len(s) && isDigit(s[i]); i++ {
 			n++
 		}
 	}
 	if n == 0 {
-		return false
+		return 0
 	}
 	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
-		i++
-		if i < len(s) && (s[i] == '+' || s[i] == '-') {
-			i++
+		j := i + 1
+		if j < len(s) && (s[j] == '+' || s[j] == '-') {
+			j++
 		}
-		m := 0
-		for ; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
-			m++
-		}
-		if m == 0 {
-			return false
+		if j < len(s) && isDigit(s[j]) {
+			for j < len(s) && isDigit(s[j]) {
+				j++
+			}
+			i = j
 		}
 	}
-	return i == len(s)
+	return i
 }
+
+// isDecimalSyntax reports whether all of s is [+-]digits[.digits][e[+-]digits]
+// with at least one mantissa digit.
+func isDecimalSyntax(s string) bool { return s != "" && decimalPrefix(s) == len(s) }
 
 // hasNonZeroDigit reports whether the mantissa of decimal text has a
 // non-zero digit, to tell underflow from a written zero.

@@ -38,42 +38,42 @@ func intRange(f Family) (lo, hi int64) {
 }
 
 // scanInt parses PostgreSQL's integer syntax: optional surrounding
-// whitespace, an optional sign, decimal digits. ok is false on a syntax
-// error; overflow is true when the digits do not fit in 64 bits.
-func scanInt(s string) (v int64, ok, overflow bool) {
-	t := trimSpace(s)
+// whitespace, an optional sign, decimal digits. ok is false when there
+// are no digits; overflow is true when the digits do not fit in 64 bits;
+// trailing reports non-space characters after the digits. As in
+// pg_strtoint, range is judged before trailing garbage.
+func scanInt(s string) (v int64, ok, overflow, trailing bool) {
+	t := strings.TrimLeftFunc(s, func(r rune) bool { return r < 0x80 && isSpace(byte(r)) })
 	neg := false
 	if t != "" && (t[0] == '-' || t[0] == '+') {
 		neg = t[0] == '-'
 		t = t[1:]
 	}
-	if t == "" {
-		return 0, false, false
-	}
 	var u uint64
-	for i := 0; i < len(t); i++ {
-		c := t[i]
-		if c < '0' || c > '9' {
-			return 0, false, false
-		}
+	i := 0
+	for ; i < len(t) && isDigit(t[i]); i++ {
 		if u > (math.MaxUint64-9)/10 {
 			overflow = true
 		}
-		u = u*10 + uint64(c-'0')
+		u = u*10 + uint64(t[i]-'0')
 	}
+	if i == 0 {
+		return 0, false, false, true
+	}
+	trailing = trimSpace(t[i:]) != ""
 	switch {
 	case overflow:
-		return 0, true, true
+		return 0, true, true, trailing
 	case neg && u <= 1<<63:
-		return int64(-u), true, false
+		return int64(-u), true, false, trailing
 	case !neg && u <= math.MaxInt64:
-		return int64(u), true, false
+		return int64(u), true, false, trailing
 	}
-	return 0, true, true
+	return 0, true, true, trailing
 }
 
 func parseInt(s string, f Family) (Datum, error) {
-	v, ok, overflow := scanInt(s)
+	v, ok, overflow, trailing := scanInt(s)
 	if !ok {
 		return Null, errSyntax(Type{Family: f}, s)
 	}
@@ -81,14 +81,17 @@ func parseInt(s string, f Family) (Datum, error) {
 	if overflow || v < lo || v > hi {
 		return Null, pgerr.New(pgerr.NumericValueOutOfRange, "value %s is out of range for type %s", quoteValue(s), f)
 	}
+	if trailing {
+		return Null, errSyntax(Type{Family: f}, s)
+	}
 	return NewInt(f, v), nil
 }
 
 // parseOid accepts unsigned 32-bit values and, as oidin does, negative
 // values down to -2^31, which wrap around.
 func parseOid(s string) (Datum, error) {
-	v, ok, overflow := scanInt(s)
-	if !ok {
+	v, ok, overflow, trailing := scanInt(s)
+	if !ok || trailing {
 		return Null, errSyntax(TypeOid, s)
 	}
 	if overflow || v < math.MinInt32 || v > math.MaxUint32 {
