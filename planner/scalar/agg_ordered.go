@@ -141,3 +141,34 @@ func init() {
 		jsonObjectAgg("jsonb_object_agg", types.TypeJSONB), jsonObjectAgg("json_object_agg", types.TypeJSON),
 	)
 }
+
+// bitAgg is bit_and and bit_or: not invertible, so folded over the
+// multiset of values.
+func bitAgg(name string, t types.Type, and bool) *AggFunc {
+	return orderedAgg(name, ts(t), t, true, func(p []types.Type, _ types.Type, m *multiset) (types.Datum, error) {
+		var acc int64
+		first := true
+		m.each(func(args []types.Datum, _ int64) bool {
+			v := args[0].Int()
+			switch {
+			case first:
+				acc, first = v, false
+			case and:
+				acc &= v
+			default:
+				acc |= v
+			}
+			return true
+		})
+		if first {
+			return types.Null, nil
+		}
+		return types.NewInt(p[0].Family, acc), nil
+	})
+}
+
+func init() {
+	for _, t := range intTypes {
+		addAgg(bitAgg("bit_and", t, true), bitAgg("bit_or", t, false))
+	}
+}

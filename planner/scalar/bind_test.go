@@ -807,6 +807,29 @@ func (p *parser) keyword(w string) (Expr, error) {
 			return nil, err
 		}
 		return callFunc("substring", args)
+	case "overlay":
+		var args []Expr
+		for _, kw := range []string{"placing", "from", "for"} {
+			a, err := p.expr(0)
+			if err != nil {
+				return nil, err
+			}
+			args = append(args, a)
+			if !p.accept('i', kw) {
+				break
+			}
+		}
+		if len(args) < 4 && !p.isOp(")") {
+			a, err := p.expr(0)
+			if err != nil {
+				return nil, err
+			}
+			args = append(args, a)
+		}
+		if err := p.expect('o', ")"); err != nil {
+			return nil, err
+		}
+		return callFunc("overlay", args)
 	case "trim":
 		fn := "btrim"
 		switch {

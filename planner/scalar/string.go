@@ -390,3 +390,32 @@ func init() {
 		reservedWords[w] = true
 	}
 }
+
+// overlay is overlay(s placing r from start [for count]): s with count
+// characters from start replaced by r (count defaults to r's length).
+func overlay(_ *EvalContext, a []types.Datum) (types.Datum, error) {
+	s, r, start := a[0].Str(), a[1].Str(), a[2].Int()
+	count := int64(utf8.RuneCountInString(r))
+	if len(a) > 3 {
+		count = a[3].Int()
+	}
+	if start < 1 {
+		return types.Null, errNegativeSubstring()
+	}
+	head, err := substr(s, 1, start-1, true)
+	if err != nil {
+		return types.Null, err
+	}
+	tail, err := substr(s, start+count, 0, false)
+	if err != nil {
+		return types.Null, err
+	}
+	return types.NewText(head + r + tail), nil
+}
+
+func init() {
+	addFunc(
+		strict("overlay", ts(textT, textT, int4T), textT, overlay),
+		strict("overlay", ts(textT, textT, int4T, int4T), textT, overlay),
+	)
+}

@@ -132,3 +132,6 @@ upper(NULL)
 sha256('abc'::bytea)
 'abc' < 'abd'
 'Z' < 'a'
+overlay('Txxxxas' placing 'hom' from 2 for 4)
+overlay('Txxxxas' placing 'hom' from 2)
+overlay('abc' placing 'X' from 0)
