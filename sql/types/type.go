@@ -158,6 +158,10 @@ func (t Type) TypMod() int32 {
 	switch t.Family {
 	case Varchar, Char, Numeric:
 		return t.Mod + 4
+	case Interval:
+		// INTERVAL_TYPMOD(precision, INTERVAL_FULL_RANGE): streamdb keeps
+		// only the precision, so the field range is always "full".
+		return 0x7FFF<<16 | t.Mod
 	case Array:
 		return t.ElemType().TypMod()
 	}
