@@ -168,6 +168,34 @@ func (t Type) TypMod() int32 {
 	return t.Mod
 }
 
+// WithTypMod returns t with the modifier decoded from PostgreSQL's
+// atttypmod (the inverse of TypMod), as found in catalogs and logical
+// replication messages. Interval field restrictions (YEAR TO MONTH ...)
+// are dropped; only the precision is kept.
+func (t Type) WithTypMod(typmod int32) Type {
+	t.Mod = -1
+	if typmod < 0 {
+		return t
+	}
+	f := t.Family
+	if f == Array {
+		f = t.Elem
+	}
+	switch f {
+	case Varchar, Char, Numeric:
+		if typmod >= 4 {
+			t.Mod = typmod - 4
+		}
+	case Interval:
+		if p := typmod & 0xFFFF; p != 0xFFFF {
+			t.Mod = p
+		}
+	case Time, Timestamp, TimestampTZ:
+		t.Mod = typmod
+	}
+	return t
+}
+
 // TypeForOID returns the type with the given PostgreSQL OID, with no
 // modifier; ok is false for OIDs streamdb does not support.
 func TypeForOID(oid uint32) (Type, bool) {

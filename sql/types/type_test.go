@@ -23,6 +23,9 @@ func TestTypMod(t *testing.T) {
 		if got := c.typ.TypMod(); got != c.mod {
 			t.Errorf("%s: TypMod = %d, want %d", c.name, got, c.mod)
 		}
+		if back := (Type{Family: c.typ.Family, Elem: c.typ.Elem}).WithTypMod(c.mod); back != c.typ {
+			t.Errorf("WithTypMod(%d) = %v, want %v", c.mod, back, c.typ)
+		}
 		if got := c.typ.String(); got != c.name {
 			t.Errorf("String = %q, want %q", got, c.name)
 		}
