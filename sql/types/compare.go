@@ -6,11 +6,13 @@ import (
 	"strings"
 )
 
-// Compare orders two non-NULL-aware Datums of the same type the way
-// PostgreSQL's default btree operator class does, with the C collation for
-// strings. NULL sorts after every value (PostgreSQL's ascending default,
-// NULLS LAST); two NULLs compare equal. Integer families compare with each
-// other by value.
+// Compare orders two Datums of the same type the way PostgreSQL's default
+// btree operator class does, with the C collation for strings. NULL sorts
+// after every value (PostgreSQL's ascending default, NULLS LAST); two NULLs
+// compare equal. Within the integer families, the float families and the
+// string families, values of different families compare by value, as
+// PostgreSQL's cross-type operators do (char without trailing blanks);
+// other mixes order by family.
 func Compare(a, b Datum) int {
 	if a.kind == Unknown || b.kind == Unknown {
 		switch {
@@ -22,10 +24,20 @@ func Compare(a, b Datum) int {
 			return -1
 		}
 	}
-	if a.kind != b.kind && !(a.kind.IsInteger() && b.kind.IsInteger()) {
-		// Not meaningful in SQL; ordered by family so that the order
-		// stays total and agrees with the key encoding.
-		return cmp.Compare(a.kind, b.kind)
+	if a.kind != b.kind {
+		switch {
+		case a.kind.IsInteger() && b.kind.IsInteger():
+		case isFloat(a.kind) && isFloat(b.kind):
+			return compareFloat(a.Float(), b.Float())
+		case a.kind.IsString() && b.kind.IsString():
+			// As PostgreSQL compares text with varchar or name, and
+			// char with text after dropping its trailing blanks.
+			return strings.Compare(comparableString(a), comparableString(b))
+		default:
+			// Not meaningful in SQL; ordered by family so that the
+			// order stays total.
+			return cmp.Compare(a.kind, b.kind)
+		}
 	}
 	switch a.kind {
 	case Bool, Int2, Int4, Int8, Oid, Date, Time, Timestamp, TimestampTZ:
@@ -46,6 +58,17 @@ func Compare(a, b Datum) int {
 		return compareArrays(a.arr, b.arr)
 	}
 	return 0
+}
+
+func isFloat(f Family) bool { return f == Float4 || f == Float8 }
+
+// comparableString is a string Datum's value as comparisons see it:
+// char(n) without its trailing blanks.
+func comparableString(d Datum) string {
+	if d.kind == Char {
+		return strings.TrimRight(d.s, " ")
+	}
+	return d.s
 }
 
 // Equal reports whether two Datums are equal under Compare (NULL equals

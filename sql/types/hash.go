@@ -4,11 +4,12 @@ import (
 	"encoding/binary"
 	"github.com/cockroachdb/apd/v3"
 	"hash/maphash"
-	"strings"
 )
 
 // Hash adds d to h so that values Equal under Compare hash alike: the
-// integer families hash by value (Int4 1 and Int8 1 are equal), -0 and +0
+// integer families hash by value (Int4 1 and Int8 1 are equal), as do the
+// float families and the string families (char without trailing
+// blanks), -0 and +0
 // and all NaNs agree, numerics hash their value without scale (1.0 and
 // 1.00), char ignores trailing blanks, intervals hash their span, jsonb
 // its parsed value. NULL hashes as a value of its own, matching Equal's
@@ -68,12 +69,13 @@ func appendHashBytes(b []byte, d Datum) []byte {
 	case Oid, Date, Time, Timestamp, TimestampTZ:
 		return binary.LittleEndian.AppendUint64(append(b, byte(d.kind)), uint64(d.i))
 	case Float4, Float8:
-		return binary.LittleEndian.AppendUint64(append(b, byte(d.kind)), float64Key(d.Float()))
-	case Char:
-		s := strings.TrimRight(d.s, " ")
-		b = binary.LittleEndian.AppendUint32(append(b, byte(Char)), uint32(len(s)))
+		return binary.LittleEndian.AppendUint64(append(b, byte(Float8)), float64Key(d.Float()))
+	case Text, Varchar, Name, Char:
+		// One class: Compare equates these across families.
+		s := comparableString(d)
+		b = binary.LittleEndian.AppendUint32(append(b, byte(Text)), uint32(len(s)))
 		return append(b, s...)
-	case Text, Varchar, Name, Bytea, JSON, UUID:
+	case Bytea, JSON, UUID:
 		b = binary.LittleEndian.AppendUint32(append(b, byte(d.kind)), uint32(len(d.s)))
 		return append(b, d.s...)
 	case Interval:

@@ -33,6 +33,7 @@ func TestHashConsistentWithEqual(t *testing.T) {
 	}
 	pairs := [][2]Datum{
 		{NewInt4(7), NewInt8(7)}, {NewInt2(-1), NewInt8(-1)},
+		{NewFloat4(1.5), NewFloat8(1.5)}, {NewText("ab"), NewString(Varchar, "ab")}, {NewString(Char, "ab "), NewText("ab")},
 		{NewFloat8(0), NewFloat8(math.Copysign(0, -1))},
 		{NewFloat8(math.NaN()), NewFloat8(float64Bits(0x7ff8000000000001))},
 		{num("1.0"), num("1.000")}, {NewString(Char, "a  "), NewString(Char, "a")},
