@@ -93,6 +93,13 @@ func compileCast(e *Cast) (Evaluator, error) {
 	if from == to {
 		return arg, nil
 	}
+	if relabel(from, to) {
+		f := to.Family
+		return func(ctx *EvalContext, row types.Row) (types.Datum, error) {
+			d, err := arg(ctx, row)
+			return d.WithKind(f), err
+		}, nil
+	}
 	return func(ctx *EvalContext, row types.Row) (types.Datum, error) {
 		d, err := arg(ctx, row)
 		if err != nil || d.IsNull() {
@@ -100,6 +107,21 @@ func compileCast(e *Cast) (Evaluator, error) {
 		}
 		return castDatum(d, from, to, ctx.textConfig())
 	}, nil
+}
+
+// relabel reports whether a cast only changes the Datum's family: integer
+// widening, and between text and varchar without a length limit.
+func relabel(from, to types.Type) bool {
+	if to.Mod >= 0 {
+		return false
+	}
+	switch {
+	case from.Family.IsInteger() && to.Family.IsInteger():
+		return to.Family >= from.Family
+	case from.Family == types.Text || from.Family == types.Varchar:
+		return to.Family == types.Text || to.Family == types.Varchar
+	}
+	return false
 }
 
 // compileCall specialises the common arities so that the argument scratch

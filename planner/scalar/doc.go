@@ -52,11 +52,35 @@
 // # Aggregates
 //
 // AggFunc builds dataflow.Aggregate values. States are retraction-safe:
-// diffs may be negative. count, sum, avg and the variance family keep O(1)
-// invertible accumulators (exact numeric sums of x and x² for integers and
-// numerics); min, max, string_agg, array_agg, jsonb_agg and every DISTINCT
-// aggregate keep a counted multiset per group, so deleting the current
-// extreme is correct.
+// diffs may be negative, and a state that saw a row and its retraction is
+// indistinguishable from one that saw neither. count, sum, avg, bool_and,
+// bool_or and the variance family keep O(1) invertible accumulators with
+// exact sums: 128-bit integers, apd numerics (remembering how many live
+// values have each scale, so sum(1.5, 2.000) prints 3.500 as PostgreSQL
+// does), and for floats a fixed-point big integer wide enough for any
+// float64, rounded once when read. That makes float sums exact where
+// PostgreSQL's sequential float addition may differ in the last digit.
+// min, max, string_agg, array_agg, jsonb_agg, jsonb_object_agg, bit_and
+// and bit_or keep a counted multiset per group (ordered by the ORDER BY
+// keys, then the arguments, in memcomparable encoding), so deleting the
+// current extreme is correct; DISTINCT aggregates count each argument
+// tuple and feed the accumulator on 0↔1 transitions. Without ORDER BY the
+// order-sensitive aggregates list values in the order of their encoding.
+//
+// Window functions are descriptors (WindowFunc, with a WindowKind) for the
+// dataflow Window operator; table functions (TableFunc: generate_series,
+// unnest, the jsonb set functions, regexp_matches) emit rows for one set
+// of arguments and run in the planner's FlatMap.
+//
+// # Time
+//
+// Date, timestamp and interval arithmetic follow PostgreSQL: months then
+// days then time; timestamptz day and month arithmetic, date_trunc and
+// extract happen on the session TimeZone's wall clock, with local times in
+// a DST gap taking the offset before the transition and ambiguous ones the
+// offset after it. to_char covers the date/time template patterns; the
+// numeric forms of to_char, to_number, to_date and to_timestamp(text,
+// text) are not implemented.
 //
 // # Regular expressions
 //
