@@ -261,7 +261,8 @@ func (r *dtResult) decodeWord(w string, ptype *string, haveTextMonth *bool) (int
 // decodeDate splits a date field at non-alphanumerics and assigns the
 // parts: text months first, then numbers by DecodeNumber's rules.
 func (r *dtResult) decodeDate(s string, haveTextMonth bool, order DateOrder) (int, dtErr) {
-	var parts []string
+	var partBuf [8]string
+	parts := partBuf[:0]
 	for i := 0; i < len(s); {
 		for i < len(s) && !isAlnum(s[i]) {
 			i++

@@ -30,7 +30,17 @@ func parseFractionalSecond(s string) (int64, bool) {
 // decodeClock reads h:m, h:m:s or h:m:s.f (and m:s.f), as
 // DecodeTimeCommon does.
 func decodeClock(s string) (h, m, sec, usec int64, err dtErr) {
-	parts := strings.SplitN(s, ":", 3)
+	var partBuf [3]string
+	parts := partBuf[:0]
+	for rest := s; ; {
+		i := strings.IndexByte(rest, ':')
+		if i < 0 || len(parts) == 2 {
+			parts = append(parts, rest)
+			break
+		}
+		parts = append(parts, rest[:i])
+		rest = rest[i+1:]
+	}
 	if len(parts) < 2 || parts[0] == "" {
 		return 0, 0, 0, 0, dtBadFormat
 	}

@@ -32,10 +32,9 @@ var dtKeywords = map[string]bool{
 	"epoch": true, "infinity": true, "allballs": true, "z": true, "zulu": true, "on": true, "at": true,
 }
 
-// lexDateTime splits date/time input into typed fields. ok is false on
-// characters that cannot start a field.
-func lexDateTime(s string) ([]dtField, bool) {
-	var fields []dtField
+// lexDateTime splits date/time input into typed fields, appended to
+// fields. ok is false on characters that cannot start a field.
+func lexDateTime(s string, fields []dtField) ([]dtField, bool) {
 	i := 0
 	for i < len(s) {
 		c := s[i]

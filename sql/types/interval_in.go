@@ -157,7 +157,8 @@ func (a *intervalAcc) value() (IntervalValue, bool) {
 func parseInterval(s string, style IntervalStyle) (Datum, error) {
 	var a intervalAcc
 	e := dtBadFormat
-	if fields, ok := lexDateTime(s); ok {
+	var buf [16]dtField
+	if fields, ok := lexDateTime(s, buf[:0]); ok {
 		e = a.decode(fields, style)
 	}
 	if e == dtBadFormat {

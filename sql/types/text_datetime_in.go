@@ -21,7 +21,8 @@ func dtError(e dtErr, r *dtResult, t Type, s string) error {
 }
 
 func decodeInput(s string, t Type, timeOnly bool, cfg *TextConfig) (dtResult, error) {
-	fields, ok := lexDateTime(s)
+	var buf [16]dtField
+	fields, ok := lexDateTime(s, buf[:0])
 	if !ok {
 		return dtResult{}, dtError(dtBadFormat, nil, t, s)
 	}
@@ -66,6 +67,10 @@ func parseTime(s string, cfg *TextConfig) (Datum, error) {
 	return NewTime(((r.hour*60+r.min)*60+r.sec)*usecsPerSec + r.usec), nil
 }
 
+func errTimestampInput(s string) error {
+	return pgerr.New(pgerr.DatetimeFieldOverflow, "timestamp out of range: %s", quoteValue(s))
+}
+
 // parseTimestamp reads timestamp input; with tz, an explicit offset,
 // abbreviation or zone name in the input wins over cfg.Location.
 // Timestamp without time zone ignores any zone in the input.
@@ -86,13 +91,12 @@ func parseTimestamp(s string, tz bool, cfg *TextConfig) (Datum, error) {
 	case "-infinity":
 		return Datum{kind: t.Family, i: NegInf}, nil
 	}
-	outOfRange := pgerr.New(pgerr.DatetimeFieldOverflow, "timestamp out of range: %s", quoteValue(s))
 	if !validJulian(r.year, r.mon, r.mday) {
-		return Null, outOfRange
+		return Null, errTimestampInput(s)
 	}
 	days := date2j(r.year, r.mon, r.mday) - unixEpochJDate
 	if days > math.MaxInt64/usecsPerDay {
-		return Null, outOfRange
+		return Null, errTimestampInput(s)
 	}
 	secs := days*secsPerDay + (r.hour*60+r.min)*60 + r.sec
 	if tz {
@@ -106,11 +110,11 @@ func parseTimestamp(s string, tz bool, cfg *TextConfig) (Datum, error) {
 		}
 	}
 	if secs > 9223372036854 || secs < minTimestamp/usecsPerSec-1 {
-		return Null, outOfRange
+		return Null, errTimestampInput(s)
 	}
 	v := secs*usecsPerSec + r.usec
 	if v < minTimestamp || v >= PosInf || v < 0 && secs > 0 {
-		return Null, outOfRange
+		return Null, errTimestampInput(s)
 	}
 	return Datum{kind: t.Family, i: v}, nil
 }
