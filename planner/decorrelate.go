@@ -111,7 +111,8 @@ func keepColumns(n Node, width int) Node {
 func semiJoins(input Node, conjuncts []scalar.Expr) (Node, []scalar.Expr, error) {
 	var rest []scalar.Expr
 	for _, c := range conjuncts {
-		sq, anti := c.(*Subquery), false
+		sq, _ := c.(*Subquery)
+		anti := false
 		if not, ok := c.(*scalar.Not); ok {
 			if s, ok := not.Arg.(*Subquery); ok && s.Kind == ExistsSubquery {
 				sq, anti = s, true
