@@ -7,13 +7,38 @@
 #	settings<TAB>type<TAB>input<TAB>text output<TAB>send() bytes in hex
 #	settings<TAB>type<TAB>input<TAB>ERROR<TAB>sqlstate: message
 #
-# in COPY text format. Point the usual libpq variables at the server:
+# in COPY text format. Point the usual libpq variables at a server:
 #
 #	PGHOST=127.0.0.1 PGPORT=5432 PGUSER=postgres sh gen_golden.sh
+#
+# or set none of them to have the script run a throw-away PostgreSQL 15
+# cluster from /usr/lib/postgresql/15/bin (as user postgres when run by
+# root) on 127.0.0.1 for the duration of the run.
 set -eu
 cd "$(dirname "$0")"
 tmp=$(mktemp)
-trap 'rm -f "$tmp"' EXIT
+cluster=
+cleanup() {
+	rm -f "$tmp"
+	if [ -n "$cluster" ]; then
+		$asuser /usr/lib/postgresql/15/bin/pg_ctl -D "$cluster/data" -m fast stop >/dev/null 2>&1 || true
+		rm -rf "$cluster"
+	fi
+}
+trap cleanup EXIT
+if [ -z "${PGHOST:-}" ]; then
+	cluster=$(mktemp -d)
+	asuser=
+	if [ "$(id -u)" = 0 ]; then
+		chown postgres "$cluster"
+		asuser="runuser -u postgres --"
+	fi
+	PGPORT=$((20000 + $$ % 20000))
+	$asuser /usr/lib/postgresql/15/bin/initdb -D "$cluster/data" -A trust -U postgres --encoding=UTF8 --locale=C >/dev/null
+	$asuser /usr/lib/postgresql/15/bin/pg_ctl -D "$cluster/data" -w -l "$cluster/log" \
+		-o "-p $PGPORT -k $cluster -c listen_addresses=127.0.0.1" start >/dev/null
+	export PGHOST=127.0.0.1 PGPORT PGUSER=postgres
+fi
 for cases in cases/*.txt; do
 	group=$(basename "$cases" .txt)
 	out=golden/$group.txt
