@@ -84,7 +84,10 @@
 //
 // # Regular expressions
 //
-// ~, ~*, regexp_replace and friends use Go's RE2 syntax, which accepts the
-// common subset of PostgreSQL's ARE flavour; back-references, lookahead and
-// the embedded-options prefix ***: are not supported and report 2201B.
+// ~, ~*, regexp_replace and friends use Go's RE2 engine, which accepts the
+// common subset of PostgreSQL's ARE flavour. The escapes that differ are
+// rewritten (\y, \Y, \m, \M, \Z, and \b, a backspace in ARE);
+// back-references, lookahead and the embedded-options prefix ***: are not
+// supported and report 2201B, and RE2 matches leftmost-first where ARE
+// matches leftmost-longest for alternations.
 package scalar

@@ -137,9 +137,16 @@ func numDiv(x, y *apd.Decimal, rscale int) (*apd.Decimal, error) {
 		return nil, errDivByZero()
 	}
 	r := new(apd.Decimal)
-	if x.Form != apd.Finite || y.Form != apd.Finite {
-		_, err := exactCtx.Quo(r, x, y)
-		return r, err
+	switch {
+	case x.Form == apd.Finite && y.Form == apd.Infinite:
+		r.SetInt64(0)
+		return r, nil
+	case x.Form == apd.Infinite && y.Form == apd.Finite:
+		r.Form, r.Negative = apd.Infinite, x.Negative != y.Negative
+		return r, nil
+	case x.Form != apd.Finite || y.Form != apd.Finite:
+		r.Form = apd.NaN
+		return r, nil
 	}
 	if x.Coeff.Sign() == 0 {
 		r.SetFinite(0, int32(-rscale))

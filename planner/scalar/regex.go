@@ -79,11 +79,43 @@ func compileRegex(pat string, f regexFlags) (*regexp.Regexp, error) {
 	if f.newline {
 		prefix = strings.Replace(prefix, "s", "m", 1)
 	}
-	re, err := regexp.Compile(prefix + pat)
+	re, err := regexp.Compile(prefix + areToRE2(pat))
 	if err != nil {
 		return nil, errRegex(err)
 	}
 	return re, nil
+}
+
+// areToRE2 rewrites the escapes whose meaning differs between
+// PostgreSQL's ARE syntax and RE2: \y and \Y (word boundary or not), \m
+// and \M (start and end of a word, approximated by a word boundary), \Z
+// (end of string) and \b, which in ARE is a backspace.
+func areToRE2(pat string) string {
+	if !strings.Contains(pat, `\`) {
+		return pat
+	}
+	var b strings.Builder
+	for i := 0; i < len(pat); i++ {
+		if pat[i] != '\\' || i+1 == len(pat) {
+			b.WriteByte(pat[i])
+			continue
+		}
+		i++
+		switch pat[i] {
+		case 'y', 'm', 'M':
+			b.WriteString(`\b`)
+		case 'Y':
+			b.WriteString(`\B`)
+		case 'Z':
+			b.WriteString(`\z`)
+		case 'b':
+			b.WriteString(`\x08`)
+		default:
+			b.WriteByte('\\')
+			b.WriteByte(pat[i])
+		}
+	}
+	return b.String()
 }
 
 // regexCache remembers the last compiled pattern of one call site.

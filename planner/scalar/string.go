@@ -249,7 +249,9 @@ func chr(_ *EvalContext, a []types.Datum) (types.Datum, error) {
 	switch {
 	case c == 0:
 		return types.Null, pgerr.New(pgerr.ProgramLimitExceeded, "null character not permitted")
-	case c < 0 || c > unicode.MaxRune:
+	case c < 0:
+		return types.Null, pgerr.New(pgerr.InvalidParameterValue, "character number must be positive")
+	case c > unicode.MaxRune:
 		return types.Null, pgerr.New(pgerr.ProgramLimitExceeded, "requested character too large for encoding: %d", c)
 	case c >= 0xD800 && c <= 0xDFFF:
 		return types.Null, pgerr.New(pgerr.ProgramLimitExceeded, "requested character not valid for encoding: %d", c)
@@ -326,6 +328,10 @@ func init() {
 		strict("translate", ts(textT, textT, textT), textT, translate),
 		strict("quote_ident", ts(textT), textT, text1(quoteIdent)),
 		strict("quote_literal", ts(textT), textT, text1(quoteLiteral)),
+		&Func{Name: "quote_literal", Params: ts(AnyElement), Ret: textT, Strict: true, Volatility: Stable,
+			Impl: func(ctx *EvalContext, a []types.Datum) (types.Datum, error) {
+				return types.NewText(quoteLiteral(textOf(ctx, a[0], types.Type{Family: a[0].Kind(), Mod: -1}))), nil
+			}},
 		&Func{Name: "quote_nullable", Params: ts(textT), Ret: textT, Impl: func(_ *EvalContext, a []types.Datum) (types.Datum, error) {
 			if a[0].IsNull() {
 				return types.NewText("NULL"), nil
