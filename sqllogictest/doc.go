@@ -59,6 +59,15 @@
 // output columns, a view creation failing with SQLSTATE 0A000, ...) run in
 // batch and are counted as fallbacks by reason.
 //
+// # Suites and the expected-failure list
+//
+// Our own suites live in suites/*.slt, one file per feature. Write the SQL,
+// let "bin/slt --rewrite --url <PostgreSQL> suites/x.slt" fill in the
+// results where PostgreSQL is the reference, and review the diff; --rewrite
+// never touches the corpus's .test files. expected-failures.txt lists the
+// records known to fail (see ExpectedFailures); TestPostgres runs the suites
+// and select1.test against a PostgreSQL 15 it starts itself, in both modes.
+//
 // # Isolation and cleanup
 //
 // Each file gets its own connection. The objects a file creates are tracked

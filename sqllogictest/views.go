@@ -10,13 +10,22 @@ import (
 // batch; any other failure is the query record's failure, reported when it
 // is reached. A view name left over from an earlier crashed run is dropped
 // and the creation retried once.
+//
+// With Config.RefreshViews the views are created WITH NO DATA: PostgreSQL
+// would otherwise run the query at once over the still empty tables, where
+// for example 20 / count(*) divides by zero, although the query at its
+// position, over the data, is fine.
 func (f *fileRun) createViews(ctx context.Context, i int) {
 	for _, v := range f.plan.before[i] {
+		create := v.create
+		if f.cfg.RefreshViews {
+			create += " WITH NO DATA"
+		}
 		rctx, cancel := f.recordContext(ctx)
-		_, err := f.sess.exec(rctx, v.create)
+		_, err := f.sess.exec(rctx, create)
 		if sqlState(err) == "42P07" {
 			dropObject(rctx, f.sess, object{kind: "MATERIALIZED VIEW", name: objectName{v.name}})
-			_, err = f.sess.exec(rctx, v.create)
+			_, err = f.sess.exec(rctx, create)
 		}
 		cancel()
 		switch {
