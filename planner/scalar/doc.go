@@ -78,9 +78,9 @@
 // days then time; timestamptz day and month arithmetic, date_trunc and
 // extract happen on the session TimeZone's wall clock, with local times in
 // a DST gap taking the offset before the transition and ambiguous ones the
-// offset after it. to_char covers the date/time template patterns; the
-// numeric forms of to_char, to_number, to_date and to_timestamp(text,
-// text) are not implemented.
+// offset after it. to_char, to_date and to_timestamp(text, text) cover the
+// date/time template patterns; the numeric forms of to_char and to_number
+// are not implemented.
 //
 // # Regular expressions
 //

@@ -94,3 +94,23 @@ SET TimeZone = 'America/St_Johns'
 timestamptz '2024-01-01 00:00' + interval '1 mon'
 extract(timezone_minute from timestamptz '2024-01-01 00:00')
 to_char(timestamptz '2024-01-01 12:00', 'OF')
+SET TimeZone = 'UTC'
+to_timestamp('2024-03-05 14:07:09', 'YYYY-MM-DD HH24:MI:SS')
+to_date('05 Mar 2024', 'DD Mon YYYY')
+to_date('05 march 2024', 'DD Month YYYY')
+to_timestamp('10:30', 'HH24:MI')
+to_date('2024-13-01', 'YYYY-MM-DD')
+to_date('abcd-01-01', 'YYYY-MM-DD')
+to_date('20240305', 'YYYYMMDD')
+to_timestamp('5/3/2024 2:07 PM', 'DD/MM/YYYY HH12:MI AM')
+to_timestamp('5/3/2024 12:07 am', 'DD/MM/YYYY HH12:MI AM')
+to_date('2024 Mar', 'YYYY Mon')
+to_date('2024-xx-01', 'YYYY-MM-DD')
+to_date('2024-02-30', 'YYYY-MM-DD')
+to_timestamp('2024-03-05 14:07:09.123', 'YYYY-MM-DD HH24:MI:SS.MS')
+to_timestamp('2024-03-05 14:07:09.123456', 'YYYY-MM-DD HH24:MI:SS.US')
+to_date('24-03-05', 'YY-MM-DD')
+to_date('2024 060', 'YYYY DDD')
+to_date('2024/3/5', 'YYYY/MM/DD')
+SET TimeZone = 'America/New_York'
+to_timestamp('2024-07-01 12:00', 'YYYY-MM-DD HH24:MI')
