@@ -93,6 +93,10 @@ func compileCast(e *Cast) (Evaluator, error) {
 	if from == to {
 		return arg, nil
 	}
+	kind := e.Kind
+	if kind == 0 {
+		kind = types.CastExplicit
+	}
 	if relabel(from, to) {
 		f := to.Family
 		return func(ctx *EvalContext, row types.Row) (types.Datum, error) {
@@ -105,7 +109,7 @@ func compileCast(e *Cast) (Evaluator, error) {
 		if err != nil || d.IsNull() {
 			return d, err
 		}
-		return castDatum(d, from, to, ctx.textConfig())
+		return types.CastIn(d, from, to, kind, ctx.textConfig())
 	}, nil
 }
 

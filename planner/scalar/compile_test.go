@@ -106,3 +106,15 @@ func TestEvaluatorAllocations(t *testing.T) {
 		t.Errorf("evaluation allocates %v times per row", n)
 	}
 }
+
+func TestCastKind(t *testing.T) {
+	v := NewConst(types.NewText("abcd"), textT)
+	to := types.Type{Family: types.Varchar, Mod: 2}
+	d, err := Eval(nil, &Cast{Arg: v, To: to}, nil)
+	if err != nil || d.Str() != "ab" {
+		t.Errorf("explicit cast: %v, %v", d, err)
+	}
+	if _, err := Eval(nil, &Cast{Arg: v, To: to, Kind: types.CastAssignment}, nil); pgerr.CodeOf(err) != pgerr.StringDataRightTruncation {
+		t.Errorf("assignment cast: %v", err)
+	}
+}

@@ -34,10 +34,14 @@ type Param struct {
 	Typ types.Type
 }
 
-// Cast converts Arg to type To with types.Cast.
+// Cast converts Arg to type To. Kind is the context the cast was inserted
+// in: the zero value means an explicit CAST (over-long strings are
+// truncated to varchar(n)); types.CastAssignment or CastImplicit make
+// them a 22001 error, as on INSERT.
 type Cast struct {
-	Arg Expr
-	To  types.Type
+	Arg  Expr
+	To   types.Type
+	Kind types.CastKind
 }
 
 // Call applies a resolved function or operator. Fn is the overload chosen by
@@ -70,7 +74,7 @@ func (e *Const) WithChildren([]Expr) Expr { return e }
 func (e *Param) WithChildren([]Expr) Expr { return e }
 
 // WithChildren returns a copy of the cast with a new argument.
-func (e *Cast) WithChildren(c []Expr) Expr { return &Cast{Arg: c[0], To: e.To} }
+func (e *Cast) WithChildren(c []Expr) Expr { return &Cast{Arg: c[0], To: e.To, Kind: e.Kind} }
 
 // WithChildren returns a copy of the call with new arguments.
 func (e *Call) WithChildren(c []Expr) Expr { return &Call{Fn: e.Fn, Args: c} }
