@@ -36,9 +36,9 @@ func floatResult(f types.Family, v float64, inputsInf bool) (types.Datum, error)
 	return types.NewFloat8(v), nil
 }
 
-func floatArith(f types.Family, op byte) Impl {
-	return func(_ *EvalContext, args []types.Datum) (types.Datum, error) {
-		a, b := args[0].Float(), args[1].Float()
+func floatArith(f types.Family, op byte) Binary {
+	return func(x, y types.Datum) (types.Datum, error) {
+		a, b := x.Float(), y.Float()
 		inf := math.IsInf(a, 0) || math.IsInf(b, 0)
 		var r float64
 		switch op {
@@ -83,7 +83,7 @@ func init() {
 		for _, r := range fl {
 			res := wider(l, r)
 			for _, op := range []byte{'+', '-', '*', '/'} {
-				addOp(strict(string(op), ts(l, r), res, floatArith(res.Family, op)))
+				addOp(strictBin(string(op), ts(l, r), res, floatArith(res.Family, op)))
 			}
 		}
 	}

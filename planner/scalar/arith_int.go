@@ -55,9 +55,9 @@ func wider(a, b types.Type) types.Type {
 	return b
 }
 
-func intAdd(f types.Family) Impl {
-	return func(_ *EvalContext, args []types.Datum) (types.Datum, error) {
-		a, b := args[0].Int(), args[1].Int()
+func intAdd(f types.Family) Binary {
+	return func(x, y types.Datum) (types.Datum, error) {
+		a, b := x.Int(), y.Int()
 		r := a + b
 		if f == types.Int8 && (a >= 0) == (b >= 0) && (r >= 0) != (a >= 0) {
 			return types.Null, intRangeErr(f)
@@ -66,9 +66,9 @@ func intAdd(f types.Family) Impl {
 	}
 }
 
-func intSub(f types.Family) Impl {
-	return func(_ *EvalContext, args []types.Datum) (types.Datum, error) {
-		a, b := args[0].Int(), args[1].Int()
+func intSub(f types.Family) Binary {
+	return func(x, y types.Datum) (types.Datum, error) {
+		a, b := x.Int(), y.Int()
 		r := a - b
 		if f == types.Int8 && (a >= 0) != (b >= 0) && (r >= 0) != (a >= 0) {
 			return types.Null, intRangeErr(f)
@@ -77,9 +77,9 @@ func intSub(f types.Family) Impl {
 	}
 }
 
-func intMul(f types.Family) Impl {
-	return func(_ *EvalContext, args []types.Datum) (types.Datum, error) {
-		a, b := args[0].Int(), args[1].Int()
+func intMul(f types.Family) Binary {
+	return func(x, y types.Datum) (types.Datum, error) {
+		a, b := x.Int(), y.Int()
 		if f == types.Int8 {
 			r, ok := mul64(a, b)
 			if !ok {
@@ -103,9 +103,9 @@ func mul64(a, b int64) (int64, bool) {
 	return r, true
 }
 
-func intDiv(f types.Family) Impl {
-	return func(_ *EvalContext, args []types.Datum) (types.Datum, error) {
-		a, b := args[0].Int(), args[1].Int()
+func intDiv(f types.Family) Binary {
+	return func(x, y types.Datum) (types.Datum, error) {
+		a, b := x.Int(), y.Int()
 		if b == 0 {
 			return types.Null, errDivByZero()
 		}
@@ -119,9 +119,9 @@ func intDiv(f types.Family) Impl {
 	}
 }
 
-func intMod(f types.Family) Impl {
-	return func(_ *EvalContext, args []types.Datum) (types.Datum, error) {
-		a, b := args[0].Int(), args[1].Int()
+func intMod(f types.Family) Binary {
+	return func(x, y types.Datum) (types.Datum, error) {
+		a, b := x.Int(), y.Int()
 		if b == 0 {
 			return types.Null, errDivByZero()
 		}
@@ -179,14 +179,14 @@ func init() {
 			res := wider(l, r).Family
 			rt := types.Type{Family: res, Mod: -1}
 			addOp(
-				strict("+", ts(l, r), rt, intAdd(res)),
-				strict("-", ts(l, r), rt, intSub(res)),
-				strict("*", ts(l, r), rt, intMul(res)),
-				strict("/", ts(l, r), rt, intDiv(res)),
+				strictBin("+", ts(l, r), rt, intAdd(res)),
+				strictBin("-", ts(l, r), rt, intSub(res)),
+				strictBin("*", ts(l, r), rt, intMul(res)),
+				strictBin("/", ts(l, r), rt, intDiv(res)),
 			)
 			if l == r {
-				addOp(strict("%", ts(l, r), rt, intMod(res)))
-				addFunc(strict("mod", ts(l, r), rt, intMod(res)))
+				addOp(strictBin("%", ts(l, r), rt, intMod(res)))
+				addFunc(strictBin("mod", ts(l, r), rt, intMod(res)))
 			}
 		}
 	}

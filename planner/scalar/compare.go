@@ -34,15 +34,15 @@ var cmpOps = []struct {
 	{">=", func(c int) bool { return c >= 0 }},
 }
 
-func cmpGeneric(p cmpPred) Impl {
-	return func(_ *EvalContext, args []types.Datum) (types.Datum, error) {
-		return types.NewBool(p(types.Compare(args[0], args[1]))), nil
+func cmpGeneric(p cmpPred) Binary {
+	return func(a, b types.Datum) (types.Datum, error) {
+		return types.NewBool(p(types.Compare(a, b))), nil
 	}
 }
 
-func cmpInt(p cmpPred) Impl {
-	return func(_ *EvalContext, args []types.Datum) (types.Datum, error) {
-		a, b := args[0].Int(), args[1].Int()
+func cmpInt(p cmpPred) Binary {
+	return func(x, y types.Datum) (types.Datum, error) {
+		a, b := x.Int(), y.Int()
 		c := 0
 		if a < b {
 			c = -1
@@ -53,13 +53,13 @@ func cmpInt(p cmpPred) Impl {
 	}
 }
 
-func cmpFloat(p cmpPred) Impl {
-	return func(_ *EvalContext, args []types.Datum) (types.Datum, error) {
-		a, b := args[0].Float(), args[1].Float()
+func cmpFloat(p cmpPred) Binary {
+	return func(x, y types.Datum) (types.Datum, error) {
+		a, b := x.Float(), y.Float()
 		var c int
 		switch {
 		case math.IsNaN(a) || math.IsNaN(b):
-			c = types.Compare(args[0], args[1])
+			c = types.Compare(x, y)
 		case a < b:
 			c = -1
 		case a > b:
@@ -73,7 +73,7 @@ func init() {
 	for _, op := range cmpOps {
 		for _, l := range intTypes {
 			for _, r := range intTypes {
-				addOp(strict(op.name, ts(l, r), types.TypeBool, cmpInt(op.pred)))
+				addOp(strictBin(op.name, ts(l, r), types.TypeBool, cmpInt(op.pred)))
 			}
 		}
 		for _, t := range comparableTypes {
@@ -84,12 +84,12 @@ func init() {
 			case types.Float4, types.Float8:
 				impl = cmpFloat(op.pred)
 			}
-			addOp(strict(op.name, ts(t, t), types.TypeBool, impl))
+			addOp(strictBin(op.name, ts(t, t), types.TypeBool, impl))
 		}
 		addOp(
-			strict(op.name, ts(types.TypeFloat4, types.TypeFloat8), types.TypeBool, cmpFloat(op.pred)),
-			strict(op.name, ts(types.TypeFloat8, types.TypeFloat4), types.TypeBool, cmpFloat(op.pred)),
-			strict(op.name, ts(AnyArray, AnyArray), types.TypeBool, cmpGeneric(op.pred)),
+			strictBin(op.name, ts(types.TypeFloat4, types.TypeFloat8), types.TypeBool, cmpFloat(op.pred)),
+			strictBin(op.name, ts(types.TypeFloat8, types.TypeFloat4), types.TypeBool, cmpFloat(op.pred)),
+			strictBin(op.name, ts(AnyArray, AnyArray), types.TypeBool, cmpGeneric(op.pred)),
 		)
 	}
 }

@@ -162,6 +162,19 @@ func compileCall(e *Call) (Evaluator, error) {
 		}, nil
 	case 2:
 		a0, a1 := args[0], args[1]
+		if bin := fn.binary; bin != nil && strictFn && fn.prepare == nil {
+			return func(ctx *EvalContext, row types.Row) (types.Datum, error) {
+				d0, err := a0(ctx, row)
+				if err != nil || d0.IsNull() {
+					return types.Null, err
+				}
+				d1, err := a1(ctx, row)
+				if err != nil || d1.IsNull() {
+					return types.Null, err
+				}
+				return bin(d0, d1)
+			}, nil
+		}
 		return func(ctx *EvalContext, row types.Row) (types.Datum, error) {
 			d0, err := a0(ctx, row)
 			if err != nil || (strictFn && d0.IsNull()) {

@@ -61,6 +61,9 @@ type Func struct {
 	// type depends on them beyond polymorphism (numeric typmods dropped,
 	// array element types).
 	retFn func(args []types.Type) types.Type
+	// binary, if set, is the two-argument form of Impl; compiled calls use
+	// it to pass operands directly instead of through the scratch slice.
+	binary Binary
 	// prepare, if set, builds a specialised Impl at compile time from the
 	// argument expressions, e.g. a LIKE pattern compiled once when it is a
 	// constant. It returns nil to keep the generic Impl.
@@ -134,6 +137,15 @@ func addOp(fs ...*Func) {
 // strict returns an immutable strict overload, the common case.
 func strict(name string, params []types.Type, ret types.Type, impl Impl) *Func {
 	return &Func{Name: name, Params: params, Ret: ret, Strict: true, Impl: impl}
+}
+
+// Binary is the fast form of a two-argument implementation.
+type Binary func(a, b types.Datum) (types.Datum, error)
+
+// strictBin returns an immutable strict binary overload with its fast form.
+func strictBin(name string, params []types.Type, ret types.Type, f Binary) *Func {
+	return &Func{Name: name, Params: params, Ret: ret, Strict: true, binary: f,
+		Impl: func(_ *EvalContext, a []types.Datum) (types.Datum, error) { return f(a[0], a[1]) }}
 }
 
 // ts is shorthand for a parameter list.
