@@ -74,7 +74,10 @@ type aggregate struct {
 	spec AggSpec
 }
 
-var _ dataflow.Aggregate = (*aggregate)(nil)
+var (
+	_ dataflow.Aggregate  = (*aggregate)(nil)
+	_ dataflow.StateSizer = (*aggState)(nil)
+)
 
 // NewState returns an empty group state.
 func (a *aggregate) NewState() dataflow.AggState {
@@ -102,6 +105,8 @@ type aggState struct {
 	distinct map[string]int64
 	set      *multiset
 	keyBuf   []byte
+	// distinctBytes estimates the memory of the DISTINCT counts.
+	distinctBytes int64
 }
 
 func (s *aggState) Update(row types.Row, diff int64) error {
@@ -139,14 +144,29 @@ func (s *aggState) Update(row types.Row, diff int64) error {
 		if err != nil {
 			return err
 		}
-		if n == 0 {
+		switch {
+		case n == 0:
 			delete(s.distinct, string(s.keyBuf))
-		} else {
+			s.distinctBytes -= int64(len(s.keyBuf)) + 40
+		case old == 0:
+			s.distinct[string(s.keyBuf)] = n
+			s.distinctBytes += int64(len(s.keyBuf)) + 40
+		default:
 			s.distinct[string(s.keyBuf)] = n
 		}
 		return nil
 	}
 	return s.acc.add(s.args, diff)
+}
+
+// StateBytes estimates the state's memory (dataflow.StateSizer): a fixed
+// part for invertible accumulators, plus the multiset or DISTINCT counts.
+func (s *aggState) StateBytes() int64 {
+	n := int64(96) + s.distinctBytes
+	if s.set != nil {
+		n += s.set.bytes
+	}
+	return n
 }
 
 func (s *aggState) Result() (types.Datum, error) {

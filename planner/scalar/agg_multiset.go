@@ -18,6 +18,7 @@ type multiset struct {
 	acc      orderedAccumulator
 	keyBuf   []byte
 	probe    msEntry
+	bytes    int64 // estimated memory of the entries
 }
 
 type msEntry struct {
@@ -65,14 +66,27 @@ func (m *multiset) add(spec *AggSpec, row types.Row, args []types.Datum, diff in
 		e.n += diff
 		if e.n == 0 {
 			m.tree.Delete(e)
+			m.bytes -= e.size()
 		}
 		return nil
 	}
 	if diff == 0 {
 		return nil
 	}
-	m.tree.Set(&msEntry{key: m.probe.key, args: append([]types.Datum(nil), args...), n: diff})
+	e := &msEntry{key: m.probe.key, args: append([]types.Datum(nil), args...), n: diff}
+	m.tree.Set(e)
+	m.bytes += e.size()
 	return nil
+}
+
+// size estimates an entry's memory: the struct, its key, its argument
+// Datums and their string payloads, plus the tree's slot.
+func (e *msEntry) size() int64 {
+	n := int64(64 + len(e.key) + 56*len(e.args))
+	for _, a := range e.args {
+		n += int64(len(a.Str()))
+	}
+	return n
 }
 
 // each calls fn for every value with its multiplicity (1 for DISTINCT),
@@ -111,12 +125,3 @@ func (m *multiset) last() ([]types.Datum, bool) {
 
 func (m *multiset) result() (types.Datum, error) { return m.acc.fold(m) }
 
-// StateBytes estimates the multiset's memory for the engine's accounting.
-func (m *multiset) StateBytes() int64 {
-	var n int64
-	m.tree.Scan(func(e *msEntry) bool {
-		n += int64(len(e.key)) + 48 + int64(len(e.args))*48
-		return true
-	})
-	return n
-}
