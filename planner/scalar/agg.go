@@ -145,7 +145,8 @@ func (s *aggState) Update(row types.Row, diff int64) error {
 			return err
 		}
 		switch {
-		case n == 0 && old != 0:
+		case n == old:
+		case n == 0:
 			delete(s.distinct, string(s.keyBuf))
 			s.distinctBytes -= int64(len(s.keyBuf)) + 40
 		case old == 0:
