@@ -1,0 +1,89 @@
+package kafka
+
+import (
+	"bytes"
+	"strconv"
+	"time"
+
+	"github.com/streamdb/streamdb/sources"
+	"github.com/streamdb/streamdb/sql/types"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// batchBuilder gathers one batch: the changes, dead letters and progress
+// of the records added since the last take. Rows are carved out of a
+// shared Datum arena, so a batch costs a few large allocations rather than
+// one per row; the engine owns the rows (and so the arena) once the batch
+// is emitted, and the builder starts a fresh arena.
+type batchBuilder struct {
+	changes  []sources.Change
+	dead     []sources.DeadLetter
+	progress map[int32]int64 // partition → next offset
+	arena    []types.Datum
+	chunk    int // arena allocation size in Datums
+
+	records int
+	bytes   int
+	latest  time.Time
+}
+
+func newBatchBuilder(chunk int) *batchBuilder {
+	return &batchBuilder{progress: make(map[int32]int64), chunk: chunk}
+}
+
+// alloc returns n zeroed Datums from the arena, capped so that appending
+// to the row cannot spill into its neighbour.
+func (b *batchBuilder) alloc(n int) []types.Datum {
+	if len(b.arena) < n {
+		b.arena = make([]types.Datum, max(b.chunk, n))
+	}
+	r := b.arena[:n:n]
+	b.arena = b.arena[n:]
+	return r
+}
+
+// noteRecord records that rec is part of the batch, whatever became of
+// it: its offset advances the partition's progress.
+func (b *batchBuilder) noteRecord(rec *kgo.Record) {
+	b.records++
+	b.bytes += len(rec.Key) + len(rec.Value)
+	b.progress[rec.Partition] = rec.Offset + 1
+	if rec.Timestamp.After(b.latest) {
+		b.latest = rec.Timestamp
+	}
+}
+
+// deadLetter adds rec as a record that failed to decode.
+func (b *batchBuilder) deadLetter(rec *kgo.Record, err error) sources.DeadLetter {
+	dl := sources.DeadLetter{
+		Partition: strconv.Itoa(int(rec.Partition)),
+		Position:  strconv.FormatInt(rec.Offset, 10),
+		Key:       bytes.Clone(rec.Key),
+		Value:     bytes.Clone(rec.Value),
+		Err:       err.Error(),
+		Time:      rec.Timestamp,
+	}
+	b.dead = append(b.dead, dl)
+	return dl
+}
+
+func (b *batchBuilder) empty() bool { return b.records == 0 }
+
+// take returns the gathered batch and resets the builder.
+func (b *batchBuilder) take() *sources.Batch {
+	batch := &sources.Batch{
+		Changes:     [][]sources.Change{b.changes},
+		DeadLetters: b.dead,
+		Progress:    make(map[string][]byte, len(b.progress)),
+		Time:        b.latest,
+	}
+	for p, off := range b.progress {
+		batch.Progress[strconv.Itoa(int(p))] = encodePosition(off)
+	}
+	b.changes = make([]sources.Change, 0, len(b.changes))
+	b.dead = nil
+	clear(b.progress)
+	b.arena = nil
+	b.records, b.bytes, b.latest = 0, 0, time.Time{}
+	return batch
+}

@@ -1,0 +1,165 @@
+package kafka
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/streamdb/streamdb/sources"
+	"github.com/streamdb/streamdb/sql/pgerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+const (
+	// batchLinger is how long a batch gathers records before it is
+	// emitted short of its size limits.
+	batchLinger = 50 * time.Millisecond
+	// idlePoll bounds a wait for records, so that metadata results and
+	// status changes are handled while the topic is quiet.
+	idlePoll = 250 * time.Millisecond
+	// deadLetterTimeout bounds delivery to the dead letter topic.
+	deadLetterTimeout = 30 * time.Second
+)
+
+// runner is one Run of a source: the consume loop's state. Only the loop
+// goroutine touches it, apart from the metadata channel the discovery
+// goroutine feeds.
+type runner struct {
+	src   *source
+	cl    *kgo.Client
+	sink  sources.Sink
+	dec   *recordDecoder
+	batch *batchBuilder
+	// batchStart is when the first record of the current batch arrived.
+	batchStart time.Time
+
+	// positions are the resume positions Run was given.
+	positions map[int32]int64
+	assigned  map[int32]bool
+	// started is set once the first metadata load has assigned the
+	// topic's partitions; partitions found later start at their
+	// beginning rather than at START OFFSET or START TIMESTAMP.
+	started bool
+
+	meta   chan metadataResult
+	health health
+}
+
+// Run consumes the topic until ctx ends, emitting batches to sink.
+//
+// Each partition is assigned directly (no consumer group: the positions
+// committed with the data are the only offsets that matter) and starts at
+// its resume position, else at START OFFSET / START TIMESTAMP if the
+// source has never committed, else at its beginning. A discovery goroutine
+// polls the topic's metadata every MetadataInterval, assigning partitions
+// added later and telling the loop whether the brokers are reachable.
+// Transient failures (brokers down, topic missing, authentication
+// refused) stall the source and are retried; Run returns nil when ctx
+// ends and an error only for corrupt resume positions or when the engine
+// stops accepting batches.
+func (s *source) Run(ctx context.Context, resume map[string][]byte, sink sources.Sink) error {
+	positions, err := decodePositions(resume)
+	if err != nil {
+		return err
+	}
+	dec, err := newRecordDecoder(&s.cfg)
+	if err != nil {
+		return err
+	}
+	cl, err := kgo.NewClient(s.clientOpts()...)
+	if err != nil {
+		return pgerr.Wrap(err, pgerr.InvalidParameterValue, "invalid kafka client configuration: %v", err)
+	}
+	defer cl.Close()
+	r := &runner{
+		src:       s,
+		cl:        cl,
+		sink:      sink,
+		dec:       dec,
+		batch:     newBatchBuilder(min(s.cfg.MaxBatchRecords*len(dec.l.columns), 1<<14)),
+		positions: positions,
+		assigned:  make(map[int32]bool),
+		meta:      make(chan metadataResult, 1),
+	}
+	return r.run(ctx)
+}
+
+func (r *runner) run(ctx context.Context) error {
+	r.sink.Status(sources.Starting, "")
+	r.health.reported = sources.Starting
+	dctx, stop := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		r.discover(dctx)
+	}()
+	defer func() {
+		stop()
+		<-done
+		r.flushDeadLetters()
+	}()
+
+	cfg := &r.src.cfg
+	for {
+		select {
+		case m := <-r.meta:
+			r.applyMetadata(m)
+		default:
+		}
+		r.reportStatus()
+
+		wait := idlePoll
+		if !r.batch.empty() {
+			wait = time.Until(r.batchStart.Add(batchLinger))
+		}
+		if wait > 0 {
+			pctx, cancel := context.WithTimeout(ctx, wait)
+			fetches := r.cl.PollRecords(pctx, cfg.MaxBatchRecords-r.batch.records)
+			cancel()
+			if ctx.Err() != nil {
+				return nil
+			}
+			r.handle(fetches)
+		}
+		full := r.batch.records >= cfg.MaxBatchRecords || r.batch.bytes >= cfg.MaxBatchBytes
+		if full || !r.batch.empty() && time.Since(r.batchStart) >= batchLinger {
+			if err := r.sink.Emit(ctx, r.batch.take()); err != nil {
+				if ctx.Err() != nil {
+					return nil
+				}
+				return err
+			}
+		}
+	}
+}
+
+// handle adds a poll's records to the batch and notes its errors.
+func (r *runner) handle(fetches kgo.Fetches) {
+	fetches.EachError(func(_ string, partition int32, err error) {
+		switch {
+		case errors.Is(err, context.DeadlineExceeded), errors.Is(err, context.Canceled), errors.Is(err, kgo.ErrClientClosed):
+		case isDataLoss(err):
+			r.src.log.Warn("kafka data loss", "partition", partition, "error", err)
+		default:
+			r.health.fetchFailed(err)
+		}
+	})
+	for it := fetches.RecordIter(); !it.Done(); {
+		rec := it.Next()
+		if r.batch.empty() {
+			r.batchStart = time.Now()
+		}
+		r.batch.noteRecord(rec)
+		if err := r.dec.add(r.batch, rec); err != nil {
+			r.deadLetter(rec, r.batch.deadLetter(rec, err))
+		}
+	}
+	if !fetches.Empty() {
+		r.health.fetched()
+	}
+}
+
+func isDataLoss(err error) bool {
+	var dl *kgo.ErrDataLoss
+	return errors.As(err, &dl)
+}
