@@ -2,7 +2,8 @@ package planner
 
 // Optimize runs the rewrite pipeline over a relation: decorrelation first
 // (every subquery and Apply becomes joins), then predicate pushdown (which
-// turns the cross joins decorrelation leaves into equi-joins).
+// turns the cross joins decorrelation leaves into equi-joins), then join
+// ordering (so that no join forms a needless cross product).
 func Optimize(n Node) (Node, error) {
 	n, err := subqueriesToApply(n)
 	if err != nil {
@@ -11,7 +12,7 @@ func Optimize(n Node) (Node, error) {
 	if n, err = removeApplies(n); err != nil {
 		return nil, err
 	}
-	return pushFilters(n), nil
+	return orderJoins(pushFilters(n)), nil
 }
 
 // OptimizeQuery optimises a query's relation.
