@@ -237,6 +237,16 @@ func numDivTrunc(r, x, y *apd.Decimal) error {
 	return nil
 }
 
+// minScale is the fewest fractional digits that represent d exactly.
+func minScale(d *apd.Decimal) int {
+	if d.Form != apd.Finite {
+		return 0
+	}
+	var r apd.Decimal
+	r.Reduce(d)
+	return max(0, int(-r.Exponent))
+}
+
 func gcd64(a, b int64) int64 {
 	for b != 0 {
 		a, b = b, a%b
@@ -386,6 +396,13 @@ func init() {
 		&Func{Name: "scale", Params: ts(n), Ret: int4T, Strict: true, Impl: func(_ *EvalContext, a []types.Datum) (types.Datum, error) {
 			return int4Of(dscale(a[0].Decimal())), nil
 		}},
+		&Func{Name: "min_scale", Params: ts(n), Ret: int4T, Strict: true, Impl: func(_ *EvalContext, a []types.Datum) (types.Datum, error) {
+			return int4Of(minScale(a[0].Decimal())), nil
+		}},
+		&Func{Name: "trim_scale", Params: ts(n), Ret: n, Strict: true, Impl: numFn(func(r, x *apd.Decimal) error {
+			r.Set(x)
+			return roundScale(r, minScale(x))
+		}), retFn: retNumeric},
 		strict("gcd", ts(int4T, int4T), int4T, intGcd(types.Int4, false)),
 		strict("gcd", ts(int8T, int8T), int8T, intGcd(types.Int8, false)),
 		strict("lcm", ts(int4T, int4T), int4T, intGcd(types.Int4, true)),

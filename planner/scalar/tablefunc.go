@@ -284,3 +284,17 @@ func init() {
 		addTable(&TableFunc{Name: "regexp_matches", Params: p, Ret: textArr, eval: matches, cols: fixedCols(Column{Name: "regexp_matches", Type: textArr})})
 	}
 }
+
+func init() {
+	splitRows := func(ctx *EvalContext, a []types.Datum, emit func(types.Row)) error {
+		arr, err := stringToArray(ctx, a)
+		if err != nil || arr.IsNull() {
+			return err
+		}
+		return unnest(ctx, []types.Datum{arr}, emit)
+	}
+	for _, p := range [][]types.Type{ts(textT, textT), ts(textT, textT, textT)} {
+		addTable(&TableFunc{Name: "string_to_table", Params: p, Ret: textT, eval: splitRows,
+			cols: fixedCols(Column{Name: "string_to_table", Type: textT})})
+	}
+}

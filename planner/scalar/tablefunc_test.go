@@ -63,6 +63,7 @@ func TestTableFuncs(t *testing.T) {
 		{"jsonb_each_text", []string{"'{\"a\": \"x\"}'::jsonb"}, "a|x"},
 		{"jsonb_object_keys", []string{"'{\"b\": 1, \"a\": 2}'::jsonb"}, "a,b"},
 		{"regexp_matches", []string{"'a1b22c333'", "'[0-9]+'", "'g'"}, "{1},{22},{333}"},
+		{"string_to_table", []string{"'a,b,,c'", "','", "''"}, "a,b,NULL,c"},
 	} {
 		got, err := runTable(t, tc.name, tc.args...)
 		if err != nil || got != tc.want {

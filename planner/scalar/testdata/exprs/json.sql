@@ -67,3 +67,13 @@ jsonb_pretty('{"a": 1, "b": [1, 2], "c": {}}')
 '{"b": 1, "a": 2}'::jsonb = '{"a": 2, "b": 1}'::jsonb
 '{"a": 1}'::jsonb < '{"a": 2}'::jsonb
 '{"a": 1.0}'::jsonb = '{"a": 1}'::jsonb
+jsonb_set('{"a": [1, 2]}', '{a,5}', '9')
+jsonb_set('{"a": 1}', '{b,c}', '9')
+jsonb_set('{"a": 1}', '{b}', '9', false)
+jsonb_set('{"a": 1}', '{b}', '9')
+jsonb_set('[1, 2]', '{-1}', '9')
+jsonb_set('[1, 2]', '{-5}', '9')
+jsonb_set('1', '{a}', '2')
+jsonb_set('{"a": {"b": 1}}', '{a,b,c}', '2')
+jsonb_set('{"a": [1]}', '{a,x}', '2')
+jsonb_set('{"a": {"b": 1}}', '{a,b}', '[true]')
