@@ -124,4 +124,3 @@ func (m *multiset) last() ([]types.Datum, bool) {
 }
 
 func (m *multiset) result() (types.Datum, error) { return m.acc.fold(m) }
-
