@@ -1,5 +1,7 @@
 package dataflow
 
+import "hash/maphash"
+
 // Distinct returns every row of src with positive multiplicity once
 // (SELECT DISTINCT, UNION): multiplicity n becomes 1 if n > 0, else 0.
 // It is Threshold with one input, and keeps the same state: each distinct
@@ -11,7 +13,7 @@ func (g *Graph) Distinct(src Node) Node {
 	out := new(stream)
 	op := &thresholdOp{
 		g: g, l: g.input(src), out: out, f: distinctCount, name: "Distinct",
-		rows: make(map[string]*counted),
+		rows: newTable(maphash.MakeSeed()),
 	}
 	return g.add(op, out)
 }

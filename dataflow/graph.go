@@ -54,9 +54,15 @@ type operator interface {
 type stream struct {
 	delta Batch
 	errs  []ErrorUpdate
+	// borrowed marks a delta that belongs to the caller of Input.Push:
+	// it is dropped, not cleared and reused, at the next tick.
+	borrowed bool
 }
 
 func (s *stream) reset() {
+	if s.borrowed {
+		s.delta, s.borrowed = nil, false
+	}
 	clear(s.delta)
 	s.delta = s.delta[:0]
 	clear(s.errs)

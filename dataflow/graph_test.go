@@ -39,9 +39,11 @@ func TestStepPoisonedByFailure(t *testing.T) {
 	step(t, g)
 	// Corrupt the arrangement: an internal failure must fail the Step
 	// and every later one.
-	for _, b := range g.ops[j.id].(*joinOp).la.buckets {
-		b.rows[0].row = "\xff"
-	}
+	la := g.ops[j.id].(*joinOp).la
+	la.tab.each(func(i int) bool {
+		la.tab.value(i)[1+8+1] = 0x7f // the row's column count
+		return true
+	})
 	in.Push(parseBatch("+(2)"))
 	err := g.Step(context.Background())
 	if err == nil {
@@ -74,4 +76,31 @@ func TestForeignNodePanics(t *testing.T) {
 	}()
 	g1, g2 := NewGraph(), NewGraph()
 	g2.Distinct(g1.Input().Node())
+}
+
+// TestInputBatches: a single pushed batch is read in place and left
+// intact; several are concatenated.
+func TestInputBatches(t *testing.T) {
+	g := NewGraph()
+	in := g.Input()
+	c := g.Collect(in.Node())
+	b := parseBatch("+(1) +(2)")
+	in.Push(b)
+	step(t, g)
+	step(t, g)
+	if fmtBatch(b) != "+(1) +(2)" || b[0].Row == nil {
+		t.Fatalf("pushed batch modified: %v", b)
+	}
+	in.Push(parseBatch("+(3)"))
+	in.Push(nil)
+	in.Push(parseBatch("+(4) -(3)"))
+	in.Push(parseBatch("+(5)"))
+	step(t, g)
+	if got := fmtBatch(c.Delta()); got != "+(4) +(5)" {
+		t.Fatalf("got %s", got)
+	}
+	step(t, g)
+	if got := fmtBatch(c.Delta()); got != "" {
+		t.Fatalf("empty tick got %s", got)
+	}
 }

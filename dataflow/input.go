@@ -19,14 +19,30 @@ type Input struct {
 	node        Node
 	pending     Batch
 	pendingErrs []ErrorUpdate
+	// borrowed is the tick's only batch, not yet copied: most ticks push
+	// one batch, which the graph then reads in place.
+	borrowed Batch
 }
 
 // Node returns the input's collection, for building operators on it.
 func (in *Input) Node() Node { return in.node }
 
-// Push stages the updates of b for the next Step. The rows are shared, not
-// copied: they must not be modified afterwards. b need not be consolidated.
-func (in *Input) Push(b Batch) { in.pending = append(in.pending, b...) }
+// Push stages the updates of b for the next Step. b need not be
+// consolidated. Neither b nor its rows are copied: b must not be modified
+// until the next Step has returned, and its rows never.
+func (in *Input) Push(b Batch) {
+	switch {
+	case len(b) == 0:
+	case len(in.pending) == 0 && in.borrowed == nil:
+		in.borrowed = b
+	default:
+		if in.borrowed != nil {
+			in.pending = append(in.pending, in.borrowed...)
+			in.borrowed = nil
+		}
+		in.pending = append(in.pending, b...)
+	}
+}
 
 // PushErrors stages errors for the next Step, for a graph fed from another
 // graph's view (Output.DeltaErrors): an error upstream keeps the dependent
@@ -46,10 +62,15 @@ var _ operator = (*inputOp)(nil)
 
 func (op *inputOp) Name() string { return "Input" }
 
-// Step moves the staged updates into the output stream by swapping
-// buffers, so staging costs one append per update.
+// Step hands the staged updates to the output stream: a single pushed
+// batch as it is, several by swapping buffers with the staging area.
 func (op *inputOp) Step(context.Context) error {
-	op.out.delta, op.in.pending = op.in.pending, op.out.delta[:0]
+	if b := op.in.borrowed; b != nil {
+		op.out.delta, op.out.borrowed = b, true
+		op.in.borrowed = nil
+	} else {
+		op.out.delta, op.in.pending = op.in.pending, op.out.delta[:0]
+	}
 	op.out.errs, op.in.pendingErrs = op.in.pendingErrs, op.out.errs[:0]
 	return nil
 }

@@ -3,6 +3,7 @@ package dataflow
 import (
 	"context"
 	"fmt"
+	"hash/maphash"
 
 	"github.com/streamdb/streamdb/sql/types"
 )
@@ -15,8 +16,8 @@ type KeyFunc func(types.Row) (types.Row, bool)
 // JoinSpec describes an inner equi-join. Rows match when their keys are
 // equal under types.Compare (column by column, same families); when both
 // keys are empty (or nil) every pair matches: a cross join. Output builds
-// the result row of a matching pair; it must not modify or retain l and r
-// beyond the rows it returns.
+// the result row of a matching pair; it must not modify l or r, and may
+// return them or share their Datums.
 type JoinSpec struct {
 	LeftKey, RightKey KeyFunc
 	Output            func(l, r types.Row) types.Row
@@ -25,7 +26,7 @@ type JoinSpec struct {
 // Join returns the inner equi-join of left and right.
 //
 // Join is bilinear, and both sides are arranged by key (state: every row
-// of both inputs, encoded, in hash buckets). Per tick,
+// of both inputs, encoded, in hash tables). Per tick,
 //
 //	Δ(A ⋈ B) = ΔA ⋈ B + A ⋈ ΔB + ΔA ⋈ ΔB = ΔA ⋈ B_old + A_new ⋈ ΔB
 //
@@ -38,9 +39,10 @@ type JoinSpec struct {
 //	output: +(1,a,1,x) +(1,a,1,y)   -(1,a,1,x) +(2,c,2,z)
 func (g *Graph) Join(left, right Node, spec JoinSpec) Node {
 	out := new(stream)
+	seed := maphash.MakeSeed()
 	op := &joinOp{
 		left: g.input(left), right: g.input(right), out: out, spec: spec,
-		la: newArrangement(), ra: newArrangement(),
+		la: newArrangement(seed), ra: newArrangement(seed),
 	}
 	return g.add(op, out)
 }
@@ -49,60 +51,59 @@ type joinOp struct {
 	left, right, out *stream
 	spec             JoinSpec
 	la, ra           *arrangement
-	// Scratch buffers for key and row encodings and decoded rows.
-	kbuf, vbuf []byte
+	keys             keyBatch
+	vbuf             []byte
+	slab             rowSlab
 }
 
 var _ operator = (*joinOp)(nil)
 
 func (op *joinOp) Name() string { return "Join" }
 
+// Step processes all of the left delta against B_old, then the right
+// delta against A_new, which yields exactly the three terms of the
+// bilinear delta. Each delta goes in chunks: the keys of a chunk are
+// encoded and hashed first and their table slots touched, so that the
+// cache misses of a chunk overlap instead of queueing.
 func (op *joinOp) Step(context.Context) error {
 	op.out.passErrors(op.left, op.right)
-	for _, u := range op.left.delta {
-		if err := op.apply(u, op.spec.LeftKey, op.la, op.ra, false); err != nil {
-			return err
-		}
+	if err := op.side(op.left.delta, op.spec.LeftKey, op.la, op.ra, false); err != nil {
+		return err
 	}
-	for _, u := range op.right.delta {
-		if err := op.apply(u, op.spec.RightKey, op.ra, op.la, true); err != nil {
-			return err
+	return op.side(op.right.delta, op.spec.RightKey, op.ra, op.la, true)
+}
+
+func (op *joinOp) side(delta Batch, keyFn KeyFunc, own, other *arrangement, fromRight bool) error {
+	for start := 0; start < len(delta); start += keyBatchSize {
+		chunk := delta[start:min(start+keyBatchSize, len(delta))]
+		op.keys.load(chunk, keyFn, own.tab)
+		op.keys.touch(own.tab, other.tab)
+		for j, u := range chunk {
+			key, h, ok := op.keys.get(j)
+			if !ok {
+				continue
+			}
+			for it := other.get(key, h); it.next(); {
+				r, err := op.slab.decode(it.row)
+				if err != nil {
+					return fmt.Errorf("corrupt arranged row: %w", err)
+				}
+				var res types.Row
+				if fromRight {
+					res = op.spec.Output(r, u.Row)
+				} else {
+					res = op.spec.Output(u.Row, r)
+				}
+				op.out.delta = append(op.out.delta, Update{Row: res, Diff: u.Diff * it.n})
+			}
+			op.vbuf = appendRowValue(op.vbuf[:0], u.Row)
+			own.update(key, h, op.vbuf, u.Diff)
 		}
 	}
 	return nil
 }
 
-// apply joins one update of a side with the current state of the other
-// side, then adds it to its own side's arrangement. Processing all of the
-// left delta first (against B_old) and then the right delta (against
-// A_new) yields exactly the three terms of the bilinear delta.
-func (op *joinOp) apply(u Update, keyFn KeyFunc, own, other *arrangement, fromRight bool) error {
-	key, ok := evalKey(keyFn, u.Row)
-	if !ok {
-		return nil
-	}
-	op.kbuf = types.AppendKeyRow(op.kbuf[:0], key)
-	if b := other.get(op.kbuf); b != nil {
-		for _, e := range b.rows {
-			r, err := decodeRowValue(stored(e.row), nil)
-			if err != nil {
-				return fmt.Errorf("corrupt arranged row: %w", err)
-			}
-			var res types.Row
-			if fromRight {
-				res = op.spec.Output(r, u.Row)
-			} else {
-				res = op.spec.Output(u.Row, r)
-			}
-			op.out.delta = append(op.out.delta, Update{Row: res, Diff: u.Diff * e.n})
-		}
-	}
-	op.vbuf = appendRowValue(op.vbuf[:0], u.Row)
-	own.update(op.kbuf, op.vbuf, u.Diff)
-	return nil
-}
-
-func (op *joinOp) StateBytes() int64 { return op.la.bytes + op.ra.bytes }
+func (op *joinOp) StateBytes() int64 { return op.la.size() + op.ra.size() }
 
 // evalKey applies a KeyFunc, nil meaning the empty key.
 func evalKey(fn KeyFunc, r types.Row) (types.Row, bool) {

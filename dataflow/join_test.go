@@ -1,6 +1,9 @@
 package dataflow
 
 import (
+	"hash/maphash"
+	"math/rand/v2"
+	"runtime"
 	"testing"
 
 	"github.com/streamdb/streamdb/sql/types"
@@ -49,7 +52,7 @@ func TestJoin(t *testing.T) {
 func TestJoinSkewedKey(t *testing.T) {
 	var left, right, want Batch
 	right = Batch{{Row: types.Row{types.NewInt8(7), types.NewText("r")}, Diff: 1}}
-	for i := range 3 * bucketIndexMin {
+	for i := range 3 * packedMax {
 		l := types.Row{types.NewInt8(7), types.NewInt8(int64(i))}
 		left = append(left, Update{Row: l, Diff: 1})
 		want = append(want, Update{Row: concat(l, right[0].Row), Diff: 1})
@@ -77,4 +80,62 @@ func TestJoinSkewedKey(t *testing.T) {
 	if n := g.StateBytes(); n <= 0 {
 		t.Fatalf("state bytes %d", n)
 	}
+}
+
+// BenchmarkJoin: cost per delta row of a join whose sides hold 1e3 or 1e6
+// rows each; the two must be within 2× of each other.
+func BenchmarkJoin(b *testing.B) {
+	for _, st := range benchStates {
+		b.Run(st.name, func(b *testing.B) {
+			g := NewGraph()
+			l, r := g.Input(), g.Input()
+			g.Collect(g.Join(l.Node(), r.Node(), JoinSpec{LeftKey: keyCol(0), RightKey: keyCol(0), Output: concat}))
+			rng := rand.New(rand.NewPCG(1, uint64(st.n)))
+			fill(b, g, r, st.n, func(i int) types.Row { return int8Row(int64(i), int64(i)*7) })
+			fill(b, g, l, st.n, func(i int) types.Row { return int8Row(rng.Int64N(int64(st.n)), int64(i)) })
+			batches := make([]Batch, 16)
+			for i := range batches {
+				for j := 0; j < benchDelta; j++ {
+					row := int8Row(rng.Int64N(int64(st.n)), int64(st.n+i*benchDelta+j))
+					batches[i] = append(batches[i], Update{Row: row, Diff: 1})
+				}
+			}
+			churn(b, g, l, batches)
+			b.ReportMetric(float64(g.StateBytes())/float64(2*st.n), "state-bytes/row")
+		})
+	}
+}
+
+// TestJoinStateMemory compares the heap held by a join arrangement of
+// encoded rows with the same rows kept as []Datum.
+func TestJoinStateMemory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("memory measurement")
+	}
+	const n = 200_000
+	rows := make([]types.Row, n)
+	for i := range rows {
+		rows[i] = types.Row{types.NewInt8(int64(i)), types.NewInt8(int64(i) * 3), types.NewText("customer")}
+	}
+	base := heapInUse()
+	kept := make([]types.Row, n)
+	for i, r := range rows {
+		kept[i] = r.Copy()
+	}
+	datums := heapInUse() - base
+	runtime.KeepAlive(kept)
+	kept = nil
+	base = heapInUse()
+	a := newArrangement(maphash.MakeSeed())
+	var kb, vb []byte
+	for _, r := range rows {
+		kb = types.AppendKeyRow(kb[:0], r[:1])
+		vb = appendRowValue(vb[:0], r)
+		a.update(kb, a.tab.hash(kb), vb, 1)
+	}
+	arranged := heapInUse() - base
+	runtime.KeepAlive(a)
+	runtime.KeepAlive(rows)
+	t.Logf("%d rows (int8, int8, text): []Datum %d B/row; arrangement (key index + encoded rows) %d B/row, StateBytes estimate %d B/row",
+		n, datums/n, arranged/n, a.size()/n)
 }

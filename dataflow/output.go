@@ -50,18 +50,21 @@ type Output struct {
 	snap *Snapshot
 }
 
-// item is one row of an Output: its ordering key, its value encoding and
-// its multiplicity. Items are values, never mutated in place, because
-// snapshots share them.
+// item is one row of an Output: its ordering key and its value encoding,
+// in one string, and its multiplicity. Items are values, never mutated in
+// place, because snapshots share them.
 type item struct {
-	key string
-	val string
-	n   int64
+	kv   string
+	klen int
+	n    int64
 }
 
 const sizeItem = int64(unsafe.Sizeof(item{}))
 
-func itemLess(a, b item) bool { return a.key < b.key }
+func (it item) key() string { return it.kv[:it.klen] }
+func (it item) val() string { return it.kv[it.klen:] }
+
+func itemLess(a, b item) bool { return a.kv[:a.klen] < b.kv[:b.klen] }
 
 func newOutput(in *stream, key func(types.Row) types.Row) *Output {
 	return &Output{in: in, key: key, tree: btree.NewBTreeGOptions(itemLess, btree.Options{NoLocks: true})}
@@ -133,19 +136,19 @@ func (o *Output) step() {
 
 // apply adds one consolidated update under its ordering key.
 func (o *Output) apply(k []byte, u Update) {
-	probe := item{key: unsafe.String(unsafe.SliceData(k), len(k))}
+	probe := item{kv: unsafe.String(unsafe.SliceData(k), len(k)), klen: len(k)}
 	cur, ok := o.tree.GetHint(probe, &o.hint)
 	if !ok {
-		o.vbuf = appendRowValue(o.vbuf[:0], u.Row)
-		it := item{key: string(k), val: string(o.vbuf), n: u.Diff}
+		o.vbuf = appendRowValue(append(o.vbuf[:0], k...), u.Row)
+		it := item{kv: string(o.vbuf), klen: len(k), n: u.Diff}
 		o.tree.SetHint(it, &o.hint)
-		o.bytes += sizeItem + int64(len(it.key)+len(it.val))
+		o.bytes += sizeItem + int64(len(it.kv))
 		return
 	}
 	cur.n += u.Diff
 	if cur.n == 0 {
 		o.tree.DeleteHint(cur, &o.hint)
-		o.bytes -= sizeItem + int64(len(cur.key)+len(cur.val))
+		o.bytes -= sizeItem + int64(len(cur.kv))
 		return
 	}
 	o.tree.SetHint(cur, &o.hint)

@@ -2,7 +2,6 @@ package dataflow
 
 import (
 	"context"
-	"fmt"
 	"unsafe"
 
 	"github.com/streamdb/streamdb/sql/pgerr"
@@ -10,11 +9,11 @@ import (
 )
 
 // ReduceSpec describes a grouped aggregation. Key returns a row's group key
-// (the GROUP BY columns); nil means one group with the empty key. Each
-// output row is the key's columns followed by one column per aggregate.
-// Global makes the empty-key group exist even when it has no rows, as
-// SQL requires of an aggregate without GROUP BY (SELECT count(*) FROM
-// empty_table returns one row, 0).
+// (the GROUP BY columns); nil means one group with the empty key. Key may
+// return a slice of the row itself. Each output row is the key's columns
+// followed by one column per aggregate. Global makes the empty-key group
+// exist even when it has no rows, as SQL requires of an aggregate without
+// GROUP BY (SELECT count(*) FROM empty_table returns one row, 0).
 type ReduceSpec struct {
 	Key    func(types.Row) types.Row
 	Aggs   []Aggregate
@@ -24,11 +23,12 @@ type ReduceSpec struct {
 // Reduce groups src by key and maintains the aggregates of every group.
 //
 // State is per group, never per input row: the group key, the number of
-// rows in the group and one accumulator per aggregate, in a hash map on
-// the key's memcomparable encoding. A group exists while its row count is
-// positive. Per tick, each group the delta touches emits −old +new (or
-// only +new when it appears, −old when it disappears), and nothing when
-// its output did not change; untouched groups cost nothing.
+// rows in the group and one accumulator per aggregate, found through a
+// hash index on the key (types.HashRow, equality by types.Compare). A
+// group exists while its row count is positive. Per tick, each group the
+// delta touches emits −old +new (or only +new when it appears, −old when
+// it disappears), and nothing when its output did not change; untouched
+// groups cost nothing.
 //
 //	input:  +(a, 1) +(a, 2) +(b, 5)   -(a, 1)           -(b, 5)
 //	spec:   key (k), aggs count(*), sum(v)
@@ -38,7 +38,7 @@ type ReduceSpec struct {
 // (weight +1) instead of a row, and it is retracted like a row.
 func (g *Graph) Reduce(src Node, spec ReduceSpec) Node {
 	out := new(stream)
-	op := &reduceOp{g: g, in: g.input(src), out: out, spec: spec, groups: make(map[string]*group)}
+	op := &reduceOp{g: g, in: g.input(src), out: out, spec: spec, index: newRowIndex()}
 	return g.add(op, out)
 }
 
@@ -46,28 +46,25 @@ type reduceOp struct {
 	g       *Graph
 	in, out *stream
 	spec    ReduceSpec
-	groups  map[string]*group
+	index   *rowIndex
+	groups  []*group // by index position
 	bytes   int64
 	started bool
-	keyCols int
 	// touched lists the groups changed in this tick with their output at
 	// the start of the tick; olds holds those outputs' aggregate values,
 	// len(spec.Aggs) per touched group that existed.
 	touched []touchedGroup
 	olds    []types.Datum
-	kbuf    []byte
-	vbuf    []byte
+	news    []types.Datum
+	slab    rowSlab
 }
 
-// group is one group's state. mapKey is the key's memcomparable encoding
-// (the map key); key is its value encoding, from which output rows are
-// rebuilt exactly.
+// group is one group's state; its key is index.keys[pos].
 type group struct {
-	mapKey string
-	key    string
 	n      int64
 	states []AggState
 	tick   uint64
+	pos    int32
 }
 
 type touchedGroup struct {
@@ -77,7 +74,7 @@ type touchedGroup struct {
 	olds    int // offset of the old values in reduceOp.olds
 }
 
-const sizeGroup = int64(unsafe.Sizeof(group{})) + sizePointer + sizeString + sizeMapEntry
+const sizeGroup = int64(unsafe.Sizeof(group{})) + sizePointer
 
 var _ operator = (*reduceOp)(nil)
 
@@ -95,38 +92,11 @@ func (op *reduceOp) Step(context.Context) error {
 	}
 	// Insertions first, then retractions: every intermediate multiset an
 	// accumulator sees is then non-negative (see AggState).
-	for pass := 0; pass < 2; pass++ {
-		var last *group
-		for i := range op.in.delta {
-			u := &op.in.delta[i]
-			if (u.Diff > 0) != (pass == 0) || u.Diff == 0 {
-				continue
-			}
-			var key types.Row
-			if op.spec.Key != nil {
-				key = op.spec.Key(u.Row)
-			}
-			op.kbuf = types.AppendKeyRow(op.kbuf[:0], key)
-			grp := last
-			if grp == nil || grp.mapKey != string(op.kbuf) {
-				grp = op.lookup(key)
-				last = grp
-			}
-			if grp.tick != op.g.tick {
-				op.touch(grp, op.exists(grp))
-			}
-			grp.n += u.Diff
-			for _, st := range grp.states {
-				if err := st.Update(u.Row, u.Diff); err != nil {
-					op.out.errs = append(op.out.errs, ErrorUpdate{Err: dataError(err), Diff: u.Diff})
-				}
-			}
-		}
+	if op.apply(true) {
+		op.apply(false)
 	}
 	for i := range op.touched {
-		if err := op.finish(&op.touched[i]); err != nil {
-			return err
-		}
+		op.finish(&op.touched[i])
 	}
 	clear(op.touched)
 	op.touched = op.touched[:0]
@@ -135,33 +105,69 @@ func (op *reduceOp) Step(context.Context) error {
 	return nil
 }
 
-// lookup returns the group whose key encoding is in op.kbuf (or, for a
-// nil key, the empty group), creating it with fresh accumulators.
+// apply feeds the delta's insertions (or retractions) to the groups'
+// accumulators. It reports whether the delta has any retraction.
+func (op *reduceOp) apply(insertions bool) (retractions bool) {
+	var last *group
+	for i := range op.in.delta {
+		u := &op.in.delta[i]
+		if u.Diff <= 0 {
+			retractions = retractions || u.Diff < 0
+			if insertions || u.Diff == 0 {
+				continue
+			}
+		} else if !insertions {
+			continue
+		}
+		var key types.Row
+		if op.spec.Key != nil {
+			key = op.spec.Key(u.Row)
+		}
+		grp := last
+		if grp == nil || !equalRows(op.index.keys[grp.pos], key) {
+			grp = op.lookup(key)
+			last = grp
+		}
+		if grp.tick != op.g.tick {
+			op.touch(grp, op.exists(grp))
+		}
+		grp.n += u.Diff
+		for _, st := range grp.states {
+			if err := st.Update(u.Row, u.Diff); err != nil {
+				op.out.errs = append(op.out.errs, ErrorUpdate{Err: dataError(err), Diff: u.Diff})
+			}
+		}
+	}
+	return retractions
+}
+
+// lookup returns the group of key, creating it with fresh accumulators.
 func (op *reduceOp) lookup(key types.Row) *group {
-	if key == nil {
-		op.kbuf = op.kbuf[:0]
+	h := op.index.hash(key)
+	if p := op.index.find(key, h); p >= 0 {
+		return op.groups[p]
 	}
-	if grp := op.groups[string(op.kbuf)]; grp != nil {
-		return grp
-	}
-	op.vbuf = appendRowValue(op.vbuf[:0], key)
-	grp := &group{mapKey: string(op.kbuf), key: string(op.vbuf), states: make([]AggState, len(op.spec.Aggs))}
+	key = key.Copy() // the key may share the input row's storage
+	grp := &group{states: make([]AggState, len(op.spec.Aggs)), pos: op.index.insert(key, h)}
 	for i, a := range op.spec.Aggs {
 		grp.states[i] = a.NewState()
 	}
-	op.groups[grp.mapKey] = grp
-	op.keyCols = len(key)
+	if int(grp.pos) == len(op.groups) {
+		op.groups = append(op.groups, grp)
+	} else {
+		op.groups[grp.pos] = grp
+	}
 	op.bytes += op.groupBytes(grp)
 	return grp
 }
 
 func (op *reduceOp) groupBytes(grp *group) int64 {
-	return sizeGroup + int64(len(grp.mapKey)+len(grp.key)) + int64(len(grp.states))*(2*sizePointer)
+	return sizeGroup + rowBytes(op.index.keys[grp.pos]) + int64(len(grp.states))*(2*sizePointer)
 }
 
 // exists reports whether grp has an output row.
 func (op *reduceOp) exists(grp *group) bool {
-	return grp.n > 0 || (op.spec.Global && grp.mapKey == "")
+	return grp.n > 0 || (op.spec.Global && len(op.index.keys[grp.pos]) == 0)
 }
 
 // touch records grp's output at the start of the tick, if it had one.
@@ -176,35 +182,29 @@ func (op *reduceOp) touch(grp *group, existed bool) {
 
 // finish emits the change of one touched group and drops the group if it
 // no longer has rows.
-func (op *reduceOp) finish(t *touchedGroup) error {
+func (op *reduceOp) finish(t *touchedGroup) {
 	grp := t.grp
 	exists := op.exists(grp)
-	var news []types.Datum
 	var newErr *pgerr.Error
+	op.news = op.news[:0]
 	if exists {
-		news, newErr = appendResults(make([]types.Datum, 0, len(grp.states)), grp.states)
+		op.news, newErr = appendResults(op.news, grp.states)
 	}
 	olds := op.olds[t.olds : t.olds+len(grp.states)*boolInt(t.existed)]
-	if t.existed && exists && sameResults(olds, t.oldErr, news, newErr) {
-		return nil
+	if t.existed && exists && sameResults(olds, t.oldErr, op.news, newErr) {
+		return
 	}
-	var key types.Row
-	if (t.existed && t.oldErr == nil) || (exists && newErr == nil) {
-		var err error
-		if key, err = decodeRowValue(stored(grp.key), make(types.Row, 0, op.keyCols)); err != nil {
-			return fmt.Errorf("corrupt group key: %w", err)
-		}
-	}
+	key := op.index.keys[grp.pos]
 	if t.existed {
 		op.emit(key, olds, t.oldErr, -1)
 	}
 	if exists {
-		op.emit(key, news, newErr, +1)
+		op.emit(key, op.news, newErr, +1)
 	} else if grp.n == 0 {
-		delete(op.groups, grp.mapKey)
 		op.bytes -= op.groupBytes(grp)
+		op.index.remove(grp.pos)
+		op.groups[grp.pos] = nil
 	}
-	return nil
 }
 
 // emit outputs a group's row (key columns, then vals) or, when the
@@ -214,15 +214,18 @@ func (op *reduceOp) emit(key types.Row, vals []types.Datum, err *pgerr.Error, di
 		op.out.errs = append(op.out.errs, ErrorUpdate{Err: err, Diff: diff})
 		return
 	}
-	row := make(types.Row, len(key)+len(vals))
+	row := op.slab.row(len(key) + len(vals))
 	copy(row, key)
 	copy(row[len(key):], vals)
 	op.out.delta = append(op.out.delta, Update{Row: row, Diff: diff})
 }
 
 func (op *reduceOp) StateBytes() int64 {
-	n := op.bytes
+	n := op.bytes + op.index.size() + int64(cap(op.groups))*sizePointer
 	for _, grp := range op.groups {
+		if grp == nil {
+			continue
+		}
 		for _, st := range grp.states {
 			if s, ok := st.(StateSizer); ok {
 				n += s.StateBytes()

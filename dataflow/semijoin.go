@@ -2,9 +2,9 @@ package dataflow
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
-
-	"github.com/streamdb/streamdb/sql/types"
+	"hash/maphash"
 )
 
 // SemiJoin returns the rows of left whose key appears in right: some right
@@ -43,10 +43,11 @@ func (g *Graph) AntiJoin(left, right Node, leftKey, rightKey KeyFunc) Node {
 
 func (g *Graph) semiJoin(left, right Node, leftKey, rightKey KeyFunc, anti bool) Node {
 	out := new(stream)
+	seed := maphash.MakeSeed()
 	op := &semiJoinOp{
 		g: g, left: g.input(left), right: g.input(right), out: out,
 		leftKey: leftKey, rightKey: rightKey, anti: anti,
-		la: newArrangement(), rc: make(map[string]*keyCount),
+		la: newArrangement(seed), rc: newTable(seed),
 	}
 	return g.add(op, out)
 }
@@ -57,24 +58,15 @@ type semiJoinOp struct {
 	leftKey, rightKey KeyFunc
 	anti              bool
 	la                *arrangement
-	// rc counts the right rows per key; touched lists the keys whose
-	// count changed in this tick, each with its count before the tick.
-	rc      map[string]*keyCount
-	rcBytes int64
-	touched []*keyCount
-	kbuf    []byte
+	// rc counts the right rows per key: [n][old][tick], where old and
+	// tick remember the count at the start of the tick that last touched
+	// the key. touched holds the keys touched in this tick.
+	rc      *table
+	touched keyList
+	keys    keyBatch
 	vbuf    []byte
+	slab    rowSlab
 }
-
-// keyCount is a key's total right weight. old and tick remember the count
-// at the start of the tick in which the key was last touched.
-type keyCount struct {
-	key    string
-	n, old int64
-	tick   uint64
-}
-
-const sizeKeyCount = sizeString + 3*8 + sizePointer + sizeMapEntry + sizeString
 
 var _ operator = (*semiJoinOp)(nil)
 
@@ -88,88 +80,131 @@ func (op *semiJoinOp) Name() string {
 func (op *semiJoinOp) Step(context.Context) error {
 	op.out.passErrors(op.left, op.right)
 	op.countRight()
-	for _, c := range op.touched {
-		was, is := c.old > 0, c.n > 0
-		if was == is {
-			continue
-		}
-		diff := int64(1)
-		if is == op.anti {
-			diff = -1
-		}
-		if err := op.emitLeft(c.key, diff); err != nil {
-			return err
+	for t := range op.touched.len() {
+		key := op.touched.get(t)
+		h := op.rc.hash(key)
+		n, old, _ := counts3(op.rc.value(op.rc.find(key, h)))
+		if was, is := old > 0, n > 0; was != is {
+			diff := int64(1)
+			if is == op.anti {
+				diff = -1
+			}
+			if err := op.emitLeft(key, h, diff); err != nil {
+				return err
+			}
 		}
 	}
-	for _, u := range op.left.delta {
-		key, ok := evalKey(op.leftKey, u.Row)
-		if !ok {
-			if op.anti {
+	for start := 0; start < len(op.left.delta); start += keyBatchSize {
+		chunk := op.left.delta[start:min(start+keyBatchSize, len(op.left.delta))]
+		op.keys.load(chunk, op.leftKey, op.rc)
+		op.keys.touch(op.rc, op.la.tab)
+		for j, u := range chunk {
+			key, h, ok := op.keys.get(j)
+			if !ok {
+				if op.anti {
+					op.out.delta = append(op.out.delta, u)
+				}
+				continue
+			}
+			present := false
+			if i := op.rc.find(key, h); i >= 0 {
+				n, _, _ := counts3(op.rc.value(i))
+				present = n > 0
+			}
+			if present != op.anti {
 				op.out.delta = append(op.out.delta, u)
 			}
-			continue
-		}
-		op.kbuf = types.AppendKeyRow(op.kbuf[:0], key)
-		present := false
-		if c := op.rc[string(op.kbuf)]; c != nil {
-			present = c.n > 0
-		}
-		if present != op.anti {
-			op.out.delta = append(op.out.delta, u)
-		}
-		op.vbuf = appendRowValue(op.vbuf[:0], u.Row)
-		op.la.update(op.kbuf, op.vbuf, u.Diff)
-	}
-	for _, c := range op.touched {
-		if c.n == 0 {
-			delete(op.rc, c.key)
-			op.rcBytes -= sizeKeyCount + int64(len(c.key))
+			op.vbuf = appendRowValue(op.vbuf[:0], u.Row)
+			op.la.update(key, h, op.vbuf, u.Diff)
 		}
 	}
-	clear(op.touched)
-	op.touched = op.touched[:0]
+	for t := range op.touched.len() {
+		key := op.touched.get(t)
+		i := op.rc.find(key, op.rc.hash(key))
+		if n, _, _ := counts3(op.rc.value(i)); n == 0 {
+			op.rc.delete(i)
+		}
+	}
+	op.touched.reset()
 	return nil
 }
 
 // countRight applies the right delta to the per-key counts.
 func (op *semiJoinOp) countRight() {
-	for _, u := range op.right.delta {
-		key, ok := evalKey(op.rightKey, u.Row)
-		if !ok {
-			continue
+	var zero [24]byte
+	for start := 0; start < len(op.right.delta); start += keyBatchSize {
+		chunk := op.right.delta[start:min(start+keyBatchSize, len(op.right.delta))]
+		op.keys.load(chunk, op.rightKey, op.rc)
+		op.keys.touch(op.rc)
+		for j, u := range chunk {
+			key, h, ok := op.keys.get(j)
+			if !ok {
+				continue
+			}
+			i := op.rc.find(key, h)
+			if i < 0 {
+				i = op.rc.insert(key, h, zero[:])
+			}
+			v := op.rc.value(i)
+			n, old, tick := counts3(v)
+			if tick != op.g.tick {
+				old, tick = n, op.g.tick
+				op.touched.add(key)
+			}
+			putCounts3(v, n+u.Diff, old, tick)
 		}
-		op.kbuf = types.AppendKeyRow(op.kbuf[:0], key)
-		c := op.rc[string(op.kbuf)]
-		if c == nil {
-			c = &keyCount{key: string(op.kbuf)}
-			op.rc[c.key] = c
-			op.rcBytes += sizeKeyCount + int64(len(c.key))
-		}
-		if c.tick != op.g.tick {
-			c.tick = op.g.tick
-			c.old = c.n
-			op.touched = append(op.touched, c)
-		}
-		c.n += u.Diff
 	}
 }
 
 // emitLeft emits the left rows stored under key with their multiplicity
 // times diff: the rows that enter or leave the result when the key's
 // presence flips.
-func (op *semiJoinOp) emitLeft(key string, diff int64) error {
-	b := op.la.get(stored(key))
-	if b == nil {
-		return nil
-	}
-	for _, e := range b.rows {
-		r, err := decodeRowValue(stored(e.row), nil)
+func (op *semiJoinOp) emitLeft(key []byte, h uint64, diff int64) error {
+	for it := op.la.get(key, h); it.next(); {
+		r, err := op.slab.decode(it.row)
 		if err != nil {
 			return fmt.Errorf("corrupt arranged row: %w", err)
 		}
-		op.out.delta = append(op.out.delta, Update{Row: r, Diff: diff * e.n})
+		op.out.delta = append(op.out.delta, Update{Row: r, Diff: diff * it.n})
 	}
 	return nil
 }
 
-func (op *semiJoinOp) StateBytes() int64 { return op.la.bytes + op.rcBytes }
+func (op *semiJoinOp) StateBytes() int64 { return op.la.size() + op.rc.size() }
+
+func counts3(v []byte) (int64, int64, uint64) {
+	return int64(binary.LittleEndian.Uint64(v)), int64(binary.LittleEndian.Uint64(v[8:])), binary.LittleEndian.Uint64(v[16:])
+}
+
+func putCounts3(v []byte, n, old int64, tick uint64) {
+	binary.LittleEndian.PutUint64(v, uint64(n))
+	binary.LittleEndian.PutUint64(v[8:], uint64(old))
+	binary.LittleEndian.PutUint64(v[16:], tick)
+}
+
+// keyList is a list of byte strings in one buffer, for the keys an
+// operator touched in a tick.
+type keyList struct {
+	buf  []byte
+	ends []int
+}
+
+func (l *keyList) add(k []byte) {
+	l.buf = append(l.buf, k...)
+	l.ends = append(l.ends, len(l.buf))
+}
+
+func (l *keyList) len() int { return len(l.ends) }
+
+func (l *keyList) get(i int) []byte {
+	start := 0
+	if i > 0 {
+		start = l.ends[i-1]
+	}
+	return l.buf[start:l.ends[i]]
+}
+
+func (l *keyList) reset() {
+	l.buf = l.buf[:0]
+	l.ends = l.ends[:0]
+}

@@ -44,6 +44,14 @@ func (s *Snapshot) Scan(fn func(row types.Row, n int64) bool) error {
 	return s.ascend("", "", fn)
 }
 
+// ScanAll is Scan that ignores the snapshot's errors. It is for feeding
+// the collection into another dataflow, which receives the errors
+// separately (Errors) and carries them as data; a SQL read must use Scan,
+// which fails instead.
+func (s *Snapshot) ScanAll(fn func(row types.Row, n int64) bool) error {
+	return s.scan("", "", fn)
+}
+
 // Seek is Scan starting at the first row whose ordering key is at or after
 // key's encoding: for an Output, key is a prefix of the row's columns; for
 // an Index, of the index key's columns.
@@ -87,12 +95,18 @@ func (s *Snapshot) ascend(from, prefix string, fn func(row types.Row, n int64) b
 	if err := s.Err(); err != nil {
 		return err
 	}
+	return s.scan(from, prefix, fn)
+}
+
+// scan calls fn for the rows from the key from on while their keys have
+// the given prefix.
+func (s *Snapshot) scan(from, prefix string, fn func(row types.Row, n int64) bool) error {
 	var derr error
-	s.tree.Ascend(item{key: from}, func(it item) bool {
-		if !strings.HasPrefix(it.key, prefix) {
+	s.tree.Ascend(item{kv: from, klen: len(from)}, func(it item) bool {
+		if !strings.HasPrefix(it.key(), prefix) {
 			return false
 		}
-		row, err := decodeRowValue(stored(it.val), nil)
+		row, err := decodeRowValue(stored(it.val()), nil)
 		if err != nil {
 			derr = fmt.Errorf("dataflow: corrupt row in view: %w", err)
 			return false

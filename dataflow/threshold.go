@@ -2,10 +2,9 @@ package dataflow
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
-	"unsafe"
-
-	"github.com/streamdb/streamdb/sql/types"
+	"hash/maphash"
 )
 
 // Threshold returns, for every distinct row (equal under types.Compare),
@@ -19,7 +18,7 @@ import (
 // collection.
 //
 // State: each distinct row of either input, encoded, with its two counts,
-// in a hash map on the row's memcomparable encoding. Per tick, each row
+// in a table keyed by the row's memcomparable encoding. Per tick, each row
 // the deltas touch emits f(new counts) − f(old counts) when non-zero; the
 // emitted row is the representative first stored, so retractions match
 // earlier insertions exactly.
@@ -30,34 +29,50 @@ import (
 //	output: +(1) +(2)        -(2)
 func (g *Graph) Threshold(l, r Node, f func(lc, rc int64) int64) Node {
 	out := new(stream)
-	op := &thresholdOp{g: g, l: g.input(l), r: g.input(r), out: out, f: f, rows: make(map[string]*counted)}
+	op := &thresholdOp{g: g, l: g.input(l), r: g.input(r), out: out, f: f, rows: newTable(maphash.MakeSeed())}
 	return g.add(op, out)
 }
 
 type thresholdOp struct {
-	g       *Graph
-	l, r    *stream // r is nil for Distinct
-	out     *stream
-	f       func(lc, rc int64) int64
-	name    string
-	rows    map[string]*counted
-	bytes   int64
-	touched []*counted
-	kbuf    []byte
+	g    *Graph
+	l, r *stream // r is nil for Distinct
+	out  *stream
+	f    func(lc, rc int64) int64
+	name string
+	// rows maps a row's key encoding to its counters (see counters) and
+	// its value encoding.
+	rows    *table
+	touched keyList
+	keys    keyBatch
 	vbuf    []byte
+	slab    rowSlab
 }
 
-// counted is one distinct row: its key encoding (the map key), value
-// encoding, and counts in both inputs; old* and tick remember the counts
-// at the start of the tick in which the row was last touched.
-type counted struct {
-	key, val   string
-	lc, rc     int64
-	oldL, oldR int64
-	tick       uint64
+// counters is the fixed head of a thresholdOp table value: the counts in
+// both inputs, the counts at the start of the tick that last touched the
+// row, and that tick. The row's value encoding follows.
+type counters struct {
+	lc, rc, oldL, oldR int64
+	tick               uint64
 }
 
-const sizeCounted = int64(unsafe.Sizeof(counted{})) + sizeString + sizePointer + sizeMapEntry
+const countersLen = 40
+
+func readCounters(v []byte) counters {
+	return counters{
+		lc: int64(binary.LittleEndian.Uint64(v)), rc: int64(binary.LittleEndian.Uint64(v[8:])),
+		oldL: int64(binary.LittleEndian.Uint64(v[16:])), oldR: int64(binary.LittleEndian.Uint64(v[24:])),
+		tick: binary.LittleEndian.Uint64(v[32:]),
+	}
+}
+
+func (c counters) put(v []byte) {
+	binary.LittleEndian.PutUint64(v, uint64(c.lc))
+	binary.LittleEndian.PutUint64(v[8:], uint64(c.rc))
+	binary.LittleEndian.PutUint64(v[16:], uint64(c.oldL))
+	binary.LittleEndian.PutUint64(v[24:], uint64(c.oldR))
+	binary.LittleEndian.PutUint64(v[32:], c.tick)
+}
 
 var _ operator = (*thresholdOp)(nil)
 
@@ -76,47 +91,53 @@ func (op *thresholdOp) Step(context.Context) error {
 		op.count(op.r.delta, true)
 	}
 	op.count(op.l.delta, false)
-	for _, c := range op.touched {
-		d := op.f(c.lc, c.rc) - op.f(c.oldL, c.oldR)
-		if d != 0 {
-			row, err := decodeRowValue(stored(c.val), nil)
+	for t := range op.touched.len() {
+		key := op.touched.get(t)
+		i := op.rows.find(key, op.rows.hash(key))
+		v := op.rows.value(i)
+		c := readCounters(v)
+		if d := op.f(c.lc, c.rc) - op.f(c.oldL, c.oldR); d != 0 {
+			row, err := op.slab.decode(v[countersLen:])
 			if err != nil {
 				return fmt.Errorf("corrupt stored row: %w", err)
 			}
 			op.out.delta = append(op.out.delta, Update{Row: row, Diff: d})
 		}
 		if c.lc == 0 && c.rc == 0 {
-			delete(op.rows, c.key)
-			op.bytes -= sizeCounted + int64(len(c.key)+len(c.val))
+			op.rows.delete(i)
 		}
 	}
-	clear(op.touched)
-	op.touched = op.touched[:0]
+	op.touched.reset()
 	return nil
 }
 
 // count applies one input's delta to the per-row counts.
 func (op *thresholdOp) count(delta Batch, right bool) {
-	for _, u := range delta {
-		op.kbuf = types.AppendKeyRow(op.kbuf[:0], u.Row)
-		c := op.rows[string(op.kbuf)]
-		if c == nil {
-			op.vbuf = appendRowValue(op.vbuf[:0], u.Row)
-			c = &counted{key: string(op.kbuf), val: string(op.vbuf)}
-			op.rows[c.key] = c
-			op.bytes += sizeCounted + int64(len(c.key)+len(c.val))
-		}
-		if c.tick != op.g.tick {
-			c.tick = op.g.tick
-			c.oldL, c.oldR = c.lc, c.rc
-			op.touched = append(op.touched, c)
-		}
-		if right {
-			c.rc += u.Diff
-		} else {
-			c.lc += u.Diff
+	for start := 0; start < len(delta); start += keyBatchSize {
+		chunk := delta[start:min(start+keyBatchSize, len(delta))]
+		op.keys.load(chunk, wholeRow, op.rows)
+		op.keys.touch(op.rows)
+		for j, u := range chunk {
+			key, h, _ := op.keys.get(j)
+			i := op.rows.find(key, h)
+			if i < 0 {
+				op.vbuf = appendRowValue(append(op.vbuf[:0], make([]byte, countersLen)...), u.Row)
+				i = op.rows.insert(key, h, op.vbuf)
+			}
+			v := op.rows.value(i)
+			c := readCounters(v)
+			if c.tick != op.g.tick {
+				c.oldL, c.oldR, c.tick = c.lc, c.rc, op.g.tick
+				op.touched.add(key)
+			}
+			if right {
+				c.rc += u.Diff
+			} else {
+				c.lc += u.Diff
+			}
+			c.put(v)
 		}
 	}
 }
 
-func (op *thresholdOp) StateBytes() int64 { return op.bytes }
+func (op *thresholdOp) StateBytes() int64 { return op.rows.size() }

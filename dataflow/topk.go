@@ -248,7 +248,8 @@ func (op *topKOp) apply(grp *topKGroup, changes []Update) {
 			}
 			continue
 		}
-		grp.rows.Set(&topKItem{row: u.Row, n: u.Diff})
+		// Copied: u.Row may be carved from an upstream slab (see rowSlab).
+		grp.rows.Set(&topKItem{row: u.Row.Copy(), n: u.Diff})
 		op.bytes += sizeTopKItem + rowBytes(u.Row)
 	}
 }

@@ -1,0 +1,41 @@
+package dataflow
+
+import (
+	"encoding/binary"
+	"errors"
+
+	"github.com/streamdb/streamdb/sql/types"
+)
+
+// rowSlab allocates the rows an operator emits from shared chunks of
+// Datums: one allocation per slabDatums columns instead of one per row,
+// which keeps the tick loop's allocation rate (and so the garbage
+// collector's share of it) low. A chunk lives as long as any row carved
+// from it; operators that keep rows across ticks (TopK) copy them, so
+// that one retained row does not pin a whole chunk.
+type rowSlab struct {
+	buf []types.Datum
+}
+
+const slabDatums = 512
+
+// row returns a zeroed row of n columns.
+func (s *rowSlab) row(n int) types.Row {
+	if len(s.buf) < n {
+		s.buf = make([]types.Datum, max(slabDatums, n))
+	}
+	r := s.buf[:n:n]
+	s.buf = s.buf[n:]
+	return r
+}
+
+var errColumnCount = errors.New("corrupt row: column count")
+
+// decode decodes a stored row (appendRowValue) into slab storage.
+func (s *rowSlab) decode(src []byte) (types.Row, error) {
+	n, k := binary.Uvarint(src)
+	if k <= 0 || n > uint64(len(src)) {
+		return nil, errColumnCount
+	}
+	return decodeRowValue(src, s.row(int(n))[:0])
+}
