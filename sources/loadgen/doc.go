@@ -1,0 +1,53 @@
+// Package loadgen implements streamdb's built-in load generators (CREATE
+// SOURCE ... FROM LOAD GENERATOR): COUNTER, AUCTION and TPCH with
+// Materialize's schemas, and NEXMARK with the standard Nexmark event model.
+// Each is a sources.Source; New builds one from a kind name and Options,
+// Tables describes a kind's outputs without running it.
+//
+// # Determinism and resuming
+//
+// Every generator is a pure function of its options and a position: the
+// number of units (ticks or events) already emitted. A unit's random
+// choices come from an RNG seeded by mixing (seed, table, unit number), never
+// from a stream shared across units, so producing unit n costs the same
+// whether the source has run for a second or a year. The position travels in
+// Batch.Progress under the single partition "0" as 8 big-endian bytes; Run
+// hands it back on restart and the generator continues with exactly the
+// next unit. Only wall-clock timestamps (AUCTION's times, Batch.Time) depend
+// on when a unit is produced; NEXMARK's event times do not: they derive from
+// the event number and the configured rate, so a resumed NEXMARK stream is
+// byte-identical to an uninterrupted one.
+//
+// The units per kind:
+//
+//	COUNTER  one tick: the next integer (and, with MAX CARDINALITY n, the
+//	         retraction of the value n ticks older)
+//	AUCTION  tick 0: the organizations, users and accounts; tick k: auction
+//	         k and 2 to 9 bids on the auctions still open
+//	TPCH     one entity: a region, nation, supplier, customer, part or
+//	         partsupp row, or an order together with its lineitems, in that
+//	         table order; the source idles once the snapshot is complete
+//	NEXMARK  one event: person, auction or bid by the event number (1:3:46
+//	         in every 50), as in Beam's and Flink's NexmarkGenerator
+//
+// # Pacing
+//
+// COUNTER and AUCTION emit one tick per TICK INTERVAL (default one second,
+// as in Materialize). TPCH emits its snapshot as fast as the sink accepts
+// it. NEXMARK either runs at saturation (EVENTS PER SECOND absent: batches
+// as fast as Emit returns) or emits, every TICK INTERVAL (default 10ms), the
+// events whose schedule (start + k/rate) has passed. A batch never holds
+// more than MaxBatchChanges changes, so a slow consumer sees many short
+// batches rather than one huge one. MAX EVENTS stops a generator after that
+// many units; it then idles until its context ends.
+//
+// # Allocation
+//
+// Rows of one batch are carved from one []Datum slab, strings that must be
+// built (emails, phone numbers, names with numbers) are copied into a
+// per-batch byte arena, and free text (comments, Nexmark's extra fields)
+// is a substring of a fixed random text pool, so the generators allocate per
+// batch rather than per row or value. NexmarkEvents exposes the raw NEXMARK
+// event stream without batching, for hand-written baselines that must see
+// exactly the rows the source produces.
+package loadgen
