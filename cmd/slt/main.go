@@ -8,7 +8,8 @@
 // Without --url, slt starts the streamdb binary found next to its own
 // executable (or --streamdb PATH) on a free loopback port with a fresh data
 // directory, restarts it on a new one if it dies, and stops it at the end.
-// Flags may follow the paths.
+// Flags may follow the paths. To check incremental mode against PostgreSQL,
+// whose materialized views are not maintained, add --refresh-views.
 //
 // The report has one line per file and ends with exactly
 // "N passed, M failed, K skipped"; the exit status is 1 when a record failed
