@@ -167,7 +167,9 @@ func padImpl(left bool) Impl {
 		if len(a) > 2 {
 			fill = a[2].Str()
 		}
-		if n > maxStringBytes {
+		// As PostgreSQL, refuse lengths that could exceed 1 GB at the
+		// encoding's widest character.
+		if n*utf8.UTFMax >= maxStringBytes {
 			return types.Null, errStringTooLong()
 		}
 		rs := []rune(s)
