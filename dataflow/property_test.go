@@ -115,6 +115,11 @@ func propertyScenarios() []scenario {
 		{name: "topk-global-limit", inputs: 1,
 			build: func(g *Graph, in []Node) Node { return g.TopK(in[0], TopKSpec{Compare: byCol1, Limit: 4}) },
 			ref:   func(in []Batch) Batch { return refTopK(in[0], nil, byCol1, 0, 4) }},
+		{name: "topk-sortkey", inputs: 1,
+			build: func(g *Graph, in []Node) Node {
+				return g.TopK(in[0], TopKSpec{Group: col(2), SortKey: ColumnSortKey(sortCols), Offset: 1, Limit: 3})
+			},
+			ref: func(in []Batch) Batch { return refTopK(in[0], col(2), sortColsCompare, 1, 3) }},
 		{name: "join-reduce-topk", inputs: 2,
 			build: func(g *Graph, in []Node) Node {
 				j := g.Join(in[0], in[1], on0)
@@ -132,6 +137,23 @@ func propertyScenarios() []scenario {
 }
 
 func exceptAll(lc, rc int64) int64 { return max(lc-rc, 0) }
+
+// sortCols is ORDER BY #0 DESC NULLS LAST, #1; sortColsCompare is the
+// same order as a comparator.
+var sortCols = []SortColumn{{Col: 0, Desc: true}, {Col: 1}}
+
+func sortColsCompare(a, b types.Row) int {
+	x, y := a[0], b[0]
+	switch {
+	case x.IsNull() != y.IsNull():
+		return boolInt(x.IsNull()) - boolInt(y.IsNull())
+	case !x.IsNull():
+		if c := types.Compare(y, x); c != 0 {
+			return c
+		}
+	}
+	return types.Compare(a[1], b[1])
+}
 
 // history is a random sequence of updates to the inputs.
 type history struct {

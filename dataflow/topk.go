@@ -1,6 +1,8 @@
 package dataflow
 
 import (
+	"bytes"
+	"cmp"
 	"context"
 
 	"github.com/tidwall/btree"
@@ -9,22 +11,28 @@ import (
 )
 
 // TopKSpec describes ORDER BY … OFFSET … LIMIT within groups. Group
-// returns a row's group key (nil: one group). Compare is the ORDER BY
-// comparator; rows it considers equal are ordered by types.CompareRows, so
-// the order is total and the result deterministic. Limit < 0 means no
-// limit.
+// returns a row's group key (nil: one group); it may return a slice of the
+// row. The order is given by SortKey or, when SortKey is nil, by Compare;
+// rows equal under it are ordered by types.CompareRows, so the order is
+// total and the result deterministic. Limit < 0 means no limit.
+//
+// SortKey appends a memcomparable encoding of the row's ORDER BY values
+// (ColumnSortKey builds one). It is the fast path for large groups: the
+// ordered state then compares inline byte prefixes, where Compare has to
+// reach every row it compares, a cache miss each on a large state.
 type TopKSpec struct {
 	Group   func(types.Row) types.Row
+	SortKey func(dst []byte, row types.Row) []byte
 	Compare func(a, b types.Row) int
 	Offset  int64
 	Limit   int64
 }
 
 // TopK returns, for each group, the rows at positions [Offset,
-// Offset+Limit) of the group in Compare order, counting multiplicities.
+// Offset+Limit) of the group in the spec's order, counting multiplicities.
 //
-// State: every row of every group, in one ordered tree per group (rows
-// are kept decoded here, since the comparator works on rows). A tick
+// State: every row of every group, in one ordered B-tree per group (rows
+// are kept decoded, since comparators and outputs work on rows). A tick
 // touching a group costs O(m + c·log n), with m = Offset+Limit, c the
 // group's changes and n its size: the first m rows before and after the
 // changes are compared and their difference emitted. When the window was
@@ -37,8 +45,7 @@ type TopKSpec struct {
 //	output: +(1) +(2)        +(0) -(2)   -(1) +(2)
 func (g *Graph) TopK(src Node, spec TopKSpec) Node {
 	out := new(stream)
-	op := &topKOp{g: g, in: g.input(src), out: out, spec: spec, groups: make(map[string]*topKGroup)}
-	op.less = func(a, b *topKItem) bool { return op.compare(a.row, b.row) < 0 }
+	op := &topKOp{g: g, in: g.input(src), out: out, spec: spec, index: newRowIndex()}
 	return g.add(op, out)
 }
 
@@ -46,46 +53,54 @@ type topKOp struct {
 	g       *Graph
 	in, out *stream
 	spec    TopKSpec
-	less    func(a, b *topKItem) bool
-	groups  map[string]*topKGroup
+	index   *rowIndex
+	groups  []*topKGroup // by index position
 	bytes   int64
 	// Per-tick scratch: touched groups in order of first touch, the
 	// delta's updates with the index of their group, the same sorted by
 	// group, and the windows before and after.
 	touched []*topKGroup
 	changes []topKChange
-	sorted  []Update
+	sorted  []topKChange
 	oldRuns []run
 	newRuns []run
 	kbuf    []byte
 }
 
 type topKGroup struct {
-	key  string
-	rows *btree.BTreeG[*topKItem]
+	rows *btree.BTreeG[topKItem]
+	hint btree.PathHint
+	pos  int32
 	tick uint64
 	idx  int
 	// start and end delimit the group's changes in topKOp.sorted.
 	start, end int
 }
 
+// topKItem is a row of a group with its multiplicity. With a SortKey,
+// key is the sort key followed by the row's key encoding (the tiebreak)
+// and pfx its first eight bytes, which settle most comparisons inside the
+// B-tree node.
 type topKItem struct {
+	pfx uint64
+	key string
 	row types.Row
 	n   int64
 }
 
+// topKChange is an update with its item's key, computed once.
 type topKChange struct {
 	group int
-	u     Update
+	item  topKItem
 }
 
 // run is a row with a multiplicity, an element of a window.
 type run struct {
-	row types.Row
-	n   int64
+	item topKItem
+	n    int64
 }
 
-const sizeTopKGroup = 160 + sizeString + sizePointer + sizeMapEntry
+const sizeTopKGroup = 200 + sizePointer
 
 var _ operator = (*topKOp)(nil)
 
@@ -104,14 +119,15 @@ func (op *topKOp) Step(context.Context) error {
 			grp.start, grp.end = 0, 0
 			op.touched = append(op.touched, grp)
 		}
-		op.changes = append(op.changes, topKChange{group: grp.idx, u: u})
+		op.changes = append(op.changes, topKChange{group: grp.idx, item: op.item(u.Row, u.Diff)})
 	}
 	op.sortChanges()
 	for _, grp := range op.touched {
 		op.stepGroup(grp, op.sorted[grp.start:grp.end])
 		if grp.rows.Len() == 0 {
-			delete(op.groups, grp.key)
-			op.bytes -= sizeTopKGroup + int64(len(grp.key))
+			op.index.remove(grp.pos)
+			op.groups[grp.pos] = nil
+			op.bytes -= sizeTopKGroup
 		}
 	}
 	clear(op.touched)
@@ -123,21 +139,53 @@ func (op *topKOp) Step(context.Context) error {
 	return nil
 }
 
+// item builds the tree item of a row.
+func (op *topKOp) item(row types.Row, n int64) topKItem {
+	it := topKItem{row: row, n: n}
+	if op.spec.SortKey != nil {
+		op.kbuf = types.AppendKeyRow(op.spec.SortKey(op.kbuf[:0], row), row)
+		it.key = string(op.kbuf)
+		it.pfx = keyPrefix(op.kbuf)
+	}
+	return it
+}
+
+func (op *topKOp) less(a, b topKItem) bool { return op.compare(a, b) < 0 }
+
+func (op *topKOp) compare(a, b topKItem) int {
+	if op.spec.SortKey != nil {
+		if a.pfx != b.pfx {
+			return cmp.Compare(a.pfx, b.pfx)
+		}
+		return bytes.Compare(stored(a.key), stored(b.key))
+	}
+	if op.spec.Compare != nil {
+		if c := op.spec.Compare(a.row, b.row); c != 0 {
+			return c
+		}
+	}
+	return types.CompareRows(a.row, b.row)
+}
+
 func (op *topKOp) lookup(row types.Row) *topKGroup {
 	var key types.Row
 	if op.spec.Group != nil {
 		key = op.spec.Group(row)
 	}
-	op.kbuf = types.AppendKeyRow(op.kbuf[:0], key)
-	if grp := op.groups[string(op.kbuf)]; grp != nil {
-		return grp
+	h := op.index.hash(key)
+	if p := op.index.find(key, h); p >= 0 {
+		return op.groups[p]
 	}
 	grp := &topKGroup{
-		key:  string(op.kbuf),
 		rows: btree.NewBTreeGOptions(op.less, btree.Options{NoLocks: true}),
+		pos:  op.index.insert(key.Copy(), h),
 	}
-	op.groups[grp.key] = grp
-	op.bytes += sizeTopKGroup + int64(len(grp.key))
+	if int(grp.pos) == len(op.groups) {
+		op.groups = append(op.groups, grp)
+	} else {
+		op.groups[grp.pos] = grp
+	}
+	op.bytes += sizeTopKGroup
 	return grp
 }
 
@@ -153,33 +201,33 @@ func (op *topKOp) sortChanges() {
 		grp.start, grp.end = pos, pos
 		pos += n
 	}
-	op.sorted = append(op.sorted, make([]Update, len(op.changes))...)
+	op.sorted = append(op.sorted, make([]topKChange, len(op.changes))...)
 	for _, c := range op.changes {
 		grp := op.touched[c.group]
-		op.sorted[grp.end] = c.u
+		op.sorted[grp.end] = c
 		grp.end++
 	}
 }
 
 // stepGroup applies one group's changes and emits the change of its
 // window.
-func (op *topKOp) stepGroup(grp *topKGroup, changes []Update) {
+func (op *topKOp) stepGroup(grp *topKGroup, changes []topKChange) {
 	m := op.spec.Offset + op.spec.Limit
 	if op.spec.Limit < 0 {
 		m = op.spec.Offset
 	}
 	if m <= 0 {
 		if op.spec.Limit < 0 {
-			op.out.delta = append(op.out.delta, changes...)
+			op.emitChanges(changes)
 		}
 		op.apply(grp, changes)
 		return
 	}
 	var total int64
 	op.oldRuns, total = op.prefix(grp, m, op.oldRuns[:0])
-	if total == m && op.allAfter(changes, op.oldRuns[len(op.oldRuns)-1].row) {
+	if total == m && op.allAfter(changes, op.oldRuns[len(op.oldRuns)-1].item) {
 		if op.spec.Limit < 0 {
-			op.out.delta = append(op.out.delta, changes...)
+			op.emitChanges(changes)
 		}
 		op.apply(grp, changes)
 		return
@@ -190,26 +238,23 @@ func (op *topKOp) stepGroup(grp *topKGroup, changes []Update) {
 		op.emitDiff(skipUnits(op.newRuns, op.spec.Offset), skipUnits(op.oldRuns, op.spec.Offset))
 	} else {
 		// Output = group − first Offset rows, so Δout = Δgroup − Δprefix.
-		op.out.delta = append(op.out.delta, changes...)
+		op.emitChanges(changes)
 		op.emitDiff(op.oldRuns, op.newRuns)
 	}
 	clear(op.oldRuns)
 	clear(op.newRuns)
 }
 
-func (op *topKOp) compare(a, b types.Row) int {
-	if op.spec.Compare != nil {
-		if c := op.spec.Compare(a, b); c != 0 {
-			return c
-		}
+func (op *topKOp) emitChanges(changes []topKChange) {
+	for _, c := range changes {
+		op.out.delta = append(op.out.delta, Update{Row: c.item.row, Diff: c.item.n})
 	}
-	return types.CompareRows(a, b)
 }
 
 // allAfter reports whether every change sorts strictly after bound.
-func (op *topKOp) allAfter(changes []Update, bound types.Row) bool {
-	for _, u := range changes {
-		if op.compare(u.Row, bound) <= 0 {
+func (op *topKOp) allAfter(changes []topKChange, bound topKItem) bool {
+	for _, c := range changes {
+		if op.compare(c.item, bound) <= 0 {
 			return false
 		}
 	}
@@ -229,7 +274,7 @@ func (op *topKOp) prefix(grp *topKGroup, m int64, dst []run) ([]run, int64) {
 			continue
 		}
 		take := min(item.n, m-total)
-		dst = append(dst, run{row: item.row, n: take})
+		dst = append(dst, run{item: item, n: take})
 		total += take
 	}
 	it.Release()
@@ -237,20 +282,24 @@ func (op *topKOp) prefix(grp *topKGroup, m int64, dst []run) ([]run, int64) {
 }
 
 // apply adds the changes to the group's tree.
-func (op *topKOp) apply(grp *topKGroup, changes []Update) {
-	for _, u := range changes {
-		probe := topKItem{row: u.Row}
-		if item, ok := grp.rows.Get(&probe); ok {
-			item.n += u.Diff
-			if item.n == 0 {
-				grp.rows.Delete(item)
-				op.bytes -= sizeTopKItem + rowBytes(item.row)
-			}
+func (op *topKOp) apply(grp *topKGroup, changes []topKChange) {
+	for _, c := range changes {
+		cur, ok := grp.rows.GetHint(c.item, &grp.hint)
+		if !ok {
+			// Copied: the row may be carved from an upstream slab (see
+			// rowSlab) or share the storage of a larger row.
+			c.item.row = c.item.row.Copy()
+			grp.rows.SetHint(c.item, &grp.hint)
+			op.bytes += sizeTopKItem + int64(len(c.item.key)) + rowBytes(c.item.row)
 			continue
 		}
-		// Copied: u.Row may be carved from an upstream slab (see rowSlab).
-		grp.rows.Set(&topKItem{row: u.Row.Copy(), n: u.Diff})
-		op.bytes += sizeTopKItem + rowBytes(u.Row)
+		cur.n += c.item.n
+		if cur.n == 0 {
+			grp.rows.DeleteHint(cur, &grp.hint)
+			op.bytes -= sizeTopKItem + int64(len(cur.key)) + rowBytes(cur.row)
+			continue
+		}
+		grp.rows.SetHint(cur, &grp.hint)
 	}
 }
 
@@ -265,18 +314,18 @@ func (op *topKOp) emitDiff(a, b []run) {
 		case i == len(a):
 			c = 1
 		default:
-			c = op.compare(a[i].row, b[j].row)
+			c = op.compare(a[i].item, b[j].item)
 		}
 		switch {
 		case c < 0:
-			op.out.delta = append(op.out.delta, Update{Row: a[i].row, Diff: a[i].n})
+			op.out.delta = append(op.out.delta, Update{Row: a[i].item.row, Diff: a[i].n})
 			i++
 		case c > 0:
-			op.out.delta = append(op.out.delta, Update{Row: b[j].row, Diff: -b[j].n})
+			op.out.delta = append(op.out.delta, Update{Row: b[j].item.row, Diff: -b[j].n})
 			j++
 		default:
 			if d := a[i].n - b[j].n; d != 0 {
-				op.out.delta = append(op.out.delta, Update{Row: a[i].row, Diff: d})
+				op.out.delta = append(op.out.delta, Update{Row: a[i].item.row, Diff: d})
 			}
 			i++
 			j++
@@ -284,7 +333,9 @@ func (op *topKOp) emitDiff(a, b []run) {
 	}
 }
 
-func (op *topKOp) StateBytes() int64 { return op.bytes }
+func (op *topKOp) StateBytes() int64 {
+	return op.bytes + op.index.size() + int64(cap(op.groups))*sizePointer
+}
 
 // skipUnits drops the first k units of multiplicity from runs, shortening
 // the first remaining run in place.
@@ -300,8 +351,8 @@ func skipUnits(runs []run, k int64) []run {
 	return runs
 }
 
-// sizeTopKItem is a tree item and its slot in a node.
-const sizeTopKItem = sizeSlice + 8 + 2*sizePointer
+// sizeTopKItem is a tree item in its node.
+const sizeTopKItem = 8 + sizeString + sizeSlice + 8
 
 // rowBytes estimates the memory of a decoded row kept in state.
 func rowBytes(r types.Row) int64 {
