@@ -30,6 +30,12 @@
 //	NEXMARK  one event: person, auction or bid by the event number (1:3:46
 //	         in every 50), as in Beam's and Flink's NexmarkGenerator
 //
+// The data follows its models in distribution, not byte for byte: TPCH
+// uses dbgen's formulas for keys, prices, dates and flags but its own word
+// lists for comments; NEXMARK keeps Beam's ids, proportions, hot ratios,
+// price and length distributions and vocabularies, but draws from another
+// RNG, so its strings and numbers differ from Beam's and Flink's.
+//
 // # Pacing
 //
 // COUNTER and AUCTION emit one tick per TICK INTERVAL (default one second,

@@ -19,6 +19,15 @@ func EncodePosition(n int64) []byte {
 	return binary.BigEndian.AppendUint64(make([]byte, 0, 8), uint64(n))
 }
 
+// DecodePosition returns the number of units a progress position counts,
+// failing with XX001 if p is not one.
+func DecodePosition(p []byte) (int64, error) {
+	if len(p) != 8 || int64(binary.BigEndian.Uint64(p)) < 0 {
+		return 0, pgerr.New(pgerr.DataCorrupted, "invalid load generator position %q", hex.EncodeToString(p))
+	}
+	return int64(binary.BigEndian.Uint64(p)), nil
+}
+
 // decodePosition returns the number of units already emitted according to
 // resume: zero on first start.
 func decodePosition(resume map[string][]byte) (int64, error) {
@@ -26,10 +35,7 @@ func decodePosition(resume map[string][]byte) (int64, error) {
 	if !ok {
 		return 0, nil
 	}
-	if len(p) != 8 || int64(binary.BigEndian.Uint64(p)) < 0 {
-		return 0, pgerr.New(pgerr.DataCorrupted, "invalid load generator position %q", hex.EncodeToString(p))
-	}
-	return int64(binary.BigEndian.Uint64(p)), nil
+	return DecodePosition(p)
 }
 
 // newBatch wraps one batch of changes that brings the position to pos.

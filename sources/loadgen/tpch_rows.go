@@ -43,10 +43,40 @@ const tpchMaxEntityChanges = 1 + tpchMaxLines
 // position after them.
 func (g *tpchGen) batch(pos, total int64) ([][]sources.Change, int64) {
 	changes := make([][]sources.Change, tpchNumOutputs)
+	lastSeg := -1
 	for n := 0; pos < total && n+tpchMaxEntityChanges <= MaxBatchChanges; pos++ {
+		if seg, i := g.plan.locate(pos); seg != lastSeg {
+			reserve(changes, seg, g.plan.segs[seg]-i)
+			lastSeg = seg
+		}
 		n += g.entity(pos, changes)
 	}
 	return changes, pos
+}
+
+// reserve sizes the change slices a segment with left entities fills, so
+// that appending rows does not repeatedly grow and copy them.
+func reserve(changes [][]sources.Change, seg int, left int64) {
+	n := int(min(left, MaxBatchChanges))
+	switch seg {
+	case segOrders:
+		// An order has 4 lines on average: 5 changes.
+		changes[tpchOrdersOut] = make([]sources.Change, 0, n/4)
+		changes[tpchLineitemOut] = make([]sources.Change, 0, min(n*tpchMaxLines, MaxBatchChanges))
+	default:
+		changes[tpchSegOutputs[seg]] = make([]sources.Change, 0, n)
+	}
+}
+
+// tpchSegOutputs is the output of each single-row segment.
+var tpchSegOutputs = [numSegs]int{
+	segRegion:   tpchRegionOut,
+	segNation:   tpchNationOut,
+	segSupplier: tpchSupplierOut,
+	segCustomer: tpchCustomerOut,
+	segPart:     tpchPartOut,
+	segPartsupp: tpchPartsuppOut,
+	segOrders:   tpchOrdersOut,
 }
 
 // entity appends the rows of entity pos to changes and returns their

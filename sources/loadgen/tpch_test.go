@@ -32,6 +32,17 @@ func TestTPCHCardinalities(t *testing.T) {
 			t.Fatalf("batch %d has %d changes", i, n)
 		}
 	}
+	for i, b := range r.batches {
+		orders := map[int64]bool{}
+		for _, ch := range b.Changes[tpchOrdersOut] {
+			orders[ch.Row[0].Int()] = true
+		}
+		for _, ch := range b.Changes[tpchLineitemOut] {
+			if !orders[ch.Row[0].Int()] {
+				t.Fatalf("batch %d has a line of order %d but not the order", i, ch.Row[0].Int())
+			}
+		}
+	}
 	rows := outputRows(r.batches, tpchNumOutputs)
 	for out, want := range map[int]int{
 		tpchRegionOut: 5, tpchNationOut: 25, tpchSupplierOut: 100, tpchCustomerOut: 1500,
@@ -175,6 +186,23 @@ func TestTPCHGolden(t *testing.T) {
 		}
 	}
 	checkGolden(t, "tpch.golden", b.String())
+}
+
+func TestTPCHSeed(t *testing.T) {
+	rows := func(seed int64) string {
+		_, r := runTPCH(t, Options{ScaleFactor: 0.001, Seed: seed})
+		var b strings.Builder
+		for _, ch := range outputRows(r.batches, tpchNumOutputs)[tpchLineitemOut] {
+			b.WriteString(formatRow(ch.Row, tpchOutputs()[tpchLineitemOut].Columns) + "\n")
+		}
+		return b.String()
+	}
+	if a, b := rows(1), rows(1); a != b {
+		t.Fatal("same seed, different rows")
+	}
+	if rows(1) == rows(2) {
+		t.Fatal("different seeds, same rows")
+	}
 }
 
 func TestTPCHPlan(t *testing.T) {
