@@ -101,7 +101,9 @@ func (f *fileRun) run(ctx context.Context) error {
 // step runs record i.
 func (f *fileRun) step(ctx context.Context, i int, rec *Record) {
 	if f.plan != nil && len(f.plan.before[i]) > 0 && ctx.Err() == nil && f.ensureSession(ctx) == nil {
+		start := time.Now()
 		f.createViews(ctx, i)
+		f.res.ViewTime += time.Since(start)
 	}
 	if f.halted || rec.Skipped(f.cfg.engine()) {
 		if rec.Kind.Runnable() {
@@ -146,13 +148,17 @@ func (f *fileRun) step(ctx context.Context, i int, rec *Record) {
 		return
 	}
 	var fail *Failure
+	start := time.Now()
 	switch rec.Kind {
 	case KindStatement:
 		fail = f.statement(ctx, rec)
+		f.res.StatementTime += time.Since(start)
 	case KindQuery:
 		fail = f.query(ctx, i, rec)
+		f.res.QueryTime += time.Since(start)
 	case KindSimple:
 		fail = f.simpleRecord(ctx, rec)
+		f.res.StatementTime += time.Since(start)
 	}
 	f.done(rec, fail)
 }

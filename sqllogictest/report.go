@@ -46,14 +46,21 @@ func writeFile(w io.Writer, fr *FileResult, verbose bool) {
 		fmt.Fprintf(w, "  ... and %d more records not run\n", notRun-1)
 	}
 	fmt.Fprintf(w, "%s: %d passed, %d failed, %d skipped (%s)%s\n",
-		fr.Path, fr.Passed, fr.Failed, fr.Skipped, seconds(fr.Elapsed), fileExtras(fr))
+		fr.Path, fr.Passed, fr.Failed, fr.Skipped, seconds(fr.Elapsed), fileExtras(fr, verbose))
 	for _, n := range fr.Notes {
 		fmt.Fprintf(w, "  NOTE %s\n", n)
 	}
 }
 
-func fileExtras(fr *FileResult) string {
+func fileExtras(fr *FileResult, verbose bool) string {
 	var parts []string
+	if verbose {
+		part := fmt.Sprintf("statements %s, queries %s", seconds(fr.StatementTime), seconds(fr.QueryTime))
+		if fr.ViewTime > 0 {
+			part += ", creating views " + seconds(fr.ViewTime)
+		}
+		parts = append(parts, part)
+	}
 	if fr.ExpectedFailures > 0 {
 		parts = append(parts, fmt.Sprintf("%d expected failures", fr.ExpectedFailures))
 	}

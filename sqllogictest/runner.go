@@ -116,6 +116,10 @@ type FileResult struct {
 	// Rewritten counts the records whose results Config.Rewrite replaced.
 	Rewritten int
 	Elapsed   time.Duration
+	// StatementTime, QueryTime and ViewTime split the time spent waiting
+	// for the server: statement and simple records, query records (view
+	// reads included), and creating views ahead of their queries.
+	StatementTime, QueryTime, ViewTime time.Duration
 	// Failures holds every failed record, listed ones included; without
 	// Config.Verbose their SQL and results are dropped once reported.
 	Failures []Failure
