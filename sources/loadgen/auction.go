@@ -77,7 +77,7 @@ func (a *auction) Run(ctx context.Context, resume map[string][]byte, sink source
 	if err != nil {
 		return err
 	}
-	return runTicks(ctx, a.clk, a.interval, start, a.limit, sink, a.tick)
+	return runTicks(ctx, a.clk, a.interval, 0, start, a.limit, sink, a.tick)
 }
 
 func (a *auction) tick(k int64, now time.Time) [][]sources.Change {

@@ -47,11 +47,11 @@ func idle(ctx context.Context) error {
 type tickFunc func(n int64, now time.Time) [][]sources.Change
 
 // runTicks emits one batch per interval, built by step for the tick
-// numbers start, start+1, ... up to limit (0: unbounded), then idles. The
-// first tick is immediate. A tick that comes late (Emit blocked) is followed
+// numbers start, start+1, ... up to limit (0: unbounded), then idles; the
+// position after tick n is base+n+1. The first tick is immediate. A tick that comes late (Emit blocked) is followed
 // by the next one at once and the schedule restarts from there; missed
 // ticks are not made up in a burst, as with time.Ticker.
-func runTicks(ctx context.Context, clk clock, interval time.Duration, start, limit int64, sink sources.Sink, step tickFunc) error {
+func runTicks(ctx context.Context, clk clock, interval time.Duration, base, start, limit int64, sink sources.Sink, step tickFunc) error {
 	sink.Status(sources.Running, "")
 	next := clk.Now()
 	for n := start; limit == 0 || n < limit; n++ {
@@ -64,7 +64,7 @@ func runTicks(ctx context.Context, clk clock, interval time.Duration, start, lim
 			}
 		}
 		now := clk.Now()
-		if err := sink.Emit(ctx, newBatch(step(n, now), n+1, now)); err != nil {
+		if err := sink.Emit(ctx, newBatch(step(n, now), base+n+1, now)); err != nil {
 			return err
 		}
 		next = next.Add(interval)

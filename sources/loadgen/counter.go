@@ -47,7 +47,7 @@ func (c *counter) Run(ctx context.Context, resume map[string][]byte, sink source
 	if err != nil {
 		return err
 	}
-	return runTicks(ctx, c.clk, c.interval, start, c.limit, sink, c.tick)
+	return runTicks(ctx, c.clk, c.interval, 0, start, c.limit, sink, c.tick)
 }
 
 // tick inserts n+1 and, once the collection is full, retracts the value

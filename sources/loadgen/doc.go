@@ -26,7 +26,8 @@
 //	         k and 2 to 9 bids on the auctions still open
 //	TPCH     one entity: a region, nation, supplier, customer, part or
 //	         partsupp row, or an order together with its lineitems, in that
-//	         table order; the source idles once the snapshot is complete
+//	         table order; after the snapshot, with TICK INTERVAL, one tick
+//	         replaces an order and its lineitems, otherwise the source idles
 //	NEXMARK  one event: person, auction or bid by the event number (1:3:46
 //	         in every 50), as in Beam's and Flink's NexmarkGenerator
 //
@@ -40,7 +41,7 @@
 //
 // COUNTER and AUCTION emit one tick per TICK INTERVAL (default one second,
 // as in Materialize). TPCH emits its snapshot as fast as the sink accepts
-// it. NEXMARK either runs at saturation (EVENTS PER SECOND absent: batches
+// it, then its order updates one per TICK INTERVAL. NEXMARK either runs at saturation (EVENTS PER SECOND absent: batches
 // as fast as Emit returns) or emits, every TICK INTERVAL (default 10ms), the
 // events whose schedule (start + k/rate) has passed. A batch never holds
 // more than MaxBatchChanges changes, so a slow consumer sees many short

@@ -13,7 +13,8 @@ import (
 // "absent": the kind's default applies.
 type Options struct {
 	// TickInterval is the time between COUNTER and AUCTION ticks (default
-	// 1s) and between rate-limited NEXMARK batches (default 10ms).
+	// 1s), between rate-limited NEXMARK batches (default 10ms) and, if set,
+	// between the order updates TPCH makes after its snapshot.
 	TickInterval time.Duration
 	// MaxCardinality makes COUNTER keep only that many most recent values,
 	// retracting older ones.

@@ -27,6 +27,10 @@ func TestResume(t *testing.T) {
 		{"NEXMARK", Options{Seed: 8}, 6, []int{1, 2}},
 		{"NEXMARK", Options{Seed: 8, EventsPerSecond: 5000}, 30, []int{7, 11}},
 		{"TPCH", Options{ScaleFactor: 0.005, Seed: 2}, 5, []int{1, 2}},
+		{"TPCH", Options{ScaleFactor: 0.002, Seed: 2, TickInterval: time.Second}, 40, []int{1, 3, 10, 1}},
+		// 30 orders: ticks replace the same orders again and again, so the
+		// resumed runs must rebuild the current versions.
+		{"TPCH", Options{ScaleFactor: 0.00002, TickInterval: time.Second}, 80, []int{2, 20, 7, 1}},
 	} {
 		t.Run(fmt.Sprintf("%s %+v", tc.kind, tc.opts), func(t *testing.T) {
 			interval := tc.opts.tickInterval(time.Second)

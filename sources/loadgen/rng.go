@@ -31,6 +31,7 @@ const (
 	streamTextPool
 	streamChannelURL
 	streamChannelID
+	streamOrderUpdates
 )
 
 // unitRNG returns the generator of unit n of stream under seed. The unit

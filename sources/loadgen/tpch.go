@@ -3,6 +3,7 @@ package loadgen
 import (
 	"context"
 	"math"
+	"time"
 
 	"github.com/streamdb/streamdb/sources"
 	"github.com/streamdb/streamdb/sql/types"
@@ -10,13 +11,17 @@ import (
 
 // tpch is TPCH: the eight TPC-H tables at a scale factor, emitted once as a
 // snapshot in batches of at most MaxBatchChanges rows, after which the
-// source idles. Its position counts entities in the order region, nation,
-// supplier, customer, part, partsupp, orders; an order entity carries its
-// 1 to 7 lineitems, so an order and its lines always arrive together.
+// source idles or, with TICK INTERVAL, replaces one order per tick (see
+// tpchUpdates). Its position counts snapshot entities in the order region,
+// nation, supplier, customer, part, partsupp, orders, then update ticks; an
+// order entity carries its 1 to 7 lineitems, so an order and its lines
+// always arrive together.
 type tpch struct {
 	clk  clock
 	plan tpchPlan
 	seed int64
+	// interval is the time between order updates; 0 disables them.
+	interval time.Duration
 }
 
 var _ sources.Source = (*tpch)(nil)
@@ -99,7 +104,7 @@ func (p tpchPlan) locate(pos int64) (seg int, i int64) {
 }
 
 func newTPCH(opts Options, clk clock) *tpch {
-	return &tpch{clk: clk, plan: newTPCHPlan(opts.ScaleFactor), seed: opts.Seed}
+	return &tpch{clk: clk, plan: newTPCHPlan(opts.ScaleFactor), seed: opts.Seed, interval: opts.TickInterval}
 }
 
 // tpchOutputs are the TPC-H tables with Materialize's column types: int8
@@ -147,7 +152,8 @@ func (t *tpch) Run(ctx context.Context, resume map[string][]byte, sink sources.S
 	}
 	sink.Status(sources.Running, "")
 	g := newTPCHGen(t.seed, &t.plan)
-	for total := t.plan.total(); pos < total; {
+	total := t.plan.total()
+	for pos < total {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -158,5 +164,9 @@ func (t *tpch) Run(ctx context.Context, resume map[string][]byte, sink sources.S
 		}
 		pos = next
 	}
-	return idle(ctx)
+	if t.interval == 0 {
+		return idle(ctx)
+	}
+	done := pos - total
+	return runTicks(ctx, t.clk, t.interval, total, done, 0, sink, newTPCHUpdates(g, done).tick)
 }

@@ -97,7 +97,7 @@ func (g *tpchGen) entity(pos int64, changes [][]sources.Change) int {
 	case segPartsupp:
 		g.partsupp(i, changes)
 	case segOrders:
-		return g.order(i, changes)
+		return g.order(i, 0, 1, changes)
 	default:
 		panic("loadgen: TPCH position beyond the snapshot")
 	}
@@ -105,7 +105,11 @@ func (g *tpchGen) entity(pos int64, changes [][]sources.Change) int {
 }
 
 func (g *tpchGen) add(changes [][]sources.Change, out int, row types.Row) {
-	changes[out] = append(changes[out], sources.Change{Row: row, Diff: 1})
+	g.addDiff(changes, out, row, 1)
+}
+
+func (g *tpchGen) addDiff(changes [][]sources.Change, out int, row types.Row, diff int64) {
+	changes[out] = append(changes[out], sources.Change{Row: row, Diff: diff})
 }
 
 func (g *tpchGen) region(i int64, changes [][]sources.Change) {
@@ -227,10 +231,16 @@ func (g *tpchGen) partsupp(i int64, changes [][]sources.Change) {
 	g.add(changes, tpchPartsuppOut, row)
 }
 
-// order appends order i and its lineitems and returns their number.
-// Order keys are sparse as in dbgen: the first 8 of every 32.
-func (g *tpchGen) order(i int64, changes [][]sources.Change) int {
-	r := unitRNG(g.seed, streamOrders, i)
+// order appends version v of order i and its lineitems with multiplicity
+// diff and returns their number. Version 0 is the snapshot's; each update
+// tick replaces an order by a new version (see tpchUpdates). Order keys are
+// sparse as in dbgen: the first 8 of every 32.
+func (g *tpchGen) order(i, v, diff int64, changes [][]sources.Change) int {
+	seed := g.seed
+	if v > 0 {
+		seed = int64(mix64(uint64(seed) + uint64(v)*golden))
+	}
+	r := unitRNG(seed, streamOrders, i)
 	key := i/8*32 + i%8 + 1
 	cust := r.between(1, g.plan.customers)
 	for cust%3 == 0 { // a third of the customers never order
@@ -282,7 +292,7 @@ func (g *tpchGen) order(i int64, changes [][]sources.Change) int {
 		row[13] = types.NewText(tpchInstructions[r.intn(int64(len(tpchInstructions)))])
 		row[14] = types.NewText(tpchModes[r.intn(int64(len(tpchModes)))])
 		row[15] = types.NewText(g.vocab.comment(&r, 10, 43))
-		g.add(changes, tpchLineitemOut, row)
+		g.addDiff(changes, tpchLineitemOut, row, diff)
 	}
 	row := g.rows.take(9)
 	row[0] = types.NewInt8(key)
@@ -294,7 +304,7 @@ func (g *tpchGen) order(i int64, changes [][]sources.Change) int {
 	row[6] = types.NewText(g.numbered("Clerk#", r.between(1, g.plan.clerks)))
 	row[7] = types.NewInt4(0)
 	row[8] = types.NewText(g.vocab.comment(&r, 19, 78))
-	g.add(changes, tpchOrdersOut, row)
+	g.addDiff(changes, tpchOrdersOut, row, diff)
 	return int(lines) + 1
 }
 

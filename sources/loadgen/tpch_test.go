@@ -225,3 +225,63 @@ func TestTPCHPlan(t *testing.T) {
 		}
 	}
 }
+
+// TestTPCHUpdates checks the order updates after the snapshot: each tick
+// retracts one current order with its lines and inserts a new version
+// under the same key, so the tables keep their cardinalities and keys.
+func TestTPCHUpdates(t *testing.T) {
+	const ticks = 300
+	opts := Options{ScaleFactor: 0.001, Seed: 5, TickInterval: 2 * time.Second}
+	plan := newTPCHPlan(opts.ScaleFactor)
+	total := plan.total()
+	src := newTestSource(t, "TPCH", opts, newVirtualClock(testEpoch))
+	r := run(t, src, nil, func(r *recorder) bool { return lastPosition(t, r.batches) == total+ticks }, time.Minute)
+	outs := src.Outputs()
+	state := make([]map[string]int64, tpchNumOutputs)
+	for i := range state {
+		state[i] = map[string]int64{}
+	}
+	var tickTimes []time.Time
+	for _, b := range r.batches {
+		pos := lastPosition(t, []*sources.Batch{b})
+		if pos > total {
+			tickTimes = append(tickTimes, b.Time)
+			o := b.Changes[tpchOrdersOut]
+			if len(o) != 2 || o[0].Diff != -1 || o[1].Diff != 1 || o[0].Row[0].Int() != o[1].Row[0].Int() {
+				t.Fatalf("tick %d: order changes %v", pos-total, o)
+			}
+		}
+		for oi, chs := range b.Changes {
+			for _, ch := range chs {
+				key := formatRow(ch.Row, outs[oi].Columns)
+				state[oi][key] += ch.Diff
+				if m := state[oi][key]; m < 0 || m > 1 {
+					t.Fatalf("%s row %q has multiplicity %d", outs[oi].Name, key, m)
+				}
+			}
+		}
+	}
+	for i, at := range tickTimes {
+		if want := tickTimes[0].Add(time.Duration(i) * opts.TickInterval); !at.Equal(want) {
+			t.Fatalf("tick %d at %v, want %v", i, at, want)
+		}
+	}
+	orders := map[string]bool{}
+	for row, m := range state[tpchOrdersOut] {
+		if m == 1 {
+			key, _, _ := strings.Cut(row, " |")
+			if orders[key] {
+				t.Fatalf("order %s appears twice", key)
+			}
+			orders[key] = true
+		}
+	}
+	if int64(len(orders)) != plan.orders {
+		t.Fatalf("%d orders after the updates, want %d", len(orders), plan.orders)
+	}
+	for row, m := range state[tpchLineitemOut] {
+		if key, _, _ := strings.Cut(row, " |"); m == 1 && !orders[key] {
+			t.Fatalf("line %q of no current order", row)
+		}
+	}
+}
