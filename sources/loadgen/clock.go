@@ -48,9 +48,10 @@ type tickFunc func(n int64, now time.Time) [][]sources.Change
 
 // runTicks emits one batch per interval, built by step for the tick
 // numbers start, start+1, ... up to limit (0: unbounded), then idles; the
-// position after tick n is base+n+1. The first tick is immediate. A tick that comes late (Emit blocked) is followed
-// by the next one at once and the schedule restarts from there; missed
-// ticks are not made up in a burst, as with time.Ticker.
+// position after tick n is base+n+1. The first tick is immediate. A tick
+// that comes late (Emit blocked) is followed by the next one at once and
+// the schedule restarts from there; missed ticks are not made up in a
+// burst, as with time.Ticker.
 func runTicks(ctx context.Context, clk clock, interval time.Duration, base, start, limit int64, sink sources.Sink, step tickFunc) error {
 	sink.Status(sources.Running, "")
 	next := clk.Now()
