@@ -78,7 +78,10 @@ func (c *canonicalizer) appendValue(dst []byte, s string, i, depth int) ([]byte,
 		return c.appendObject(dst, s, i, depth)
 	default:
 		end, ok := scanLiteral(s, i)
-		return append(dst, s[i:end]...), end, ok
+		if !ok {
+			return dst, 0, false
+		}
+		return append(dst, s[i:end]...), end, true
 	}
 }
 
