@@ -95,3 +95,18 @@ func TestCounterMaxEvents(t *testing.T) {
 		t.Fatalf("%d ticks after resuming at MAX EVENTS, want none", len(r.batches))
 	}
 }
+
+// TestOptionsNow checks that New's sources take time from Options.Now.
+func TestOptionsNow(t *testing.T) {
+	shift := -time.Hour
+	src, err := New("counter", Options{TickInterval: time.Millisecond, Now: func() time.Time { return time.Now().Add(shift) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := run(t, src, nil, afterBatches(3), time.Minute)
+	for _, b := range r.batches {
+		if d := time.Since(b.Time); d < -shift-time.Minute || d > -shift+time.Minute {
+			t.Fatalf("batch time %v is not an hour ago", b.Time)
+		}
+	}
+}
