@@ -79,8 +79,9 @@
 // extract happen on the session TimeZone's wall clock, with local times in
 // a DST gap taking the offset before the transition and ambiguous ones the
 // offset after it. to_char, to_date and to_timestamp(text, text) cover the
-// date/time template patterns; the numeric forms of to_char and to_number
-// are not implemented.
+// date/time template patterns and to_char the common numeric ones (9 0 . ,
+// D G S MI PL SG PR FM TH); to_number, roman numerals and EEEE are not
+// implemented.
 //
 // # Regular expressions
 //
