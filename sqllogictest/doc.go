@@ -57,7 +57,14 @@
 // applied again on reading in nosort mode. Queries that cannot be views (no
 // relation, volatile functions, a nosort ORDER BY on values that are not
 // output columns, a view creation failing with SQLSTATE 0A000, ...) run in
-// batch and are counted as fallbacks by reason.
+// batch and are counted as fallbacks by reason. PostgreSQL does not maintain
+// materialized views, so against it Config.RefreshViews creates them WITH NO
+// DATA and refreshes each before reading: that checks the runner's side of
+// incremental mode (placement, rewriting, fallbacks), not maintenance.
+//
+// Every statement, query and simple record counts as passed, failed or
+// skipped: records excluded by skipif/onlyif and records after a halt are
+// skipped, and records a lost connection kept from running are failed.
 //
 // # Suites and the expected-failure list
 //
