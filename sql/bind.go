@@ -94,6 +94,16 @@ func (b *binder) coerce(e scalar.Expr, to types.Type, ctx coerceContext, pos int
 	if to.Family == types.Unknown {
 		return e, nil
 	}
+	if ctx == coerceAssignment && to.Mod >= 0 && (to.Family == types.Varchar || to.Family == types.Char ||
+		to.Family == types.Array && (to.Elem == types.Varchar || to.Elem == types.Char)) {
+		// A string too long for the column is an error on assignment,
+		// not a truncation as in an explicit cast: the writer applies the
+		// column's modifier (types.ApplyTypmod) to the uncut value.
+		to.Mod = -1
+		if from == to {
+			return e, nil
+		}
+	}
 	switch x := e.(type) {
 	case *scalar.Const:
 		if from.Family == types.Unknown {

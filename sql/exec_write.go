@@ -39,7 +39,18 @@ func (b *binder) rowChecker(obj *Object) (*rowChecker, error) {
 	return rc, nil
 }
 
+// check applies the columns' type modifiers to row in place and enforces
+// the table's constraints.
 func (rc *rowChecker) check(ev *scalar.EvalContext, row types.Row) error {
+	for i, c := range rc.obj.Columns {
+		if c.Type.Mod >= 0 && !row[i].IsNull() {
+			d, err := types.ApplyTypmod(row[i], c.Type)
+			if err != nil {
+				return err
+			}
+			row[i] = d
+		}
+	}
 	for i, c := range rc.obj.Columns {
 		if row[i].IsNull() && (c.NotNull || rc.inKey(i)) {
 			return pgerr.New(pgerr.NotNullViolation, "null value in column %q of relation %q violates not-null constraint", c.Name, rc.obj.Name).
