@@ -47,7 +47,11 @@ func (l *lexer) next() (token, *pgerr.Error) {
 	case isIdentStart(c):
 		return l.scanWord(start)
 	case isOpChar(c) || isSelf(c):
-		return l.scanOp(start), nil
+		t := l.scanOp(start)
+		if t.end-t.start > maxIdentLen && !l.raw {
+			return token{}, nearError(src, start, "operator too long", t.val)
+		}
+		return t, nil
 	}
 	// Anything else is a token of one character, as in PostgreSQL's {other}
 	// rule; the grammar rejects it.
@@ -104,10 +108,6 @@ func (l *lexer) scanWord(start int) (token, *pgerr.Error) {
 	case 'e':
 		if next == '\'' {
 			return l.scanString(start, start+1, true)
-		}
-	case 'n':
-		if next == '\'' {
-			return l.scanString(start, start+1, false)
 		}
 	case 'b', 'x':
 		if next == '\'' {
@@ -184,13 +184,6 @@ func (l *lexer) scanDollar(start int) (token, *pgerr.Error) {
 		end := start + 1
 		for end < len(src) && isDigit(src[end]) {
 			end++
-		}
-		if end < len(src) && isIdentStart(src[end]) {
-			junk := identEnd(src, end)
-			if !l.raw {
-				return token{}, nearError(src, start, "trailing junk after parameter", src[start:junk])
-			}
-			end = junk
 		}
 		l.pos = end
 		return token{kind: tokParam, start: start, end: end, val: src[start:end]}, nil

@@ -6,25 +6,44 @@ import "github.com/streamdb/streamdb/sql/pgerr"
 // followed by a digit, with PostgreSQL 17's rules: decimal digits may be
 // separated by single underscores, integers may be written 0x…, 0o… or 0b…,
 // "1..2" is 1 followed by "..", and a number running into identifier
-// characters ("123abc", "1e") is trailing junk rather than two tokens.
+// characters is trailing junk rather than two tokens. Junk is found as flex
+// finds it, by longest match against {decinteger}{identifier} and its
+// numeric and real variants, where the digits may stop early: "00e9$" is
+// the integer 00 followed by the identifier e9$, longer than the real
+// 00e9, and "1_2$$" is 1 followed by _2$$, so both are junk.
 func (l *lexer) scanNumber(start int) (token, *pgerr.Error) {
 	src := l.src
-	kind := tokInt
-	end := start
 	if src[start] == '0' {
 		if base := byteAt(src, start+1) | 0x20; base == 'x' || base == 'o' || base == 'b' {
 			return l.scanPrefixedInt(start, base)
 		}
 	}
+	kind := tokInt
+	// junk is the end of the longest junk match: an identifier may start
+	// after the integer part, the fraction or the exponent, or at the
+	// first underscore inside one of them.
+	junk := 0
+	part := func(from, to int) {
+		for i := from; i <= to; i++ {
+			if i < len(src) && isIdentStart(src[i]) {
+				junk = max(junk, identEnd(src, i))
+				return
+			}
+		}
+	}
+	end := start
 	if isDigit(src[end]) {
 		end = decimalEnd(src, end)
+		part(start, end)
 	}
 	if byteAt(src, end) == '.' && byteAt(src, end+1) != '.' {
 		kind = tokNumber
 		end++
+		from := end
 		if isDigit(byteAt(src, end)) {
 			end = decimalEnd(src, end)
 		}
+		part(from, end)
 	}
 	if byteAt(src, end)|0x20 == 'e' {
 		e := end + 1
@@ -36,15 +55,18 @@ func (l *lexer) scanNumber(start int) (token, *pgerr.Error) {
 		case isDigit(byteAt(src, e)):
 			kind = tokNumber
 			end = decimalEnd(src, e)
+			part(e, end)
 		case sign:
+			// realfail: longer than any junk match, which cannot
+			// include the sign.
 			if !l.raw {
 				return token{}, nearError(src, start, "trailing junk after numeric literal", src[start:e])
 			}
-			end = e
+			l.pos = e
+			return token{kind: tokNumber, start: start, end: e, val: src[start:e]}, nil
 		}
 	}
-	if end < len(src) && isIdentStart(src[end]) {
-		junk := identEnd(src, end)
+	if junk > end {
 		if !l.raw {
 			return token{}, nearError(src, start, "trailing junk after numeric literal", src[start:junk])
 		}
@@ -97,8 +119,8 @@ func (l *lexer) scanPrefixedInt(start int, base byte) (token, *pgerr.Error) {
 		what := map[byte]string{'x': "hexadecimal", 'o': "octal", 'b': "binary"}[base]
 		return token{}, nearError(src, start, "invalid "+what+" integer", src[start:fail])
 	}
-	if end < len(src) && isIdentStart(src[end]) {
-		junk := identEnd(src, end)
+	// integer_junk: "0" followed by an identifier longer than the digits.
+	if junk := identEnd(src, start+1); junk > end {
 		if !l.raw {
 			return token{}, nearError(src, start, "trailing junk after numeric literal", src[start:junk])
 		}

@@ -171,13 +171,18 @@ func hexEscape(src string, i int) (r rune, next int, ok bool) {
 	if i+2+n > len(src) {
 		return 0, i, false
 	}
+	var v uint32
 	for _, c := range []byte(src[i+2 : i+2+n]) {
 		if !isHex(c) {
 			return 0, i, false
 		}
-		r = r<<4 | rune(hexVal(c))
+		v = v<<4 | uint32(hexVal(c))
 	}
-	return r, i + 2 + n, true
+	if v > utf8.MaxRune {
+		// Out of range; MaxRune+1 still reads as out of range.
+		v = utf8.MaxRune + 1
+	}
+	return rune(v), i + 2 + n, true
 }
 
 // surrogateError reports a high surrogate not followed by a low one, near
