@@ -77,21 +77,31 @@ type topKGroup struct {
 	start, end int
 }
 
-// topKItem is a row of a group with its multiplicity. With a SortKey,
-// key is the sort key followed by the row's key encoding (the tiebreak)
-// and pfx its first eight bytes, which settle most comparisons inside the
-// B-tree node.
+// topKItem is a row of a group in the group's B-tree: 16 bytes, so that
+// a node spans few cache lines. With a SortKey, pfx is the first eight
+// bytes of the entry's key, which settle most comparisons without
+// reaching the entry.
 type topKItem struct {
 	pfx uint64
+	e   *topKEntry
+}
+
+// topKEntry is a row with its multiplicity, updated in place. With a
+// SortKey, key is the sort key followed by the row's key encoding (the
+// tiebreak that makes the order total).
+type topKEntry struct {
 	key string
 	row types.Row
 	n   int64
 }
 
-// topKChange is an update with its item's key, computed once.
+// topKChange is an update as a tree item, built once. The item's entry
+// may become the tree's and change afterwards; diff keeps the update's
+// weight.
 type topKChange struct {
 	group int
 	item  topKItem
+	diff  int64
 }
 
 // run is a row with a multiplicity, an element of a window.
@@ -119,7 +129,7 @@ func (op *topKOp) Step(context.Context) error {
 			grp.start, grp.end = 0, 0
 			op.touched = append(op.touched, grp)
 		}
-		op.changes = append(op.changes, topKChange{group: grp.idx, item: op.item(u.Row, u.Diff)})
+		op.changes = append(op.changes, topKChange{group: grp.idx, item: op.item(u.Row, u.Diff), diff: u.Diff})
 	}
 	op.sortChanges()
 	for _, grp := range op.touched {
@@ -139,12 +149,13 @@ func (op *topKOp) Step(context.Context) error {
 	return nil
 }
 
-// item builds the tree item of a row.
+// item builds the tree item of a change: its entry holds the update's
+// row and weight.
 func (op *topKOp) item(row types.Row, n int64) topKItem {
-	it := topKItem{row: row, n: n}
+	it := topKItem{e: &topKEntry{row: row, n: n}}
 	if op.spec.SortKey != nil {
 		op.kbuf = types.AppendKeyRow(op.spec.SortKey(op.kbuf[:0], row), row)
-		it.key = string(op.kbuf)
+		it.e.key = string(op.kbuf)
 		it.pfx = keyPrefix(op.kbuf)
 	}
 	return it
@@ -157,14 +168,14 @@ func (op *topKOp) compare(a, b topKItem) int {
 		if a.pfx != b.pfx {
 			return cmp.Compare(a.pfx, b.pfx)
 		}
-		return bytes.Compare(stored(a.key), stored(b.key))
+		return bytes.Compare(stored(a.e.key), stored(b.e.key))
 	}
 	if op.spec.Compare != nil {
-		if c := op.spec.Compare(a.row, b.row); c != 0 {
+		if c := op.spec.Compare(a.e.row, b.e.row); c != 0 {
 			return c
 		}
 	}
-	return types.CompareRows(a.row, b.row)
+	return types.CompareRows(a.e.row, b.e.row)
 }
 
 func (op *topKOp) lookup(row types.Row) *topKGroup {
@@ -247,7 +258,7 @@ func (op *topKOp) stepGroup(grp *topKGroup, changes []topKChange) {
 
 func (op *topKOp) emitChanges(changes []topKChange) {
 	for _, c := range changes {
-		op.out.delta = append(op.out.delta, Update{Row: c.item.row, Diff: c.item.n})
+		op.out.delta = append(op.out.delta, Update{Row: c.item.e.row, Diff: c.diff})
 	}
 }
 
@@ -270,10 +281,10 @@ func (op *topKOp) prefix(grp *topKGroup, m int64, dst []run) ([]run, int64) {
 	it := grp.rows.Iter()
 	for ok := it.First(); ok && total < m; ok = it.Next() {
 		item := it.Item()
-		if item.n <= 0 {
+		if item.e.n <= 0 {
 			continue
 		}
-		take := min(item.n, m-total)
+		take := min(item.e.n, m-total)
 		dst = append(dst, run{item: item, n: take})
 		total += take
 	}
@@ -281,25 +292,35 @@ func (op *topKOp) prefix(grp *topKGroup, m int64, dst []run) ([]run, int64) {
 	return dst, total
 }
 
-// apply adds the changes to the group's tree.
+// apply adds the changes to the group's tree. A change's entry becomes
+// the tree's when its row is new (one traversal); otherwise the stored
+// entry's count changes in place.
 func (op *topKOp) apply(grp *topKGroup, changes []topKChange) {
 	for _, c := range changes {
+		if c.diff > 0 {
+			prev, replaced := grp.rows.SetHint(c.item, &grp.hint)
+			if !replaced {
+				// Copied: the row may be carved from an upstream slab
+				// (see rowSlab) or share the storage of a larger row.
+				c.item.e.row = c.item.e.row.Copy()
+				op.bytes += sizeTopKItem + int64(len(c.item.e.key)) + rowBytes(c.item.e.row)
+				continue
+			}
+			prev.e.n += c.diff
+			grp.rows.SetHint(prev, &grp.hint)
+			continue
+		}
 		cur, ok := grp.rows.GetHint(c.item, &grp.hint)
 		if !ok {
-			// Copied: the row may be carved from an upstream slab (see
-			// rowSlab) or share the storage of a larger row.
-			c.item.row = c.item.row.Copy()
+			c.item.e.row = c.item.e.row.Copy()
 			grp.rows.SetHint(c.item, &grp.hint)
-			op.bytes += sizeTopKItem + int64(len(c.item.key)) + rowBytes(c.item.row)
+			op.bytes += sizeTopKItem + int64(len(c.item.e.key)) + rowBytes(c.item.e.row)
 			continue
 		}
-		cur.n += c.item.n
-		if cur.n == 0 {
+		if cur.e.n += c.diff; cur.e.n == 0 {
 			grp.rows.DeleteHint(cur, &grp.hint)
-			op.bytes -= sizeTopKItem + int64(len(cur.key)) + rowBytes(cur.row)
-			continue
+			op.bytes -= sizeTopKItem + int64(len(cur.e.key)) + rowBytes(cur.e.row)
 		}
-		grp.rows.SetHint(cur, &grp.hint)
 	}
 }
 
@@ -318,14 +339,14 @@ func (op *topKOp) emitDiff(a, b []run) {
 		}
 		switch {
 		case c < 0:
-			op.out.delta = append(op.out.delta, Update{Row: a[i].item.row, Diff: a[i].n})
+			op.out.delta = append(op.out.delta, Update{Row: a[i].item.e.row, Diff: a[i].n})
 			i++
 		case c > 0:
-			op.out.delta = append(op.out.delta, Update{Row: b[j].item.row, Diff: -b[j].n})
+			op.out.delta = append(op.out.delta, Update{Row: b[j].item.e.row, Diff: -b[j].n})
 			j++
 		default:
 			if d := a[i].n - b[j].n; d != 0 {
-				op.out.delta = append(op.out.delta, Update{Row: a[i].item.row, Diff: d})
+				op.out.delta = append(op.out.delta, Update{Row: a[i].item.e.row, Diff: d})
 			}
 			i++
 			j++
@@ -351,8 +372,8 @@ func skipUnits(runs []run, k int64) []run {
 	return runs
 }
 
-// sizeTopKItem is a tree item in its node.
-const sizeTopKItem = 8 + sizeString + sizeSlice + 8
+// sizeTopKItem is a tree item in its node and its entry.
+const sizeTopKItem = 16 + sizeString + sizeSlice + 8
 
 // rowBytes estimates the memory of a decoded row kept in state.
 func rowBytes(r types.Row) int64 {
