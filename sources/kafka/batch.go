@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/streamdb/streamdb/sources"
+	"github.com/streamdb/streamdb/sql/pgerr"
 	"github.com/streamdb/streamdb/sql/types"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
@@ -60,7 +61,7 @@ func (b *batchBuilder) deadLetter(rec *kgo.Record, err error) sources.DeadLetter
 		Position:  strconv.FormatInt(rec.Offset, 10),
 		Key:       bytes.Clone(rec.Key),
 		Value:     bytes.Clone(rec.Value),
-		Err:       err.Error(),
+		Err:       errorText(err),
 		Time:      rec.Timestamp,
 	}
 	b.dead = append(b.dead, dl)
@@ -86,4 +87,14 @@ func (b *batchBuilder) take() *sources.Batch {
 	b.arena = nil
 	b.records, b.bytes, b.latest = 0, 0, time.Time{}
 	return batch
+}
+
+// errorText is err's message with PostgreSQL's detail line, if any,
+// appended: a dead letter has one text field, and for JSON syntax errors
+// the detail is the useful part.
+func errorText(err error) string {
+	if e := pgerr.As(err); e != nil && e.Detail != "" {
+		return err.Error() + ": " + e.Detail
+	}
+	return err.Error()
 }

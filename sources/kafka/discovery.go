@@ -78,8 +78,12 @@ func (r *runner) loadMetadata(ctx context.Context) metadataResult {
 	rt := kmsg.NewMetadataRequestTopic()
 	rt.Topic = kmsg.StringPtr(topic)
 	req.Topics = append(req.Topics, rt)
+	began := time.Now()
 	resp, err := req.RequestWith(ctx, r.cl)
 	if err != nil {
+		if underlying := r.brokerErrs.since(began); underlying != nil && ctx.Err() != nil {
+			err = underlying
+		}
 		return metadataResult{err: fmt.Errorf("fetching metadata from %v: %w", r.src.cfg.Brokers, err)}
 	}
 	for _, t := range resp.Topics {

@@ -10,8 +10,11 @@ import (
 
 	"github.com/streamdb/streamdb/sources"
 	"github.com/streamdb/streamdb/sql/types"
+	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/sasl"
+	"github.com/twmb/franz-go/pkg/sasl/scram"
 )
 
 // newCluster starts an in-process kfake broker on a free local port with
@@ -236,4 +239,22 @@ func mustNew(t testing.TB, cfg Config) sources.Source {
 		t.Fatal(err)
 	}
 	return src
+}
+
+// createTopic creates a topic with n partitions.
+func createTopic(t testing.TB, cl *kgo.Client, topic string, n int32) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	resp, err := kadm.NewClient(cl).CreateTopic(ctx, n, 1, nil, topic)
+	if err == nil {
+		err = resp.Err
+	}
+	if err != nil {
+		t.Fatalf("creating topic %s: %v", topic, err)
+	}
+}
+
+func scramAuth(user, pass string) sasl.Mechanism {
+	return scram.Auth{User: user, Pass: pass}.AsSha256Mechanism()
 }

@@ -41,8 +41,9 @@ type runner struct {
 	// beginning rather than at START OFFSET or START TIMESTAMP.
 	started bool
 
-	meta   chan metadataResult
-	health health
+	meta       chan metadataResult
+	health     health
+	brokerErrs *brokerErrors
 }
 
 // Run consumes the topic until ctx ends, emitting batches to sink.
@@ -66,7 +67,8 @@ func (s *source) Run(ctx context.Context, resume map[string][]byte, sink sources
 	if err != nil {
 		return err
 	}
-	cl, err := kgo.NewClient(s.clientOpts()...)
+	brokerErrs := new(brokerErrors)
+	cl, err := kgo.NewClient(append(s.clientOpts(), kgo.WithHooks(brokerErrs))...)
 	if err != nil {
 		return pgerr.Wrap(err, pgerr.InvalidParameterValue, "invalid kafka client configuration: %v", err)
 	}
@@ -80,6 +82,8 @@ func (s *source) Run(ctx context.Context, resume map[string][]byte, sink sources
 		positions: positions,
 		assigned:  make(map[int32]bool),
 		meta:      make(chan metadataResult, 1),
+
+		brokerErrs: brokerErrs,
 	}
 	return r.run(ctx)
 }

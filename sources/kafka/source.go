@@ -4,6 +4,7 @@ import (
 	"crypto/tls"
 	"log/slog"
 	"strings"
+	"time"
 
 	"github.com/streamdb/streamdb/sources"
 	"github.com/streamdb/streamdb/sql/pgerr"
@@ -142,6 +143,9 @@ func (s *source) clientOpts() []kgo.Opt {
 		kgo.WithLogger(kgoLogger{s.log}),
 		kgo.MetadataMinAge(s.cfg.MetadataInterval / 4),
 		kgo.RecordDeliveryTimeout(deadLetterTimeout),
+		// Kafka's own default (fetch.max.wait.ms); franz-go's 5 s would
+		// delay partitions added while a fetch is waiting.
+		kgo.FetchMaxWait(500 * time.Millisecond),
 	}
 	if s.cfg.TLS != nil {
 		opts = append(opts, kgo.DialTLSConfig(s.cfg.TLS.Clone()))
