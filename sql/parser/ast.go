@@ -87,12 +87,20 @@ func (b BoolLit) String() string {
 
 // Raw is SQL that this package does not parse — an embedded query, a
 // column type, a WHERE condition — exactly as written, from its first token
-// to the end of its last. The caller hands it to pg_query; an error position
-// p reported by pg_query for Text is at byte offset Pos plus the offset of p
-// in Text.
+// to the end of its last, for the caller to hand to pg_query.
 type Raw struct {
 	Text string
 	Pos  Pos
+}
+
+// CharPosition maps a 1-based character position inside r.Text, such as
+// the cursor position of a pg_query error, to the 1-based character
+// position in text, the statement r was parsed from. Zero stays zero.
+func (r Raw) CharPosition(text string, inRaw int) int {
+	if inRaw <= 0 {
+		return 0
+	}
+	return r.Pos.CharPosition(text) + inRaw - 1
 }
 
 // StringOrSecret is an option value written inline or as SECRET name.
