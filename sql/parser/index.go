@@ -31,6 +31,9 @@ func (p *parser) createDefaultIndex() (Statement, error) {
 	if s.IfNotExists, err = p.ifNotExists(); err != nil {
 		return nil, err
 	}
+	if err = p.refuseInCluster(); err != nil {
+		return nil, err
+	}
 	if _, err = p.expectKw("on"); err != nil {
 		return nil, err
 	}

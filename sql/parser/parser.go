@@ -453,6 +453,17 @@ func (p *parser) rawToEnd() (Raw, error) {
 	}
 }
 
+// refuseInCluster fails on Materialize's IN CLUSTER clause, which has no
+// meaning in streamdb, where every dataflow runs in the one process.
+func (p *parser) refuseInCluster() error {
+	if !p.kwAt(0, "in") || !p.kwAt(1, "cluster") {
+		return nil
+	}
+	e := errorAt(p.src, p.peek().start, pgerr.FeatureNotSupported, "IN CLUSTER is not supported")
+	e.Hint = "streamdb runs every dataflow in one process; remove the clause."
+	return e
+}
+
 // unsupported is the error for the next words when they are one of the
 // Materialize features in known, which streamdb recognises but does not
 // implement (0A000, with format given the feature's words in upper case);

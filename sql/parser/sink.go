@@ -84,6 +84,9 @@ func (p *parser) createSink() (Statement, error) {
 	if s.Name, err = p.name(); err != nil {
 		return nil, err
 	}
+	if err = p.refuseInCluster(); err != nil {
+		return nil, err
+	}
 	if _, err = p.expectKw("from"); err != nil {
 		return nil, err
 	}

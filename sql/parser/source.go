@@ -84,6 +84,9 @@ func (p *parser) createSource() (Statement, error) {
 			return nil, err
 		}
 	}
+	if err = p.refuseInCluster(); err != nil {
+		return nil, err
+	}
 	if _, err = p.expectKw("from"); err != nil {
 		return nil, err
 	}
