@@ -88,7 +88,7 @@ func (p *parser) optionName(names optionNames) (int, Pos, error) {
 	for i := range names {
 		known[i] = names.display(i)
 	}
-	e := errorAt(p.src, first.start, pgerr.SyntaxError, "option %q not recognized", strings.Join(words, " "))
+	e := errorAt(p.src, first.start, pgerr.SyntaxError, "option \"%s\" not recognized", strings.Join(words, " "))
 	e.Hint = "Valid options are " + strings.Join(known, ", ") + "."
 	return 0, 0, e
 }

@@ -8,7 +8,8 @@ package parser
 // 42601 (syntax_error) with PostgreSQL's wording — `syntax error at or near
 // "X"`, `syntax error at end of input` — and a 1-based character Position
 // relative to sql. Materialize features streamdb recognises but lacks are
-// 0A000, and string escapes fail with the codes PostgreSQL's scanner uses.
+// 0A000; bad string escapes fail with the codes PostgreSQL's scanner uses
+// (22025, 22021), and an unknown COPY format with 22023, as in PostgreSQL.
 //
 // The text may end with semicolons; anything else after the statement is an
 // error. To run several statements, Split the query string first.

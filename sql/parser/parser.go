@@ -326,7 +326,7 @@ func (p *parser) intLit() (IntLit, error) {
 	v, err := parseInt(text)
 	if err != nil {
 		return IntLit{}, errorAt(p.src, start, pgerr.SyntaxError,
-			"value %q is out of range for type bigint", strings.ReplaceAll(text, "_", ""))
+			"value \"%s\" is out of range for type bigint", strings.ReplaceAll(text, "_", ""))
 	}
 	p.next()
 	return IntLit{Value: v, Pos: Pos(start)}, nil
@@ -339,21 +339,19 @@ func (p *parser) floatLit() (FloatLit, error) {
 	if t.kind != tokInt && t.kind != tokNumber {
 		return FloatLit{}, p.unexpected(t)
 	}
+	text := p.src[t.start:t.end]
 	var v float64
-	if t.kind == tokInt {
-		i, err := parseInt(p.src[t.start:t.end])
-		if err != nil {
-			return FloatLit{}, errorAt(p.src, start, pgerr.SyntaxError,
-				"value %q is out of range for type double precision", p.src[t.start:t.end])
-		}
+	var err error
+	if prefixed(text) {
+		var i int64
+		i, err = parseInt(text)
 		v = float64(i)
 	} else {
-		f, err := strconv.ParseFloat(strings.ReplaceAll(p.src[t.start:t.end], "_", ""), 64)
-		if err != nil {
-			return FloatLit{}, errorAt(p.src, start, pgerr.SyntaxError,
-				"value %q is out of range for type double precision", p.src[t.start:t.end])
-		}
-		v = f
+		v, err = strconv.ParseFloat(strings.ReplaceAll(text, "_", ""), 64)
+	}
+	if err != nil {
+		return FloatLit{}, errorAt(p.src, start, pgerr.SyntaxError,
+			"value \"%s\" is out of range for type double precision", text)
 	}
 	p.next()
 	if neg {
@@ -375,16 +373,17 @@ func (p *parser) sign() (start int, neg bool) {
 // parseInt converts an integer literal: decimal (leading zeros allowed) or
 // 0x/0o/0b prefixed, with underscores between digits.
 func parseInt(text string) (int64, error) {
-	neg := strings.HasPrefix(text, "-")
-	digits := strings.TrimPrefix(text, "-")
-	if len(digits) > 1 && digits[0] == '0' && strings.ContainsAny(digits[1:2], "xXoObB") {
+	if prefixed(text) {
 		return strconv.ParseInt(text, 0, 64)
 	}
-	digits = strings.ReplaceAll(digits, "_", "")
-	if neg {
-		digits = "-" + digits
-	}
-	return strconv.ParseInt(digits, 10, 64)
+	return strconv.ParseInt(strings.ReplaceAll(text, "_", ""), 10, 64)
+}
+
+// prefixed reports an integer literal written 0x…, 0o… or 0b…, after an
+// optional minus sign.
+func prefixed(text string) bool {
+	digits := strings.TrimPrefix(text, "-")
+	return len(digits) > 1 && digits[0] == '0' && strings.ContainsAny(digits[1:2], "xXoObB")
 }
 
 // boolLit reads TRUE, FALSE, ON or OFF.

@@ -111,12 +111,15 @@ func (p *parser) subscribe() (*Subscribe, error) {
 			names := subscribeOptions
 			err = p.options(names, func(i int, at Pos) error {
 				b, err := p.optBool(names, i, at)
+				if err != nil {
+					return err
+				}
 				if i == 0 {
 					s.Snapshot = &b
 				} else {
 					s.Progress = &b
 				}
-				return err
+				return nil
 			})
 		case p.isKw(t, "as") && p.kwAt(1, "of") && s.AsOf == nil:
 			p.next()
