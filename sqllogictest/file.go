@@ -100,7 +100,7 @@ func (f *fileRun) run(ctx context.Context) error {
 
 // step runs record i.
 func (f *fileRun) step(ctx context.Context, i int, rec *Record) {
-	if f.plan != nil && len(f.plan.before[i]) > 0 && ctx.Err() == nil && f.ensureSession(ctx) == nil {
+	if f.plan != nil && len(f.plan.before[i]) > 0 && ctx.Err() == nil {
 		start := time.Now()
 		f.createViews(ctx, i)
 		f.res.ViewTime += time.Since(start)

@@ -9,7 +9,8 @@ import (
 // fails with SQLSTATE 0A000 (feature not supported) sends the query to
 // batch; any other failure is the query record's failure, reported when it
 // is reached. A view name left over from an earlier crashed run is dropped
-// and the creation retried once.
+// and the creation retried once; a connection lost on the way is
+// re-established for the views that follow.
 //
 // With Config.RefreshViews the views are created WITH NO DATA: PostgreSQL
 // would otherwise run the query at once over the still empty tables, where
@@ -17,6 +18,11 @@ import (
 // position, over the data, is fine.
 func (f *fileRun) createViews(ctx context.Context, i int) {
 	for _, v := range f.plan.before[i] {
+		if err := f.ensureSession(ctx); err != nil {
+			// A creation that timed out may have cost the connection.
+			v.err = err
+			continue
+		}
 		create := v.create
 		if f.cfg.RefreshViews {
 			create += " WITH NO DATA"
