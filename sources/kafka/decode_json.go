@@ -140,7 +140,8 @@ func (d *jsonColumnsDecoder) convertSpan(c sources.Column, v string) (types.Datu
 	}
 	switch c.Type.Family {
 	case types.JSON, types.JSONB:
-		out, ok := d.canon.appendDoc(nil, v)
+		out, ok := d.canon.appendDoc(d.canon.out[:0], v)
+		d.canon.out = out
 		if !ok {
 			return types.Null, false, nil
 		}
@@ -163,7 +164,8 @@ func (d *jsonColumnsDecoder) convertSpan(c sources.Column, v string) (types.Datu
 		}
 		text = body
 	case '{', '[':
-		out, ok := d.canon.appendDoc(nil, v)
+		out, ok := d.canon.appendDoc(d.canon.out[:0], v)
+		d.canon.out = out
 		if !ok {
 			return types.Null, false, nil
 		}

@@ -18,6 +18,7 @@ import (
 type canonicalizer struct {
 	pairs [][]jsonPair // scratch per nesting depth
 	buf   []byte       // unescape scratch
+	out   []byte       // output scratch
 }
 
 // jsonPair is one member of an object being canonicalized: its key (the
@@ -30,7 +31,9 @@ type jsonPair struct {
 // canonical returns the canonical jsonb text of s, or types'
 // error for invalid input.
 func (c *canonicalizer) canonical(s string) (string, error) {
-	if out, ok := c.appendDoc(nil, s); ok {
+	out, ok := c.appendDoc(c.out[:0], s)
+	c.out = out
+	if ok {
 		return string(out), nil
 	}
 	return types.CanonicalJSONB(s)
