@@ -87,7 +87,7 @@ func (op *reduceOp) Step(context.Context) error {
 		if op.spec.Global {
 			// The empty group exists from the first tick on; it had no
 			// output before.
-			op.touch(op.lookup(nil), false)
+			op.touch(op.lookup(nil, op.index.hash(nil)), false)
 		}
 	}
 	// Insertions first, then retractions: every intermediate multiset an
@@ -123,9 +123,10 @@ func (op *reduceOp) apply(insertions bool) (retractions bool) {
 		if op.spec.Key != nil {
 			key = op.spec.Key(u.Row)
 		}
+		h := op.index.hash(key)
 		grp := last
-		if grp == nil || !equalRows(op.index.keys[grp.pos], key) {
-			grp = op.lookup(key)
+		if grp == nil || op.index.hashes[grp.pos] != h || !equalRows(op.index.keys[grp.pos], key) {
+			grp = op.lookup(key, h)
 			last = grp
 		}
 		if grp.tick != op.g.tick {
@@ -141,9 +142,9 @@ func (op *reduceOp) apply(insertions bool) (retractions bool) {
 	return retractions
 }
 
-// lookup returns the group of key, creating it with fresh accumulators.
-func (op *reduceOp) lookup(key types.Row) *group {
-	h := op.index.hash(key)
+// lookup returns the group of key (hash h), creating it with fresh
+// accumulators.
+func (op *reduceOp) lookup(key types.Row, h uint64) *group {
 	if p := op.index.find(key, h); p >= 0 {
 		return op.groups[p]
 	}

@@ -11,11 +11,12 @@ import (
 // removal), for operators whose per-key state is a Go object (Reduce's
 // accumulators, TopK's trees): the state lives in a slice indexed by
 // position. Keys are equal when types.Compare says so column by column,
-// and hash with types.HashRow, which agrees with it, so no key encoding
-// is built per row. Open addressing over integer slots keeps a lookup to
-// one slot probe plus one key comparison.
+// and hash consistently with it (see hash), so no key encoding is built
+// per row. Open addressing over integer slots keeps a lookup to one slot
+// probe plus one key comparison.
 type rowIndex struct {
 	seed   maphash.Seed
+	seed64 uint64
 	slots  []uint64 // slotEmpty, slotTombstone, or hash tag | pos+2
 	keys   []types.Row
 	hashes []uint64
@@ -25,14 +26,40 @@ type rowIndex struct {
 }
 
 func newRowIndex() *rowIndex {
-	return &rowIndex{seed: maphash.MakeSeed(), slots: make([]uint64, tableMinSlots)}
+	seed := maphash.MakeSeed()
+	return &rowIndex{seed: seed, seed64: maphash.Comparable(seed, 0), slots: make([]uint64, tableMinSlots)}
 }
 
+// hash returns the hash of a key. Keys whose columns are all integers,
+// NULLs or other fixed-width values (the common GROUP BY and PARTITION BY
+// keys) are hashed inline by mixing the values; any other key goes
+// through types.HashRow. Equal keys take the same path, since Compare
+// equates integers only with integers and the other fixed-width families
+// only with themselves, so the two never disagree on equal keys.
 func (x *rowIndex) hash(key types.Row) uint64 {
-	var h maphash.Hash
-	h.SetSeed(x.seed)
-	types.HashRow(&h, key)
-	return h.Sum64()
+	h := x.seed64
+	for i := range key {
+		d := &key[i]
+		switch k := d.Kind(); k {
+		case types.Int2, types.Int4, types.Int8:
+			h = mix(h, uint64(d.Int()), uint64(types.Int8))
+		case types.Unknown, types.Bool, types.Oid, types.Date, types.Time, types.Timestamp, types.TimestampTZ:
+			h = mix(h, uint64(d.Int()), uint64(k))
+		default:
+			var mh maphash.Hash
+			mh.SetSeed(x.seed)
+			types.HashRow(&mh, key)
+			return mh.Sum64()
+		}
+	}
+	return h
+}
+
+// mix folds a value and its class into h (a multiply-fold step, as in
+// wyhash).
+func mix(h, v, class uint64) uint64 {
+	hi, lo := bits.Mul64(h^v, 0x9E3779B97F4A7C15^class<<56)
+	return hi ^ lo
 }
 
 func slotPos(s uint64) int32 { return int32(uint32(s)) - 2 }
@@ -127,13 +154,20 @@ func (x *rowIndex) size() int64 {
 }
 
 // equalRows reports whether two keys are equal column by column under
-// types.Compare.
+// types.Compare, comparing integers of one family directly.
 func equalRows(a, b types.Row) bool {
 	if len(a) != len(b) {
 		return false
 	}
 	for i := range a {
-		if types.Compare(a[i], b[i]) != 0 {
+		x, y := &a[i], &b[i]
+		if k := x.Kind(); k == y.Kind() && (k.IsInteger() || k == types.Date || k == types.Timestamp || k == types.TimestampTZ) {
+			if x.Int() != y.Int() {
+				return false
+			}
+			continue
+		}
+		if types.Compare(*x, *y) != 0 {
 			return false
 		}
 	}
