@@ -5,6 +5,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/streamdb/streamdb/sources"
 	"github.com/streamdb/streamdb/sql/pgerr"
 	"github.com/streamdb/streamdb/sql/types"
 )
@@ -46,9 +47,9 @@ func (d *csvDecoder) decode(dst []types.Datum, b []byte) error {
 			dst[i] = types.NewText(f)
 			continue
 		}
-		v, err := types.ParseText(f, d.types[i], nil)
+		v, err := parseField(sources.Column{Name: d.names[i], Type: d.types[i]}, f)
 		if err != nil {
-			return fieldError(d.names[i], err)
+			return err
 		}
 		dst[i] = v
 	}

@@ -246,8 +246,13 @@ func arrayFromJSON(c sources.Column, elems []types.JSONValue) (types.Datum, erro
 
 // parseField reads text with column c's input function.
 func parseField(c sources.Column, text string) (types.Datum, error) {
-	if c.Type == types.TypeText {
+	switch c.Type {
+	case types.TypeText:
 		return types.NewText(text), nil // the caller checked UTF-8; JSON strings hold no NUL
+	case types.TypeTimestamp, types.TypeTimestampTZ:
+		if v, ok := parseISOTimestamp(text, c.Type.Family == types.TimestampTZ); ok {
+			return v, nil
+		}
 	}
 	v, err := types.ParseText(text, c.Type, nil)
 	if err != nil {
