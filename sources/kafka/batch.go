@@ -21,22 +21,28 @@ type batchBuilder struct {
 	dead     []sources.DeadLetter
 	progress map[int32]int64 // partition → next offset
 	arena    []types.Datum
-	chunk    int // arena allocation size in Datums
+	// next is the size of the next arena allocation in Datums: it
+	// doubles within a batch up to max, so a trickle of records does not
+	// allocate a large arena per batch and a flood needs few allocations.
+	next, max int
 
 	records int
 	bytes   int
 	latest  time.Time
 }
 
-func newBatchBuilder(chunk int) *batchBuilder {
-	return &batchBuilder{progress: make(map[int32]int64), chunk: chunk}
+const minArena = 256
+
+func newBatchBuilder(maxArena int) *batchBuilder {
+	return &batchBuilder{progress: make(map[int32]int64), next: minArena, max: max(maxArena, minArena)}
 }
 
 // alloc returns n zeroed Datums from the arena, capped so that appending
 // to the row cannot spill into its neighbour.
 func (b *batchBuilder) alloc(n int) []types.Datum {
 	if len(b.arena) < n {
-		b.arena = make([]types.Datum, max(b.chunk, n))
+		b.arena = make([]types.Datum, max(b.next, n))
+		b.next = min(2*b.next, b.max)
 	}
 	r := b.arena[:n:n]
 	b.arena = b.arena[n:]
@@ -84,7 +90,7 @@ func (b *batchBuilder) take() *sources.Batch {
 	b.changes = make([]sources.Change, 0, len(b.changes))
 	b.dead = nil
 	clear(b.progress)
-	b.arena = nil
+	b.arena, b.next = nil, minArena
 	b.records, b.bytes, b.latest = 0, 0, time.Time{}
 	return batch
 }
