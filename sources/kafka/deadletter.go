@@ -45,10 +45,26 @@ func (r *runner) deadLetter(rec *kgo.Record, dl sources.DeadLetter) {
 	// flush at the end of Run can still deliver.
 	r.cl.TryProduce(context.Background(), out, func(_ *kgo.Record, err error) {
 		if err != nil {
-			r.src.log.Warn("kafka dead letter not produced", "dead_letter_topic", topic,
-				"partition", dl.Partition, "offset", dl.Position, "error", err)
+			r.deadLetterFailed(topic, dl, err)
 		}
 	})
+}
+
+// deadLetterLogEvery spaces out the warnings about failed dead letter
+// deliveries: with the topic gone, every bad record would fail.
+const deadLetterLogEvery = 10 * time.Second
+
+// deadLetterFailed counts a failed delivery and logs it, at most once per
+// deadLetterLogEvery. It runs on franz-go's goroutines.
+func (r *runner) deadLetterFailed(topic string, dl sources.DeadLetter, err error) {
+	n := r.deadLetterFailures.Add(1)
+	now := time.Now().UnixNano()
+	last := r.deadLetterLogged.Load()
+	if now-last < int64(deadLetterLogEvery) || !r.deadLetterLogged.CompareAndSwap(last, now) {
+		return
+	}
+	r.src.log.Warn("kafka dead letter not produced", "dead_letter_topic", topic,
+		"partition", dl.Partition, "offset", dl.Position, "error", err, "failures_total", n)
 }
 
 // flushDeadLetters waits briefly for dead letters still in flight when Run

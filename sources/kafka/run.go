@@ -3,6 +3,7 @@ package kafka
 import (
 	"context"
 	"errors"
+	"sync/atomic"
 	"time"
 
 	"github.com/streamdb/streamdb/sources"
@@ -44,6 +45,12 @@ type runner struct {
 	meta       chan metadataResult
 	health     health
 	brokerErrs *brokerErrors
+
+	// deadLetterFailures counts failed dead letter deliveries and
+	// deadLetterLogged is when one was last logged (Unix ns); franz-go's
+	// goroutines update them.
+	deadLetterFailures atomic.Int64
+	deadLetterLogged   atomic.Int64
 }
 
 // Run consumes the topic until ctx ends, emitting batches to sink.
