@@ -1,0 +1,109 @@
+package kafka
+
+import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"math/big"
+	"net"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/sasl"
+	"github.com/twmb/franz-go/pkg/sasl/plain"
+	"github.com/twmb/franz-go/pkg/sasl/scram"
+)
+
+func TestSASLMechanisms(t *testing.T) {
+	for _, tc := range []struct {
+		mech string
+		auth sasl.Mechanism
+	}{
+		{"PLAIN", plain.Auth{User: "u", Pass: "p"}.AsMechanism()},
+		{"SCRAM-SHA-256", scram.Auth{User: "u", Pass: "p"}.AsSha256Mechanism()},
+		{"SCRAM-SHA-512", scram.Auth{User: "u", Pass: "p"}.AsSha512Mechanism()},
+	} {
+		t.Run(tc.mech, func(t *testing.T) {
+			cluster, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.EnableSASL(), kfake.Superuser(tc.mech, "u", "p"), kfake.SeedTopics(1, "s"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cluster.Close()
+			addrs := cluster.ListenAddrs()
+			p, err := kgo.NewClient(kgo.SeedBrokers(addrs...), kgo.SASL(tc.auth))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer p.Close()
+			produceN(t, p, "s", 1, 0, 2)
+			cfg := textConfig(addrs, "s")
+			cfg.SASL = SASL{Mechanism: tc.mech, User: "u", Password: "p"}
+			sink, _ := start(t, mustNew(t, cfg), nil)
+			if got := sink.waitChanges(t, 2); !slices.Equal(values(got), want(0, 2)) {
+				t.Fatalf("read %v", values(got))
+			}
+		})
+	}
+}
+
+// selfSigned returns a server certificate for 127.0.0.1 and a pool
+// trusting it.
+func selfSigned(t *testing.T) (tls.Certificate, *x509.CertPool) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1),
+		Subject:      pkix.Name{CommonName: "devkafka"},
+		NotBefore:    time.Now().Add(-time.Hour),
+		NotAfter:     time.Now().Add(time.Hour),
+		IPAddresses:  []net.IP{net.ParseIP("127.0.0.1")},
+		KeyUsage:     x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
+		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+		IsCA:         true, BasicConstraintsValid: true,
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cert, err := x509.ParseCertificate(der)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool := x509.NewCertPool()
+	pool.AddCert(cert)
+	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}, pool
+}
+
+func TestTLS(t *testing.T) {
+	cert, pool := selfSigned(t)
+	cluster, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, "tls"),
+		kfake.TLS(&tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cluster.Close()
+	addrs := cluster.ListenAddrs()
+	clientTLS := &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
+	p, err := kgo.NewClient(kgo.SeedBrokers(addrs...), kgo.DialTLSConfig(clientTLS.Clone()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	produceN(t, p, "tls", 1, 0, 2)
+
+	cfg := textConfig(addrs, "tls")
+	cfg.TLS = clientTLS
+	sink, _ := start(t, mustNew(t, cfg), nil)
+	if got := sink.waitChanges(t, 2); !slices.Equal(values(got), want(0, 2)) {
+		t.Fatalf("read %v", values(got))
+	}
+}
