@@ -52,13 +52,14 @@ func (c *coordinator) submit(ctx context.Context, r *coordReq) error {
 	if p := c.failed.Load(); p != nil {
 		return pgerr.Wrap(*p, pgerr.IOError, "the engine stopped after a storage failure: %v", *p)
 	}
-	r.done = make(chan struct{})
+	done := make(chan struct{})
+	r.done = done
 	select {
 	case c.reqs <- r:
 	case <-ctx.Done():
 		return pgerr.Canceled()
 	}
-	<-r.done
+	<-done
 	return r.err
 }
 
