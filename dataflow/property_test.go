@@ -120,6 +120,34 @@ func propertyScenarios() []scenario {
 				return g.TopK(in[0], TopKSpec{Group: col(2), SortKey: ColumnSortKey(sortCols), Offset: 1, Limit: 3})
 			},
 			ref: func(in []Batch) Batch { return refTopK(in[0], col(2), sortColsCompare, 1, 3) }},
+		windowScenario("window-ranks", WindowSpec{Partition: col(0), SortKey: ColumnSortKey([]SortColumn{{Col: 1}}), Funcs: []WindowFunc{
+			{Kind: RowNumber}, {Kind: Rank}, {Kind: DenseRank}, {Kind: PercentRank}, {Kind: CumeDist}, {Kind: Ntile, N: 3}}}),
+		windowScenario("window-lag-lead", WindowSpec{Partition: col(2), SortKey: ColumnSortKey(sortCols), Funcs: []WindowFunc{
+			{Kind: Lag, Col: 1, N: 1}, {Kind: Lead, Col: 0, N: 2, Default: func(r types.Row) types.Datum { return r[1] }},
+			{Kind: Lag, Col: 2, N: 0}, {Kind: Lag, Col: 1, N: -1}}}),
+		windowScenario("window-rows-bounded", WindowSpec{Partition: col(0), SortKey: ColumnSortKey([]SortColumn{{Col: 1, Desc: true}}), Funcs: []WindowFunc{
+			{Kind: WindowAgg, Agg: sumAgg{col: 1}, Frame: rowsFrame(Preceding, 1, Following, 1)},
+			{Kind: WindowAgg, Agg: countAgg{}, Frame: rowsFrame(Following, 1, Following, 3)},
+			{Kind: FirstValue, Col: 2, Frame: rowsFrame(Preceding, 2, CurrentRow, 0)},
+			{Kind: NthValue, Col: 1, N: 2, Frame: rowsFrame(Preceding, 3, Preceding, 1)}}}),
+		windowScenario("window-rows-unbounded", WindowSpec{Partition: col(0), SortKey: ColumnSortKey([]SortColumn{{Col: 1, Desc: true}}), Funcs: []WindowFunc{
+			{Kind: WindowAgg, Agg: minAgg{col: 2}, Frame: rowsFrame(UnboundedPreceding, 0, CurrentRow, 0)},
+			{Kind: LastValue, Col: 2, Frame: rowsFrame(CurrentRow, 0, UnboundedFollowing, 0)}}}),
+		windowScenario("window-range-frames", WindowSpec{Partition: col(2), SortKey: ColumnSortKey([]SortColumn{{Col: 0, NullsFirst: true}}), Funcs: []WindowFunc{
+			{Kind: WindowAgg, Agg: sumAgg{col: 1}},
+			{Kind: WindowAgg, Agg: minAgg{col: 1, max: true}, Frame: Frame{Start: FrameBound{Kind: CurrentRow}, End: FrameBound{Kind: UnboundedFollowing}}},
+			{Kind: LastValue, Col: 1}}}),
+		windowScenario("window-range-peers", WindowSpec{Partition: col(2), SortKey: ColumnSortKey([]SortColumn{{Col: 0}}), Funcs: []WindowFunc{
+			{Kind: WindowAgg, Agg: countAgg{}, Frame: Frame{Start: FrameBound{Kind: CurrentRow}, End: FrameBound{Kind: CurrentRow}}},
+			{Kind: FirstValue, Col: 1, Frame: Frame{Start: FrameBound{Kind: CurrentRow}, End: FrameBound{Kind: CurrentRow}}}}}),
+		windowScenario("window-no-order", WindowSpec{Partition: col(0), Funcs: []WindowFunc{
+			{Kind: RowNumber}, {Kind: Rank}, {Kind: CumeDist}, {Kind: WindowAgg, Agg: sumAgg{col: 1}}}}),
+		{name: "window-errors", inputs: 1,
+			build: func(g *Graph, in []Node) Node {
+				return g.Window(in[0], WindowSpec{Partition: col(2), SortKey: ColumnSortKey([]SortColumn{{Col: 1}}), Funcs: []WindowFunc{
+					{Kind: RowNumber},
+					{Kind: WindowAgg, Agg: sumAgg{col: 1, failOn: 4, resultFailAbove: 8}, Frame: rowsFrame(Preceding, 1, CurrentRow, 0)}}})
+			}},
 		{name: "join-reduce-topk", inputs: 2,
 			build: func(g *Graph, in []Node) Node {
 				j := g.Join(in[0], in[1], on0)
@@ -137,6 +165,22 @@ func propertyScenarios() []scenario {
 }
 
 func exceptAll(lc, rc int64) int64 { return max(lc-rc, 0) }
+
+func windowScenario(name string, spec WindowSpec) scenario {
+	return scenario{
+		name:  name,
+		build: func(g *Graph, in []Node) Node { return g.Window(in[0], spec) },
+		ref: func(in []Batch) Batch {
+			out, _ := refWindow(in[0], spec)
+			return out
+		},
+		inputs: 1,
+	}
+}
+
+func rowsFrame(start BoundKind, so int64, end BoundKind, eo int64) Frame {
+	return Frame{Mode: FrameRows, Start: FrameBound{Kind: start, Offset: so}, End: FrameBound{Kind: end, Offset: eo}}
+}
 
 // sortCols is ORDER BY #0 DESC NULLS LAST, #1; sortColsCompare is the
 // same order as a comparator.

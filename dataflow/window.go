@@ -1,0 +1,417 @@
+package dataflow
+
+import (
+	"context"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/streamdb/streamdb/sql/pgerr"
+	"github.com/streamdb/streamdb/sql/types"
+)
+
+// WindowSpec describes window functions over partitions of a collection.
+// Partition returns a row's PARTITION BY key (nil: one partition); it may
+// return a slice of the row. SortKey appends the row's ORDER BY key in a
+// memcomparable encoding (ColumnSortKey builds one); nil means no ORDER
+// BY, every row of a partition being a peer of every other. Rows that tie
+// are ordered by their key encoding, so that ROW_NUMBER and ROWS frames
+// are deterministic. Each output row is the input row followed by one
+// column per function.
+type WindowSpec struct {
+	Partition func(types.Row) types.Row
+	SortKey   func(dst []byte, row types.Row) []byte
+	Funcs     []WindowFunc
+}
+
+// WindowKind names a window function.
+type WindowKind uint8
+
+// The window functions. Values are bigint for RowNumber, Rank and
+// DenseRank, integer for Ntile, double precision for PercentRank and
+// CumeDist, the argument column's value for Lag, Lead, FirstValue,
+// LastValue and NthValue, and the aggregate's result for WindowAgg.
+const (
+	RowNumber WindowKind = iota + 1
+	Rank
+	DenseRank
+	PercentRank
+	CumeDist
+	Ntile      // N buckets
+	Lag        // Col of the row N rows before, else Default
+	Lead       // Col of the row N rows after, else Default
+	FirstValue // Col of the frame's first row
+	LastValue  // Col of the frame's last row
+	NthValue   // Col of the frame's N-th row (N ≥ 1)
+	WindowAgg  // Agg over the frame
+)
+
+// WindowFunc is one window function call. Col is the argument column
+// (Lag, Lead, FirstValue, LastValue, NthValue); the planner computes
+// argument expressions into columns beforehand. N is the offset of Lag and
+// Lead (SQL's default is 1; negative looks the other way), the bucket
+// count of Ntile, and the position of NthValue; the planner rejects
+// Ntile and NthValue arguments below 1 as PostgreSQL does. Default gives Lag's and
+// Lead's value when the offset leaves the partition (nil: NULL); it
+// receives the current row. Frame applies to FirstValue, LastValue,
+// NthValue and WindowAgg; the zero Frame is SQL's default frame.
+type WindowFunc struct {
+	Kind    WindowKind
+	Col     int
+	N       int64
+	Default func(types.Row) types.Datum
+	Agg     Aggregate
+	Frame   Frame
+}
+
+// FrameMode is ROWS or RANGE.
+type FrameMode uint8
+
+// Frame modes. RANGE frames are bounded by peer groups (UNBOUNDED or
+// CURRENT ROW); RANGE with an offset is not supported.
+const (
+	FrameRange FrameMode = iota
+	FrameRows
+)
+
+// BoundKind is the kind of a frame bound.
+type BoundKind uint8
+
+// Frame bound kinds; Offset applies to Preceding and Following.
+const (
+	UnboundedPreceding BoundKind = iota + 1
+	Preceding
+	CurrentRow
+	Following
+	UnboundedFollowing
+)
+
+// FrameBound is a frame's start or end.
+type FrameBound struct {
+	Kind   BoundKind
+	Offset int64
+}
+
+// Frame is a window frame. The zero Frame is SQL's default, RANGE BETWEEN
+// UNBOUNDED PRECEDING AND CURRENT ROW (without ORDER BY: the whole
+// partition). Frame exclusion is not supported.
+type Frame struct {
+	Mode       FrameMode
+	Start, End FrameBound
+}
+
+// Validate reports whether the engine supports the frame, with
+// PostgreSQL's errors for frames PostgreSQL rejects too.
+func (f Frame) Validate() error {
+	if f.Start.Kind == 0 && f.End.Kind == 0 {
+		return nil
+	}
+	switch {
+	case f.Start.Kind == UnboundedFollowing:
+		return pgerr.New(pgerr.WindowingError, "frame start cannot be UNBOUNDED FOLLOWING")
+	case f.End.Kind == UnboundedPreceding:
+		return pgerr.New(pgerr.WindowingError, "frame end cannot be UNBOUNDED PRECEDING")
+	case f.Start.Kind == CurrentRow && f.End.Kind == Preceding:
+		return pgerr.New(pgerr.WindowingError, "frame starting from current row cannot have preceding rows")
+	case f.Start.Kind == Following && (f.End.Kind == Preceding || f.End.Kind == CurrentRow):
+		return pgerr.New(pgerr.WindowingError, "frame starting from following row cannot have preceding rows")
+	case f.Start.Kind == 0 || f.End.Kind == 0:
+		return pgerr.New(pgerr.WindowingError, "frame bound missing")
+	}
+	for i, b := range []FrameBound{f.Start, f.End} {
+		if b.Kind != Preceding && b.Kind != Following {
+			continue
+		}
+		if f.Mode == FrameRange {
+			return pgerr.New(pgerr.FeatureNotSupported, "RANGE with offset PRECEDING/FOLLOWING is not supported")
+		}
+		if b.Offset < 0 {
+			which := [2]string{"starting", "ending"}[i]
+			return pgerr.New(invalidPrecedingOrFollowingSize, "frame %s offset must not be negative", which)
+		}
+	}
+	return nil
+}
+
+// invalidPrecedingOrFollowingSize is SQLSTATE 22013, which sql/pgerr does
+// not name yet.
+const invalidPrecedingOrFollowingSize pgerr.Code = "22013"
+
+// Window computes window functions incrementally.
+//
+// State: each partition's rows in window order (decoded, since outputs
+// are built from them), in a chunked sequence counted by units and by peer
+// groups, so that a row's position, rank and dense rank cost O(log n).
+//
+// Per tick, for each partition the delta touches, the operator works out
+// which rows' values can change: for each changed row, the rows whose
+// function values depend on it — all later rows for ROW_NUMBER, RANK,
+// DENSE_RANK and running frames (UNBOUNDED PRECEDING), the whole
+// partition for PERCENT_RANK, CUME_DIST and NTILE (they depend on its
+// size), N rows around it for LAG and LEAD, the rows whose ROWS frame
+// covers it for bounded frames, peer groups for RANGE frames — widened by
+// the number of changed rows to cover positions shifting. It evaluates
+// those rows before and after applying the changes and emits the
+// difference. A tick costs O(c·log n + A + F) per touched partition, for c
+// changed rows, A rows in the affected ranges (those whose values may
+// change, plus the widening) and F the size of the frames the evaluation
+// starts from: bounded frames cost their width, frames starting at
+// UNBOUNDED PRECEDING cost the rows before the first affected one, since
+// the engine's aggregates can be updated but not copied.
+//
+//	input:  +(a, 1) +(a, 3)        +(a, 2)
+//	spec:   PARTITION BY #0 ORDER BY #1, row_number()
+//	output: +(a,1,1) +(a,3,2)      -(a,3,2) +(a,2,2) +(a,3,3)
+//
+// Aggregate errors over a frame make the affected rows' outputs errors,
+// which cancel as usual when the failing row leaves the frame.
+func (g *Graph) Window(src Node, spec WindowSpec) Node {
+	for _, f := range spec.Funcs {
+		if err := f.Frame.Validate(); err != nil {
+			panic("dataflow: Window: " + err.Error())
+		}
+	}
+	out := new(stream)
+	op := &windowOp{g: g, in: g.input(src), out: out, spec: spec, index: newRowIndex()}
+	op.reach = windowReach(spec)
+	return g.add(op, out)
+}
+
+type windowOp struct {
+	g       *Graph
+	in, out *stream
+	spec    WindowSpec
+	reach   reach
+	index   *rowIndex
+	parts   []*wPart // by index position
+	touched []*wPart
+	changes []wChange
+	sorted  []wChange
+	spans   []span
+	olds    []wOut
+	news    []wOut
+	kbuf    []byte
+	slab    rowSlab
+	vals    []types.Datum
+}
+
+type wPart struct {
+	s    seq
+	pos  int32
+	tick uint64
+	idx  int
+	// start and end delimit the partition's changes in windowOp.sorted.
+	start, end int
+}
+
+// wChange is a change of a row of a partition, with the row's window key.
+type wChange struct {
+	part int
+	key  string
+	sk   int
+	row  types.Row
+	diff int64
+}
+
+// wOut is an output of the evaluation: the row (or error) for copy k of
+// the entry with key.
+type wOut struct {
+	key string
+	k   int64
+	row types.Row
+	err *pgerr.Error
+}
+
+var _ operator = (*windowOp)(nil)
+
+func (op *windowOp) Name() string { return "Window" }
+
+func (op *windowOp) Step(context.Context) error {
+	op.out.passErrors(op.in)
+	for _, u := range op.in.delta {
+		if u.Diff == 0 {
+			continue
+		}
+		part := op.lookup(u.Row)
+		if part.tick != op.g.tick {
+			part.tick = op.g.tick
+			part.idx = len(op.touched)
+			part.start, part.end = 0, 0
+			op.touched = append(op.touched, part)
+		}
+		var sk int
+		op.kbuf = op.kbuf[:0]
+		if op.spec.SortKey != nil {
+			op.kbuf = op.spec.SortKey(op.kbuf, u.Row)
+			sk = len(op.kbuf)
+		}
+		op.kbuf = types.AppendKeyRow(op.kbuf, u.Row)
+		op.changes = append(op.changes, wChange{part: part.idx, key: string(op.kbuf), sk: sk, row: u.Row, diff: u.Diff})
+	}
+	op.groupChanges()
+	for _, part := range op.touched {
+		op.stepPartition(part, op.sorted[part.start:part.end])
+		if part.s.total == 0 && len(part.s.chunks) == 0 {
+			op.index.remove(part.pos)
+			op.parts[part.pos] = nil
+		}
+	}
+	clear(op.touched)
+	op.touched = op.touched[:0]
+	clear(op.changes)
+	op.changes = op.changes[:0]
+	clear(op.sorted)
+	op.sorted = op.sorted[:0]
+	return nil
+}
+
+func (op *windowOp) lookup(row types.Row) *wPart {
+	var key types.Row
+	if op.spec.Partition != nil {
+		key = op.spec.Partition(row)
+	}
+	h := op.index.hash(key)
+	if p := op.index.find(key, h); p >= 0 {
+		return op.parts[p]
+	}
+	part := &wPart{pos: op.index.insert(key.Copy(), h)}
+	if int(part.pos) == len(op.parts) {
+		op.parts = append(op.parts, part)
+	} else {
+		op.parts[part.pos] = part
+	}
+	return part
+}
+
+// groupChanges sorts the changes by partition (counting sort), then each
+// partition's changes by key, merging changes of the same row.
+func (op *windowOp) groupChanges() {
+	for _, c := range op.changes {
+		op.touched[c.part].end++
+	}
+	at := 0
+	for _, part := range op.touched {
+		n := part.end
+		part.start, part.end = at, at
+		at += n
+	}
+	op.sorted = append(op.sorted, make([]wChange, len(op.changes))...)
+	for _, c := range op.changes {
+		part := op.touched[c.part]
+		op.sorted[part.end] = c
+		part.end++
+	}
+	for _, part := range op.touched {
+		cs := op.sorted[part.start:part.end]
+		slices.SortStableFunc(cs, func(a, b wChange) int { return strings.Compare(a.key, b.key) })
+		n := 0
+		for i := 0; i < len(cs); {
+			j, d := i+1, cs[i].diff
+			for j < len(cs) && cs[j].key == cs[i].key {
+				d += cs[j].diff
+				j++
+			}
+			if d != 0 {
+				cs[n] = cs[i]
+				cs[n].diff = d
+				n++
+			}
+			i = j
+		}
+		part.end = part.start + n
+	}
+}
+
+// stepPartition evaluates the affected rows of a partition before and
+// after its changes and emits the difference.
+func (op *windowOp) stepPartition(part *wPart, changes []wChange) {
+	if len(changes) == 0 {
+		return
+	}
+	s := &part.s
+	op.spans = op.affected(s, changes, op.spans[:0])
+	op.olds = op.olds[:0]
+	for _, sp := range op.spans {
+		op.olds = op.eval(s, sp, op.olds)
+	}
+	for _, c := range changes {
+		s.add(c.key, c.sk, c.row, c.diff)
+	}
+	s.fix()
+	op.news = op.news[:0]
+	for _, sp := range op.spans {
+		op.news = op.eval(s, sp, op.news)
+	}
+	op.emitDiff()
+	clear(op.olds)
+	clear(op.news)
+}
+
+// emitDiff emits news − olds, both ordered by (entry key, copy), leaving
+// out outputs that did not change.
+func (op *windowOp) emitDiff() {
+	i, j := 0, 0
+	for i < len(op.olds) || j < len(op.news) {
+		var c int
+		switch {
+		case j == len(op.news):
+			c = -1
+		case i == len(op.olds):
+			c = 1
+		default:
+			c = strings.Compare(op.olds[i].key, op.news[j].key)
+			if c == 0 {
+				c = int(op.olds[i].k - op.news[j].k)
+			}
+		}
+		switch {
+		case c < 0:
+			op.emit(op.olds[i], -1)
+			i++
+		case c > 0:
+			op.emit(op.news[j], +1)
+			j++
+		default:
+			if !sameOut(op.olds[i], op.news[j]) {
+				op.emit(op.olds[i], -1)
+				op.emit(op.news[j], +1)
+			}
+			i++
+			j++
+		}
+	}
+}
+
+func (op *windowOp) emit(o wOut, diff int64) {
+	if o.err != nil {
+		op.out.errs = append(op.out.errs, ErrorUpdate{Err: o.err, Diff: diff})
+		return
+	}
+	op.out.delta = append(op.out.delta, Update{Row: o.row, Diff: diff})
+}
+
+func sameOut(a, b wOut) bool {
+	if a.err != nil || b.err != nil {
+		return a.err != nil && b.err != nil && compareErrors(a.err, b.err) == 0
+	}
+	return sameResults(a.row, nil, b.row, nil) && len(a.row) == len(b.row)
+}
+
+func (op *windowOp) StateBytes() int64 {
+	n := op.index.size() + int64(cap(op.parts))*sizePointer
+	for _, part := range op.parts {
+		if part == nil {
+			continue
+		}
+		n += part.s.size()
+		for _, ch := range part.s.chunks {
+			for i := range ch.ents {
+				n += int64(len(ch.ents[i].key)) + rowBytes(ch.ents[i].row)
+			}
+		}
+	}
+	return n
+}
+
+// unbounded is a reach that extends to the edge of the partition.
+const unbounded = math.MaxInt64 / 4

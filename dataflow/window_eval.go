@@ -1,0 +1,453 @@
+package dataflow
+
+import (
+	"github.com/streamdb/streamdb/sql/pgerr"
+	"github.com/streamdb/streamdb/sql/types"
+)
+
+// reach says how far the effect of a changed row extends, in units
+// (rows with multiplicity): ahead rows after it and behind rows before it
+// may change value; peers widens both ends to whole peer groups.
+type reach struct {
+	ahead, behind int64
+	peers         bool
+}
+
+// windowReach combines the reach of every function of a spec.
+func windowReach(spec WindowSpec) reach {
+	var r reach
+	for i := range spec.Funcs {
+		f := &spec.Funcs[i]
+		switch f.Kind {
+		case RowNumber:
+			r.ahead = unbounded
+		case Rank, DenseRank:
+			r.ahead, r.peers = unbounded, true
+		case PercentRank, CumeDist, Ntile:
+			r.ahead, r.behind, r.peers = unbounded, unbounded, true
+		case Lag:
+			r.widen(f.N)
+		case Lead:
+			r.widen(-f.N)
+		default:
+			r.frame(f.frame())
+		}
+	}
+	return r
+}
+
+// widen covers rows whose function looks off rows back (forward when
+// negative).
+func (r *reach) widen(off int64) {
+	if off >= 0 {
+		r.ahead = max(r.ahead, off)
+	} else {
+		r.behind = max(r.behind, -off)
+	}
+}
+
+// frame covers the rows whose frame contains the changed row: row q's
+// ROWS frame [q+s, q+e] contains p when p−e ≤ q ≤ p−s.
+func (r *reach) frame(f Frame) {
+	if f.Mode == FrameRange {
+		r.peers = true
+		if f.Start.Kind == UnboundedPreceding {
+			r.ahead = unbounded
+		}
+		if f.End.Kind == UnboundedFollowing {
+			r.behind = unbounded
+		}
+		return
+	}
+	s, e := boundOffset(f.Start), boundOffset(f.End)
+	r.ahead = max(r.ahead, -s, 0)
+	r.behind = max(r.behind, e, 0)
+}
+
+func boundOffset(b FrameBound) int64 {
+	switch b.Kind {
+	case UnboundedPreceding:
+		return -unbounded
+	case Preceding:
+		return -b.Offset
+	case Following:
+		return b.Offset
+	case UnboundedFollowing:
+		return unbounded
+	}
+	return 0
+}
+
+// frame returns the function's frame, the default made explicit.
+func (f *WindowFunc) frame() Frame {
+	if f.Frame.Start.Kind == 0 && f.Frame.End.Kind == 0 {
+		return Frame{Mode: FrameRange, Start: FrameBound{Kind: UnboundedPreceding}, End: FrameBound{Kind: CurrentRow}}
+	}
+	return f.Frame
+}
+
+// span is a half-open range of window keys [lo, hi); hiInf means to the
+// end of the partition.
+type span struct {
+	lo, hi string
+	hiInf  bool
+}
+
+// affected returns the merged key ranges holding every row whose values
+// can differ between the partition before and after changes, computed on
+// the state before. Walking each change's reach in the old state is
+// enough although positions shift: a row whose value depends on some
+// change within reach in the new state has a nearest change on that side
+// with only unchanged rows in between, so at the same distance in both
+// states.
+func (op *windowOp) affected(s *seq, changes []wChange, dst []span) []span {
+	r := op.reach
+	for _, ch := range changes {
+		p := s.search(ch.key)
+		sp := span{lo: ch.key, hi: ch.key + "\x00"}
+		if r.behind >= unbounded {
+			sp.lo = ""
+		} else {
+			for q, units := p, int64(0); units < r.behind; {
+				prev, ok := s.prev(q)
+				if !ok {
+					sp.lo = ""
+					break
+				}
+				q = prev
+				units += s.at(q).n
+				sp.lo = s.at(q).key
+			}
+		}
+		q := p
+		if q.c < len(s.chunks) && s.at(q).key == ch.key {
+			q = s.next(q)
+		}
+		for units := int64(0); units < r.ahead; {
+			if q.c >= len(s.chunks) || r.ahead >= unbounded {
+				sp.hiInf = true
+				break
+			}
+			sp.hi = s.at(q).key + "\x00"
+			units += s.at(q).n
+			q = s.next(q)
+		}
+		if r.peers {
+			sp.lo = min(sp.lo, peerLo(s, sp.lo), ch.key[:ch.sk])
+			if !sp.hiInf {
+				sp.hi, sp.hiInf = peerHi(s, sp.hi, ch.key[:ch.sk])
+			}
+		}
+		dst = appendSpan(dst, sp)
+	}
+	return dst
+}
+
+// peerLo returns the sort key of the entry at or after lo, so that a range
+// starting there starts at its peer group.
+func peerLo(s *seq, lo string) string {
+	p := s.search(lo)
+	if p.c >= len(s.chunks) {
+		return lo
+	}
+	return s.at(p).sortKey()
+}
+
+// peerHi widens an exclusive bound hi to the end of the peer group of the
+// last entry before it and of the sort key sk.
+func peerHi(s *seq, hi, sk string) (string, bool) {
+	p := s.search(hi)
+	if q, ok := s.prev(p); ok {
+		if k := s.at(q).sortKey(); k > sk {
+			sk = k
+		}
+	}
+	end, ok := prefixEnd(sk)
+	if !ok {
+		return "", true
+	}
+	return max(hi, end), false
+}
+
+// prefixEnd returns the smallest string greater than every string with
+// prefix p, false when there is none (p empty or all 0xff).
+func prefixEnd(p string) (string, bool) {
+	b := []byte(p)
+	for i := len(b) - 1; i >= 0; i-- {
+		if b[i] < 0xff {
+			b[i]++
+			return string(b[:i+1]), true
+		}
+	}
+	return "", false
+}
+
+// appendSpan adds sp to spans kept sorted by lo and disjoint.
+func appendSpan(spans []span, sp span) []span {
+	i := len(spans)
+	for i > 0 && spans[i-1].lo > sp.lo {
+		i--
+	}
+	spans = append(spans, span{})
+	copy(spans[i+1:], spans[i:])
+	spans[i] = sp
+	// Merge around i.
+	out := spans[:0]
+	for _, x := range spans {
+		if n := len(out); n > 0 && (out[n-1].hiInf || x.lo <= out[n-1].hi) {
+			last := &out[n-1]
+			if x.hiInf || (!last.hiInf && x.hi > last.hi) {
+				last.hi, last.hiInf = x.hi, x.hiInf
+			}
+			continue
+		}
+		out = append(out, x)
+	}
+	return out
+}
+
+// eval appends the outputs of every unit of the entries in sp.
+func (op *windowOp) eval(s *seq, sp span, dst []wOut) []wOut {
+	p := s.search(sp.lo)
+	if p.c >= len(s.chunks) {
+		return dst
+	}
+	ev := evaluator{op: op, s: s, total: s.total, u: s.unitsBefore(p)}
+	ev.init(p)
+	for ; p.c < len(s.chunks); p = s.next(p) {
+		e := s.at(p)
+		if !sp.hiInf && e.key >= sp.hi {
+			break
+		}
+		if op.reach.peers && s.isStart(p) {
+			ev.startGroup(p)
+		}
+		for k := int64(0); k < e.n; k++ {
+			dst = append(dst, ev.unit(e, k))
+			ev.u++
+		}
+	}
+	return dst
+}
+
+// evaluator computes the functions' values unit by unit along a range of
+// a partition. Cursors and frames only move forward, so a range costs its
+// length plus the initial frames.
+type evaluator struct {
+	op    *windowOp
+	s     *seq
+	total int64
+	u     int64 // current unit
+	// The current peer group [gStart, gEnd] and dense rank.
+	gStart, gEnd int64
+	dense        int64
+	fs           []funcState
+}
+
+// funcState is the per-function state of an evaluation: a cursor for
+// Lag, Lead and NthValue, and the aggregated frame [a, b) with cursors at
+// a and b for frames.
+type funcState struct {
+	cur    ucur
+	curSet bool
+	a, b   int64
+	lo, hi ucur
+	st     AggState
+	errs   []ErrorUpdate
+}
+
+func (ev *evaluator) init(p pos) {
+	ev.fs = make([]funcState, len(ev.op.spec.Funcs))
+	if ev.op.reach.peers {
+		ev.dense = ev.s.startsBefore(p)
+		// A range starts at a peer group (see affected) unless the
+		// functions need no peers; startGroup runs on its first entry.
+	}
+}
+
+// startGroup records the peer group starting at p.
+func (ev *evaluator) startGroup(p pos) {
+	ev.gStart = ev.u
+	n := int64(0)
+	sk := ev.s.at(p).sortKey()
+	for q := p; q.c < len(ev.s.chunks) && ev.s.at(q).sortKey() == sk; q = ev.s.next(q) {
+		n += ev.s.at(q).n
+	}
+	ev.gEnd = ev.u + n - 1
+	ev.dense++
+}
+
+// unit returns the output for copy k of entry e, at unit ev.u.
+func (ev *evaluator) unit(e *wEntry, k int64) wOut {
+	o := wOut{key: e.key, k: k}
+	funcs := ev.op.spec.Funcs
+	vals := ev.op.vals[:0]
+	for i := range funcs {
+		d, err := ev.value(&funcs[i], &ev.fs[i], e)
+		if err != nil && o.err == nil {
+			o.err = err
+		}
+		vals = append(vals, d)
+	}
+	ev.op.vals = vals
+	if o.err != nil {
+		return o
+	}
+	row := ev.op.slab.row(len(e.row) + len(vals))
+	copy(row, e.row)
+	copy(row[len(e.row):], vals)
+	o.row = row
+	return o
+}
+
+func (ev *evaluator) value(f *WindowFunc, fs *funcState, e *wEntry) (types.Datum, *pgerr.Error) {
+	switch f.Kind {
+	case RowNumber:
+		return types.NewInt8(ev.u + 1), nil
+	case Rank:
+		return types.NewInt8(ev.gStart + 1), nil
+	case DenseRank:
+		return types.NewInt8(ev.dense), nil
+	case PercentRank:
+		if ev.total <= 1 {
+			return types.NewFloat8(0), nil
+		}
+		return types.NewFloat8(float64(ev.gStart) / float64(ev.total-1)), nil
+	case CumeDist:
+		return types.NewFloat8(float64(ev.gEnd+1) / float64(ev.total)), nil
+	case Ntile:
+		return types.NewInt4(int32(ntile(ev.u, ev.total, f.N))), nil
+	case Lag, Lead:
+		off := f.N
+		if f.Kind == Lead {
+			off = -off
+		}
+		if r, ok := ev.rowAt(fs, ev.u-off); ok {
+			return r[f.Col], nil
+		}
+		if f.Default != nil {
+			return f.Default(e.row), nil
+		}
+		return types.Null, nil
+	}
+	a, b := ev.bounds(f)
+	switch f.Kind {
+	case FirstValue, LastValue, NthValue:
+		at := a
+		switch f.Kind {
+		case LastValue:
+			at = b - 1
+		case NthValue:
+			at = a + f.N - 1
+		}
+		if at < a || at >= b {
+			return types.Null, nil
+		}
+		r, _ := ev.rowAt(fs, at)
+		return r[f.Col], nil
+	}
+	ev.slide(f, fs, a, b)
+	if len(fs.errs) > 0 {
+		return types.Null, fs.errs[0].Err
+	}
+	d, err := fs.st.Result()
+	if err != nil {
+		return types.Null, dataError(err)
+	}
+	return d, nil
+}
+
+// rowAt returns the row at unit u through the function's cursor, which
+// moves forward as u does.
+func (ev *evaluator) rowAt(fs *funcState, u int64) (types.Row, bool) {
+	if u < 0 || u >= ev.total {
+		return nil, false
+	}
+	if !fs.curSet {
+		fs.cur, fs.curSet = ev.s.cursor(u), true
+	} else {
+		ev.s.moveTo(&fs.cur, u)
+	}
+	return ev.s.at(fs.cur.p).row, true
+}
+
+// bounds returns the frame [a, b) of the current unit.
+func (ev *evaluator) bounds(f *WindowFunc) (int64, int64) {
+	fr := f.frame()
+	var a, b int64
+	if fr.Mode == FrameRange {
+		a, b = 0, ev.total
+		if fr.Start.Kind == CurrentRow {
+			a = ev.gStart
+		}
+		if fr.End.Kind == CurrentRow {
+			b = ev.gEnd + 1
+		}
+		return a, b
+	}
+	a = clamp(ev.u+boundOffset(fr.Start), 0, ev.total)
+	b = clamp(ev.u+boundOffset(fr.End)+1, 0, ev.total)
+	return a, max(a, b)
+}
+
+func clamp(v, lo, hi int64) int64 { return min(max(v, lo), hi) }
+
+// slide moves the aggregated frame to [a, b): both ends only move forward
+// along a range. A frame that jumps past the current one starts afresh.
+func (ev *evaluator) slide(f *WindowFunc, fs *funcState, a, b int64) {
+	if fs.st == nil || a >= fs.b {
+		fs.st = f.Agg.NewState()
+		clear(fs.errs)
+		fs.errs = fs.errs[:0]
+		fs.a, fs.b = a, a
+		fs.lo = ev.s.cursor(a)
+		fs.hi = fs.lo
+	}
+	for fs.b < b {
+		e, n := ev.s.take(&fs.hi, b-fs.b)
+		ev.feed(fs, e.row, n)
+		fs.b += n
+	}
+	for fs.a < a {
+		e, n := ev.s.take(&fs.lo, a-fs.a)
+		ev.feed(fs, e.row, -n)
+		fs.a += n
+	}
+}
+
+// feed updates the frame's aggregate; a row the aggregate fails on is
+// counted among the frame's errors until it leaves the frame.
+func (ev *evaluator) feed(fs *funcState, row types.Row, n int64) {
+	err := fs.st.Update(row, n)
+	if err == nil {
+		return
+	}
+	pe := dataError(err)
+	for i := range fs.errs {
+		if compareErrors(fs.errs[i].Err, pe) == 0 {
+			fs.errs[i].Diff += n
+			if fs.errs[i].Diff == 0 {
+				fs.errs = append(fs.errs[:i], fs.errs[i+1:]...)
+			}
+			return
+		}
+	}
+	fs.errs = append(fs.errs, ErrorUpdate{Err: pe, Diff: n})
+	fs.errs = ConsolidateErrors(fs.errs)
+}
+
+// ntile returns the bucket (1-based) of unit u among total units split
+// into n buckets, the first total%n of them one larger, as PostgreSQL
+// does.
+func ntile(u, total, n int64) int64 {
+	if n <= 0 {
+		return 0
+	}
+	q, r := total/n, total%n
+	if big := r * (q + 1); u < big {
+		return u/(q+1) + 1
+	} else if q > 0 {
+		return r + (u-big)/q + 1
+	}
+	return u + 1
+}

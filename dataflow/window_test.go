@@ -1,0 +1,300 @@
+package dataflow
+
+import (
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/streamdb/streamdb/sql/pgerr"
+	"github.com/streamdb/streamdb/sql/types"
+)
+
+func TestWindow(t *testing.T) {
+	byCol1 := ColumnSortKey([]SortColumn{{Col: 1}})
+	win := func(spec WindowSpec) func(g *Graph, in []Node) Node {
+		return func(g *Graph, in []Node) Node { return g.Window(in[0], spec) }
+	}
+	rows := func(n int64) Frame {
+		return Frame{Mode: FrameRows, Start: FrameBound{Kind: Preceding, Offset: n}, End: FrameBound{Kind: CurrentRow}}
+	}
+	for _, tc := range []traceCase{{
+		name:  "doc",
+		build: win(WindowSpec{Partition: col(0), SortKey: byCol1, Funcs: []WindowFunc{{Kind: RowNumber}}}),
+		ticks: [][]string{{"+(a, 1) +(a, 3)"}, {"+(a, 2)"}},
+		want:  []string{"+(a, 1, 1) +(a, 3, 2)", "-(a, 3, 2) +(a, 2, 2) +(a, 3, 3)"},
+	}, {
+		name: "ranks with ties and duplicates",
+		build: win(WindowSpec{SortKey: byCol1, Funcs: []WindowFunc{
+			{Kind: RowNumber}, {Kind: Rank}, {Kind: DenseRank}}}),
+		ticks: [][]string{{"+(x, 5) +2(y, 5) +(z, 7)"}, {"-(x, 5)"}},
+		want: []string{"+(x, 5, 1, 1, 1) +(y, 5, 2, 1, 1) +(y, 5, 3, 1, 1) +(z, 7, 4, 4, 2)",
+			"-(x, 5, 1, 1, 1) -(y, 5, 3, 1, 1) +(y, 5, 1, 1, 1) -(z, 7, 4, 4, 2) +(z, 7, 3, 3, 2)"},
+	}, {
+		name: "lag and lead",
+		build: win(WindowSpec{SortKey: byCol1, Funcs: []WindowFunc{
+			{Kind: Lag, Col: 1, N: 1}, {Kind: Lead, Col: 1, N: 1, Default: func(r types.Row) types.Datum { return types.NewInt8(-1) }}}}),
+		ticks: [][]string{{"+(a, 1) +(a, 2) +(a, 4)"}, {"+(a, 3)"}},
+		want: []string{"+(a, 1, NULL, 2) +(a, 2, 1, 4) +(a, 4, 2, -1)",
+			"-(a, 2, 1, 4) +(a, 2, 1, 3) +(a, 3, 2, 4) -(a, 4, 2, -1) +(a, 4, 3, -1)"},
+	}, {
+		name:  "sliding sum over ROWS 1 PRECEDING",
+		build: win(WindowSpec{SortKey: byCol1, Funcs: []WindowFunc{{Kind: WindowAgg, Agg: sumAgg{col: 1}, Frame: rows(1)}}}),
+		ticks: [][]string{{"+(a, 1) +(a, 2) +(a, 4) +(a, 8)"}, {"-(a, 2)"}},
+		want:  []string{"+(a, 1, 1) +(a, 2, 3) +(a, 4, 6) +(a, 8, 12)", "-(a, 2, 3) -(a, 4, 6) +(a, 4, 5)"},
+	}, {
+		name:  "running count, default frame, peers share it",
+		build: win(WindowSpec{SortKey: byCol1, Funcs: []WindowFunc{{Kind: WindowAgg, Agg: countAgg{}}}}),
+		ticks: [][]string{{"+(a, 1) +(b, 1) +(c, 2)"}, {"+(d, 0)"}},
+		want:  []string{"+(a, 1, 2) +(b, 1, 2) +(c, 2, 3)", "+(d, 0, 1) -(a, 1, 2) -(b, 1, 2) -(c, 2, 3) +(a, 1, 3) +(b, 1, 3) +(c, 2, 4)"},
+	}, {
+		name: "no ORDER BY: whole partition",
+		build: win(WindowSpec{Partition: col(0), Funcs: []WindowFunc{
+			{Kind: Rank}, {Kind: WindowAgg, Agg: sumAgg{col: 1}}}}),
+		ticks: [][]string{{"+(a, 1) +(a, 2) +(b, 5)"}, {"-(a, 1)"}},
+		want:  []string{"+(a, 1, 1, 3) +(a, 2, 1, 3) +(b, 5, 1, 5)", "-(a, 1, 1, 3) -(a, 2, 1, 3) +(a, 2, 1, 2)"},
+	}, {
+		name: "first, last and nth value",
+		build: win(WindowSpec{SortKey: byCol1, Funcs: []WindowFunc{
+			{Kind: FirstValue, Col: 1, Frame: rows(2)}, {Kind: LastValue, Col: 1},
+			{Kind: NthValue, Col: 1, N: 2, Frame: rows(2)}}}),
+		ticks: [][]string{{"+(a, 1) +(a, 2) +(a, 3) +(a, 4)"}},
+		want:  []string{"+(a, 1, 1, 1, NULL) +(a, 2, 1, 2, 2) +(a, 3, 1, 3, 2) +(a, 4, 2, 4, 3)"},
+	}, {
+		name:  "ntile, percent_rank, cume_dist",
+		build: win(WindowSpec{SortKey: byCol1, Funcs: []WindowFunc{{Kind: Ntile, N: 2}, {Kind: PercentRank}, {Kind: CumeDist}}}),
+		ticks: [][]string{{"+(a, 1) +(a, 2) +(a, 2)"}},
+		want:  []string{"+(a, 1, 1, 0, 0.3333333333333333) +(a, 2, 1, 0.5, 1) +(a, 2, 2, 0.5, 1)"},
+	}, {
+		name: "aggregate errors travel as data",
+		build: win(WindowSpec{SortKey: byCol1, Funcs: []WindowFunc{
+			{Kind: WindowAgg, Agg: sumAgg{col: 1, failOn: 3}, Frame: rows(1)}}}),
+		ticks:    [][]string{{"+(a, 1) +(a, 3) +(a, 5) +(a, 9)"}, {"-(a, 3)"}},
+		want:     []string{"+(a, 1, 1) +(a, 9, 14)", "+(a, 5, 6)"},
+		wantErrs: []string{"+2 22012 division by zero", "-2 22012 division by zero"},
+	}} {
+		runTrace(t, tc)
+	}
+}
+
+func TestFrameValidate(t *testing.T) {
+	for _, tc := range []struct {
+		f    Frame
+		code pgerr.Code
+	}{
+		{Frame{}, ""},
+		{Frame{Mode: FrameRows, Start: FrameBound{Kind: Preceding, Offset: 2}, End: FrameBound{Kind: Following, Offset: 1}}, ""},
+		{Frame{Mode: FrameRows, Start: FrameBound{Kind: Preceding, Offset: 1}, End: FrameBound{Kind: Preceding, Offset: 3}}, ""},
+		{Frame{Start: FrameBound{Kind: UnboundedFollowing}, End: FrameBound{Kind: UnboundedFollowing}}, pgerr.WindowingError},
+		{Frame{Start: FrameBound{Kind: CurrentRow}, End: FrameBound{Kind: UnboundedPreceding}}, pgerr.WindowingError},
+		{Frame{Mode: FrameRows, Start: FrameBound{Kind: CurrentRow}, End: FrameBound{Kind: Preceding, Offset: 1}}, pgerr.WindowingError},
+		{Frame{Mode: FrameRows, Start: FrameBound{Kind: Following, Offset: 1}, End: FrameBound{Kind: CurrentRow}}, pgerr.WindowingError},
+		{Frame{Start: FrameBound{Kind: Preceding, Offset: 1}, End: FrameBound{Kind: CurrentRow}}, pgerr.FeatureNotSupported},
+		{Frame{Mode: FrameRows, Start: FrameBound{Kind: Preceding, Offset: -1}, End: FrameBound{Kind: CurrentRow}}, invalidPrecedingOrFollowingSize},
+	} {
+		err := tc.f.Validate()
+		var code pgerr.Code
+		if err != nil {
+			code = err.(*pgerr.Error).Code
+		}
+		if code != tc.code {
+			t.Errorf("%+v: got %v, want %s", tc.f, err, tc.code)
+		}
+	}
+}
+
+// refWindow computes window functions from scratch by their definitions:
+// the property test's reference.
+func refWindow(in Batch, spec WindowSpec) (Batch, []ErrorUpdate) {
+	type unit struct {
+		key, sk string
+		row     types.Row
+	}
+	parts := map[string][]unit{}
+	for _, u := range in {
+		var pk types.Row
+		if spec.Partition != nil {
+			pk = spec.Partition(u.Row)
+		}
+		var sk []byte
+		if spec.SortKey != nil {
+			sk = spec.SortKey(nil, u.Row)
+		}
+		key := string(types.AppendKeyRow(append([]byte(nil), sk...), u.Row))
+		p := string(types.AppendKeyRow(nil, pk))
+		for range u.Diff {
+			parts[p] = append(parts[p], unit{key: key, sk: string(sk), row: u.Row})
+		}
+	}
+	var out Batch
+	var errs []ErrorUpdate
+	for _, us := range parts {
+		slices.SortStableFunc(us, func(a, b unit) int { return strings.Compare(a.key, b.key) })
+		n := int64(len(us))
+		for u := range us {
+			var vals []types.Datum
+			var uerr *pgerr.Error
+			var gs, ge int64 = 0, n - 1
+			for gs = int64(u); gs > 0 && us[gs-1].sk == us[u].sk; gs-- {
+			}
+			for ge = int64(u); ge+1 < n && us[ge+1].sk == us[u].sk; ge++ {
+			}
+			dense := int64(1)
+			for i := int64(1); i <= gs; i++ {
+				if us[i].sk != us[i-1].sk {
+					dense++
+				}
+			}
+			for _, f := range spec.Funcs {
+				var d types.Datum
+				var err *pgerr.Error
+				switch f.Kind {
+				case RowNumber:
+					d = types.NewInt8(int64(u) + 1)
+				case Rank:
+					d = types.NewInt8(gs + 1)
+				case DenseRank:
+					d = types.NewInt8(dense)
+				case PercentRank:
+					d = types.NewFloat8(0)
+					if n > 1 {
+						d = types.NewFloat8(float64(gs) / float64(n-1))
+					}
+				case CumeDist:
+					d = types.NewFloat8(float64(ge+1) / float64(n))
+				case Ntile:
+					d = types.NewInt4(int32(ntile(int64(u), n, f.N)))
+				case Lag, Lead:
+					at := int64(u) - f.N
+					if f.Kind == Lead {
+						at = int64(u) + f.N
+					}
+					switch {
+					case at >= 0 && at < n:
+						d = us[at].row[f.Col]
+					case f.Default != nil:
+						d = f.Default(us[u].row)
+					}
+				default:
+					a, b := refFrame(f.frame(), int64(u), gs, ge, n)
+					switch f.Kind {
+					case FirstValue:
+						if a < b {
+							d = us[a].row[f.Col]
+						}
+					case LastValue:
+						if a < b {
+							d = us[b-1].row[f.Col]
+						}
+					case NthValue:
+						if a+f.N-1 < b {
+							d = us[a+f.N-1].row[f.Col]
+						}
+					case WindowAgg:
+						st := f.Agg.NewState()
+						var fe []ErrorUpdate
+						for i := a; i < b; i++ {
+							if e := st.Update(us[i].row, 1); e != nil {
+								fe = append(fe, ErrorUpdate{Err: dataError(e), Diff: 1})
+							}
+						}
+						if fe = ConsolidateErrors(fe); len(fe) > 0 {
+							err = fe[0].Err
+						} else if v, e := st.Result(); e != nil {
+							err = dataError(e)
+						} else {
+							d = v
+						}
+					}
+				}
+				if err != nil && uerr == nil {
+					uerr = err
+				}
+				vals = append(vals, d)
+			}
+			if uerr != nil {
+				errs = append(errs, ErrorUpdate{Err: uerr, Diff: 1})
+				continue
+			}
+			out = append(out, Update{Row: append(us[u].row.Copy(), vals...), Diff: 1})
+		}
+	}
+	return out, errs
+}
+
+func refFrame(f Frame, u, gs, ge, n int64) (int64, int64) {
+	if f.Mode == FrameRange {
+		a, b := int64(0), n
+		if f.Start.Kind == CurrentRow {
+			a = gs
+		}
+		if f.End.Kind == CurrentRow {
+			b = ge + 1
+		}
+		return a, b
+	}
+	a := clamp(u+boundOffset(f.Start), 0, n)
+	b := clamp(u+boundOffset(f.End)+1, 0, n)
+	return a, max(a, b)
+}
+
+// TestWindowLargePartition drives one partition of thousands of rows (many
+// chunks) through random ticks and checks the maintained output against
+// the reference every few ticks.
+func TestWindowLargePartition(t *testing.T) {
+	if testing.Short() {
+		t.Skip("large partition")
+	}
+	byCol0 := ColumnSortKey([]SortColumn{{Col: 0}})
+	for _, spec := range []WindowSpec{{SortKey: byCol0, Funcs: []WindowFunc{
+		{Kind: RowNumber}, {Kind: Rank}, {Kind: DenseRank},
+		{Kind: WindowAgg, Agg: countAgg{}},
+	}}, {SortKey: byCol0, Funcs: []WindowFunc{
+		{Kind: Lag, Col: 1, N: 2}, {Kind: Lead, Col: 1, N: 1},
+		{Kind: WindowAgg, Agg: sumAgg{col: 1}, Frame: rowsFrame(Preceding, 3, Following, 1)},
+		{Kind: NthValue, Col: 1, N: 3, Frame: rowsFrame(Preceding, 5, CurrentRow, 0)},
+	}}, {SortKey: byCol0, Funcs: []WindowFunc{{Kind: Ntile, N: 7}, {Kind: CumeDist}}}} {
+		checkLargePartition(t, spec)
+	}
+}
+
+func checkLargePartition(t *testing.T, spec WindowSpec) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	g := NewGraph()
+	in := g.Input()
+	w := g.Window(in.Node(), spec)
+	out := g.Output(w)
+	var acc Batch
+	present := map[int64]types.Row{}
+	id := int64(0)
+	for tick := 0; tick < 24; tick++ {
+		var b Batch
+		for range 120 {
+			if len(present) > 0 && rng.IntN(3) == 0 {
+				for k, r := range present {
+					b = append(b, Update{Row: r, Diff: -1})
+					delete(present, k)
+					break
+				}
+				continue
+			}
+			id++
+			r := types.Row{types.NewInt8(rng.Int64N(400)), types.NewInt8(id)}
+			present[id] = r
+			b = append(b, Update{Row: r, Diff: 1})
+		}
+		acc = append(acc, b...)
+		in.Push(b)
+		step(t, g)
+		if tick%6 != 5 {
+			continue
+		}
+		want, _ := refWindow(append(Batch(nil), acc...).Consolidate(), spec)
+		if got := fmtBatch(snapshotBatch(t, out.Snapshot())); got != fmtBatch(want) {
+			t.Fatalf("tick %d: output differs from reference (%d rows present)", tick, len(present))
+		}
+	}
+	if chunks := len(g.ops[w.id].(*windowOp).parts[0].s.chunks); chunks < 5 {
+		t.Fatalf("partition spans only %d chunks", chunks)
+	}
+}
