@@ -13,19 +13,31 @@ import (
 // inputs, the one written first. A final projection restores the original
 // column order.
 func orderJoins(n Node) Node {
-	return RewriteNodes(n, func(n Node) Node {
-		j, ok := n.(*Join)
-		if !ok || j.Kind != InnerJoin {
-			return n
-		}
+	if j, ok := n.(*Join); ok && j.Kind == InnerJoin {
 		var leaves []Node
 		var conds []scalar.Expr
 		flattenInner(j, &leaves, &conds, 0)
-		if len(leaves) < 3 {
-			return n
+		if len(leaves) >= 3 {
+			for i, l := range leaves {
+				leaves[i] = orderJoins(l)
+			}
+			return reorder(leaves, conds, n.Columns())
 		}
-		return reorder(leaves, conds, n.Columns())
-	})
+	}
+	ins := n.Inputs()
+	if len(ins) == 0 {
+		return n
+	}
+	newIns := make([]Node, len(ins))
+	changed := false
+	for i, in := range ins {
+		newIns[i] = orderJoins(in)
+		changed = changed || newIns[i] != in
+	}
+	if !changed {
+		return n
+	}
+	return n.withInputs(newIns)
 }
 
 // flattenInner collects the inputs and conditions of a tree of inner joins;
