@@ -5,14 +5,21 @@ package planner
 // turns the cross joins decorrelation leaves into equi-joins), then join
 // ordering (so that no join forms a needless cross product).
 func Optimize(n Node) (Node, error) {
+	n, err := Decorrelate(n)
+	if err != nil {
+		return nil, err
+	}
+	return orderJoins(pushFilters(n)), nil
+}
+
+// Decorrelate removes every subquery and Apply, the first stage of
+// Optimize (EXPLAIN DECORRELATED PLAN shows its result).
+func Decorrelate(n Node) (Node, error) {
 	n, err := subqueriesToApply(n)
 	if err != nil {
 		return nil, err
 	}
-	if n, err = removeApplies(n); err != nil {
-		return nil, err
-	}
-	return orderJoins(pushFilters(n)), nil
+	return removeApplies(n)
 }
 
 // OptimizeQuery optimises a query's relation.

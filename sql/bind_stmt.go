@@ -13,6 +13,9 @@ import (
 
 // bindStatement dispatches on the statement kind.
 func (s *session) bindStatement(cat *Catalog, raw *rawStatement, params []types.Type) (*boundStmt, error) {
+	if raw.ours != nil {
+		return s.bindStreamdb(cat, raw, params)
+	}
 	n := raw.node
 	switch {
 	case n.GetSelectStmt() != nil:
@@ -77,6 +80,9 @@ func independent(cols []pgwire.Column, run func(ctx context.Context, s *session,
 // isTxnControl reports whether a statement may run in a failed
 // transaction block: only statements that end it.
 func isTxnControl(raw *rawStatement) bool {
+	if raw.node == nil {
+		return false
+	}
 	ts := raw.node.GetTransactionStmt()
 	if ts == nil {
 		return false

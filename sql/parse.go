@@ -6,55 +6,108 @@ import (
 	"unicode/utf8"
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
-	"github.com/pganalyze/pg_query_go/v6/parser"
+	pgparser "github.com/pganalyze/pg_query_go/v6/parser"
 
+	"github.com/streamdb/streamdb/sql/parser"
 	"github.com/streamdb/streamdb/sql/pgerr"
 )
 
-// rawStatement is one statement of a query string, parsed but not bound.
+// rawStatement is one statement of a query string, parsed but not bound:
+// either a PostgreSQL statement (node) or a streamdb one (ours).
 type rawStatement struct {
 	node *pg_query.Node
-	// text is this statement's SQL; query is the whole string it came
-	// from, to which error positions are relative.
-	text  string
-	query string
+	ours parser.Statement
+	// text is this statement's SQL.
+	text string
+	// offset is the character offset of the text that positions in node
+	// (and in errors about it) are relative to, within the query string
+	// clients count positions in.
+	offset int
 }
 
-// parseQuery splits and parses a query string with PostgreSQL's grammar.
+// parseQuery splits and parses a query string. Statements PostgreSQL lacks
+// go to streamdb's own parser; the rest to pg_query, in one call when the
+// string holds nothing else.
 func parseQuery(query string) ([]rawStatement, error) {
-	tree, err := pg_query.Parse(query)
-	if err != nil {
-		return nil, syntaxError(query, err)
+	pieces := parser.Split(query)
+	var out []rawStatement
+	mixed := false
+	parsed := make([]parser.Statement, len(pieces))
+	for i, p := range pieces {
+		stmt, ok, err := parser.Parse(p.Text)
+		if err != nil {
+			return nil, shiftPosition(err, charOffset(query, p.Offset))
+		}
+		if ok {
+			parsed[i] = stmt
+			mixed = true
+		}
 	}
-	out := make([]rawStatement, 0, len(tree.Stmts))
-	for _, rs := range tree.Stmts {
-		start := int(rs.StmtLocation)
-		end := len(query)
-		if rs.StmtLen > 0 {
-			end = start + int(rs.StmtLen)
+	if !mixed {
+		return parsePG(query, 0)
+	}
+	for i, p := range pieces {
+		off := charOffset(query, p.Offset)
+		if parsed[i] != nil {
+			out = append(out, rawStatement{ours: parsed[i], text: p.Text, offset: off})
+			continue
 		}
-		if start < 0 || start > len(query) || end > len(query) || start > end {
-			start, end = 0, len(query)
+		raws, err := parsePG(p.Text, off)
+		if err != nil {
+			return nil, err
 		}
-		out = append(out, rawStatement{node: rs.Stmt, text: strings.TrimSpace(query[start:end]), query: query})
+		out = append(out, raws...)
 	}
 	return out, nil
 }
 
-// syntaxError converts a parser error into 42601 with PostgreSQL's
-// character position.
-func syntaxError(query string, err error) error {
-	var pe *parser.Error
+// parsePG parses with PostgreSQL's grammar. offset is the character
+// position of text within the client's query string.
+func parsePG(text string, offset int) ([]rawStatement, error) {
+	tree, err := pg_query.Parse(text)
+	if err != nil {
+		return nil, shiftPosition(syntaxError(err), offset)
+	}
+	out := make([]rawStatement, 0, len(tree.Stmts))
+	for _, rs := range tree.Stmts {
+		start := int(rs.StmtLocation)
+		end := len(text)
+		if rs.StmtLen > 0 {
+			end = start + int(rs.StmtLen)
+		}
+		if start < 0 || start > len(text) || end > len(text) || start > end {
+			start, end = 0, len(text)
+		}
+		out = append(out, rawStatement{node: rs.Stmt, text: strings.TrimSpace(text[start:end]), offset: offset})
+	}
+	return out, nil
+}
+
+// charOffset converts a byte offset in s to a character count.
+func charOffset(s string, byteOff int) int {
+	if byteOff <= 0 {
+		return 0
+	}
+	return utf8.RuneCountInString(s[:min(byteOff, len(s))])
+}
+
+// shiftPosition moves an error's statement position by off characters.
+func shiftPosition(err error, off int) error {
+	e := pgerr.As(err)
+	if e == nil || e.Position == 0 || off == 0 {
+		return err
+	}
+	c := *e
+	c.Position += off
+	return &c
+}
+
+// syntaxError converts a parser error into 42601. pg_query reports the
+// position in characters already.
+func syntaxError(err error) error {
+	var pe *pgparser.Error
 	if !errors.As(err, &pe) {
 		return pgerr.Wrap(err, pgerr.SyntaxError, "")
 	}
-	e := &pgerr.Error{Code: pgerr.SyntaxError, Message: pe.Message}
-	if pe.Cursorpos > 0 {
-		pos := pe.Cursorpos
-		if pos-1 <= len(query) {
-			pos = utf8.RuneCountInString(query[:pos-1]) + 1
-		}
-		e.Position = pos
-	}
-	return e
+	return &pgerr.Error{Code: pgerr.SyntaxError, Message: pe.Message, Position: pe.Cursorpos}
 }

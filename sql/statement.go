@@ -91,7 +91,7 @@ func (st *statement) bind() (*boundStmt, error) {
 	}
 	b, err := st.s.bindStatement(snap.cat, st.raw, params)
 	if err != nil {
-		return nil, err
+		return nil, shiftPosition(err, st.raw.offset)
 	}
 	b.catVersion = snap.cat.Version
 	st.bound = b

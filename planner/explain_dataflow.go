@@ -1,0 +1,127 @@
+package planner
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/streamdb/streamdb/planner/scalar"
+)
+
+// ExplainDataflow renders the dataflow operators an optimised query
+// lowers to, in EXPLAIN's format: what EXPLAIN DATAFLOW shows. It mirrors
+// lower.go decision for decision, so the two must change together.
+func ExplainDataflow(q *Query) string {
+	var b strings.Builder
+	root := q.Root
+	if q.Limit != nil || q.Offset != nil {
+		root = &TopK{Input: q.Root, Order: q.Order, Limit: q.Limit, Offset: q.Offset}
+	}
+	explainDataflow(&b, root, 0)
+	return b.String()
+}
+
+func explainDataflow(b *strings.Builder, n Node, depth int) {
+	line := func(d int, s string) {
+		b.WriteString(strings.Repeat("  ", d))
+		b.WriteString(s)
+		b.WriteByte('\n')
+	}
+	switch x := n.(type) {
+	case *Get:
+		if x.Lookup != nil {
+			line(depth, "Lookup "+x.Name+" key=["+exprList(x.Lookup)+"]")
+		} else {
+			line(depth, "Input "+x.Name)
+		}
+		return
+	case *Values:
+		line(depth, "Constant rows="+strconv.Itoa(len(x.Rows)))
+		return
+	case *Filter:
+		line(depth, "Filter "+x.Pred.String())
+	case *Project:
+		line(depth, "Map "+exprList(x.Exprs))
+	case *Distinct:
+		line(depth, "Distinct")
+	case *Aggregate:
+		line(depth, "Reduce "+strings.TrimPrefix(describe(x), "Aggregate "))
+	case *TopK:
+		line(depth, describe(x))
+	case *FlatMap:
+		line(depth, describe(x))
+	case *Window:
+		line(depth, describe(x))
+	case *SetOp:
+		switch {
+		case x.Kind == Union && x.All:
+			line(depth, "Union")
+		case x.Kind == Union:
+			line(depth, "Distinct")
+			line(depth+1, "Union")
+			depth++
+		default:
+			line(depth, "Threshold "+x.Kind.String()+allSuffix(x.All))
+		}
+	case *Join:
+		explainJoin(b, x, depth, line)
+		return
+	default:
+		line(depth, describe(n))
+	}
+	for _, in := range n.Inputs() {
+		explainDataflow(b, in, depth+1)
+	}
+}
+
+func allSuffix(all bool) string {
+	if all {
+		return " all"
+	}
+	return ""
+}
+
+func explainJoin(b *strings.Builder, j *Join, depth int, line func(int, string)) {
+	lw := len(j.Left.Columns())
+	pairs, rest := splitJoinCondition(j.On, lw, j.NullSafe)
+	keys := make([]string, len(pairs))
+	for i, p := range pairs {
+		op := " = "
+		if p.NullSafe {
+			op = " IS NOT DISTINCT FROM "
+		}
+		keys[i] = p.Left.String() + op + "r" + p.Right.String()
+	}
+	desc := "keys=[" + strings.Join(keys, ", ") + "]"
+	if len(pairs) == 0 {
+		desc = "cross"
+	}
+	residual := ""
+	if len(rest) > 0 {
+		residual = " residual=" + scalar.NewAnd(rest).String()
+	}
+	switch j.Kind {
+	case InnerJoin:
+		line(depth, "Join "+desc+residual)
+	case SemiJoin, AntiJoin:
+		name := "SemiJoin"
+		if j.Kind == AntiJoin {
+			name = "AntiJoin"
+		}
+		line(depth, name+" "+desc+residual)
+	default:
+		line(depth, "Union ("+j.Kind.String()+" outer join)")
+		line(depth+1, "Join "+desc+residual)
+		switch j.Kind {
+		case LeftJoin:
+			line(depth+1, "AntiJoin left unmatched, padded with NULLs")
+		case RightJoin:
+			line(depth+1, "AntiJoin right unmatched, padded with NULLs")
+		case FullJoin:
+			line(depth+1, "AntiJoin left unmatched, padded with NULLs")
+			line(depth+1, "AntiJoin right unmatched, padded with NULLs")
+		}
+		depth++
+	}
+	explainDataflow(b, j.Left, depth+1)
+	explainDataflow(b, j.Right, depth+1)
+}

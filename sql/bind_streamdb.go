@@ -1,0 +1,338 @@
+package sql
+
+import (
+	"context"
+	"strings"
+
+	"github.com/streamdb/streamdb/pgwire"
+	"github.com/streamdb/streamdb/planner"
+	"github.com/streamdb/streamdb/planner/scalar"
+	"github.com/streamdb/streamdb/sql/parser"
+	"github.com/streamdb/streamdb/sql/pgerr"
+	"github.com/streamdb/streamdb/sql/types"
+)
+
+// bindStreamdb binds the statements of streamdb's own grammar.
+func (s *session) bindStreamdb(cat *Catalog, raw *rawStatement, params []types.Type) (*boundStmt, error) {
+	switch st := raw.ours.(type) {
+	case *parser.Show:
+		return s.bindShowListing(cat, st)
+	case *parser.ShowCreate:
+		return s.bindShowCreate(cat, st)
+	case *parser.CreateDefaultIndex:
+		return s.bindCreateDefaultIndex(cat, raw, st)
+	case *parser.Explain:
+		return s.bindExplainFor(cat, st, params)
+	}
+	return nil, pgerr.New(pgerr.FeatureNotSupported, "%s is not supported yet", firstWords(raw.text))
+}
+
+// firstWords names a statement by its leading keywords, for errors.
+func firstWords(sql string) string {
+	f := strings.Fields(sql)
+	if len(f) > 3 {
+		f = f[:3]
+	}
+	return strings.ToUpper(strings.Join(f, " "))
+}
+
+// objectKindOf maps the parser's object kinds to the catalog's.
+func objectKindOf(k parser.ObjectKind) (ObjectKind, bool) {
+	switch k {
+	case parser.ObjectTable:
+		return KindTable, true
+	case parser.ObjectView:
+		return KindView, true
+	case parser.ObjectMaterializedView:
+		return KindMaterializedView, true
+	case parser.ObjectIndex:
+		return KindIndex, true
+	}
+	return 0, false
+}
+
+// resolveName looks up a possibly qualified object name.
+func resolveName(cat *Catalog, n parser.Name) (*Object, string, bool) {
+	schema, name := "", ""
+	switch len(n) {
+	case 0:
+		return nil, "", false
+	case 1:
+		name = n[0].Value
+	default:
+		schema, name = n[len(n)-2].Value, n[len(n)-1].Value
+	}
+	o, ok := cat.Lookup(schema, name)
+	return o, name, ok
+}
+
+// listing is the result of a SHOW listing before LIKE/WHERE filtering.
+type listing struct {
+	cols []pgwire.Column
+	rows []types.Row
+}
+
+func textCols(names ...string) []pgwire.Column {
+	cols := make([]pgwire.Column, len(names))
+	for i, n := range names {
+		cols[i] = pgwire.Column{Name: n, Type: types.TypeText}
+	}
+	return cols
+}
+
+func (s *session) bindShowListing(cat *Catalog, st *parser.Show) (*boundStmt, error) {
+	var cols []pgwire.Column
+	var build func(cat *Catalog) (listing, error)
+	simple := func(kind ObjectKind) func(cat *Catalog) (listing, error) {
+		return func(cat *Catalog) (listing, error) {
+			l := listing{cols: cols}
+			for _, o := range cat.Objects(kind) {
+				l.rows = append(l.rows, types.Row{types.NewText(o.Name)})
+			}
+			return l, nil
+		}
+	}
+	switch st.Kind {
+	case parser.ShowTables:
+		cols, build = textCols("name"), simple(KindTable)
+	case parser.ShowViews:
+		cols, build = textCols("name"), simple(KindView)
+	case parser.ShowMaterializedViews:
+		cols, build = textCols("name"), simple(KindMaterializedView)
+	case parser.ShowObjects:
+		cols = textCols("name", "type")
+		build = func(cat *Catalog) (listing, error) {
+			l := listing{cols: cols}
+			for _, o := range cat.Objects(0) {
+				l.rows = append(l.rows, types.Row{types.NewText(o.Name), types.NewText(o.Kind.String())})
+			}
+			return l, nil
+		}
+	case parser.ShowIndexes:
+		cols = textCols("name", "on", "key")
+		on := st.On
+		build = func(cat *Catalog) (listing, error) {
+			l := listing{cols: cols}
+			var onID uint64
+			if on != nil {
+				o, name, ok := resolveName(cat, on)
+				if !ok {
+					return l, pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", name)
+				}
+				onID = o.ID
+			}
+			for _, o := range cat.Objects(KindIndex) {
+				if onID != 0 && o.On != onID {
+					continue
+				}
+				target, _ := cat.ByID(o.On)
+				var keys []string
+				for _, c := range o.Columns {
+					keys = append(keys, c.Name)
+				}
+				l.rows = append(l.rows, types.Row{types.NewText(o.Name), types.NewText(target.Name), types.NewText("{" + strings.Join(keys, ",") + "}")})
+			}
+			return l, nil
+		}
+	case parser.ShowColumns:
+		cols = []pgwire.Column{{Name: "name", Type: types.TypeText}, {Name: "nullable", Type: types.TypeBool}, {Name: "type", Type: types.TypeText}}
+		from := st.From
+		build = func(cat *Catalog) (listing, error) {
+			l := listing{cols: cols}
+			o, name, ok := resolveName(cat, from)
+			if !ok {
+				return l, pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", name)
+			}
+			for _, c := range o.Columns {
+				l.rows = append(l.rows, types.Row{types.NewText(c.Name), types.NewBool(!c.NotNull), types.NewText(c.Type.String())})
+			}
+			return l, nil
+		}
+	default:
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "SHOW %s is not supported yet", st.Kind)
+	}
+	filter, err := s.listingFilter(st, cols)
+	if err != nil {
+		return nil, err
+	}
+	return &boundStmt{cols: cols, catalogIndependent: true, run: func(ctx context.Context, s *session, _ []types.Datum) (pgwire.Result, error) {
+		l, err := build(s.e.snapshot().cat)
+		if err != nil {
+			return nil, err
+		}
+		var out []types.Row
+		for _, r := range l.rows {
+			ok, err := filter(s, r)
+			if err != nil {
+				return nil, err
+			}
+			if ok {
+				out = append(out, r)
+			}
+		}
+		return &rowsResult{rows: out, tag: "SHOW"}, nil
+	}}, nil
+}
+
+// listingFilter compiles a listing's LIKE or WHERE clause: LIKE matches
+// the first column, WHERE is an expression over the listing's columns.
+func (s *session) listingFilter(st *parser.Show, cols []pgwire.Column) (func(*session, types.Row) (bool, error), error) {
+	var cond string
+	switch {
+	case st.Like != nil:
+		cond = parser.QuoteIdent(cols[0].Name) + " LIKE " + st.Like.String()
+	case st.Where != nil:
+		cond = st.Where.Text
+	default:
+		return func(*session, types.Row) (bool, error) { return true, nil }, nil
+	}
+	raws, err := parseQuery("SELECT " + cond)
+	if err != nil {
+		return nil, err
+	}
+	sc := newScope(nil)
+	for i, c := range cols {
+		sc.cols = append(sc.cols, scopeCol{name: c.Name, idx: i, typ: c.Type})
+	}
+	b := newBinder(newCatalog(), &s.info, nil)
+	e, err := b.expr(raws[0].node.GetSelectStmt().TargetList[0].GetResTarget().Val, &exprCtx{s: sc, what: "WHERE"})
+	if err != nil {
+		return nil, err
+	}
+	if e, err = b.coerceBool(e, "WHERE", 0); err != nil {
+		return nil, err
+	}
+	pred, err := scalar.CompilePredicate(e)
+	if err != nil {
+		return nil, err
+	}
+	return func(s *session, r types.Row) (bool, error) { return pred(s.evalContext(nil), r) }, nil
+}
+
+func (s *session) bindShowCreate(cat *Catalog, st *parser.ShowCreate) (*boundStmt, error) {
+	kind, ok := objectKindOf(st.Kind)
+	if !ok {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "SHOW CREATE %s is not supported yet", st.Kind)
+	}
+	cols := textCols("name", "create_sql")
+	name := st.Name
+	return &boundStmt{cols: cols, catalogIndependent: true, run: func(ctx context.Context, s *session, _ []types.Datum) (pgwire.Result, error) {
+		o, n, ok := resolveName(s.e.snapshot().cat, name)
+		if !ok {
+			return nil, errUndefinedObject(kind, n)
+		}
+		if o.Kind != kind {
+			return nil, pgerr.New(pgerr.WrongObjectType, "%q is not a %s", n, kind)
+		}
+		return &rowsResult{rows: []types.Row{{types.NewText(qualify(o.Schema, o.Name)), types.NewText(o.SQL)}}, tag: "SHOW"}, nil
+	}}, nil
+}
+
+// bindCreateDefaultIndex indexes every column of an object.
+func (s *session) bindCreateDefaultIndex(cat *Catalog, raw *rawStatement, st *parser.CreateDefaultIndex) (*boundStmt, error) {
+	on, name, ok := resolveName(cat, st.On)
+	if !ok {
+		return nil, pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", name)
+	}
+	if on.Kind != KindTable && on.Kind != KindMaterializedView {
+		return nil, pgerr.New(pgerr.WrongObjectType, "cannot create index on %s %q", on.Kind, on.Name)
+	}
+	obj := &Object{Kind: KindIndex, Schema: defaultSchema, Name: on.Name + "_primary_idx", SQL: raw.text, On: on.ID, DependsOn: []uint64{on.ID}}
+	if len(on.PrimaryKey) > 0 {
+		obj.KeyCols = append(obj.KeyCols, on.PrimaryKey...)
+	} else {
+		for i := range on.Columns {
+			obj.KeyCols = append(obj.KeyCols, i)
+		}
+	}
+	for _, k := range obj.KeyCols {
+		obj.Columns = append(obj.Columns, on.Columns[k])
+	}
+	ifNotExists := st.IfNotExists
+	return ddl("CREATE INDEX", func(ctx context.Context, s *session) error {
+		return s.submitDDL(ctx, func(tx *ddlTx, notice func(*pgerr.Error)) error {
+			if _, exists := tx.cat.Lookup(defaultSchema, obj.Name); exists {
+				if ifNotExists {
+					notice(pgerr.New(pgerr.DuplicateTable, "relation %q already exists, skipping", obj.Name))
+					return nil
+				}
+				return pgerr.New(pgerr.DuplicateTable, "relation %q already exists", obj.Name)
+			}
+			if _, ok := tx.cat.ByID(obj.On); !ok {
+				return pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", name)
+			}
+			o := *obj
+			o.ID = tx.nextID()
+			return tx.create(&o)
+		})
+	}), nil
+}
+
+// bindExplainFor explains a query or a view at a chosen stage: RAW (as
+// bound), DECORRELATED, OPTIMIZED (the default), or PHYSICAL / DATAFLOW
+// (the operators the plan lowers to).
+func (s *session) bindExplainFor(cat *Catalog, st *parser.Explain, params []types.Type) (*boundStmt, error) {
+	var root planner.Node
+	var q *planner.Query
+	if st.Query != nil {
+		raws, err := parseQuery(st.Query.Text)
+		if err != nil {
+			return nil, err
+		}
+		if len(raws) != 1 || raws[0].node == nil || raws[0].node.GetSelectStmt() == nil {
+			return nil, pgerr.New(pgerr.FeatureNotSupported, "EXPLAIN … FOR supports SELECT queries and views")
+		}
+		b := newBinder(cat, &s.info, params)
+		bq, err := b.selectStmt(raws[0].node.GetSelectStmt(), nil)
+		if err != nil {
+			return nil, err
+		}
+		q, root = bq.q, bq.q.Root
+	} else {
+		kind, _ := objectKindOf(st.ObjectKind)
+		o, name, ok := resolveName(cat, st.Object)
+		if !ok {
+			return nil, errUndefinedObject(kind, name)
+		}
+		if o.Kind != KindView && o.Kind != KindMaterializedView {
+			return nil, pgerr.New(pgerr.WrongObjectType, "%q is not a view or materialized view", name)
+		}
+		bq, _, err := bindViewQuery(cat, o.Query)
+		if err != nil {
+			return nil, err
+		}
+		root = queryNode(bq.q)
+		q = &planner.Query{Root: root}
+	}
+	var text string
+	switch st.Stage {
+	case parser.ExplainRaw:
+		text = planner.Explain(q)
+	case parser.ExplainDecorrelated:
+		n, err := planner.Decorrelate(root)
+		if err != nil {
+			return nil, err
+		}
+		text = planner.Explain(&planner.Query{Root: n, Order: q.Order, Limit: q.Limit, Offset: q.Offset, Hidden: q.Hidden})
+	case parser.ExplainPhysical, parser.ExplainDataflow:
+		oq, err := planner.OptimizeQuery(q)
+		if err != nil {
+			return nil, err
+		}
+		text = planner.ExplainDataflow(oq)
+	default:
+		oq, err := planner.OptimizeQuery(q)
+		if err != nil {
+			return nil, err
+		}
+		text = planner.Explain(oq)
+	}
+	cols := []pgwire.Column{{Name: "QUERY PLAN", Type: types.TypeText}}
+	return &boundStmt{cols: cols, run: func(ctx context.Context, s *session, _ []types.Datum) (pgwire.Result, error) {
+		var rows []types.Row
+		for _, line := range strings.Split(strings.TrimRight(text, "\n"), "\n") {
+			rows = append(rows, types.Row{types.NewText(line)})
+		}
+		return &rowsResult{rows: rows, tag: "EXPLAIN"}, nil
+	}}, nil
+}
