@@ -297,7 +297,11 @@ func (s *session) bindExplainFor(cat *Catalog, st *parser.Explain, params []type
 		if o.Kind != KindView && o.Kind != KindMaterializedView {
 			return nil, pgerr.New(pgerr.WrongObjectType, "%q is not a view or materialized view", name)
 		}
-		bq, _, err := bindViewQuery(cat, o.Query)
+		sel, _, err := viewDefinition(o.SQL)
+		if err != nil {
+			return nil, err
+		}
+		bq, _, err := bindViewQuery(cat, sel)
 		if err != nil {
 			return nil, err
 		}

@@ -1,8 +1,10 @@
 package sql
 
 import (
-	"sort"
+	"slices"
 	"strings"
+
+	"github.com/tidwall/btree"
 
 	"github.com/streamdb/streamdb/planner"
 	"github.com/streamdb/streamdb/sql/pgerr"
@@ -68,8 +70,6 @@ type Object struct {
 	Unique bool `json:"unique,omitempty"`
 	// SQL is the statement that created the object, replayed on start.
 	SQL string `json:"sql"`
-	// Query is the defining SELECT of a view or materialized view.
-	Query string `json:"query,omitempty"`
 	// On is the object an index indexes; KeyCols its key columns.
 	On      uint64 `json:"on,omitempty"`
 	KeyCols []int  `json:"key_cols,omitempty"`
@@ -90,19 +90,29 @@ func (o *Object) planColumns() []planner.Column {
 	return cols
 }
 
-// Catalog is an immutable snapshot of every object. DDL produces a new
-// Catalog with a higher Version; sessions cache bound statements per
-// version.
+// Catalog is a version of the catalog. The coordinator owns one mutable
+// Catalog and publishes frozen copies to readers; DDL builds the next
+// version on a clone. Its maps are copy-on-write B-trees, so cloning and
+// freezing cost O(1) and a change copies only the paths it touches, however
+// many objects there are.
 type Catalog struct {
 	Version uint64
-	byID    map[uint64]*Object
-	byName  map[string]*Object // schema.name
+	byID    *btree.Map[uint64, *Object]
+	byName  *btree.Map[string, *Object] // schema.name
+	// dependents maps an object to the ids of the objects that read it
+	// (and of its indexes), sorted. Slices are replaced, never mutated.
+	dependents *btree.Map[uint64, []uint64]
 	// NextID is the id the next created object receives.
 	NextID uint64
 }
 
 func newCatalog() *Catalog {
-	return &Catalog{byID: map[uint64]*Object{}, byName: map[string]*Object{}, NextID: firstUserID}
+	return &Catalog{
+		byID:       new(btree.Map[uint64, *Object]),
+		byName:     new(btree.Map[string, *Object]),
+		dependents: new(btree.Map[uint64, []uint64]),
+		NextID:     firstUserID,
+	}
 }
 
 // firstUserID leaves room below it for built-in objects.
@@ -111,85 +121,98 @@ const firstUserID = 20000
 func qualify(schema, name string) string { return schema + "." + name }
 
 // ByID returns the object with the given id.
-func (c *Catalog) ByID(id uint64) (*Object, bool) {
-	o, ok := c.byID[id]
-	return o, ok
-}
+func (c *Catalog) ByID(id uint64) (*Object, bool) { return c.byID.Get(id) }
 
 // Lookup finds an object by optional schema and name.
 func (c *Catalog) Lookup(schema, name string) (*Object, bool) {
 	if schema == "" {
 		schema = defaultSchema
 	}
-	o, ok := c.byName[qualify(schema, name)]
-	return o, ok
+	return c.byName.Get(qualify(schema, name))
 }
 
 // Objects returns every object of the given kind in name order (all kinds
 // for 0).
 func (c *Catalog) Objects(kind ObjectKind) []*Object {
 	var out []*Object
-	for _, o := range c.byID {
+	c.byName.Scan(func(_ string, o *Object) bool {
 		if kind == 0 || o.Kind == kind {
 			out = append(out, o)
 		}
-	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].Name != out[j].Name {
-			return out[i].Name < out[j].Name
-		}
-		return out[i].ID < out[j].ID
+		return true
 	})
 	return out
 }
 
-// Dependents returns the objects that depend directly on id.
+// Dependents returns the objects that depend directly on id, in id order.
 func (c *Catalog) Dependents(id uint64) []*Object {
-	var out []*Object
-	for _, o := range c.byID {
-		if o.On == id {
+	ids, _ := c.dependents.Get(id)
+	out := make([]*Object, 0, len(ids))
+	for _, d := range ids {
+		if o, ok := c.byID.Get(d); ok {
 			out = append(out, o)
-			continue
-		}
-		for _, d := range o.DependsOn {
-			if d == id {
-				out = append(out, o)
-				break
-			}
 		}
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
 	return out
 }
 
 // clone returns a mutable copy for building the next version.
 func (c *Catalog) clone() *Catalog {
-	n := &Catalog{
-		Version: c.Version + 1,
-		byID:    make(map[uint64]*Object, len(c.byID)+1),
-		byName:  make(map[string]*Object, len(c.byName)+1),
-		NextID:  c.NextID,
+	return &Catalog{
+		Version:    c.Version + 1,
+		byID:       c.byID.Copy(),
+		byName:     c.byName.Copy(),
+		dependents: c.dependents.Copy(),
+		NextID:     c.NextID,
 	}
-	for k, v := range c.byID {
-		n.byID[k] = v
+}
+
+// frozen returns a copy for readers; the receiver stays mutable.
+func (c *Catalog) frozen() *Catalog {
+	f := c.clone()
+	f.Version = c.Version
+	return f
+}
+
+// readsOf lists the objects o depends on for the dependents index.
+func readsOf(o *Object) []uint64 {
+	reads := append([]uint64(nil), o.DependsOn...)
+	if o.On != 0 && !slices.Contains(reads, o.On) {
+		reads = append(reads, o.On)
 	}
-	for k, v := range c.byName {
-		n.byName[k] = v
-	}
-	return n
+	return reads
 }
 
 func (c *Catalog) add(o *Object) {
-	c.byID[o.ID] = o
-	c.byName[qualify(o.Schema, o.Name)] = o
+	c.byID.Set(o.ID, o)
+	c.byName.Set(qualify(o.Schema, o.Name), o)
+	for _, r := range readsOf(o) {
+		old, _ := c.dependents.Get(r)
+		next := append(slices.Clone(old), o.ID)
+		slices.Sort(next)
+		c.dependents.Set(r, slices.Compact(next))
+	}
 	if o.ID >= c.NextID {
 		c.NextID = o.ID + 1
 	}
 }
 
 func (c *Catalog) remove(o *Object) {
-	delete(c.byID, o.ID)
-	delete(c.byName, qualify(o.Schema, o.Name))
+	c.byID.Delete(o.ID)
+	c.byName.Delete(qualify(o.Schema, o.Name))
+	c.dependents.Delete(o.ID)
+	for _, r := range readsOf(o) {
+		old, ok := c.dependents.Get(r)
+		if !ok {
+			continue
+		}
+		next := slices.DeleteFunc(slices.Clone(old), func(id uint64) bool { return id == o.ID })
+		if len(next) == 0 {
+			c.dependents.Delete(r)
+		} else {
+			c.dependents.Set(r, next)
+		}
+	}
 }
 
 // errUndefinedObject returns PostgreSQL's error for a missing relation of

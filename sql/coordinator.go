@@ -1,12 +1,15 @@
 package sql
 
 import (
+	"container/heap"
 	"context"
 	"encoding/binary"
 	"fmt"
 	"log/slog"
 	"sync/atomic"
 	"time"
+
+	"github.com/tidwall/btree"
 
 	"github.com/streamdb/streamdb/dataflow"
 	"github.com/streamdb/streamdb/sql/pgerr"
@@ -26,10 +29,19 @@ type coordinator struct {
 	// every request fails, since memory and disk may disagree.
 	failed atomic.Pointer[error]
 
+	// cat is the live catalog; readers get frozen copies.
 	cat    *Catalog
 	tables map[uint64]*tableState
-	flows  []*flow // in id order, which is dependency order
-	ts     uint64
+	// readers maps an object to the flows that read it.
+	readers map[uint64][]*flow
+	// flowIndex finds a flow by the id of its object.
+	flowIndex map[uint64]*flow
+	ts        uint64
+
+	// The published contents, updated for the objects in dirty.
+	snapTables *btree.Map[uint64, *tableSnap]
+	snapViews  *btree.Map[uint64, *dataflow.Snapshot]
+	dirty      map[uint64]bool
 }
 
 // coordReq is one unit of work for the tick loop: a transaction's writes
@@ -269,17 +281,33 @@ func (c *coordinator) apply(w *writeSet, batch *storage.Batch, deltas map[uint64
 		}
 		if len(d) > 0 {
 			deltas[id] = d
+			c.dirty[id] = true
 		}
 	}
 	return nil
 }
 
 // propagate pushes each changed object's delta into the dataflows that
-// read it, in dependency order, so that views over views see their inputs'
-// changes of the same tick.
+// read it, in dependency (id) order, so that views over views see their
+// inputs' changes of the same tick. Only flows downstream of a change are
+// visited.
 func (c *coordinator) propagate(ctx context.Context, deltas map[uint64]dataflow.Batch) error {
 	errDeltas := map[uint64][]dataflow.ErrorUpdate{}
-	for _, f := range c.flows {
+	var work flowQueue
+	queued := map[*flow]bool{}
+	enqueue := func(id uint64) {
+		for _, f := range c.readers[id] {
+			if !queued[f] {
+				queued[f] = true
+				heap.Push(&work, f)
+			}
+		}
+	}
+	for id := range deltas {
+		enqueue(id)
+	}
+	for work.Len() > 0 {
+		f := heap.Pop(&work).(*flow)
 		changed := false
 		for id, in := range f.inputs {
 			if d := deltas[id]; len(d) > 0 {
@@ -297,26 +325,86 @@ func (c *coordinator) propagate(ctx context.Context, deltas map[uint64]dataflow.
 		if err := f.graph.Step(ctx); err != nil {
 			return fmt.Errorf("maintain %s %s: %w", f.obj.Kind, f.obj.Name, err)
 		}
-		if f.out != nil {
-			if d := f.out.Delta(); len(d) > 0 {
-				deltas[f.obj.ID] = d
-			}
-			if e := f.out.DeltaErrors(); len(e) > 0 {
-				errDeltas[f.obj.ID] = e
-			}
+		c.dirty[f.obj.ID] = true
+		if f.out == nil {
+			continue
+		}
+		d, e := f.out.Delta(), f.out.DeltaErrors()
+		if len(d) > 0 {
+			deltas[f.obj.ID] = d
+		}
+		if len(e) > 0 {
+			errDeltas[f.obj.ID] = e
+		}
+		if len(d) > 0 || len(e) > 0 {
+			enqueue(f.obj.ID)
 		}
 	}
 	return nil
 }
 
-// publish makes the current state visible to readers.
+// flowQueue orders flows by object id: every flow after the flows it reads.
+type flowQueue []*flow
+
+func (q flowQueue) Len() int           { return len(q) }
+func (q flowQueue) Less(i, j int) bool { return q[i].obj.ID < q[j].obj.ID }
+func (q flowQueue) Swap(i, j int)      { q[i], q[j] = q[j], q[i] }
+func (q *flowQueue) Push(x any)        { *q = append(*q, x.(*flow)) }
+func (q *flowQueue) Pop() any {
+	old := *q
+	f := old[len(old)-1]
+	*q = old[:len(old)-1]
+	return f
+}
+
+// addFlow installs a flow and indexes the objects it reads.
+func (c *coordinator) addFlow(f *flow) {
+	c.flowIndex[f.obj.ID] = f
+	for id := range f.inputs {
+		c.readers[id] = append(c.readers[id], f)
+	}
+	c.dirty[f.obj.ID] = true
+}
+
+// dropFlows removes the flows of dropped objects.
+func (c *coordinator) dropFlows(dropped map[uint64]bool) {
+	for id := range dropped {
+		f := c.flowIndex[id]
+		if f == nil {
+			continue
+		}
+		for id := range f.inputs {
+			rs := c.readers[id]
+			for i, r := range rs {
+				if r == f {
+					c.readers[id] = append(rs[:i:i], rs[i+1:]...)
+					break
+				}
+			}
+		}
+	}
+	for id := range dropped {
+		delete(c.readers, id)
+		delete(c.flowIndex, id)
+		c.dirty[id] = true
+	}
+}
+
+// publish makes the current state visible to readers, refreshing the
+// published contents of the objects changed since the last publish.
 func (c *coordinator) publish() {
-	s := &snapshot{ts: c.ts, cat: c.cat, tables: make(map[uint64]*tableSnap, len(c.tables)), views: make(map[uint64]*dataflow.Snapshot, len(c.flows))}
-	for id, t := range c.tables {
-		s.tables[id] = t.snapshot()
+	for id := range c.dirty {
+		if t, ok := c.tables[id]; ok {
+			c.snapTables.Set(id, t.snapshot())
+		} else {
+			c.snapTables.Delete(id)
+		}
+		if f := c.flowByID(id); f != nil {
+			c.snapViews.Set(id, f.snapshot())
+		} else {
+			c.snapViews.Delete(id)
+		}
 	}
-	for _, f := range c.flows {
-		s.views[f.obj.ID] = f.snapshot()
-	}
-	c.snap.Store(s)
+	clear(c.dirty)
+	c.snap.Store(&snapshot{ts: c.ts, cat: c.cat.frozen(), tables: c.snapTables.Copy(), views: c.snapViews.Copy()})
 }

@@ -44,18 +44,15 @@ func (c *coordinator) ddlTick(ctx context.Context, r *coordReq) error {
 		delete(c.tables, id)
 	}
 	if len(tx.dropped) > 0 {
-		kept := c.flows[:0]
-		for _, f := range c.flows {
-			if !tx.dropped[f.obj.ID] {
-				kept = append(kept, f)
-			}
-		}
-		c.flows = kept
+		c.dropFlows(tx.dropped)
 	}
 	for _, t := range tx.newTables {
 		c.tables[t.obj.ID] = t
+		c.dirty[t.obj.ID] = true
 	}
-	c.flows = append(c.flows, tx.newFlows...)
+	for _, f := range tx.newFlows {
+		c.addFlow(f)
+	}
 	c.publish()
 	close(r.done)
 	r.done = nil

@@ -11,8 +11,11 @@ import (
 	"sync/atomic"
 	"time"
 
+	pg_query "github.com/pganalyze/pg_query_go/v6"
+	"github.com/tidwall/btree"
+
+	"github.com/streamdb/streamdb/dataflow"
 	"github.com/streamdb/streamdb/pgwire"
-	"github.com/streamdb/streamdb/planner"
 	"github.com/streamdb/streamdb/sql/pgerr"
 	"github.com/streamdb/streamdb/storage"
 )
@@ -49,11 +52,16 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		return nil, err
 	}
 	c := &coordinator{
-		store:  store,
-		log:    log,
-		reqs:   make(chan *coordReq, maxGroupCommit),
-		cat:    newCatalog(),
-		tables: map[uint64]*tableState{},
+		store:      store,
+		log:        log,
+		reqs:       make(chan *coordReq, maxGroupCommit),
+		cat:        newCatalog(),
+		tables:     map[uint64]*tableState{},
+		readers:    map[uint64][]*flow{},
+		flowIndex:  map[uint64]*flow{},
+		snapTables: new(btree.Map[uint64, *tableSnap]),
+		snapViews:  new(btree.Map[uint64, *dataflow.Snapshot]),
+		dirty:      map[uint64]bool{},
 	}
 	if err := c.recover(ctx); err != nil {
 		store.Close()
@@ -127,14 +135,17 @@ func (c *coordinator) recoverObject(ctx context.Context, o *Object, rows *int64)
 		}
 		t.nextRowID = maxID + 1
 		c.tables[o.ID] = t
+		c.dirty[o.ID] = true
 	case KindView, KindMaterializedView:
-		bq, _, err := bindViewQuery(c.cat, o.Query)
+		sel, aliases, err := viewDefinition(o.SQL)
 		if err != nil {
 			return err
 		}
-		if o.plan, err = planner.Optimize(queryNode(bq.q)); err != nil {
+		def, err := viewObject(c.cat, o.Kind, o.Name, o.SQL, &pg_query.Node{Node: &pg_query.Node_SelectStmt{SelectStmt: sel}}, aliases)
+		if err != nil {
 			return err
 		}
+		o.plan = def.plan
 		if o.Kind == KindView {
 			return nil
 		}
@@ -145,7 +156,7 @@ func (c *coordinator) recoverObject(ctx context.Context, o *Object, rows *int64)
 		if err := c.hydrate(ctx, f); err != nil {
 			return err
 		}
-		c.flows = append(c.flows, f)
+		c.addFlow(f)
 	case KindIndex:
 		f, err := c.buildIndexFlow(o)
 		if err != nil {
@@ -154,7 +165,7 @@ func (c *coordinator) recoverObject(ctx context.Context, o *Object, rows *int64)
 		if err := c.hydrate(ctx, f); err != nil {
 			return err
 		}
-		c.flows = append(c.flows, f)
+		c.addFlow(f)
 	default:
 		return pgerr.New(pgerr.DataCorrupted, "unknown object kind %d", o.Kind)
 	}

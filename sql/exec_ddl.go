@@ -220,18 +220,31 @@ func unsupportedConstraint(c *pg_query.Constraint) error {
 	return pgerr.New(pgerr.FeatureNotSupported, "%s are not supported", what).WithPosition(loc(c.Location))
 }
 
-// bindViewQuery binds a view's defining query against a catalog.
-func bindViewQuery(cat *Catalog, query string) (*boundQuery, []uint64, error) {
-	raws, err := parseQuery(query)
+// viewDefinition extracts the defining query and column aliases from a
+// CREATE VIEW or CREATE MATERIALIZED VIEW statement, which is what the
+// catalog stores: views are rebound from it on every start.
+func viewDefinition(sqlText string) (*pg_query.SelectStmt, []string, error) {
+	raws, err := parseQuery(sqlText)
 	if err != nil {
 		return nil, nil, err
 	}
-	if len(raws) != 1 || raws[0].node.GetSelectStmt() == nil {
-		return nil, nil, pgerr.New(pgerr.InvalidObjectDefinition, "a view must be defined by one SELECT")
+	if len(raws) == 1 && raws[0].node != nil {
+		if vs := raws[0].node.GetViewStmt(); vs != nil && vs.Query.GetSelectStmt() != nil {
+			return vs.Query.GetSelectStmt(), nameList(vs.Aliases), nil
+		}
+		if ct := raws[0].node.GetCreateTableAsStmt(); ct != nil && ct.Query.GetSelectStmt() != nil {
+			return ct.Query.GetSelectStmt(), nameList(ct.Into.ColNames), nil
+		}
 	}
+	return nil, nil, pgerr.New(pgerr.DataCorrupted, "stored view definition is not a CREATE VIEW statement: %s", sqlText)
+}
+
+// bindViewQuery binds a view's defining query against a catalog, in the
+// view context: no parameters, no statement-time functions.
+func bindViewQuery(cat *Catalog, sel *pg_query.SelectStmt) (*boundQuery, []uint64, error) {
 	b := newBinder(cat, &sessionInfo{user: "streamdb", database: "streamdb", settings: newSettings("streamdb")}, nil)
 	b.inView = true
-	bq, err := b.selectStmt(raws[0].node.GetSelectStmt(), nil)
+	bq, err := b.selectStmt(sel, nil)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -243,11 +256,11 @@ func bindViewQuery(cat *Catalog, query string) (*boundQuery, []uint64, error) {
 
 // viewObject binds a view definition and builds its catalog entry.
 func viewObject(cat *Catalog, kind ObjectKind, name, sqlText string, query *pg_query.Node, aliases []string) (*Object, error) {
-	text, err := deparse(query)
-	if err != nil {
-		return nil, err
+	sel := query.GetSelectStmt()
+	if sel == nil {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "a view must be defined by a SELECT")
 	}
-	bq, deps, err := bindViewQuery(cat, text)
+	bq, deps, err := bindViewQuery(cat, sel)
 	if err != nil {
 		return nil, err
 	}
@@ -259,7 +272,7 @@ func viewObject(cat *Catalog, kind ObjectKind, name, sqlText string, query *pg_q
 	if err != nil {
 		return nil, err
 	}
-	obj := &Object{Kind: kind, Schema: defaultSchema, Name: name, SQL: sqlText, Query: text, DependsOn: deps, plan: plan}
+	obj := &Object{Kind: kind, Schema: defaultSchema, Name: name, SQL: sqlText, DependsOn: deps, plan: plan}
 	seen := map[string]bool{}
 	for i, c := range cols {
 		n := c.Name
@@ -305,9 +318,6 @@ func (s *session) bindCreateView(cat *Catalog, raw *rawStatement, vs *pg_query.V
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "temporary views are not supported")
 	}
 	name, aliases, replace := vs.View.Relname, nameList(vs.Aliases), vs.Replace
-	if _, err := viewObject(cat, KindView, name, raw.text, vs.Query, aliases); err != nil {
-		return nil, err
-	}
 	return ddl("CREATE VIEW", func(ctx context.Context, s *session) error {
 		return s.submitDDL(ctx, func(tx *ddlTx, notice func(*pgerr.Error)) error {
 			obj, err := viewObject(tx.cat, KindView, name, raw.text, vs.Query, aliases)
@@ -370,11 +380,6 @@ func (s *session) bindCreateTableAs(cat *Catalog, raw *rawStatement, ct *pg_quer
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "WITH NO DATA is not supported: materialized views are always current")
 	}
 	name, aliases, ifNotExists := into.Rel.Relname, nameList(into.ColNames), ct.IfNotExists
-	if _, err := viewObject(cat, KindMaterializedView, name, raw.text, ct.Query, aliases); err != nil {
-		if _, exists := cat.Lookup(defaultSchema, name); !(exists && ifNotExists) {
-			return nil, err
-		}
-	}
 	return ddl("CREATE MATERIALIZED VIEW", func(ctx context.Context, s *session) error {
 		return s.submitDDL(ctx, func(tx *ddlTx, notice func(*pgerr.Error)) error {
 			if _, exists := tx.cat.Lookup(defaultSchema, name); exists {

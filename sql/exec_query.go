@@ -180,7 +180,7 @@ func (s *session) feedObject(snap *snapshot, in *dataflow.Input, get *planner.Ge
 		in.Push(b)
 		return nil
 	}
-	vs, ok := snap.views[id]
+	vs, ok := snap.view(id)
 	if !ok {
 		return pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", get.Name)
 	}
@@ -221,7 +221,7 @@ func (s *session) feedLookup(snap *snapshot, in *dataflow.Input, obj *Object, ge
 		}
 	}
 	if !found {
-		base := snap.tables[obj.ID]
+		base, _ := snap.table(obj.ID)
 		r, ok, err := base.get(k)
 		if err != nil || !ok {
 			return err

@@ -170,7 +170,7 @@ func (s *session) bindInsert(cat *Catalog, ins *pg_query.InsertStmt, params []ty
 			}
 			ev := s.evalContext(params)
 			snap := s.e.snapshot()
-			base := snap.tables[obj.ID]
+			base, _ := snap.table(obj.ID)
 			if base == nil {
 				return nil, pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", obj.Name)
 			}
@@ -235,7 +235,7 @@ func (s *session) bindUpdate(cat *Catalog, up *pg_query.UpdateStmt, params []typ
 				return nil, err
 			}
 			ev := s.evalContext(params)
-			base := s.e.snapshot().tables[obj.ID]
+			base, _ := s.e.snapshot().table(obj.ID)
 			if base == nil {
 				return nil, pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", obj.Name)
 			}
@@ -301,7 +301,7 @@ func (s *session) bindDelete(cat *Catalog, del *pg_query.DeleteStmt, params []ty
 			if err != nil {
 				return nil, err
 			}
-			base := s.e.snapshot().tables[obj.ID]
+			base, _ := s.e.snapshot().table(obj.ID)
 			if base == nil {
 				return nil, pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", obj.Name)
 			}

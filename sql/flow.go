@@ -107,11 +107,4 @@ func snapshotRows(s *dataflow.Snapshot, fn func(row types.Row, n int64)) error {
 	})
 }
 
-func (c *coordinator) flowByID(id uint64) *flow {
-	for _, f := range c.flows {
-		if f.obj.ID == id {
-			return f
-		}
-	}
-	return nil
-}
+func (c *coordinator) flowByID(id uint64) *flow { return c.flowIndex[id] }

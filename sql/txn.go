@@ -168,7 +168,7 @@ func (s *session) commit(ctx context.Context) error {
 
 // tableInput returns a table's rows as the current transaction sees them.
 func (s *session) tableInput(snap *snapshot, obj *Object, withKey bool) (dataflow.Batch, error) {
-	base, ok := snap.tables[obj.ID]
+	base, ok := snap.table(obj.ID)
 	if !ok {
 		return nil, pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", obj.Name)
 	}
