@@ -5,6 +5,9 @@ GO            ?= go
 BIN           := bin
 DATA_DIR      ?= ./streamdb-data
 LISTEN        ?= 127.0.0.1:6875
+KAFKA_LISTEN  ?= 127.0.0.1:9092
+SLT_CORPUS    ?= ../shared/sqllogictest/sqlite
+FUZZTIME      ?= 30s
 STATICCHECK   := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
 .PHONY: build run test lint bench fuzz slt-full kafka clean
@@ -17,7 +20,7 @@ run: build
 
 test: build
 	$(GO) vet ./...
-	$(GO) test -count=1 -timeout 20m ./...
+	$(GO) test -count=1 -timeout 25m ./...
 
 lint:
 	$(GO) vet ./...
@@ -26,6 +29,28 @@ lint:
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+# The whole SQLite corpus in both modes (the fast subset runs in make test).
+slt-full: build
+	$(BIN)/slt --mode batch $(SLT_CORPUS) sqllogictest/suites
+	$(BIN)/slt --mode incremental $(SLT_CORPUS) sqllogictest/suites
+
+# A development Kafka broker (kfake) that creates topics on first use.
+kafka: build
+	$(BIN)/devkafka --listen $(KAFKA_LISTEN) --partitions 3
+
+fuzz:
+	$(GO) test -run '^$$' -fuzz FuzzServerMessages -fuzztime $(FUZZTIME) ./pgwire
+	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime $(FUZZTIME) ./sql/parser
+	$(GO) test -run '^$$' -fuzz FuzzLex -fuzztime $(FUZZTIME) ./sql/parser
+	$(GO) test -run '^$$' -fuzz FuzzDecodeKey -fuzztime $(FUZZTIME) ./sql/types
+	$(GO) test -run '^$$' -fuzz FuzzDecodeValue -fuzztime $(FUZZTIME) ./sql/types
+	$(GO) test -run '^$$' -fuzz FuzzParseText -fuzztime $(FUZZTIME) ./sql/types
+	$(GO) test -run '^$$' -fuzz FuzzParseBinary -fuzztime $(FUZZTIME) ./sql/types
+	$(GO) test -run '^$$' -fuzz FuzzLike -fuzztime $(FUZZTIME) ./planner/scalar
+	$(GO) test -run '^$$' -fuzz FuzzDecodeJSON -fuzztime $(FUZZTIME) ./sources/kafka
+	$(GO) test -run '^$$' -fuzz FuzzDecodeCSV -fuzztime $(FUZZTIME) ./sources/kafka
+	$(GO) test -run '^$$' -fuzz FuzzDebezium -fuzztime $(FUZZTIME) ./sources/kafka
 
 clean:
 	rm -rf $(BIN)
