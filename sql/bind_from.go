@@ -161,12 +161,18 @@ func (b *binder) rangeVar(rv *pg_query.RangeVar) (*fromItem, error) {
 	b.deps[obj.ID] = true
 	var node planner.Node
 	switch obj.Kind {
-	case KindTable, KindMaterializedView:
+	case KindTable, KindMaterializedView, KindSubsource:
+		node = b.getObject(obj)
+	case KindSource:
+		if len(obj.Columns) == 0 {
+			return nil, pgerr.New(pgerr.WrongObjectType, "source %q has several tables; select from one of them", name).
+				WithHint("SHOW OBJECTS lists them.").WithPosition(loc(rv.Location))
+		}
 		node = b.getObject(obj)
 	case KindView:
 		node = obj.plan
 	default:
-		return nil, pgerr.New(pgerr.WrongObjectType, "%q is an index", name).WithPosition(loc(rv.Location))
+		return nil, pgerr.New(pgerr.WrongObjectType, "%q is %s %s", name, article(obj.Kind), obj.Kind).WithPosition(loc(rv.Location))
 	}
 	return aliased(node, table, rv.Alias)
 }

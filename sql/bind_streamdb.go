@@ -23,6 +23,14 @@ func (s *session) bindStreamdb(cat *Catalog, raw *rawStatement, params []types.T
 		return s.bindCreateDefaultIndex(cat, raw, st)
 	case *parser.Explain:
 		return s.bindExplainFor(cat, st, params)
+	case *parser.CreateSource:
+		return s.bindCreateSource(raw, st)
+	case *parser.CreateConnection:
+		return s.bindCreateConnection(raw, st)
+	case *parser.CreateSecret:
+		return s.bindCreateSecret(st)
+	case *parser.Drop:
+		return s.bindDropStreamdb(st)
 	}
 	return nil, pgerr.New(pgerr.FeatureNotSupported, "%s is not supported yet", firstWords(raw.text))
 }
@@ -149,7 +157,12 @@ func (s *session) bindShowListing(cat *Catalog, st *parser.Show) (*boundStmt, er
 			return l, nil
 		}
 	default:
-		return nil, pgerr.New(pgerr.FeatureNotSupported, "SHOW %s is not supported yet", st.Kind)
+		c, fn, ok := showSourceListing(st.Kind)
+		if !ok {
+			return nil, pgerr.New(pgerr.FeatureNotSupported, "SHOW %s is not supported yet", st.Kind)
+		}
+		cols = c
+		build = func(cat *Catalog) (listing, error) { return fn(s.e, cat) }
 	}
 	filter, err := s.listingFilter(st, cols)
 	if err != nil {

@@ -20,6 +20,14 @@ const (
 	KindView
 	KindMaterializedView
 	KindIndex
+	// KindSource is an external input; a single-output source is also the
+	// relation holding its data.
+	KindSource
+	// KindSubsource is a relation a source maintains: one output of a
+	// multi-output source, or a source's progress or errors relation.
+	KindSubsource
+	KindConnection
+	KindSecret
 )
 
 func (k ObjectKind) String() string {
@@ -32,8 +40,31 @@ func (k ObjectKind) String() string {
 		return "materialized view"
 	case KindIndex:
 		return "index"
+	case KindSource:
+		return "source"
+	case KindSubsource:
+		return "subsource"
+	case KindConnection:
+		return "connection"
+	case KindSecret:
+		return "secret"
 	}
 	return "object"
+}
+
+// isRelation reports whether objects of the kind can be read in FROM.
+func (k ObjectKind) isRelation() bool {
+	switch k {
+	case KindTable, KindView, KindMaterializedView, KindSource, KindSubsource:
+		return true
+	}
+	return false
+}
+
+// stored reports whether the kind keeps its rows in a durable collection
+// (a table, or a relation a source fills).
+func (k ObjectKind) stored() bool {
+	return k == KindTable || k == KindSource || k == KindSubsource
 }
 
 // defaultSchema is the one schema user objects live in.
@@ -75,11 +106,26 @@ type Object struct {
 	KeyCols []int  `json:"key_cols,omitempty"`
 	// DependsOn lists the objects this one reads.
 	DependsOn []uint64 `json:"depends_on,omitempty"`
+	// Source is the source that fills a subsource; Role says with what
+	// ("data", "progress" or "errors") and Output which output of the
+	// source it is for data.
+	Source uint64 `json:"source,omitempty"`
+	Role   string `json:"role,omitempty"`
+	Output int    `json:"output,omitempty"`
+	// Appends marks a source relation whose rows are a multiset without
+	// key (an append-only output): rows are stored under their key
+	// encoding followed by a sequence number.
+	Appends bool `json:"appends,omitempty"`
+	// Secret is a secret's value.
+	Secret string `json:"secret,omitempty"`
 
 	// plan is the bound, optimised plan of a view or materialized view,
 	// built when the object enters the catalog.
 	plan planner.Node
 }
+
+// hasRows reports whether the object keeps rows in a durable collection.
+func (o *Object) hasRows() bool { return o.Kind.stored() && len(o.Columns) > 0 }
 
 // planColumns returns the object's columns as plan columns.
 func (o *Object) planColumns() []planner.Column {
@@ -177,8 +223,10 @@ func (c *Catalog) frozen() *Catalog {
 // readsOf lists the objects o depends on for the dependents index.
 func readsOf(o *Object) []uint64 {
 	reads := append([]uint64(nil), o.DependsOn...)
-	if o.On != 0 && !slices.Contains(reads, o.On) {
-		reads = append(reads, o.On)
+	for _, id := range []uint64{o.On, o.Source} {
+		if id != 0 && !slices.Contains(reads, id) {
+			reads = append(reads, id)
+		}
 	}
 	return reads
 }
@@ -244,4 +292,12 @@ func errWrongKind(name string, want, have ObjectKind) error {
 	}
 	return pgerr.New(pgerr.WrongObjectType, "%q is not %s %s", name, article, want).
 		WithHint("Use DROP %s to remove %s %s.", strings.ToUpper(have.String()), haveArticle, have)
+}
+
+// article returns "a" or "an" for a kind's name.
+func article(k ObjectKind) string {
+	if k == KindIndex {
+		return "an"
+	}
+	return "a"
 }

@@ -6,12 +6,14 @@ import (
 	"encoding/binary"
 	"fmt"
 	"log/slog"
+	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/tidwall/btree"
 
 	"github.com/streamdb/streamdb/dataflow"
+	"github.com/streamdb/streamdb/sources"
 	"github.com/streamdb/streamdb/sql/pgerr"
 	"github.com/streamdb/streamdb/sql/types"
 	"github.com/streamdb/streamdb/storage"
@@ -36,7 +38,17 @@ type coordinator struct {
 	readers map[uint64][]*flow
 	// flowIndex finds a flow by the id of its object.
 	flowIndex map[uint64]*flow
-	ts        uint64
+	// running holds the sources being ingested, by source id; sourcesMu
+	// guards it for SHOW SOURCES on other goroutines.
+	sourcesMu sync.Mutex
+	running   map[uint64]*runningSource
+	// runCtx is the context of the tick loop, which source goroutines
+	// inherit.
+	runCtx context.Context
+	// pendingSources are sources found during recovery, wired to their
+	// relations once the whole catalog is loaded.
+	pendingSources []pendingSource
+	ts             uint64
 
 	// The published contents, updated for the objects in dirty.
 	snapTables *btree.Map[uint64, *tableSnap]
@@ -48,6 +60,9 @@ type coordinator struct {
 // or a catalog change.
 type coordReq struct {
 	writes *writeSet
+	// source and batch are a source's batch to ingest.
+	source *runningSource
+	batch  *sources.Batch
 	ddl    func(tx *ddlTx) error
 	err    error
 	done   chan struct{}
@@ -77,6 +92,12 @@ func (c *coordinator) submit(ctx context.Context, r *coordReq) error {
 
 // run is the tick loop.
 func (c *coordinator) run(ctx context.Context) error {
+	c.runCtx = ctx
+	c.sourcesMu.Lock()
+	for _, rs := range c.running {
+		c.startSource(ctx, rs)
+	}
+	c.sourcesMu.Unlock()
 	for {
 		var first *coordReq
 		select {
@@ -162,6 +183,16 @@ func (c *coordinator) writeTick(ctx context.Context, reqs []*coordReq) error {
 	batch := c.store.NewBatch()
 	deltas := map[uint64]dataflow.Batch{}
 	for _, r := range reqs {
+		if r.source != nil {
+			if err := c.applySource(r.source, r.batch, batch, deltas); err != nil {
+				if pgerr.As(err) == nil {
+					batch.Discard()
+					return err
+				}
+				r.err = err
+			}
+			continue
+		}
 		if err := c.validate(r.writes); err != nil {
 			r.err = err
 			continue

@@ -21,7 +21,13 @@ type ddlTx struct {
 	newTables []*tableState
 	newFlows  []*flow
 	dropped   map[uint64]bool
+	// after runs once the change has committed, on the coordinator.
+	after []func(c *coordinator)
 }
+
+// afterCommit schedules fn to run on the coordinator once the change has
+// committed and been published.
+func (tx *ddlTx) afterCommit(fn func(c *coordinator)) { tx.after = append(tx.after, fn) }
 
 // ddlTick runs one catalog change as its own tick.
 func (c *coordinator) ddlTick(ctx context.Context, r *coordReq) error {
@@ -54,6 +60,9 @@ func (c *coordinator) ddlTick(ctx context.Context, r *coordReq) error {
 		c.addFlow(f)
 	}
 	c.publish()
+	for _, fn := range tx.after {
+		fn(c)
+	}
 	close(r.done)
 	r.done = nil
 	return nil
@@ -76,9 +85,10 @@ func (tx *ddlTx) create(o *Object) error {
 	if err != nil {
 		return err
 	}
-	switch o.Kind {
-	case KindTable:
+	if o.hasRows() {
 		tx.newTables = append(tx.newTables, newTableState(o))
+	}
+	switch o.Kind {
 	case KindMaterializedView:
 		f, err := tx.c.buildViewFlow(o, o.plan)
 		if err != nil {
@@ -107,8 +117,23 @@ func (tx *ddlTx) create(o *Object) error {
 func (tx *ddlTx) drop(o *Object) {
 	tx.cat.remove(o)
 	tx.batch.DeleteCatalog(o.ID)
-	if o.Kind == KindTable {
+	if o.hasRows() {
 		tx.batch.DropCollection(o.ID)
+	}
+	if o.Kind == KindSource {
+		tx.batch.DropPositions(o.ID)
+		tx.afterCommit(func(c *coordinator) {
+			c.sourcesMu.Lock()
+			rs := c.running[o.ID]
+			delete(c.running, o.ID)
+			c.sourcesMu.Unlock()
+			if rs != nil {
+				rs.dropped = true
+				if rs.cancel != nil {
+					rs.cancel()
+				}
+			}
+		})
 	}
 	tx.dropped[o.ID] = true
 }

@@ -59,6 +59,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		tables:     map[uint64]*tableState{},
 		readers:    map[uint64][]*flow{},
 		flowIndex:  map[uint64]*flow{},
+		running:    map[uint64]*runningSource{},
 		snapTables: new(btree.Map[uint64, *tableSnap]),
 		snapViews:  new(btree.Map[uint64, *dataflow.Snapshot]),
 		dirty:      map[uint64]bool{},
@@ -111,6 +112,7 @@ func (c *coordinator) recover(ctx context.Context) error {
 		c.cat.add(o)
 		c.log.Info("rehydrated", "kind", o.Kind.String(), "name", o.Name, "progress", fmt.Sprintf("%d/%d", i+1, len(objs)))
 	}
+	c.wireSources()
 	if len(objs) > 0 {
 		c.log.Info("rehydration complete", "objects", len(objs), "table_rows", rows, "elapsed", time.Since(start).Round(time.Millisecond))
 	}
@@ -119,23 +121,15 @@ func (c *coordinator) recover(ctx context.Context) error {
 
 func (c *coordinator) recoverObject(ctx context.Context, o *Object, rows *int64) error {
 	switch o.Kind {
-	case KindTable:
-		t := newTableState(o)
-		var maxID int64
-		err := c.store.Scan(o.ID, func(k, v []byte) error {
-			t.rows.Load(storedRow{key: string(k), val: string(v)})
-			if len(o.PrimaryKey) == 0 {
-				maxID = max(maxID, rowIDOf(string(k)))
+	case KindTable, KindSource, KindSubsource, KindConnection, KindSecret:
+		if o.hasRows() {
+			if err := c.loadRows(o, rows); err != nil {
+				return err
 			}
-			*rows++
-			return nil
-		})
-		if err != nil {
-			return err
 		}
-		t.nextRowID = maxID + 1
-		c.tables[o.ID] = t
-		c.dirty[o.ID] = true
+		if o.Kind == KindSource {
+			return c.recoverSource(o)
+		}
 	case KindView, KindMaterializedView:
 		sel, aliases, err := viewDefinition(o.SQL)
 		if err != nil {
@@ -169,6 +163,27 @@ func (c *coordinator) recoverObject(ctx context.Context, o *Object, rows *int64)
 	default:
 		return pgerr.New(pgerr.DataCorrupted, "unknown object kind %d", o.Kind)
 	}
+	return nil
+}
+
+// loadRows reads a durable collection into memory.
+func (c *coordinator) loadRows(o *Object, rows *int64) error {
+	t := newTableState(o)
+	var maxID int64
+	err := c.store.Scan(o.ID, func(k, v []byte) error {
+		t.rows.Load(storedRow{key: string(k), val: string(v)})
+		if len(o.PrimaryKey) == 0 {
+			maxID = max(maxID, rowIDOf(string(k)))
+		}
+		*rows++
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	t.nextRowID = maxID + 1
+	c.tables[o.ID] = t
+	c.dirty[o.ID] = true
 	return nil
 }
 

@@ -541,9 +541,10 @@ func dropWithDependents(tx *ddlTx, obj *Object, cascade bool, notice func(*pgerr
 		deps = append(deps, d)
 	}
 	sort.Slice(deps, func(i, j int) bool { return deps[i].ID > deps[j].ID })
+	owned := func(d *Object) bool { return d.Kind == KindIndex || d.Kind == KindSubsource && d.Source == obj.ID }
 	if !cascade {
 		for _, d := range deps {
-			if d.Kind != KindIndex {
+			if !owned(d) {
 				return pgerr.New(pgerr.DependentObjectsStillExist, "cannot drop %s %s because other objects depend on it", obj.Kind, obj.Name).
 					WithDetail("%s %s depends on %s %s", d.Kind, d.Name, obj.Kind, obj.Name).
 					WithHint("Use DROP ... CASCADE to drop the dependent objects too.")
@@ -551,7 +552,7 @@ func dropWithDependents(tx *ddlTx, obj *Object, cascade bool, notice func(*pgerr
 		}
 	}
 	for _, d := range deps {
-		if d.Kind != KindIndex {
+		if !owned(d) {
 			notice(pgerr.New(pgerr.SuccessfulCompletion, "drop cascades to %s %s", d.Kind, d.Name))
 		}
 		tx.drop(d)

@@ -169,7 +169,7 @@ func (s *session) feedObject(snap *snapshot, in *dataflow.Input, get *planner.Ge
 	if !ok {
 		return pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", get.Name)
 	}
-	if obj.Kind == KindTable {
+	if obj.hasRows() {
 		if get.Lookup != nil {
 			return s.feedLookup(snap, in, obj, get, ev)
 		}

@@ -62,6 +62,19 @@ func (t *tableState) get(key string) (string, bool) {
 	return r.val, ok
 }
 
+// firstWithPrefix returns the first key that starts with prefix.
+func (t *tableState) firstWithPrefix(prefix string) (string, bool) {
+	var found string
+	ok := false
+	t.rows.Ascend(storedRow{key: prefix}, func(r storedRow) bool {
+		if len(r.key) >= len(prefix) && r.key[:len(prefix)] == prefix {
+			found, ok = r.key, true
+		}
+		return false
+	})
+	return found, ok
+}
+
 // tableSnap is a table's contents at one tick.
 type tableSnap struct {
 	obj  *Object
@@ -122,10 +135,12 @@ func rowIDKey(id int64) string {
 	return string(binary.BigEndian.AppendUint64(nil, uint64(id)))
 }
 
-// rowIDOf decodes a generated row id key.
+// rowIDOf decodes the generated row id at the end of a key: the whole key
+// of a row of a table without primary key, the suffix of a row of a
+// source's append-only relation.
 func rowIDOf(key string) int64 {
-	if len(key) != 8 {
+	if len(key) < 8 {
 		return 0
 	}
-	return int64(binary.BigEndian.Uint64([]byte(key)))
+	return int64(binary.BigEndian.Uint64([]byte(key[len(key)-8:])))
 }

@@ -1,0 +1,603 @@
+package sql
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/streamdb/streamdb/pgwire"
+	"github.com/streamdb/streamdb/sources"
+	"github.com/streamdb/streamdb/sources/kafka"
+	"github.com/streamdb/streamdb/sources/loadgen"
+	"github.com/streamdb/streamdb/sql/parser"
+	"github.com/streamdb/streamdb/sql/pgerr"
+	"github.com/streamdb/streamdb/sql/types"
+)
+
+// sourceSpec is a CREATE SOURCE statement resolved against the catalog:
+// the source to run and the relations it fills.
+type sourceSpec struct {
+	src  sources.Source
+	kind string // for SHOW SOURCES: "kafka", "load-generator"
+	// names holds the relation name of each output: "" keeps the output
+	// in the source object itself (single-output sources), and an output
+	// left out of FOR TABLES has no relation (ignored).
+	names   []string
+	outputs []sources.Output
+	deps    []uint64
+}
+
+// buildSource resolves a CREATE SOURCE statement.
+func buildSource(cat *Catalog, st *parser.CreateSource, log *slog.Logger) (*sourceSpec, error) {
+	switch {
+	case st.LoadGenerator != nil:
+		return buildLoadGenerator(st)
+	case st.Kafka != nil:
+		return buildKafka(cat, st, log)
+	}
+	return nil, pgerr.New(pgerr.FeatureNotSupported, "PostgreSQL sources are not supported yet")
+}
+
+func buildLoadGenerator(st *parser.CreateSource) (*sourceSpec, error) {
+	g := st.LoadGenerator
+	if len(st.Columns) > 0 {
+		return nil, pgerr.New(pgerr.SyntaxError, "load generator sources do not take a column list")
+	}
+	var opts loadgen.Options
+	if g.TickInterval != nil {
+		d, err := types.ParseText(g.TickInterval.Value, types.TypeInterval, nil)
+		if err != nil {
+			return nil, err
+		}
+		iv := d.Interval()
+		if iv.Months != 0 {
+			return nil, pgerr.New(pgerr.InvalidParameterValue, "TICK INTERVAL cannot contain months or years")
+		}
+		opts.TickInterval = time.Duration(iv.Micros+int64(iv.Days)*86400e6) * time.Microsecond
+	}
+	if g.MaxCardinality != nil {
+		opts.MaxCardinality = g.MaxCardinality.Value
+	}
+	if g.ScaleFactor != nil {
+		opts.ScaleFactor = g.ScaleFactor.Value
+	}
+	if g.EventsPerSecond != nil {
+		opts.EventsPerSecond = float64(g.EventsPerSecond.Value)
+	}
+	if g.MaxEvents != nil {
+		opts.MaxEvents = g.MaxEvents.Value
+	}
+	if g.Seed != nil {
+		opts.Seed = g.Seed.Value
+	}
+	if g.AsOf != nil || g.UpTo != nil {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "AS OF and UP TO are not supported for load generators")
+	}
+	kind := strings.ToLower(g.Generator.String())
+	src, err := loadgen.New(kind, opts)
+	if err != nil {
+		return nil, err
+	}
+	spec := &sourceSpec{src: src, kind: "load-generator", outputs: src.Outputs()}
+	if len(spec.outputs) == 1 {
+		if g.Tables != nil {
+			return nil, pgerr.New(pgerr.SyntaxError, "FOR TABLES is only valid for load generators with several tables")
+		}
+		spec.names = []string{""}
+		return spec, nil
+	}
+	if g.Tables == nil {
+		return nil, pgerr.New(pgerr.SyntaxError, "multi-output sources require a FOR TABLES (..) or FOR ALL TABLES statement")
+	}
+	spec.names = make([]string, len(spec.outputs))
+	switch g.Tables.Kind {
+	case parser.ForAllTables:
+		for i, o := range spec.outputs {
+			spec.names[i] = o.Name
+		}
+	case parser.ForTables:
+		for _, t := range g.Tables.Tables {
+			name := t.Name[len(t.Name)-1].Value
+			found := false
+			for i, o := range spec.outputs {
+				if o.Name == name {
+					spec.names[i] = name
+					if t.Alias != nil {
+						spec.names[i] = t.Alias[len(t.Alias)-1].Value
+					}
+					found = true
+				}
+			}
+			if !found {
+				return nil, pgerr.New(pgerr.UndefinedTable, "load generator %s has no table %q", g.Generator, name)
+			}
+		}
+	default:
+		return nil, pgerr.New(pgerr.SyntaxError, "FOR SCHEMAS is not valid for load generators")
+	}
+	return spec, nil
+}
+
+// connectionStatement returns the parsed CREATE CONNECTION of a connection.
+func connectionStatement(cat *Catalog, name parser.Name) (*Object, *parser.CreateConnection, error) {
+	o, n, ok := resolveName(cat, name)
+	if !ok || o.Kind != KindConnection {
+		return nil, nil, pgerr.New(pgerr.UndefinedObject, "connection %q does not exist", n)
+	}
+	st, ok, err := parser.Parse(o.SQL)
+	if err != nil || !ok {
+		return nil, nil, pgerr.New(pgerr.DataCorrupted, "stored connection %q cannot be parsed: %v", n, err)
+	}
+	return o, st.(*parser.CreateConnection), nil
+}
+
+// secretValue resolves an inline string or a secret reference.
+func secretValue(cat *Catalog, v *parser.StringOrSecret) (string, error) {
+	if v == nil {
+		return "", nil
+	}
+	if v.Inline != nil {
+		return v.Inline.Value, nil
+	}
+	return secretByName(cat, v.Secret)
+}
+
+func secretByName(cat *Catalog, name parser.Name) (string, error) {
+	o, n, ok := resolveName(cat, name)
+	if !ok || o.Kind != KindSecret {
+		return "", pgerr.New(pgerr.UndefinedObject, "secret %q does not exist", n)
+	}
+	return o.Secret, nil
+}
+
+func buildKafka(cat *Catalog, st *parser.CreateSource, log *slog.Logger) (*sourceSpec, error) {
+	k := st.Kafka
+	connObj, conn, err := connectionStatement(cat, k.Connection)
+	if err != nil {
+		return nil, err
+	}
+	if conn.Kafka == nil {
+		return nil, pgerr.New(pgerr.WrongObjectType, "connection %q is not a Kafka connection", connObj.Name)
+	}
+	cfg := kafka.Config{Topic: k.Topic.Value, StartTimestamp: -1, Logger: log.With("source", st.Name.String())}
+	for _, b := range conn.Kafka.Brokers {
+		cfg.Brokers = append(cfg.Brokers, b.Value)
+	}
+	if conn.Kafka.SASLMechanisms != nil {
+		cfg.SASL.Mechanism = conn.Kafka.SASLMechanisms.Value
+		if cfg.SASL.User, err = secretValue(cat, conn.Kafka.SASLUsername); err != nil {
+			return nil, err
+		}
+		if conn.Kafka.SASLPassword != nil {
+			if cfg.SASL.Password, err = secretByName(cat, conn.Kafka.SASLPassword); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if conn.Kafka.SecurityProtocol != nil {
+		cfg.SecurityProtocol = strings.ToUpper(conn.Kafka.SecurityProtocol.Value)
+	}
+	for _, o := range k.StartOffset {
+		cfg.StartOffsets = append(cfg.StartOffsets, o.Value)
+	}
+	if k.StartTimestamp != nil {
+		ts := k.StartTimestamp.Value
+		if ts < 0 {
+			ts = time.Now().UnixMilli() + ts
+		}
+		cfg.StartTimestamp = ts
+	}
+	if k.Format != nil {
+		f, err := kafkaFormat(k.Format)
+		if err != nil {
+			return nil, err
+		}
+		cfg.ValueFormat = f
+		if k.KeyFormat == nil && (k.Envelope != nil && k.Envelope.Kind != parser.EnvelopeNone || hasIncludeKey(k)) {
+			cfg.KeyFormat = f
+		}
+	}
+	if k.KeyFormat != nil {
+		f, err := kafkaFormat(k.KeyFormat)
+		if err != nil {
+			return nil, err
+		}
+		cfg.KeyFormat = f
+	}
+	for _, inc := range k.Include {
+		opt := kafka.IncludeOpt{}
+		switch inc.Kind {
+		case parser.IncludeKey:
+			opt.Kind = kafka.IncludeKey
+		case parser.IncludePartition:
+			opt.Kind = kafka.IncludePartition
+		case parser.IncludeOffset:
+			opt.Kind = kafka.IncludeOffset
+		case parser.IncludeTimestamp:
+			opt.Kind = kafka.IncludeTimestamp
+		case parser.IncludeHeaders:
+			opt.Kind = kafka.IncludeHeaders
+		}
+		if inc.Alias != nil {
+			opt.Alias = inc.Alias.Value
+		}
+		cfg.Include = append(cfg.Include, opt)
+	}
+	if k.Envelope != nil {
+		switch k.Envelope.Kind {
+		case parser.EnvelopeUpsert:
+			cfg.Envelope = kafka.EnvelopeUpsert
+		case parser.EnvelopeDebezium:
+			cfg.Envelope = kafka.EnvelopeDebezium
+		}
+	}
+	if k.DeadLetterTopic != nil {
+		cfg.DeadLetterTopic = k.DeadLetterTopic.Value
+	}
+	b := newBinder(cat, nil, nil)
+	for _, c := range st.Columns {
+		t, err := typeFromText(b, c.Type.Text)
+		if err != nil {
+			return nil, err
+		}
+		cfg.Columns = append(cfg.Columns, sources.Column{Name: c.Name.Value, Type: t, NotNull: c.NotNull})
+	}
+	src, err := kafka.New(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return &sourceSpec{src: src, kind: "kafka", outputs: src.Outputs(), names: []string{""}, deps: []uint64{connObj.ID}}, nil
+}
+
+func hasIncludeKey(k *parser.KafkaSource) bool {
+	for _, inc := range k.Include {
+		if inc.Kind == parser.IncludeKey {
+			return true
+		}
+	}
+	return false
+}
+
+func kafkaFormat(f *parser.Format) (kafka.Format, error) {
+	switch f.Kind {
+	case parser.FormatJSON:
+		return kafka.Format{Kind: kafka.FormatJSON}, nil
+	case parser.FormatText:
+		return kafka.Format{Kind: kafka.FormatText}, nil
+	case parser.FormatBytes:
+		return kafka.Format{Kind: kafka.FormatBytes}, nil
+	case parser.FormatCSV:
+		if f.CSVColumns == nil {
+			return kafka.Format{}, pgerr.New(pgerr.FeatureNotSupported, "CSV WITH HEADER is not supported; use CSV WITH n COLUMNS")
+		}
+		out := kafka.Format{Kind: kafka.FormatCSV, CSVColumns: int(f.CSVColumns.Value)}
+		if f.CSVDelimiter != nil {
+			if len(f.CSVDelimiter.Value) != 1 {
+				return kafka.Format{}, pgerr.New(pgerr.InvalidParameterValue, "CSV delimiter must be a single one-byte character")
+			}
+			out.CSVDelimiter = f.CSVDelimiter.Value[0]
+		}
+		return out, nil
+	}
+	return kafka.Format{}, pgerr.New(pgerr.FeatureNotSupported, "format %s is not supported", f.Kind)
+}
+
+// typeFromText resolves a type name written in a streamdb statement with
+// PostgreSQL's type grammar.
+func typeFromText(b *binder, text string) (types.Type, error) {
+	raws, err := parseQuery("SELECT NULL::" + text)
+	if err != nil {
+		return types.Type{}, pgerr.New(pgerr.SyntaxError, "invalid type %q", text)
+	}
+	tc := raws[0].node.GetSelectStmt().TargetList[0].GetResTarget().Val.GetTypeCast()
+	if tc == nil {
+		return types.Type{}, pgerr.New(pgerr.SyntaxError, "invalid type %q", text)
+	}
+	return b.bindType(tc.TypeName)
+}
+
+// sourceObjects builds the catalog entries of a new source: the source,
+// its data relations, and its progress and errors relations.
+func sourceObjects(tx *ddlTx, name, sqlText string, spec *sourceSpec) ([]*Object, error) {
+	src := &Object{Kind: KindSource, Schema: defaultSchema, Name: name, SQL: sqlText, DependsOn: spec.deps}
+	src.ID = tx.nextID()
+	objs := []*Object{src}
+	for i, out := range spec.outputs {
+		switch spec.names[i] {
+		case "":
+			src.Columns = outputColumns(out)
+			src.PrimaryKey = out.Key
+			src.Appends = len(out.Key) == 0
+		default:
+			o := &Object{Kind: KindSubsource, Schema: defaultSchema, Name: spec.names[i], SQL: sqlText, Source: src.ID, Role: "data", Output: i,
+				Columns: outputColumns(out), PrimaryKey: out.Key, Appends: len(out.Key) == 0}
+			o.ID = tx.nextID()
+			objs = append(objs, o)
+		}
+	}
+	for _, comp := range []struct {
+		role string
+		cols []ColumnDef
+		key  []int
+	}{{"progress", progressColumns, []int{0}}, {"errors", errorsColumns, nil}} {
+		o := &Object{Kind: KindSubsource, Schema: defaultSchema, Name: name + "_" + comp.role, SQL: sqlText, Source: src.ID, Role: comp.role,
+			Columns: comp.cols, PrimaryKey: comp.key, Appends: comp.key == nil}
+		o.ID = tx.nextID()
+		objs = append(objs, o)
+	}
+	for _, o := range objs {
+		if other, exists := tx.cat.Lookup(o.Schema, o.Name); exists {
+			return nil, pgerr.New(pgerr.DuplicateTable, "%s %q already exists", other.Kind, o.Name)
+		}
+	}
+	return objs, nil
+}
+
+func outputColumns(out sources.Output) []ColumnDef {
+	cols := make([]ColumnDef, len(out.Columns))
+	for i, c := range out.Columns {
+		cols[i] = ColumnDef{Name: c.Name, Type: c.Type, NotNull: c.NotNull}
+	}
+	return cols
+}
+
+// runningFor assembles a source's runtime from its catalog entries.
+func runningFor(cat *Catalog, src *Object, spec *sourceSpec) *runningSource {
+	rs := &runningSource{obj: src, src: spec.src, outputs: make([]uint64, len(spec.outputs))}
+	for i, n := range spec.names {
+		if n == "" {
+			rs.outputs[i] = src.ID
+		}
+	}
+	for _, o := range cat.Dependents(src.ID) {
+		if o.Source != src.ID {
+			continue
+		}
+		switch o.Role {
+		case "data":
+			if o.Output < len(rs.outputs) {
+				rs.outputs[o.Output] = o.ID
+			}
+		case "progress":
+			rs.progress = o.ID
+		case "errors":
+			rs.errors = o.ID
+		}
+	}
+	return rs
+}
+
+func (s *session) bindCreateSource(raw *rawStatement, st *parser.CreateSource) (*boundStmt, error) {
+	if len(st.Name) > 1 && st.Name[len(st.Name)-2].Value != defaultSchema {
+		return nil, pgerr.New(pgerr.InvalidSchemaName, "schema %q does not exist", st.Name[len(st.Name)-2].Value)
+	}
+	name := st.Name[len(st.Name)-1].Value
+	return ddl("CREATE SOURCE", func(ctx context.Context, s *session) error {
+		return s.submitDDL(ctx, func(tx *ddlTx, notice func(*pgerr.Error)) error {
+			if _, exists := tx.cat.Lookup(defaultSchema, name); exists {
+				if st.IfNotExists {
+					notice(pgerr.New(pgerr.DuplicateObject, "source %q already exists, skipping", name))
+					return nil
+				}
+				return pgerr.New(pgerr.DuplicateObject, "source %q already exists", name)
+			}
+			spec, err := buildSource(tx.cat, st, tx.c.log)
+			if err != nil {
+				return err
+			}
+			objs, err := sourceObjects(tx, name, raw.text, spec)
+			if err != nil {
+				return err
+			}
+			for _, o := range objs {
+				if err := tx.create(o); err != nil {
+					return err
+				}
+			}
+			rs := runningFor(tx.cat, objs[0], spec)
+			tx.afterCommit(func(c *coordinator) {
+				c.sourcesMu.Lock()
+				c.running[rs.obj.ID] = rs
+				c.sourcesMu.Unlock()
+				if c.runCtx != nil {
+					c.startSource(c.runCtx, rs)
+				}
+			})
+			return nil
+		})
+	}), nil
+}
+
+// recoverSource rebuilds a source after a restart; the tick loop starts it
+// from its stored positions.
+func (c *coordinator) recoverSource(o *Object) error {
+	st, ok, err := parser.Parse(o.SQL)
+	if err != nil || !ok {
+		return fmt.Errorf("stored source cannot be parsed: %v", err)
+	}
+	cs, ok := st.(*parser.CreateSource)
+	if !ok {
+		return fmt.Errorf("stored source is not a CREATE SOURCE statement")
+	}
+	spec, err := buildSource(c.cat, cs, c.log)
+	if err != nil {
+		return err
+	}
+	resume := map[string][]byte{}
+	if err := c.store.Positions(o.ID, func(part string, pos []byte) error {
+		resume[part] = append([]byte(nil), pos...)
+		return nil
+	}); err != nil {
+		return err
+	}
+	c.pendingSources = append(c.pendingSources, pendingSource{obj: o, spec: spec, resume: resume})
+	return nil
+}
+
+// pendingSource is a recovered source waiting for its relations.
+type pendingSource struct {
+	obj    *Object
+	spec   *sourceSpec
+	resume map[string][]byte
+}
+
+// wireSources connects recovered sources to their relations.
+func (c *coordinator) wireSources() {
+	for _, p := range c.pendingSources {
+		rs := runningFor(c.cat, p.obj, p.spec)
+		rs.resume = p.resume
+		c.running[p.obj.ID] = rs
+	}
+	c.pendingSources = nil
+}
+
+func (s *session) bindCreateConnection(raw *rawStatement, st *parser.CreateConnection) (*boundStmt, error) {
+	name := st.Name[len(st.Name)-1].Value
+	if st.Postgres != nil {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "PostgreSQL connections are not supported yet")
+	}
+	return ddl("CREATE CONNECTION", func(ctx context.Context, s *session) error {
+		return s.submitDDL(ctx, func(tx *ddlTx, notice func(*pgerr.Error)) error {
+			if _, exists := tx.cat.Lookup(defaultSchema, name); exists {
+				if st.IfNotExists {
+					notice(pgerr.New(pgerr.DuplicateObject, "connection %q already exists, skipping", name))
+					return nil
+				}
+				return pgerr.New(pgerr.DuplicateObject, "connection %q already exists", name)
+			}
+			var deps []uint64
+			for _, ref := range []parser.Name{st.Kafka.SASLPassword} {
+				if ref == nil {
+					continue
+				}
+				o, n, ok := resolveName(tx.cat, ref)
+				if !ok || o.Kind != KindSecret {
+					return pgerr.New(pgerr.UndefinedObject, "secret %q does not exist", n)
+				}
+				deps = append(deps, o.ID)
+			}
+			for _, v := range []*parser.StringOrSecret{st.Kafka.SASLUsername, st.Kafka.SSLCertificateAuthority} {
+				if v == nil || v.Secret == nil {
+					continue
+				}
+				o, n, ok := resolveName(tx.cat, v.Secret)
+				if !ok || o.Kind != KindSecret {
+					return pgerr.New(pgerr.UndefinedObject, "secret %q does not exist", n)
+				}
+				deps = append(deps, o.ID)
+			}
+			o := &Object{Kind: KindConnection, Schema: defaultSchema, Name: name, SQL: raw.text, DependsOn: deps}
+			o.ID = tx.nextID()
+			return tx.create(o)
+		})
+	}), nil
+}
+
+func (s *session) bindCreateSecret(st *parser.CreateSecret) (*boundStmt, error) {
+	name := st.Name[len(st.Name)-1].Value
+	value := st.Value.Value
+	return ddl("CREATE SECRET", func(ctx context.Context, s *session) error {
+		return s.submitDDL(ctx, func(tx *ddlTx, notice func(*pgerr.Error)) error {
+			if _, exists := tx.cat.Lookup(defaultSchema, name); exists {
+				if st.IfNotExists {
+					notice(pgerr.New(pgerr.DuplicateObject, "secret %q already exists, skipping", name))
+					return nil
+				}
+				return pgerr.New(pgerr.DuplicateObject, "secret %q already exists", name)
+			}
+			// The stored statement never holds the value: SHOW CREATE
+			// must not reveal it.
+			o := &Object{Kind: KindSecret, Schema: defaultSchema, Name: name, SQL: "CREATE SECRET " + parser.QuoteIdent(name) + " AS '********'", Secret: value}
+			o.ID = tx.nextID()
+			return tx.create(o)
+		})
+	}), nil
+}
+
+// bindDropStreamdb drops sources, connections and secrets.
+func (s *session) bindDropStreamdb(st *parser.Drop) (*boundStmt, error) {
+	var kind ObjectKind
+	var tag string
+	switch st.Kind {
+	case parser.ObjectSource:
+		kind, tag = KindSource, "DROP SOURCE"
+	case parser.ObjectConnection:
+		kind, tag = KindConnection, "DROP CONNECTION"
+	case parser.ObjectSecret:
+		kind, tag = KindSecret, "DROP SECRET"
+	default:
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "DROP %s is not supported yet", st.Kind)
+	}
+	b := ddl(tag, func(ctx context.Context, s *session) error {
+		return s.submitDDL(ctx, func(tx *ddlTx, notice func(*pgerr.Error)) error {
+			for _, n := range st.Names {
+				obj, name, ok := resolveName(tx.cat, n)
+				if !ok {
+					if st.IfExists {
+						notice(pgerr.New(pgerr.SuccessfulCompletion, "%s %q does not exist, skipping", kind, name))
+						continue
+					}
+					return pgerr.New(pgerr.UndefinedObject, "%s %q does not exist", kind, name)
+				}
+				if obj.Kind != kind {
+					return errWrongKind(name, kind, obj.Kind)
+				}
+				if err := dropWithDependents(tx, obj, st.Behavior == parser.DropCascade, notice); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	})
+	b.catalogIndependent = true
+	return b, nil
+}
+
+// showSources lists sources with their state, and connections and secrets.
+func showSourceListing(kind parser.ShowKind) ([]pgwire.Column, func(e *Engine, cat *Catalog) (listing, error), bool) {
+	switch kind {
+	case parser.ShowSources:
+		cols := textCols("name", "type", "status")
+		return cols, func(e *Engine, cat *Catalog) (listing, error) {
+			l := listing{cols: cols}
+			for _, o := range cat.Objects(KindSource) {
+				typ := "load-generator"
+				if st, ok, _ := parser.Parse(o.SQL); ok {
+					if cs, ok := st.(*parser.CreateSource); ok && cs.Kafka != nil {
+						typ = "kafka"
+					}
+				}
+				l.rows = append(l.rows, types.Row{types.NewText(o.Name), types.NewText(typ), types.NewText(e.sourceStatus(o.ID))})
+			}
+			for _, o := range cat.Objects(KindSubsource) {
+				l.rows = append(l.rows, types.Row{types.NewText(o.Name), types.NewText("subsource"), types.NewText(e.sourceStatus(o.Source))})
+			}
+			return l, nil
+		}, true
+	case parser.ShowConnections:
+		cols := textCols("name", "type")
+		return cols, func(e *Engine, cat *Catalog) (listing, error) {
+			l := listing{cols: cols}
+			for _, o := range cat.Objects(KindConnection) {
+				typ := "kafka"
+				if strings.Contains(strings.ToUpper(o.SQL), "TO POSTGRES") {
+					typ = "postgres"
+				}
+				l.rows = append(l.rows, types.Row{types.NewText(o.Name), types.NewText(typ)})
+			}
+			return l, nil
+		}, true
+	case parser.ShowSecrets:
+		cols := textCols("name")
+		return cols, func(e *Engine, cat *Catalog) (listing, error) {
+			l := listing{cols: cols}
+			for _, o := range cat.Objects(KindSecret) {
+				l.rows = append(l.rows, types.Row{types.NewText(o.Name)})
+			}
+			return l, nil
+		}, true
+	}
+	return nil, nil, false
+}
