@@ -27,12 +27,10 @@ func castNumber(d Datum, from, to Type) (Datum, error) {
 	case Int2, Int4, Int8:
 		return castFromInt(d.i, d.kind, tf)
 	case Oid:
-		switch {
-		case tf == Oid || tf.IsReg():
-			return d, nil
-		case tf == Int4:
+		switch tf {
+		case Int4:
 			return NewInt4(int32(uint32(d.i))), nil
-		case tf == Int8:
+		case Int8:
 			return NewInt8(d.i), nil
 		}
 	case Float4, Float8:
@@ -57,7 +55,7 @@ func castFromInt(v int64, from, tf Family) (Datum, error) {
 		return NewFloat8(float64(v)), nil
 	case Numeric:
 		return NewNumeric(apd.New(v, 0)), nil
-	case Oid, RegClass, RegType, RegProc, RegNamespace:
+	case Oid:
 		if from == Int8 {
 			if v < 0 || v > math.MaxUint32 {
 				return Null, pgerr.New(pgerr.NumericValueOutOfRange, "OID out of range")
