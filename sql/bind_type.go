@@ -33,6 +33,8 @@ var typeNames = map[string]types.Family{
 	"json":        types.JSON,
 	"jsonb":       types.JSONB,
 	"oid":         types.Oid,
+	"regclass":    types.RegClass, "regtype": types.RegType,
+	"regproc": types.RegProc, "regnamespace": types.RegNamespace,
 }
 
 // bindType resolves a type name with its modifiers and array bounds.

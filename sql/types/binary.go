@@ -135,7 +135,7 @@ func parseBinaryValue(b []byte, t Type) (Datum, error) {
 			return Null, err
 		}
 		return NewInt4(int32(binary.BigEndian.Uint32(b))), nil
-	case Oid:
+	case Oid, RegClass, RegType, RegProc, RegNamespace:
 		if err := fixed(b, 4); err != nil {
 			return Null, err
 		}

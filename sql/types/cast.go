@@ -55,7 +55,7 @@ func castValue(d Datum, from, to Type, explicit bool, cfg *TextConfig) (Datum, e
 	case ff.IsString():
 		s := d.s
 		return parseTextValue(s, to, cfg)
-	case ff.IsNumeric() || ff == Oid || tf.IsNumeric() && ff != JSONB || tf == Oid:
+	case ff.IsNumeric() || ff == Oid || ff.IsReg() || tf.IsNumeric() && ff != JSONB || tf == Oid || tf.IsReg():
 		return castNumber(d, from, to)
 	}
 	switch [2]Family{ff, tf} {

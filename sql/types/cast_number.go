@@ -27,10 +27,12 @@ func castNumber(d Datum, from, to Type) (Datum, error) {
 	case Int2, Int4, Int8:
 		return castFromInt(d.i, d.kind, tf)
 	case Oid:
-		switch tf {
-		case Int4:
+		switch {
+		case tf == Oid || tf.IsReg():
+			return d, nil
+		case tf == Int4:
 			return NewInt4(int32(uint32(d.i))), nil
-		case Int8:
+		case tf == Int8:
 			return NewInt8(d.i), nil
 		}
 	case Float4, Float8:
@@ -55,7 +57,7 @@ func castFromInt(v int64, from, tf Family) (Datum, error) {
 		return NewFloat8(float64(v)), nil
 	case Numeric:
 		return NewNumeric(apd.New(v, 0)), nil
-	case Oid:
+	case Oid, RegClass, RegType, RegProc, RegNamespace:
 		if from == Int8 {
 			if v < 0 || v > math.MaxUint32 {
 				return Null, pgerr.New(pgerr.NumericValueOutOfRange, "OID out of range")

@@ -78,6 +78,9 @@ func CastContext(from, to Type) (CastKind, bool) {
 	if k, ok := pgCasts[[2]Family{from.Family, to.Family}]; ok {
 		return k, true
 	}
+	if k, ok := regCast(from.Family, to.Family); ok {
+		return k, true
+	}
 	if from.Family == Array && to.Family == Array {
 		return CastContext(from.ElemType(), to.ElemType())
 	}
@@ -98,7 +101,7 @@ func Category(f Family) byte {
 	switch f {
 	case Bool:
 		return 'B'
-	case Int2, Int4, Int8, Float4, Float8, Numeric, Oid:
+	case Int2, Int4, Int8, Float4, Float8, Numeric, Oid, RegClass, RegType, RegProc, RegNamespace:
 		return 'N'
 	case Text, Varchar, Char, Name:
 		return 'S'

@@ -47,6 +47,9 @@ type TextConfig struct {
 	IntervalStyle    IntervalStyle
 	ExtraFloatDigits int  // -15..3; >= 1 prints the shortest exact form
 	ByteaEscape      bool // bytea_output = 'escape' instead of 'hex'
+	// Names resolves object names for the reg* types; without it their
+	// values read and print as plain OIDs.
+	Names ObjectNames
 }
 
 // DefaultTextConfig returns PostgreSQL's defaults with TimeZone UTC:

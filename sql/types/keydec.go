@@ -149,7 +149,7 @@ func (r *keyReader) datum(depth int) (Datum, error) {
 	case Int4:
 		u, err := r.uint32()
 		return NewInt4(int32(u ^ 1<<31)), err
-	case Oid:
+	case Oid, RegClass, RegType, RegProc, RegNamespace:
 		u, err := r.uint32()
 		return NewOid(u), err
 	case Int8, Date, Time, Timestamp, TimestampTZ:

@@ -23,6 +23,9 @@ func AppendText(dst []byte, d Datum, t Type, cfg *TextConfig) []byte {
 		}
 		return append(dst, 'f')
 	case Int2, Int4, Int8, Oid:
+		if t.Family.IsReg() {
+			return appendReg(dst, d, t.Family, cfg)
+		}
 		return appendInt(dst, d.i)
 	case Float4:
 		return appendFloat(dst, d.Float(), 32, cfg.ExtraFloatDigits)
@@ -86,6 +89,8 @@ func parseTextValue(s string, t Type, cfg *TextConfig) (Datum, error) {
 		return parseInt(s, t.Family)
 	case Oid:
 		return parseOid(s)
+	case RegClass, RegType, RegProc, RegNamespace:
+		return parseReg(s, t.Family, cfg)
 	case Float4, Float8:
 		return parseFloat(s, t.Family)
 	case Numeric:

@@ -36,6 +36,12 @@ const (
 	JSONB
 	Oid
 	Array
+	// The object identifier types: their values are OIDs (Datums of kind
+	// Oid), read and printed as object names (reg.go).
+	RegClass
+	RegType
+	RegProc
+	RegNamespace
 	numFamilies
 )
 
@@ -76,6 +82,10 @@ var (
 	TypeJSON        = Type{Family: JSON, Mod: -1}
 	TypeJSONB       = Type{Family: JSONB, Mod: -1}
 	TypeOid         = Type{Family: Oid, Mod: -1}
+	TypeRegClass    = Type{Family: RegClass, Mod: -1}
+	TypeRegType     = Type{Family: RegType, Mod: -1}
+	TypeRegProc     = Type{Family: RegProc, Mod: -1}
+	TypeRegNS       = Type{Family: RegNamespace, Mod: -1}
 )
 
 // ArrayOf returns the array type whose elements have type elem.
@@ -131,6 +141,10 @@ var families = [numFamilies]familyInfo{
 	JSONB:       {"jsonb", 3802, 3807, -1},
 	Oid:         {"oid", 26, 1028, 4},
 	Array:       {"anyarray", 2277, 0, -1},
+	RegClass:     {"regclass", 2205, 2210, 4},
+	RegType:      {"regtype", 2206, 2211, 4},
+	RegProc:      {"regproc", 24, 1008, 4},
+	RegNamespace: {"regnamespace", 4089, 4090, 4},
 }
 
 // OID returns the PostgreSQL type OID, as sent in RowDescription.
@@ -260,6 +274,10 @@ func (f Family) IsNumeric() bool {
 	}
 	return false
 }
+
+// IsReg reports whether the family is one of the object identifier types
+// (regclass, regtype, regproc, regnamespace).
+func (f Family) IsReg() bool { return f >= RegClass && f <= RegNamespace }
 
 // IsInteger reports whether the family is one of the integer types.
 func (f Family) IsInteger() bool { return f == Int2 || f == Int4 || f == Int8 }

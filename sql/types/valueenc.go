@@ -223,6 +223,9 @@ func (r *valueReader) datum(depth int) (Datum, error) {
 	case Int2, Int4, Int8, Oid, Date, Time, Timestamp, TimestampTZ:
 		v, err := r.varint()
 		return Datum{kind: f, i: v}, err
+	case RegClass, RegType, RegProc, RegNamespace:
+		v, err := r.varint()
+		return NewOid(uint32(v)), err
 	case Float4:
 		b, err := r.bytes(4)
 		if err != nil {
