@@ -414,7 +414,3 @@ func lowerFlatMap(lc *LowerContext, f *FlatMap) (dataflow.Node, error) {
 		})
 	}), nil
 }
-
-func lowerWindow(lc *LowerContext, w *Window) (dataflow.Node, error) {
-	return dataflow.Node{}, pgerr.New(pgerr.FeatureNotSupported, "window functions are not supported yet")
-}

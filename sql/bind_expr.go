@@ -100,7 +100,7 @@ func (b *binder) expr(n *pg_query.Node, c *exprCtx) (scalar.Expr, error) {
 		}
 		return nil, pgerr.New(pgerr.UndefinedObject, "collation %q for encoding \"UTF8\" does not exist", coll).WithPosition(loc(cc.Location))
 	case n.GetGroupingFunc() != nil:
-		return nil, pgerr.New(pgerr.FeatureNotSupported, "GROUPING is not supported").WithPosition(loc(n.GetGroupingFunc().Location))
+		return b.groupingFunc(n.GetGroupingFunc(), c)
 	case n.GetRowExpr() != nil:
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "row constructors are only supported in comparisons").WithPosition(loc(n.GetRowExpr().Location))
 	}

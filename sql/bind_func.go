@@ -102,7 +102,8 @@ func (e *aggRef) WithChildren([]scalar.Expr) scalar.Expr { return e }
 
 // aggCollector gathers the aggregate calls of one query level.
 type aggCollector struct {
-	calls []planner.AggCall
+	calls     []planner.AggCall
+	groupings []groupingCall
 	// nested is set while an aggregate's arguments are bound.
 	nested bool
 }

@@ -1,6 +1,8 @@
 package sql
 
 import (
+	"slices"
+
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/streamdb/streamdb/planner"
@@ -112,31 +114,27 @@ func (b *binder) simpleSelect(sel *pg_query.SelectStmt, parent *scope) (*boundQu
 		}
 	}
 
-	if len(sel.GroupClause) > 0 || having != nil || len(agg.calls) > 0 {
-		keys, err := b.groupBy(sel.GroupClause, s, targets[:nVisible], names)
+	if len(sel.GroupClause) > 0 || having != nil || len(agg.calls) > 0 || len(agg.groupings) > 0 {
+		keys, sets, err := b.groupBy(sel.GroupClause, s, targets[:nVisible], names)
 		if err != nil {
 			return nil, err
 		}
-		cols := make([]planner.Column, 0, len(keys)+len(agg.calls))
-		for _, k := range keys {
-			cols = append(cols, planner.Column{Name: "?column?", Type: k.Type()})
+		if node, err = b.aggregate(node, keys, sets, agg); err != nil {
+			return nil, err
 		}
-		for _, a := range agg.calls {
-			cols = append(cols, planner.Column{Name: a.Func.Name, Type: a.Typ})
-		}
-		node = &planner.Aggregate{Input: node, Keys: keys, Aggs: agg.calls, Cols: cols}
+		over := func(e scalar.Expr) (scalar.Expr, error) { return b.overAggregate(e, keys, len(agg.calls), s) }
 		for i := range targets {
-			if targets[i], err = b.overAggregate(targets[i], keys, s); err != nil {
+			if targets[i], err = over(targets[i]); err != nil {
 				return nil, err
 			}
 		}
 		for i := range win.calls {
-			if err := win.calls[i].rewrite(func(e scalar.Expr) (scalar.Expr, error) { return b.overAggregate(e, keys, s) }); err != nil {
+			if err := win.calls[i].rewrite(over); err != nil {
 				return nil, err
 			}
 		}
 		if having != nil {
-			if having, err = b.overAggregate(having, keys, s); err != nil {
+			if having, err = over(having); err != nil {
 				return nil, err
 			}
 			node = &planner.Filter{Input: node, Pred: having}
@@ -410,45 +408,202 @@ func exprEqual(a, b scalar.Expr) bool {
 
 // groupBy binds GROUP BY items: output column positions and names (an
 // input column of the same name wins, as in PostgreSQL) or expressions
-// over the input.
-func (b *binder) groupBy(items []*pg_query.Node, s *scope, targets []scalar.Expr, names []string) ([]scalar.Expr, error) {
+// over the input. It returns the distinct key expressions and, when the
+// clause uses GROUPING SETS, ROLLUP or CUBE, the grouping sets as lists of
+// key positions (nil for a plain GROUP BY).
+func (b *binder) groupBy(items []*pg_query.Node, s *scope, targets []scalar.Expr, names []string) ([]scalar.Expr, [][]int, error) {
 	var keys []scalar.Expr
-	add := func(e scalar.Expr) {
-		if findExpr(keys, e) < 0 {
-			keys = append(keys, e)
+	keyOf := func(e scalar.Expr) int {
+		if i := findExpr(keys, e); i >= 0 {
+			return i
 		}
+		keys = append(keys, e)
+		return len(keys) - 1
 	}
-	for _, n := range items {
-		if gs := n.GetGroupingSet(); gs != nil {
-			if gs.Kind == pg_query.GroupingSetKind_GROUPING_SET_EMPTY {
-				continue
-			}
-			return nil, pgerr.New(pgerr.FeatureNotSupported, "GROUPING SETS, ROLLUP and CUBE are not supported yet").WithPosition(loc(gs.Location))
-		}
+	bindItem := func(n *pg_query.Node) (int, error) {
 		if ac := n.GetAConst(); ac != nil && ac.GetIval() != nil {
 			i := int(ac.GetIval().Ival)
 			if i < 1 || i > len(targets) {
-				return nil, pgerr.New(pgerr.InvalidColumnReference, "GROUP BY position %d is not in select list", i).WithPosition(loc(ac.Location))
+				return 0, pgerr.New(pgerr.InvalidColumnReference, "GROUP BY position %d is not in select list", i).WithPosition(loc(ac.Location))
 			}
 			if err := noAggregates(targets[i-1], "GROUP BY", loc(ac.Location)); err != nil {
-				return nil, err
+				return 0, err
 			}
-			add(targets[i-1])
-			continue
+			return keyOf(targets[i-1]), nil
 		}
 		e, err := b.expr(n, &exprCtx{s: s, what: "GROUP BY"})
 		if err != nil {
 			if cr := n.GetColumnRef(); cr != nil && len(cr.Fields) == 1 && pgerr.CodeOf(err) == pgerr.UndefinedColumn {
 				if rt, ok := groupAlias(cr, targets, names); ok {
-					add(rt)
-					continue
+					return keyOf(rt), nil
 				}
 			}
+			return 0, err
+		}
+		return keyOf(e), nil
+	}
+	sets := [][]int{{}}
+	grouping := false
+	for _, n := range items {
+		var itemSets [][]int
+		if gs := n.GetGroupingSet(); gs != nil {
+			grouping = true
+			var err error
+			if itemSets, err = b.groupingSets(gs, bindItem); err != nil {
+				return nil, nil, err
+			}
+		} else {
+			k, err := bindItem(n)
+			if err != nil {
+				return nil, nil, err
+			}
+			itemSets = [][]int{{k}}
+		}
+		var next [][]int
+		for _, a := range sets {
+			for _, c := range itemSets {
+				next = append(next, mergeSet(a, c))
+			}
+		}
+		sets = next
+	}
+	if !grouping {
+		return keys, nil, nil
+	}
+	if len(sets) > 4096 {
+		return nil, nil, pgerr.New(pgerr.StatementTooComplex, "too many grouping sets present (maximum 4096)")
+	}
+	return keys, sets, nil
+}
+
+// groupingSets expands one GROUPING SETS, ROLLUP or CUBE item.
+func (b *binder) groupingSets(gs *pg_query.GroupingSet, bindItem func(*pg_query.Node) (int, error)) ([][]int, error) {
+	// elems binds the content as a list of sets: a plain expression is a
+	// one-key set, a parenthesised row a multi-key set.
+	elems := func() ([][]int, error) {
+		var out [][]int
+		for _, c := range gs.Content {
+			if row := c.GetRowExpr(); row != nil {
+				var set []int
+				for _, a := range row.Args {
+					k, err := bindItem(a)
+					if err != nil {
+						return nil, err
+					}
+					set = append(set, k)
+				}
+				out = append(out, set)
+				continue
+			}
+			if inner := c.GetGroupingSet(); inner != nil && inner.Kind == pg_query.GroupingSetKind_GROUPING_SET_SIMPLE {
+				var set []int
+				for _, a := range inner.Content {
+					k, err := bindItem(a)
+					if err != nil {
+						return nil, err
+					}
+					set = append(set, k)
+				}
+				out = append(out, set)
+				continue
+			}
+			k, err := bindItem(c)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, []int{k})
+		}
+		return out, nil
+	}
+	switch gs.Kind {
+	case pg_query.GroupingSetKind_GROUPING_SET_EMPTY:
+		return [][]int{{}}, nil
+	case pg_query.GroupingSetKind_GROUPING_SET_SIMPLE:
+		es, err := elems()
+		if err != nil {
 			return nil, err
 		}
-		add(e)
+		var set []int
+		for _, e := range es {
+			set = mergeSet(set, e)
+		}
+		return [][]int{set}, nil
+	case pg_query.GroupingSetKind_GROUPING_SET_ROLLUP:
+		es, err := elems()
+		if err != nil {
+			return nil, err
+		}
+		out := make([][]int, 0, len(es)+1)
+		for i := len(es); i >= 0; i-- {
+			var set []int
+			for _, e := range es[:i] {
+				set = mergeSet(set, e)
+			}
+			out = append(out, set)
+		}
+		return out, nil
+	case pg_query.GroupingSetKind_GROUPING_SET_CUBE:
+		es, err := elems()
+		if err != nil {
+			return nil, err
+		}
+		if len(es) > 12 {
+			return nil, pgerr.New(pgerr.StatementTooComplex, "CUBE is limited to 12 elements").WithPosition(loc(gs.Location))
+		}
+		var out [][]int
+		for mask := (1 << len(es)) - 1; mask >= 0; mask-- {
+			var set []int
+			for i, e := range es {
+				if mask&(1<<(len(es)-1-i)) != 0 {
+					set = mergeSet(set, e)
+				}
+			}
+			out = append(out, set)
+		}
+		return out, nil
+	case pg_query.GroupingSetKind_GROUPING_SET_SETS:
+		var out [][]int
+		for _, c := range gs.Content {
+			if inner := c.GetGroupingSet(); inner != nil {
+				sub, err := b.groupingSets(inner, bindItem)
+				if err != nil {
+					return nil, err
+				}
+				out = append(out, sub...)
+				continue
+			}
+			if row := c.GetRowExpr(); row != nil {
+				var set []int
+				for _, a := range row.Args {
+					k, err := bindItem(a)
+					if err != nil {
+						return nil, err
+					}
+					set = append(set, k)
+				}
+				out = append(out, set)
+				continue
+			}
+			k, err := bindItem(c)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, []int{k})
+		}
+		return out, nil
 	}
-	return keys, nil
+	return nil, pgerr.New(pgerr.FeatureNotSupported, "this grouping set is not supported").WithPosition(loc(gs.Location))
+}
+
+// mergeSet returns the union of two key sets, keeping first-seen order.
+func mergeSet(a, b []int) []int {
+	out := append([]int(nil), a...)
+	for _, k := range b {
+		if !slices.Contains(out, k) {
+			out = append(out, k)
+		}
+	}
+	return out
 }
 
 // groupAlias resolves a GROUP BY name to a select-list alias.
@@ -480,20 +635,22 @@ func noAggregates(e scalar.Expr, what string, pos int) error {
 // overAggregate rewrites an expression bound over the aggregate's input
 // into one over its output: group keys become key columns, aggregate calls
 // become aggregate columns, and any other input column is an error.
-func (b *binder) overAggregate(e scalar.Expr, keys []scalar.Expr, s *scope) (scalar.Expr, error) {
+func (b *binder) overAggregate(e scalar.Expr, keys []scalar.Expr, nAggs int, s *scope) (scalar.Expr, error) {
 	if i := findExpr(keys, e); i >= 0 {
 		return &scalar.ColRef{Idx: i, Typ: keys[i].Type()}, nil
 	}
 	switch x := e.(type) {
 	case *aggRef:
 		return &scalar.ColRef{Idx: len(keys) + x.idx, Typ: x.typ}, nil
+	case *groupingRef:
+		return &scalar.ColRef{Idx: len(keys) + nAggs + x.idx, Typ: types.TypeInt4}, nil
 	case *scalar.ColRef:
 		return nil, ungroupedError(s, x.Idx)
 	case *planner.Subquery:
 		c := *x
 		c.Args = make([]scalar.Expr, len(x.Args))
 		for i, a := range x.Args {
-			r, err := b.overAggregate(a, keys, s)
+			r, err := b.overAggregate(a, keys, nAggs, s)
 			if err != nil {
 				return nil, err
 			}
@@ -519,7 +676,7 @@ func (b *binder) overAggregate(e scalar.Expr, keys []scalar.Expr, s *scope) (sca
 	}
 	nk := make([]scalar.Expr, len(kids))
 	for i, k := range kids {
-		r, err := b.overAggregate(k, keys, s)
+		r, err := b.overAggregate(k, keys, nAggs, s)
 		if err != nil {
 			return nil, err
 		}

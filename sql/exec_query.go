@@ -91,23 +91,11 @@ func (s *session) runQuery(ctx context.Context, q *planner.Query, params []types
 	if err != nil {
 		return nil, err
 	}
+	// LIMIT and OFFSET were applied by the top-k LowerQuery planned; the
+	// rows it kept only need sorting.
 	if len(q.Order) > 0 {
 		cmp := planner.Comparator(q.Order)
 		slices.SortStableFunc(rows, cmp)
-	}
-	if q.Limit != nil || q.Offset != nil {
-		off, lim, err := limits(ev, q)
-		if err != nil {
-			return nil, err
-		}
-		if off >= int64(len(rows)) {
-			rows = rows[:0]
-		} else {
-			rows = rows[off:]
-		}
-		if lim >= 0 && lim < int64(len(rows)) {
-			rows = rows[:lim]
-		}
 	}
 	if q.Hidden > 0 {
 		width := len(q.Root.Columns()) - q.Hidden
@@ -116,30 +104,6 @@ func (s *session) runQuery(ctx context.Context, q *planner.Query, params []types
 		}
 	}
 	return rows, nil
-}
-
-// limits evaluates a query's OFFSET and LIMIT (-1: none).
-func limits(ev *scalar.EvalContext, q *planner.Query) (off, lim int64, err error) {
-	lim = -1
-	if q.Offset != nil {
-		d, err := scalar.Eval(ev, q.Offset, nil)
-		if err != nil {
-			return 0, 0, err
-		}
-		if !d.IsNull() {
-			off = max(d.Int(), 0)
-		}
-	}
-	if q.Limit != nil {
-		d, err := scalar.Eval(ev, q.Limit, nil)
-		if err != nil {
-			return 0, 0, err
-		}
-		if !d.IsNull() {
-			lim = d.Int()
-		}
-	}
-	return off, lim, nil
 }
 
 // expand turns a consolidated Z-set into rows, each repeated by its
