@@ -1,0 +1,138 @@
+package pgcatalog
+
+import (
+	"github.com/streamdb/streamdb/sql/types"
+)
+
+// The information_schema views, over user relations only (PostgreSQL's
+// show system relations too, to a superuser; clients filter them out).
+func init() {
+	define("information_schema", "schemata", true, func(b *rowSet, src Source) {
+		for _, s := range []string{"information_schema", "pg_catalog", "public"} {
+			b.add("catalog_name", src.Database(), "schema_name", s, "schema_owner", src.User())
+		}
+	})
+	define("information_schema", "tables", true, func(b *rowSet, src Source) {
+		for _, r := range src.Relations() {
+			typ := "BASE TABLE"
+			switch r.Kind {
+			case KindView, KindMaterializedView:
+				typ = "VIEW"
+			case KindIndex:
+				continue
+			}
+			if r.Kind == KindMaterializedView {
+				// PostgreSQL leaves materialized views out of
+				// information_schema; streamdb's are its main product, so
+				// they are listed as views.
+				typ = "VIEW"
+			}
+			b.add("table_catalog", src.Database(), "table_schema", r.Schema, "table_name", r.Name, "table_type", typ,
+				"is_insertable_into", yesNo(r.Kind == KindTable), "is_typed", "NO")
+		}
+	})
+	define("information_schema", "views", true, func(b *rowSet, src Source) {
+		for _, r := range src.Relations() {
+			if r.Kind == KindView || r.Kind == KindMaterializedView {
+				b.add("table_catalog", src.Database(), "table_schema", r.Schema, "table_name", r.Name,
+					"view_definition", viewDefinition(r), "check_option", "NONE", "is_updatable", "NO",
+					"is_insertable_into", "NO", "is_trigger_updatable", "NO", "is_trigger_deletable", "NO",
+					"is_trigger_insertable_into", "NO")
+			}
+		}
+	})
+	define("information_schema", "columns", true, genColumns)
+	define("information_schema", "table_constraints", true, func(b *rowSet, src Source) {
+		for _, r := range src.Relations() {
+			add := func(name, typ string) {
+				b.add("constraint_catalog", src.Database(), "constraint_schema", r.Schema, "constraint_name", name,
+					"table_catalog", src.Database(), "table_schema", r.Schema, "table_name", r.Name,
+					"constraint_type", typ, "is_deferrable", "NO", "initially_deferred", "NO", "enforced", "YES")
+			}
+			if len(r.PrimaryKey) > 0 {
+				add(pkeyName(r), "PRIMARY KEY")
+			}
+			for _, c := range r.Checks {
+				add(c.Name, "CHECK")
+			}
+		}
+	})
+	define("information_schema", "key_column_usage", true, func(b *rowSet, src Source) {
+		for _, r := range src.Relations() {
+			for i, k := range r.PrimaryKey {
+				b.add("constraint_catalog", src.Database(), "constraint_schema", r.Schema, "constraint_name", pkeyName(r),
+					"table_catalog", src.Database(), "table_schema", r.Schema, "table_name", r.Name,
+					"column_name", r.Columns[k].Name, "ordinal_position", i+1)
+			}
+		}
+	})
+	define("information_schema", "routines", true, nil)
+	define("information_schema", "referential_constraints", true, nil)
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "YES"
+	}
+	return "NO"
+}
+
+func genColumns(b *rowSet, src Source) {
+	for _, r := range src.Relations() {
+		if r.Kind == KindIndex {
+			continue
+		}
+		for i, c := range r.Columns {
+			t := c.Type
+			dataType, udt := t.String(), ""
+			if name, ok := typeName(t.OID()); ok {
+				udt = name
+			}
+			if t.Family == types.Array {
+				dataType = "ARRAY"
+			} else if t.Mod >= 0 {
+				dataType = types.Type{Family: t.Family, Mod: -1}.String()
+			}
+			var def any
+			if c.Default != "" {
+				def = c.Default
+			}
+			var charMax, numPrec, numRadix, numScale, dtPrec any
+			switch t.Family {
+			case types.Varchar, types.Char:
+				if t.Mod >= 0 {
+					charMax = int(t.Mod)
+				}
+			case types.Int2:
+				numPrec, numRadix, numScale = 16, 2, 0
+			case types.Int4:
+				numPrec, numRadix, numScale = 32, 2, 0
+			case types.Int8:
+				numPrec, numRadix, numScale = 64, 2, 0
+			case types.Float4:
+				numPrec, numRadix = 24, 2
+			case types.Float8:
+				numPrec, numRadix = 53, 2
+			case types.Numeric:
+				numRadix = 10
+				if p, s, ok := t.NumericPrecisionScale(); ok {
+					numPrec, numScale = int(p), int(s)
+				}
+			case types.Date:
+				dtPrec = 0
+			case types.Time, types.Timestamp, types.TimestampTZ, types.Interval:
+				dtPrec = 6
+				if t.Mod >= 0 {
+					dtPrec = int(t.Mod)
+				}
+			}
+			b.add("table_catalog", src.Database(), "table_schema", r.Schema, "table_name", r.Name,
+				"column_name", c.Name, "ordinal_position", i+1, "column_default", def,
+				"is_nullable", yesNo(!c.NotNull), "data_type", dataType, "character_maximum_length", charMax,
+				"numeric_precision", numPrec, "numeric_precision_radix", numRadix, "numeric_scale", numScale,
+				"datetime_precision", dtPrec, "udt_catalog", src.Database(), "udt_schema", "pg_catalog",
+				"udt_name", udt, "dtd_identifier", itoa(uint32(i+1)), "is_self_referencing", "NO",
+				"is_identity", "NO", "is_generated", "NEVER", "is_updatable", yesNo(r.Kind == KindTable))
+		}
+	}
+}
