@@ -9,22 +9,17 @@ var (
 	tInt4        = types.TypeInt4
 	tInt8        = types.TypeInt8
 	tFloat4      = types.TypeFloat4
-	tFloat8      = types.TypeFloat8
 	tOid         = types.TypeOid
 	tName        = types.TypeName
 	tText        = types.TypeText
 	tVarchar     = types.TypeVarchar
 	tChar        = types.Type{Family: types.Char, Mod: 1}
 	tBytea       = types.TypeBytea
-	tInterval    = types.TypeInterval
 	tTimestampTZ = types.TypeTimestampTZ
 	tRegProc     = types.TypeRegProc
-	tRegType     = types.TypeRegType
-	tRegClass    = types.TypeRegClass
 	tYesNo       = types.Type{Family: types.Varchar, Mod: 3}
 	tOidArray    = types.ArrayOf(types.TypeOid)
 	tInt2Array   = types.ArrayOf(types.TypeInt2)
-	tInt4Array   = types.ArrayOf(types.TypeInt4)
 	tTextArray   = types.ArrayOf(types.TypeText)
 	tCharArray   = types.ArrayOf(tChar)
 )
