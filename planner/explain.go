@@ -93,6 +93,9 @@ func describe(n Node) string {
 		s := "Get " + x.Name
 		if x.Lookup != nil {
 			s += " lookup=[" + exprList(x.Lookup) + "]"
+			if x.IndexName != "" {
+				s += " index=" + x.IndexName
+			}
 		}
 		if x.WithKey {
 			s += " with_key"

@@ -29,7 +29,11 @@ func explainDataflow(b *strings.Builder, n Node, depth int) {
 	switch x := n.(type) {
 	case *Get:
 		if x.Lookup != nil {
-			line(depth, "Lookup "+x.Name+" key=["+exprList(x.Lookup)+"]")
+			via := ""
+			if x.IndexName != "" {
+				via = " index=" + x.IndexName
+			}
+			line(depth, "Lookup "+x.Name+" key=["+exprList(x.Lookup)+"]"+via)
 		} else {
 			line(depth, "Input "+x.Name)
 		}

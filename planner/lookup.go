@@ -15,43 +15,81 @@ func UseLookups(n Node) Node {
 			return n
 		}
 		g, ok := f.Input.(*Get)
-		if !ok || len(g.KeyCols) == 0 || g.Lookup != nil {
+		if !ok || g.Lookup != nil {
 			return n
 		}
-		vals := make([]scalar.Expr, len(g.KeyCols))
-		var rest []scalar.Expr
-		for _, c := range scalar.Conjuncts(f.Pred) {
-			col, val, ok := keyEquality(c)
-			pos := -1
-			if ok {
-				for i, kc := range g.KeyCols {
-					if kc == col && vals[i] == nil {
-						pos = i
-						break
-					}
-				}
-			}
-			if pos < 0 {
-				rest = append(rest, c)
+		conjuncts := scalar.Conjuncts(f.Pred)
+		candidates := []IndexRef{{KeyCols: g.KeyCols}}
+		candidates = append(candidates, g.Indexes...)
+		for _, idx := range candidates {
+			if len(idx.KeyCols) == 0 {
 				continue
 			}
-			vals[pos] = val
-		}
-		for i, v := range vals {
-			if v == nil {
-				return n
+			vals, rest, ok := matchKey(g, idx.KeyCols, conjuncts, idx.ID != 0)
+			if !ok {
+				continue
 			}
-			if t := g.Cols[g.KeyCols[i]].Type; v.Type() != t {
-				vals[i] = &scalar.Cast{Arg: v, To: t}
+			lookup := *g
+			lookup.Lookup, lookup.Index, lookup.IndexName, lookup.KeyCols = vals, idx.ID, idx.Name, idx.KeyCols[:len(vals)]
+			if len(rest) == 0 {
+				return &lookup
 			}
+			return &Filter{Input: &lookup, Pred: scalar.NewAnd(rest)}
 		}
-		lookup := *g
-		lookup.Lookup = vals
-		if len(rest) == 0 {
-			return &lookup
-		}
-		return &Filter{Input: &lookup, Pred: scalar.NewAnd(rest)}
+		return n
 	})
+}
+
+// matchKey finds an equality conjunct for every key column (or, with
+// prefix, for a leading part of the key); it returns the key values in key
+// order and the other conjuncts.
+func matchKey(g *Get, keyCols []int, conjuncts []scalar.Expr, prefix bool) ([]scalar.Expr, []scalar.Expr, bool) {
+	vals := make([]scalar.Expr, len(keyCols))
+	from := make([]scalar.Expr, len(keyCols))
+	var rest []scalar.Expr
+	for _, c := range conjuncts {
+		col, val, ok := keyEquality(c)
+		pos := -1
+		if ok {
+			for i, kc := range keyCols {
+				if kc == col && vals[i] == nil {
+					pos = i
+					break
+				}
+			}
+		}
+		if pos < 0 {
+			rest = append(rest, c)
+			continue
+		}
+		vals[pos], from[pos] = val, c
+	}
+	n := len(vals)
+	if prefix {
+		n = 0
+		for n < len(vals) && vals[n] != nil {
+			n++
+		}
+		// Equalities on key columns after the prefix stay filters.
+		for i := n; i < len(vals); i++ {
+			if from[i] != nil {
+				rest = append(rest, from[i])
+			}
+		}
+	}
+	if n == 0 {
+		return nil, nil, false
+	}
+	vals = vals[:n]
+	for i, v := range vals {
+		if v == nil {
+			return nil, nil, false
+		}
+		if t := g.Cols[keyCols[i]].Type; v.Type() != t {
+			vals[i] = &scalar.Cast{Arg: v, To: t}
+		}
+	}
+	return vals, rest, true
 }
 
 // keyEquality matches "column = value" (either way round) where value

@@ -33,16 +33,28 @@ type Get struct {
 	ID   ObjectID
 	Name string
 	Cols []Column
-	// Index is the index used for Lookup: 0 for the primary key.
-	Index ObjectID
+	// Index is the index used for Lookup: 0 for the primary key. An
+	// index lookup may fix only a prefix of the index key.
+	Index     ObjectID
+	IndexName string
 	// KeyCols are the positions of the key columns in Cols, in key order.
 	KeyCols []int
 	// Lookup holds one expression per key column (constants or params).
 	Lookup []scalar.Expr
+	// Indexes are the secondary indexes a lookup may use instead of the
+	// primary key.
+	Indexes []IndexRef
 	// WithKey appends the storage key of each row as a final bytea
 	// column (listed in Cols): UPDATE and DELETE find the rows they change
 	// by it.
 	WithKey bool
+}
+
+// IndexRef names an index on a Get's object and its key columns.
+type IndexRef struct {
+	ID      ObjectID
+	Name    string
+	KeyCols []int
 }
 
 // Values is a constant relation.

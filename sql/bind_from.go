@@ -151,6 +151,9 @@ func (b *binder) rangeVar(rv *pg_query.RangeVar) (*fromItem, error) {
 	if rv.Catalogname != "" && rv.Catalogname != b.sess.database {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "cross-database references are not implemented: %s.%s.%s", rv.Catalogname, rv.Schemaname, name).WithPosition(loc(rv.Location))
 	}
+	if fi, ok, err := b.systemRelation(rv, table); ok {
+		return fi, err
+	}
 	obj, ok := b.cat.Lookup(rv.Schemaname, name)
 	if !ok {
 		if rv.Schemaname != "" {
@@ -181,6 +184,11 @@ func (b *binder) rangeVar(rv *pg_query.RangeVar) (*fromItem, error) {
 // the keys the planner may use for lookups.
 func (b *binder) getObject(obj *Object) *planner.Get {
 	g := &planner.Get{ID: planner.ObjectID(obj.ID), Name: obj.Name, Cols: obj.planColumns(), KeyCols: obj.PrimaryKey}
+	for _, d := range b.cat.Dependents(obj.ID) {
+		if d.Kind == KindIndex && d.On == obj.ID {
+			g.Indexes = append(g.Indexes, planner.IndexRef{ID: planner.ObjectID(d.ID), Name: d.Name, KeyCols: d.KeyCols})
+		}
+	}
 	return g
 }
 

@@ -59,7 +59,7 @@ func (s *session) evalContext(params []types.Datum) *scalar.EvalContext {
 	if s.txn != nil && !s.txn.implicit {
 		txnTime = s.txn.start
 	}
-	return &scalar.EvalContext{Params: params, TxnTime: txnTime, StmtTime: now, Text: s.info.settings.textConfig()}
+	return &scalar.EvalContext{Params: params, TxnTime: txnTime, StmtTime: now, Text: s.info.settings.textConfig(), Session: s.catalogView(nil)}
 }
 
 // runQuery executes a query as a one-tick dataflow over the latest
@@ -129,9 +129,15 @@ func expand(b dataflow.Batch) ([]types.Row, error) {
 // one-tick input: the rows of a key lookup, or all rows.
 func (s *session) feedObject(snap *snapshot, in *dataflow.Input, get *planner.Get, ev *scalar.EvalContext) error {
 	id := uint64(get.ID)
+	if isSystemID(id) {
+		return s.feedSystem(snap, in, get)
+	}
 	obj, ok := snap.cat.ByID(id)
 	if !ok {
 		return pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", get.Name)
+	}
+	if get.Index != 0 {
+		return s.feedIndexLookup(snap, in, obj, get, ev)
 	}
 	if obj.hasRows() {
 		if get.Lookup != nil {
@@ -194,4 +200,78 @@ func (s *session) feedLookup(snap *snapshot, in *dataflow.Input, obj *Object, ge
 	}
 	in.Push(dataflow.Batch{{Row: keyed(row, k, get.WithKey), Diff: 1}})
 	return nil
+}
+
+// lookupKey evaluates a lookup's key values; ok is false when one is NULL,
+// which matches nothing.
+func lookupKey(get *planner.Get, ev *scalar.EvalContext) (types.Row, bool, error) {
+	key := make(types.Row, len(get.Lookup))
+	for i, e := range get.Lookup {
+		d, err := scalar.Eval(ev, e, nil)
+		if err != nil {
+			return nil, false, err
+		}
+		if d.IsNull() {
+			return nil, false, nil
+		}
+		key[i] = d
+	}
+	return key, true, nil
+}
+
+// feedIndexLookup reads the rows with a key through a secondary index. A
+// transaction's own pending writes are not in the index, and an index row
+// of a table without primary key does not say where the row is stored, so
+// in those cases the table is scanned and filtered instead.
+func (s *session) feedIndexLookup(snap *snapshot, in *dataflow.Input, obj *Object, get *planner.Get, ev *scalar.EvalContext) error {
+	key, ok, err := lookupKey(get, ev)
+	if err != nil || !ok {
+		return err
+	}
+	scan := get.WithKey && len(obj.PrimaryKey) == 0
+	if s.txn != nil {
+		if tt, ok := s.txn.tables[obj.ID]; ok && len(tt.changes) > 0 {
+			scan = true
+		}
+	}
+	if scan {
+		{
+			all, err := s.tableInput(snap, obj, get.WithKey)
+			if err != nil {
+				return err
+			}
+			var b dataflow.Batch
+			for _, u := range all {
+				match := true
+				for i, c := range get.KeyCols {
+					if types.Compare(u.Row[c], key[i]) != 0 {
+						match = false
+						break
+					}
+				}
+				if match {
+					b = append(b, u)
+				}
+			}
+			in.Push(b)
+			return nil
+		}
+	}
+	idx, ok := snap.view(uint64(get.Index))
+	if !ok {
+		return pgerr.New(pgerr.UndefinedObject, "index of %q does not exist", get.Name)
+	}
+	if err := idx.Err(); err != nil {
+		return err
+	}
+	var b dataflow.Batch
+	err = idx.Lookup(key, func(row types.Row, n int64) bool {
+		if get.WithKey {
+			row = keyed(row, rowKey(obj, row), true)
+		}
+		b = append(b, dataflow.Update{Row: row, Diff: n})
+		return true
+	})
+	in.Push(b)
+	return err
 }

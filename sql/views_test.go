@@ -1,0 +1,80 @@
+package sql_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/streamdb/streamdb/internal/testserver"
+)
+
+// TestViewErrorsAsData checks that a runtime error in a view's expression
+// is carried as data: reading the view fails with the error's SQLSTATE
+// while the offending row exists, and reads normally once it is gone,
+// while other views and tables keep working.
+func TestViewErrorsAsData(t *testing.T) {
+	srv := testserver.Start(t, testserver.Options{})
+	conn := connect(t, srv.URL)
+	exec(t, conn, "CREATE TABLE t (a int, b int)")
+	exec(t, conn, "CREATE MATERIALIZED VIEW q AS SELECT a / b AS r FROM t")
+	exec(t, conn, "CREATE MATERIALIZED VIEW n AS SELECT count(*) AS n FROM t")
+	exec(t, conn, "INSERT INTO t VALUES (10, 2), (7, 0)")
+	if _, err := conn.Exec(context.Background(), "SELECT * FROM q"); sqlState(err) != "22012" {
+		t.Fatalf("reading the view with a bad row: %v, want 22012", err)
+	}
+	if got := rows(t, conn, "SELECT n FROM n"); got != "2" {
+		t.Errorf("other view = %s", got)
+	}
+	exec(t, conn, "DELETE FROM t WHERE b = 0")
+	if got := rows(t, conn, "SELECT r FROM q"); got != "5" {
+		t.Errorf("after deleting the bad row: %q", got)
+	}
+}
+
+// TestViewsSurviveRestart checks that views, materialized views and
+// indexes are rebuilt from the catalog and durable inputs on start.
+func TestViewsSurviveRestart(t *testing.T) {
+	dir := t.TempDir()
+	srv := testserver.Start(t, testserver.Options{Dir: dir})
+	conn := connect(t, srv.URL)
+	exec(t, conn, "CREATE TABLE s (k text, v int)")
+	exec(t, conn, "INSERT INTO s VALUES ('a', 1), ('a', 2), ('b', 5)")
+	exec(t, conn, "CREATE VIEW big AS SELECT k, v FROM s WHERE v > 1")
+	exec(t, conn, "CREATE MATERIALIZED VIEW totals AS SELECT k, sum(v) AS total FROM big GROUP BY k")
+	exec(t, conn, "CREATE INDEX totals_k ON totals (k)")
+	conn.Close(context.Background())
+	srv.Stop()
+
+	srv = testserver.Start(t, testserver.Options{Dir: dir})
+	conn = connect(t, srv.URL)
+	if got, want := rows(t, conn, "SELECT k, total FROM totals ORDER BY k"), "a|2\nb|5"; got != want {
+		t.Errorf("after restart:\n%s\nwant\n%s", got, want)
+	}
+	exec(t, conn, "INSERT INTO s VALUES ('a', 10)")
+	if got, want := rows(t, conn, "SELECT total FROM totals WHERE k = 'a'"), "12"; got != want {
+		t.Errorf("maintained after restart: %s, want %s", got, want)
+	}
+	if got := rows(t, conn, "SHOW INDEXES ON totals"); got != "totals_k|totals|{k}" {
+		t.Errorf("indexes after restart: %q", got)
+	}
+}
+
+// TestDropDependencies checks RESTRICT and CASCADE.
+func TestDropDependencies(t *testing.T) {
+	srv := testserver.Start(t, testserver.Options{})
+	conn := connect(t, srv.URL)
+	exec(t, conn, "CREATE TABLE base (x int)")
+	exec(t, conn, "CREATE VIEW v1 AS SELECT x FROM base")
+	exec(t, conn, "CREATE MATERIALIZED VIEW m1 AS SELECT count(*) AS c FROM v1")
+	for _, sql := range []string{"DROP TABLE base", "DROP VIEW v1", "DROP TABLE base RESTRICT"} {
+		if _, err := conn.Exec(context.Background(), sql); sqlState(err) != "2BP01" {
+			t.Errorf("%s: %v, want 2BP01", sql, err)
+		}
+	}
+	if _, err := conn.Exec(context.Background(), "DROP VIEW base"); sqlState(err) != "42809" {
+		t.Errorf("DROP VIEW of a table: %v, want 42809", err)
+	}
+	exec(t, conn, "DROP TABLE base CASCADE")
+	if got := rows(t, conn, "SHOW OBJECTS"); got != "" {
+		t.Errorf("objects left after CASCADE: %q", got)
+	}
+}
