@@ -115,6 +115,15 @@ type Column struct {
 	Attr     int16
 }
 
+// LiveResult is a Result whose rows arrive over time, such as a
+// SUBSCRIBE: pgwire flushes the rows it has buffered whenever the next one
+// is not ready yet, so that the client sees each change as it happens.
+type LiveResult interface {
+	Result
+	// Ready reports whether Next would return without waiting.
+	Ready() bool
+}
+
 // Result is a running statement's output.
 type Result interface {
 	// Next returns the next row; ok is false when there are no more. The

@@ -80,7 +80,14 @@ func (c *conn) runSimple(ctx context.Context, st Statement) error {
 // reports how many it sent and whether the result is exhausted.
 func (c *conn) streamRows(ctx context.Context, res Result, cols []Column, formats []int16, limit int) (n int, done bool, err error) {
 	cfg := c.sess.TextConfig()
+	live, _ := res.(LiveResult)
 	for limit == 0 || n < limit {
+		if live != nil && !live.Ready() {
+			// The next row may be a long way off: send what is buffered.
+			if err := c.w.flush(); err != nil {
+				return n, false, err
+			}
+		}
 		row, ok, err := res.Next(ctx)
 		if err != nil {
 			return n, false, err
