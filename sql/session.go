@@ -55,6 +55,7 @@ func newSession(e *Engine, st pgwire.Startup) *session {
 		parsed:   map[string][]rawStatement{},
 	}
 	s.info = sessionInfo{user: user, database: db, settings: newSettings(user)}
+	s.info.settings = s.info.settings.withNames(s.catalogView(nil))
 	return s
 }
 

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/streamdb/streamdb/sql/pgcatalog"
 	"github.com/streamdb/streamdb/sql/pgerr"
 	"github.com/streamdb/streamdb/sql/types"
 )
@@ -79,6 +80,9 @@ var settingIndex = func() map[string]int {
 type settings struct {
 	values []string
 	text   *types.TextConfig
+	// names resolves reg* values in text I/O (TextConfig.Names): the
+	// session's view of the catalog.
+	names types.ObjectNames
 }
 
 func newSettings(user string) *settings {
@@ -120,7 +124,7 @@ func (s *settings) set(name, value string, reset bool) (*settings, *settingDef, 
 		}
 		value = v
 	}
-	n := &settings{values: append([]string(nil), s.values...)}
+	n := &settings{values: append([]string(nil), s.values...), names: s.names}
 	n.values[i] = value
 	n.text = n.buildText()
 	return n, d, nil
@@ -150,7 +154,27 @@ func (s *settings) buildText() *types.TextConfig {
 	cfg.ExtraFloatDigits, _ = strconv.Atoi(efd)
 	bo, _ := s.get("bytea_output")
 	cfg.ByteaEscape = bo == "escape"
+	cfg.Names = s.names
 	return cfg
+}
+
+// withNames returns a copy whose text configuration resolves reg* values
+// through names.
+func (s *settings) withNames(names types.ObjectNames) *settings {
+	n := &settings{values: s.values, names: names}
+	n.text = n.buildText()
+	return n
+}
+
+// catalogSettings describes the settings for pg_settings.
+func (s *settings) catalogSettings() []pgcatalog.Setting {
+	out := make([]pgcatalog.Setting, len(settingDefs))
+	for i, d := range settingDefs {
+		out[i] = pgcatalog.Setting{Name: d.name, Value: s.values[i], Description: d.desc, ReadOnly: d.readOnly,
+			Default: d.def, Changed: s.values[i] != d.def}
+	}
+	sort.Slice(out, func(i, j int) bool { return strings.ToLower(out[i].Name) < strings.ToLower(out[j].Name) })
+	return out
 }
 
 // all returns every setting sorted by name, for SHOW ALL.

@@ -20,8 +20,13 @@ type EvalContext struct {
 	StmtTime time.Time
 	// Text holds TimeZone (for timestamptz arithmetic and output),
 	// DateStyle, IntervalStyle and the float output settings; nil means
-	// types.DefaultTextConfig().
+	// types.DefaultTextConfig(). Its Names resolves reg* values.
 	Text *types.TextConfig
+	// Session serves the functions that read or change the session and
+	// its catalog (current_setting, set_config, pg_get_viewdef…); nil
+	// where there is no session, as in maintained views, which may not
+	// call them.
+	Session Session
 }
 
 var defaultText = types.DefaultTextConfig()

@@ -2,6 +2,8 @@ package pgcatalog
 
 import (
 	"strings"
+
+	"github.com/streamdb/streamdb/sql/types"
 )
 
 // viewDefinition is pg_get_viewdef's text: the defining query, on its own
@@ -128,4 +130,45 @@ func UserName(src Source, oid uint32) string {
 		return src.User()
 	}
 	return "unknown (OID=" + itoa(oid) + ")"
+}
+
+// FunctionResult returns pg_get_function_result: the result type of a
+// built-in function, "SETOF type" for a set-returning one.
+func FunctionResult(oid uint32) (string, bool) {
+	for _, p := range builtin().procs {
+		if p.oid == oid {
+			t := formatTypeOID(p.ret)
+			if p.retset {
+				t = "SETOF " + t
+			}
+			return t, true
+		}
+	}
+	return "", false
+}
+
+// FunctionArguments returns pg_get_function_arguments: the argument types
+// of a built-in function.
+func FunctionArguments(oid uint32) (string, bool) {
+	for _, p := range builtin().procs {
+		if p.oid == oid {
+			names := make([]string, len(p.args))
+			for i, a := range p.args {
+				names[i] = formatTypeOID(a)
+			}
+			return strings.Join(names, ", "), true
+		}
+	}
+	return "", false
+}
+
+// formatTypeOID is format_type(oid, NULL).
+func formatTypeOID(oid uint32) string {
+	if t, ok := types.TypeForOID(oid); ok {
+		return t.String()
+	}
+	if n, ok := typeName(oid); ok {
+		return n
+	}
+	return "???"
 }

@@ -1,0 +1,229 @@
+package scalar
+
+import (
+	"strings"
+
+	"github.com/streamdb/streamdb/sql/pgerr"
+	"github.com/streamdb/streamdb/sql/types"
+)
+
+// The functions clients call to read the session and describe catalog
+// objects. They reach the session through EvalContext.Session.
+
+var (
+	oidT  = types.TypeOid
+	nameT = types.TypeName
+)
+
+// OIDs of the catalogs the visibility and privilege functions ask about.
+const (
+	pgClassOID     = 1259
+	pgTypeOID      = 1247
+	pgProcOID      = 1255
+	pgNamespaceOID = 2615
+	pgDatabaseOID  = 1262
+)
+
+// sessionFn is a stable, strict function of the session.
+func sessionFn(name string, params []types.Type, ret types.Type, impl func(s Session, ctx *EvalContext, a []types.Datum) (types.Datum, error)) *Func {
+	return &Func{Name: name, Params: params, Ret: ret, Strict: true, Volatility: Stable,
+		Impl: func(ctx *EvalContext, a []types.Datum) (types.Datum, error) {
+			s, err := ctx.session(name)
+			if err != nil {
+				return types.Null, err
+			}
+			return impl(s, ctx, a)
+		}}
+}
+
+// describeFn is a function whose value is Session.Describe's text.
+func describeFn(name string, params []types.Type, ret types.Type, arg int) *Func {
+	return sessionFn(name, params, ret, func(s Session, _ *EvalContext, a []types.Datum) (types.Datum, error) {
+		n := 0
+		if arg >= 0 && arg < len(a) {
+			n = int(a[arg].Int())
+		}
+		text, ok := s.Describe(name, uint32(a[0].Int()), n)
+		if !ok {
+			return types.Null, nil
+		}
+		return types.NewString(ret.Family, text), nil
+	})
+}
+
+// visibleFn is pg_table_is_visible and its relatives.
+func visibleFn(name string, catalog uint32) *Func {
+	return sessionFn(name, ts(oidT), boolT, func(s Session, _ *EvalContext, a []types.Datum) (types.Datum, error) {
+		v, ok := s.Visible(catalog, uint32(a[0].Int()))
+		if !ok {
+			return types.Null, nil
+		}
+		return types.NewBool(v), nil
+	})
+}
+
+// nullFn always returns NULL: the descriptions of objects streamdb keeps
+// no comments for, and the definitions of objects it does not have
+// (rules, statistics objects), which only appear in queries over empty
+// catalogs.
+func nullFn(name string, ret types.Type, params ...types.Type) *Func {
+	return &Func{Name: name, Params: params, Ret: ret, Volatility: Stable,
+		Impl: func(*EvalContext, []types.Datum) (types.Datum, error) { return types.Null, nil }}
+}
+
+func init() {
+	addFunc(
+		sessionFn("current_setting", ts(textT), textT, func(s Session, _ *EvalContext, a []types.Datum) (types.Datum, error) {
+			v, _, err := s.Setting(a[0].Str(), false)
+			return types.NewText(v), err
+		}),
+		sessionFn("current_setting", ts(textT, boolT), textT, func(s Session, _ *EvalContext, a []types.Datum) (types.Datum, error) {
+			v, ok, err := s.Setting(a[0].Str(), a[1].Bool())
+			if err != nil || !ok {
+				return types.Null, err
+			}
+			return types.NewText(v), nil
+		}),
+		&Func{Name: "set_config", Params: ts(textT, textT, boolT), Ret: textT, Volatility: Volatile,
+			Impl: func(ctx *EvalContext, a []types.Datum) (types.Datum, error) {
+				s, err := ctx.session("set_config")
+				if err != nil {
+					return types.Null, err
+				}
+				if a[0].IsNull() {
+					return types.Null, pgerr.New(pgerr.NullValueNotAllowed, "SET requires parameter name")
+				}
+				v, err := s.SetSetting(a[0].Str(), a[1].Str(), a[2].Kind() == types.Bool && a[2].Bool())
+				return types.NewText(v), err
+			}},
+		sessionFn("pg_backend_pid", nil, int4T, func(s Session, _ *EvalContext, _ []types.Datum) (types.Datum, error) {
+			return types.NewInt4(s.BackendPID()), nil
+		}),
+		sessionFn("pg_postmaster_start_time", nil, types.TypeTimestampTZ, func(s Session, _ *EvalContext, _ []types.Datum) (types.Datum, error) {
+			return types.NewTimestampTZ(s.ServerStart().UnixMicro()), nil
+		}),
+		sessionFn("txid_current", nil, int8T, func(s Session, _ *EvalContext, _ []types.Datum) (types.Datum, error) {
+			return types.NewInt8(s.TxnID()), nil
+		}),
+		describeFn("pg_get_viewdef", ts(oidT), textT, -1),
+		describeFn("pg_get_viewdef", ts(oidT, boolT), textT, -1),
+		describeFn("pg_get_indexdef", ts(oidT), textT, -1),
+		describeFn("pg_get_indexdef", ts(oidT, int4T, boolT), textT, 1),
+		describeFn("pg_get_constraintdef", ts(oidT), textT, -1),
+		describeFn("pg_get_constraintdef", ts(oidT, boolT), textT, -1),
+		describeFn("pg_get_userbyid", ts(oidT), nameT, -1),
+		describeFn("pg_get_function_result", ts(oidT), textT, -1),
+		describeFn("pg_get_function_arguments", ts(oidT), textT, -1),
+		describeFn("pg_get_function_identity_arguments", ts(oidT), textT, -1),
+		visibleFn("pg_table_is_visible", pgClassOID),
+		visibleFn("pg_type_is_visible", pgTypeOID),
+		visibleFn("pg_function_is_visible", pgProcOID),
+		nullFn("obj_description", textT, oidT),
+		nullFn("obj_description", textT, oidT, nameT),
+		nullFn("col_description", textT, oidT, int4T),
+		nullFn("shobj_description", textT, oidT, nameT),
+		nullFn("pg_get_ruledef", textT, oidT),
+		nullFn("pg_get_ruledef", textT, oidT, boolT),
+		nullFn("pg_get_statisticsobjdef_columns", textT, oidT),
+		strict("pg_relation_is_publishable", ts(types.TypeRegClass), boolT, func(*EvalContext, []types.Datum) (types.Datum, error) {
+			return types.DFalse, nil
+		}),
+		strict("pg_get_expr", ts(textT, oidT), textT, func(_ *EvalContext, a []types.Datum) (types.Datum, error) { return a[0], nil }),
+		strict("pg_get_expr", ts(textT, oidT, boolT), textT, func(_ *EvalContext, a []types.Datum) (types.Datum, error) { return a[0], nil }),
+	)
+	for _, name := range []string{"has_table_privilege", "has_any_column_privilege"} {
+		addPrivilegeFuncs(name, pgClassOID, tablePrivileges)
+	}
+	addPrivilegeFuncs("has_schema_privilege", pgNamespaceOID, []string{"CREATE", "USAGE"})
+	addPrivilegeFuncs("has_database_privilege", pgDatabaseOID, []string{"CREATE", "CONNECT", "TEMPORARY", "TEMP"})
+}
+
+var tablePrivileges = []string{"SELECT", "INSERT", "UPDATE", "DELETE", "TRUNCATE", "REFERENCES", "TRIGGER"}
+
+// addPrivilegeFuncs registers has_X_privilege([user,] object, privilege)
+// with the object named (text) or given by OID and the user ignored:
+// streamdb's one user is a superuser and holds every privilege on every
+// object that exists. A named object that does not exist raises
+// PostgreSQL's error; an OID that matches nothing gives NULL.
+func addPrivilegeFuncs(name string, catalog uint32, privs []string) {
+	byName := func(s Session, ctx *EvalContext, obj, priv types.Datum) (types.Datum, error) {
+		if err := checkPrivileges(priv.Str(), privs); err != nil {
+			return types.Null, err
+		}
+		if err := objectByName(ctx, catalog, obj.Str()); err != nil {
+			return types.Null, err
+		}
+		return types.DTrue, nil
+	}
+	byOID := func(s Session, ctx *EvalContext, obj, priv types.Datum) (types.Datum, error) {
+		if err := checkPrivileges(priv.Str(), privs); err != nil {
+			return types.Null, err
+		}
+		if !s.Exists(catalog, uint32(obj.Int())) {
+			return types.Null, nil
+		}
+		return types.DTrue, nil
+	}
+	addFunc(
+		sessionFn(name, ts(textT, textT), boolT, func(s Session, ctx *EvalContext, a []types.Datum) (types.Datum, error) {
+			return byName(s, ctx, a[0], a[1])
+		}),
+		sessionFn(name, ts(oidT, textT), boolT, func(s Session, ctx *EvalContext, a []types.Datum) (types.Datum, error) {
+			return byOID(s, ctx, a[0], a[1])
+		}),
+		sessionFn(name, ts(nameT, textT, textT), boolT, func(s Session, ctx *EvalContext, a []types.Datum) (types.Datum, error) {
+			return byName(s, ctx, a[1], a[2])
+		}),
+		sessionFn(name, ts(nameT, oidT, textT), boolT, func(s Session, ctx *EvalContext, a []types.Datum) (types.Datum, error) {
+			return byOID(s, ctx, a[1], a[2])
+		}),
+	)
+}
+
+// checkPrivileges validates a privilege list such as "SELECT, INSERT WITH
+// GRANT OPTION".
+func checkPrivileges(list string, allowed []string) error {
+	for _, p := range strings.Split(list, ",") {
+		p = strings.TrimSpace(p)
+		u := strings.ToUpper(p)
+		u = strings.TrimSuffix(u, " WITH GRANT OPTION")
+		ok := false
+		for _, a := range allowed {
+			if u == a {
+				ok = true
+			}
+		}
+		if !ok {
+			return pgerr.New(pgerr.InvalidParameterValue, "unrecognized privilege type: %q", p)
+		}
+	}
+	return nil
+}
+
+// objectByName checks that a named relation, schema or database exists.
+func objectByName(ctx *EvalContext, catalog uint32, name string) error {
+	switch catalog {
+	case pgClassOID:
+		names := ctx.textConfig().Names
+		if names == nil {
+			return pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", name)
+		}
+		_, err := names.ObjectOID(types.RegClass, name)
+		return err
+	case pgNamespaceOID:
+		names := ctx.textConfig().Names
+		if names == nil {
+			return pgerr.New(pgerr.InvalidSchemaName, "schema %q does not exist", name)
+		}
+		_, err := names.ObjectOID(types.RegNamespace, name)
+		return err
+	}
+	s, err := ctx.session("has_database_privilege")
+	if err != nil {
+		return err
+	}
+	if s.Database() != name {
+		return pgerr.New(pgerr.InvalidCatalogName, "database %q does not exist", name)
+	}
+	return nil
+}

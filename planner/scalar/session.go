@@ -1,0 +1,51 @@
+package scalar
+
+import (
+	"time"
+
+	"github.com/streamdb/streamdb/sql/pgerr"
+)
+
+// Session is the access path from evaluation to the session that runs a
+// statement and to the catalog it sees. Package sql implements it and puts
+// it in EvalContext.Session; the functions below reach the session only
+// through it, which keeps this package free of the engine. All of them are
+// stable or volatile, so the binder never folds them and refuses them in
+// materialized views.
+type Session interface {
+	// Setting returns a run-time parameter's value; with missingOK an
+	// unknown name gives ok false instead of 42704.
+	Setting(name string, missingOK bool) (value string, ok bool, err error)
+	// SetSetting changes a parameter for the session (or, with local,
+	// the transaction) and returns its new value.
+	SetSetting(name, value string, local bool) (string, error)
+	// Database is the session's database name.
+	Database() string
+	// BackendPID is the session's process ID (BackendKeyData).
+	BackendPID() int32
+	// ServerStart is when the server started.
+	ServerStart() time.Time
+	// TxnID identifies the current transaction.
+	TxnID() int64
+	// Describe computes a catalog-describing function for an object
+	// (pg_get_viewdef, pg_get_indexdef with a column number in arg,
+	// pg_get_constraintdef, pg_get_userbyid, pg_get_function_result,
+	// pg_get_function_arguments); ok false gives NULL.
+	Describe(fn string, oid uint32, arg int) (text string, ok bool)
+	// Visible reports pg_table_is_visible, pg_type_is_visible and
+	// pg_function_is_visible: catalog is the OID of pg_class, pg_type or
+	// pg_proc; ok is false when no such object exists.
+	Visible(catalog, oid uint32) (visible, ok bool)
+	// Exists reports whether an object of pg_class, pg_namespace or
+	// pg_database has the OID, for the has_*_privilege functions.
+	Exists(catalog, oid uint32) bool
+}
+
+// session returns the statement's session or the error of calling a
+// session function where there is none.
+func (c *EvalContext) session(fn string) (Session, error) {
+	if c == nil || c.Session == nil {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "%s is not available in this context", fn)
+	}
+	return c.Session, nil
+}

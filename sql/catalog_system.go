@@ -1,0 +1,292 @@
+package sql
+
+import (
+	"sync"
+	"time"
+
+	pg_query "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/streamdb/streamdb/dataflow"
+	"github.com/streamdb/streamdb/planner"
+	"github.com/streamdb/streamdb/planner/scalar"
+	"github.com/streamdb/streamdb/sql/pgcatalog"
+	"github.com/streamdb/streamdb/sql/pgerr"
+	"github.com/streamdb/streamdb/sql/types"
+)
+
+// System catalogs. Package pgcatalog generates the pg_catalog and
+// information_schema relations from a pgcatalog.Source; this file
+// implements that Source over a published snapshot, resolves system
+// relation names for the binder, feeds their rows into a query's one-tick
+// dataflow, and gives evaluation its access path to the session and
+// catalog (scalar.Session, types.ObjectNames), all through catalogView.
+
+// systemRelation resolves a range variable naming a system relation. ok is
+// false when the name is not one, and the binder goes on to user objects:
+// an unqualified name is looked up in pg_catalog first, as PostgreSQL's
+// search path does; information_schema only when qualified.
+func (b *binder) systemRelation(rv *pg_query.RangeVar, alias string) (fi *fromItem, ok bool, err error) {
+	schema, name := rv.Schemaname, rv.Relname
+	if schema != "" && !pgcatalog.IsSystemSchema(schema) {
+		return nil, false, nil
+	}
+	lookup := schema
+	if lookup == "" {
+		lookup = "pg_catalog"
+	}
+	t, found := pgcatalog.Lookup(lookup, name)
+	if !found {
+		if schema == "" {
+			return nil, false, nil
+		}
+		return nil, true, pgerr.New(pgerr.UndefinedTable, "relation \"%s.%s\" does not exist", schema, name).
+			WithDetail("streamdb does not provide this system catalog.").WithPosition(loc(rv.Location))
+	}
+	if b.inView {
+		return nil, true, pgerr.New(pgerr.FeatureNotSupported, "views cannot read system catalog %s.%s", t.Schema, t.Name).WithPosition(loc(rv.Location))
+	}
+	cols := make([]planner.Column, len(t.Columns))
+	for i, c := range t.Columns {
+		cols[i] = planner.Column{Name: c.Name, Type: c.Type}
+	}
+	fi, err = aliased(&planner.Get{ID: planner.ObjectID(t.OID), Name: t.Name, Cols: cols}, alias, rv.Alias)
+	return fi, true, err
+}
+
+// feedSystem pushes a system relation's rows, generated from the
+// snapshot, into a one-tick input.
+func (s *session) feedSystem(snap *snapshot, in *dataflow.Input, get *planner.Get) error {
+	t, ok := pgcatalog.ByOID(uint32(get.ID))
+	if !ok {
+		return pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", get.Name)
+	}
+	rows := t.Rows(s.catalogView(snap))
+	b := make(dataflow.Batch, len(rows))
+	for i, r := range rows {
+		b[i] = dataflow.Update{Row: r, Diff: 1}
+	}
+	in.Push(b)
+	return nil
+}
+
+// catalogView is the session's view of one snapshot's catalog: it
+// implements pgcatalog.Source, scalar.Session and types.ObjectNames.
+// Relations are converted from catalog objects once per view.
+type catalogView struct {
+	s    *session
+	snap *snapshot
+
+	once  sync.Once
+	rels  []*pgcatalog.Relation
+	byOID map[uint32]*pgcatalog.Relation
+}
+
+var (
+	_ pgcatalog.Source  = (*catalogView)(nil)
+	_ scalar.Session    = (*catalogView)(nil)
+	_ types.ObjectNames = (*catalogView)(nil)
+)
+
+// catalogView returns a view of snap, or of the latest snapshot when snap
+// is nil (for name lookups, which follow the catalog as it is now).
+func (s *session) catalogView(snap *snapshot) *catalogView {
+	return &catalogView{s: s, snap: snap}
+}
+
+func (v *catalogView) snapshot() *snapshot {
+	if v.snap != nil {
+		return v.snap
+	}
+	return v.s.e.snapshot()
+}
+
+func (v *catalogView) load() {
+	v.once.Do(func() {
+		v.byOID = map[uint32]*pgcatalog.Relation{}
+		cat := v.snapshot().cat
+		cat.byID.Scan(func(id uint64, o *Object) bool {
+			r := relationOf(o)
+			v.rels = append(v.rels, r)
+			v.byOID[r.OID] = r
+			return true
+		})
+	})
+}
+
+// relationOf describes a catalog object for pgcatalog.
+func relationOf(o *Object) *pgcatalog.Relation {
+	r := &pgcatalog.Relation{OID: uint32(o.ID), Schema: o.Schema, Name: o.Name, PrimaryKey: o.PrimaryKey,
+		On: uint32(o.On), KeyCols: o.KeyCols, Unique: o.Unique}
+	switch o.Kind {
+	case KindTable:
+		r.Kind = pgcatalog.KindTable
+	case KindView:
+		r.Kind = pgcatalog.KindView
+	case KindMaterializedView:
+		r.Kind = pgcatalog.KindMaterializedView
+	case KindIndex:
+		r.Kind = pgcatalog.KindIndex
+	}
+	for _, c := range o.Columns {
+		r.Columns = append(r.Columns, pgcatalog.Attribute{Name: c.Name, Type: c.Type, NotNull: c.NotNull, Default: c.Default})
+	}
+	for _, c := range o.Checks {
+		r.Checks = append(r.Checks, pgcatalog.Check{Name: c.Name, Expr: c.Expr})
+	}
+	if o.Kind == KindView || o.Kind == KindMaterializedView {
+		r.ViewDef = viewQueryText(o.SQL)
+	}
+	return r
+}
+
+// viewQueryText extracts the defining query from a view's CREATE
+// statement, as PostgreSQL's deparser prints it.
+func viewQueryText(sqlText string) string {
+	sel, _, err := viewDefinition(sqlText)
+	if err != nil {
+		return sqlText
+	}
+	text, err := deparse(&pg_query.Node{Node: &pg_query.Node_SelectStmt{SelectStmt: sel}})
+	if err != nil {
+		return sqlText
+	}
+	return text
+}
+
+// Relations implements pgcatalog.Source.
+func (v *catalogView) Relations() []*pgcatalog.Relation {
+	v.load()
+	return v.rels
+}
+
+// Relation implements pgcatalog.Source.
+func (v *catalogView) Relation(oid uint32) (*pgcatalog.Relation, bool) {
+	v.load()
+	r, ok := v.byOID[oid]
+	return r, ok
+}
+
+// RelationByName implements pgcatalog.Source.
+func (v *catalogView) RelationByName(schema, name string) (*pgcatalog.Relation, bool) {
+	o, ok := v.snapshot().cat.Lookup(schema, name)
+	if !ok {
+		return nil, false
+	}
+	return v.Relation(uint32(o.ID))
+}
+
+// Settings implements pgcatalog.Source.
+func (v *catalogView) Settings() []pgcatalog.Setting { return v.s.info.settings.catalogSettings() }
+
+// Activity implements pgcatalog.Source: one row per open session.
+func (v *catalogView) Activity() []pgcatalog.Activity {
+	e := v.s.e
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	out := make([]pgcatalog.Activity, 0, len(e.sessions))
+	for pid, s := range e.sessions {
+		state := "idle"
+		switch {
+		case s == v.s:
+			state = "active"
+		case s.txn != nil && !s.txn.implicit:
+			state = "idle in transaction"
+		}
+		app, _ := s.info.settings.get("application_name")
+		out = append(out, pgcatalog.Activity{PID: int32(pid), Database: s.info.database, User: s.info.user,
+			ApplicationName: app, BackendStart: s.started, State: state})
+	}
+	return out
+}
+
+// Database implements pgcatalog.Source and scalar.Session.
+func (v *catalogView) Database() string { return v.s.info.database }
+
+// User implements pgcatalog.Source.
+func (v *catalogView) User() string { return v.s.info.user }
+
+// ObjectName implements types.ObjectNames.
+func (v *catalogView) ObjectName(f types.Family, oid uint32) (string, bool) {
+	return pgcatalog.ObjectName(v, f, oid)
+}
+
+// ObjectOID implements types.ObjectNames.
+func (v *catalogView) ObjectOID(f types.Family, name string) (uint32, error) {
+	return pgcatalog.ObjectOID(v, f, name)
+}
+
+// Setting implements scalar.Session.
+func (v *catalogView) Setting(name string, missingOK bool) (string, bool, error) {
+	val, ok := v.s.info.settings.get(settingName(name))
+	if !ok {
+		if missingOK {
+			return "", false, nil
+		}
+		return "", false, pgerr.New(pgerr.UndefinedObject, "unrecognized configuration parameter %q", name)
+	}
+	return val, true, nil
+}
+
+// SetSetting implements scalar.Session (set_config). A transaction-local
+// change lasts for the session, as streamdb keeps no per-transaction
+// settings.
+func (v *catalogView) SetSetting(name, value string, local bool) (string, error) {
+	s := v.s
+	old := s.info.settings
+	next, def, err := old.set(settingName(name), value, false)
+	if err != nil {
+		return "", err
+	}
+	s.info.settings = next
+	if def.reported {
+		s.reportChanges(old)
+	}
+	val, _ := next.get(def.name)
+	return val, nil
+}
+
+// BackendPID implements scalar.Session.
+func (v *catalogView) BackendPID() int32 { return int32(v.s.pid) }
+
+// ServerStart implements scalar.Session.
+func (v *catalogView) ServerStart() time.Time { return v.s.e.started }
+
+// TxnID implements scalar.Session: transactions are identified by their
+// start time in microseconds, unique per session and stable for the
+// transaction's duration.
+func (v *catalogView) TxnID() int64 {
+	if v.s.txn != nil && !v.s.txn.start.IsZero() {
+		return v.s.txn.start.UnixMicro()
+	}
+	return time.Now().UnixMicro()
+}
+
+// Describe implements scalar.Session.
+func (v *catalogView) Describe(fn string, oid uint32, arg int) (string, bool) {
+	switch fn {
+	case "pg_get_viewdef":
+		return pgcatalog.ViewDef(v, oid)
+	case "pg_get_indexdef":
+		return pgcatalog.IndexDef(v, oid, arg)
+	case "pg_get_constraintdef":
+		return pgcatalog.ConstraintDef(v, oid)
+	case "pg_get_userbyid":
+		return pgcatalog.UserName(v, oid), true
+	case "pg_get_function_result":
+		return pgcatalog.FunctionResult(oid)
+	case "pg_get_function_arguments", "pg_get_function_identity_arguments":
+		return pgcatalog.FunctionArguments(oid)
+	}
+	return "", false
+}
+
+// Visible implements scalar.Session.
+func (v *catalogView) Visible(catalog, oid uint32) (bool, bool) {
+	return pgcatalog.Visible(v, catalog, oid)
+}
+
+// Exists implements scalar.Session.
+func (v *catalogView) Exists(catalog, oid uint32) bool { return pgcatalog.Exists(v, catalog, oid) }
+
+// isSystemID reports whether an object id is a system relation's.
+func isSystemID(id uint64) bool { return id < firstUserID }
