@@ -27,8 +27,10 @@ lint:
 	$(GO) run $(STATICCHECK) ./...
 	@test -z "$$(gofmt -l .)" || (gofmt -l . && exit 1)
 
-bench:
-	$(GO) test -run '^$$' -bench . -benchmem ./...
+# The Nexmark harness (bench/nexmark): streamdb vs PostgreSQL 15 and a Go
+# loop; writes bench/results/latest.{json,md,png}. BENCH_EVENTS=n scales it.
+bench: build
+	BENCH_EVENTS=$(BENCH_EVENTS) BENCH_QUERIES=$(BENCH_QUERIES) $(GO) run ./bench/nexmark -streamdb $(BIN)/streamdb
 
 # The whole SQLite corpus in both modes (the fast subset runs in make test).
 slt-full: build

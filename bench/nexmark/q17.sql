@@ -1,0 +1,17 @@
+-- Nexmark q17: auction statistics report. Per auction and day, bid counts
+-- in three price ranges and min, max, avg and sum of the price.
+--
+-- Changes from the standard query: Flink's DATE_FORMAT(dateTime,
+-- 'yyyy-MM-dd') is to_char(date_time, 'YYYY-MM-DD') (as in RisingWave).
+SELECT auction,
+       to_char(date_time, 'YYYY-MM-DD') AS day,
+       count(*) AS total_bids,
+       count(*) FILTER (WHERE price < 10000) AS rank1_bids,
+       count(*) FILTER (WHERE price >= 10000 AND price < 1000000) AS rank2_bids,
+       count(*) FILTER (WHERE price >= 1000000) AS rank3_bids,
+       min(price) AS min_price,
+       max(price) AS max_price,
+       avg(price) AS avg_price,
+       sum(price) AS sum_price
+FROM bid
+GROUP BY auction, to_char(date_time, 'YYYY-MM-DD')
