@@ -1,0 +1,26 @@
+// Command refresh is issue 3's comparison with what a PostgreSQL user
+// would do instead of an incrementally maintained view: a 1,000-row change
+// under `SELECT k, count(*), sum(v) FROM r GROUP BY k` (1,000 groups) over
+// 1,000,000 rows, timed until a SELECT on the view shows it, in streamdb
+// and in PostgreSQL 15 with REFRESH MATERIALIZED VIEW of the same view on
+// the same data, both measured in one run. Target: streamdb ≥ 1,000×
+// faster.
+//
+// Run it from the repository root with `go run ./bench/refresh` after
+// make build; it writes bench/results/refresh.json and refresh.md.
+//
+// # What is timed
+//
+// Each round makes three 1,000-row changes on both servers, one after the
+// other: an INSERT of 1,000 new rows (one multi-row VALUES statement), an
+// UPDATE of those rows by a primary-key range, and a DELETE of them by the
+// same range, which leaves the table as it started. A change is timed from
+// sending it to the return of the first SELECT on the view whose totals
+// (sum of the counts, sum of the sums) equal the values the harness
+// expects after the change. For streamdb that is the statement's commit
+// (every view is current when COMMIT returns) plus one read; for
+// PostgreSQL it is the statement, REFRESH MATERIALIZED VIEW and one read.
+// The report gives the median of each kind over the rounds and, to show
+// where the time goes, the median of the change statement alone and of
+// PostgreSQL's REFRESH alone.
+package main
