@@ -103,8 +103,8 @@ func run() error {
 
 // change is one 1,000-row statement and its effect on the view's totals.
 type change struct {
-	kind       string // insert, update, delete
-	sql        string
+	kind        string // insert, update, delete
+	sql         string
 	dRows, dSum int64
 }
 
