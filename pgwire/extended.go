@@ -144,6 +144,14 @@ func (c *conn) execute(ctx context.Context, m *pgproto3.Execute) error {
 			return err
 		}
 	}
+	if handled, err := c.runCopy(ctx, pt.res); handled {
+		tag := pt.res.Tag()
+		c.closePortal(m.Portal)
+		if err != nil {
+			return err
+		}
+		return c.w.commandComplete(tag)
+	}
 	n, done, err := c.streamRows(ctx, pt.res, pt.prep.cols, pt.formats, int(m.MaxRows))
 	if err != nil {
 		// A failed portal is gone, as PostgreSQL drops it with the

@@ -65,6 +65,12 @@ func (c *conn) runSimple(ctx context.Context, st Statement) error {
 		return err
 	}
 	defer res.Close()
+	if handled, err := c.runCopy(ctx, res); handled {
+		if err != nil {
+			return err
+		}
+		return c.w.commandComplete(res.Tag())
+	}
 	if cols != nil {
 		if err := c.w.rowDescription(cols, nil); err != nil {
 			return err

@@ -42,6 +42,8 @@ func (s *session) bindStatement(cat *Catalog, raw *rawStatement, params []types.
 		return s.bindSet(n.GetVariableSetStmt())
 	case n.GetVariableShowStmt() != nil:
 		return s.bindShow(cat, n.GetVariableShowStmt())
+	case n.GetCopyStmt() != nil:
+		return s.bindCopy(cat, raw, n.GetCopyStmt())
 	case n.GetExplainStmt() != nil:
 		return s.bindExplain(cat, raw, n.GetExplainStmt(), params)
 	case n.GetDiscardStmt() != nil:
@@ -49,7 +51,7 @@ func (s *session) bindStatement(cat *Catalog, raw *rawStatement, params []types.
 			if s.txn != nil && !s.txn.implicit {
 				return nil, pgerr.New(pgerr.ActiveSQLTransaction, "DISCARD ALL cannot run inside a transaction block")
 			}
-			s.info.settings = newSettings(s.info.user)
+			s.info.settings = newSettings(s.info.user).withNames(s.info.settings.names)
 			clear(s.parsed)
 			return commandResult("DISCARD ALL"), nil
 		}), nil
