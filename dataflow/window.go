@@ -174,6 +174,9 @@ func (g *Graph) Window(src Node, spec WindowSpec) Node {
 	out := new(stream)
 	op := &windowOp{g: g, in: g.input(src), out: out, spec: spec, index: newRowIndex()}
 	op.reach = windowReach(spec)
+	for _, f := range spec.Funcs {
+		op.denseRank = op.denseRank || f.Kind == DenseRank
+	}
 	return g.add(op, out)
 }
 
@@ -182,17 +185,19 @@ type windowOp struct {
 	in, out *stream
 	spec    WindowSpec
 	reach   reach
-	index   *rowIndex
-	parts   []*wPart // by index position
-	touched []*wPart
-	changes []wChange
-	sorted  []wChange
-	spans   []span
-	olds    []wOut
-	news    []wOut
-	kbuf    []byte
-	slab    rowSlab
-	vals    []types.Datum
+	// denseRank is set when a function needs peer-group counts.
+	denseRank bool
+	index     *rowIndex
+	parts     []*wPart // by index position
+	touched   []*wPart
+	changes   []wChange
+	sorted    []wChange
+	spans     []span
+	olds      []wOut
+	news      []wOut
+	kbuf      []byte
+	slab      rowSlab
+	vals      []types.Datum
 }
 
 type wPart struct {
@@ -275,6 +280,7 @@ func (op *windowOp) lookup(row types.Row) *wPart {
 		return op.parts[p]
 	}
 	part := &wPart{pos: op.index.insert(key.Copy(), h)}
+	part.s.trackStarts = op.denseRank
 	if int(part.pos) == len(op.parts) {
 		op.parts = append(op.parts, part)
 	} else {

@@ -1,6 +1,9 @@
 package dataflow
 
 import (
+	"slices"
+	"strings"
+
 	"github.com/streamdb/streamdb/sql/pgerr"
 	"github.com/streamdb/streamdb/sql/types"
 )
@@ -138,9 +141,9 @@ func (op *windowOp) affected(s *seq, changes []wChange, dst []span) []span {
 				sp.hi, sp.hiInf = peerHi(s, sp.hi, ch.key[:ch.sk])
 			}
 		}
-		dst = appendSpan(dst, sp)
+		dst = append(dst, sp)
 	}
-	return dst
+	return mergeSpans(dst)
 }
 
 // peerLo returns the sort key of the entry at or after lo, so that a range
@@ -182,16 +185,10 @@ func prefixEnd(p string) (string, bool) {
 	return "", false
 }
 
-// appendSpan adds sp to spans kept sorted by lo and disjoint.
-func appendSpan(spans []span, sp span) []span {
-	i := len(spans)
-	for i > 0 && spans[i-1].lo > sp.lo {
-		i--
-	}
-	spans = append(spans, span{})
-	copy(spans[i+1:], spans[i:])
-	spans[i] = sp
-	// Merge around i.
+// mergeSpans sorts spans by lo and merges overlapping ones, in place.
+// Changes arrive in key order, so spans are nearly sorted already.
+func mergeSpans(spans []span) []span {
+	slices.SortStableFunc(spans, func(a, b span) int { return strings.Compare(a.lo, b.lo) })
 	out := spans[:0]
 	for _, x := range spans {
 		if n := len(out); n > 0 && (out[n-1].hiInf || x.lo <= out[n-1].hi) {
@@ -258,7 +255,7 @@ type funcState struct {
 
 func (ev *evaluator) init(p pos) {
 	ev.fs = make([]funcState, len(ev.op.spec.Funcs))
-	if ev.op.reach.peers {
+	if ev.op.denseRank {
 		ev.dense = ev.s.startsBefore(p)
 		// A range starts at a peer group (see affected) unless the
 		// functions need no peers; startGroup runs on its first entry.

@@ -2,7 +2,6 @@ package dataflow
 
 import (
 	"slices"
-	"strings"
 
 	"github.com/streamdb/streamdb/sql/types"
 )
@@ -16,9 +15,16 @@ import (
 // an entry moves at most one chunk's entries.
 type seq struct {
 	chunks []*seqChunk
-	units  fenwick
-	starts fenwick
-	total  int64
+	// lastPfx[c] is the prefix (keyPrefix) of chunk c's last key, so that
+	// finding a chunk reads one contiguous array rather than every probed
+	// chunk's entries.
+	lastPfx []uint64
+	units   fenwick
+	starts  fenwick
+	total   int64
+	// trackStarts keeps the peer-group counts, which only DENSE_RANK
+	// needs.
+	trackStarts bool
 	// dirty lists chunks whose counts changed since the last fix;
 	// reshaped is set when chunks were split or dropped.
 	dirty    []*seqChunk
@@ -29,6 +35,7 @@ type seq struct {
 // key followed by its key encoding: the total order and the row's
 // identity; key[:sk] is the sort key, shared by peers.
 type wEntry struct {
+	pfx uint64 // keyPrefix of key
 	key string
 	sk  int
 	row types.Row
@@ -39,9 +46,15 @@ func (e *wEntry) sortKey() string { return e.key[:e.sk] }
 
 type seqChunk struct {
 	ents   []wEntry
-	units  int64
+	c      int   // the chunk's index, valid after fix
+	units  int64 // kept current by add
 	starts int64
-	dirty  bool
+	// multi counts entries whose multiplicity is not 1; when none are,
+	// positions within the chunk are indexes and need no scan.
+	multi int
+	// fenUnits and fenStarts are the counts the Fenwick trees hold.
+	fenUnits, fenStarts int64
+	dirty               bool
 }
 
 const seqChunkMax = 128
@@ -74,16 +87,34 @@ func (s *seq) prev(p pos) (pos, bool) {
 
 // search returns the first entry whose key is at or after key.
 func (s *seq) search(key string) pos {
-	c, _ := slices.BinarySearchFunc(s.chunks, key, func(ch *seqChunk, k string) int {
-		return strings.Compare(ch.ents[len(ch.ents)-1].key, k)
-	})
+	kp := keyPrefix(stored(key))
+	c := searchPrefixed(len(s.chunks), kp, key,
+		func(i int) uint64 { return s.lastPfx[i] },
+		func(i int) string { ents := s.chunks[i].ents; return ents[len(ents)-1].key })
 	if c == len(s.chunks) {
 		return s.end()
 	}
-	i, _ := slices.BinarySearchFunc(s.chunks[c].ents, key, func(e wEntry, k string) int {
-		return strings.Compare(e.key, k)
-	})
+	ents := s.chunks[c].ents
+	i := searchPrefixed(len(ents), kp, key,
+		func(i int) uint64 { return ents[i].pfx },
+		func(i int) string { return ents[i].key })
 	return pos{c, i}
+}
+
+// searchPrefixed returns the smallest i < n whose key is at or after key
+// (n if none), comparing prefixes first and keys only on equal prefixes.
+func searchPrefixed(n int, kp uint64, key string, pfx func(int) uint64, full func(int) string) int {
+	lo, hi := 0, n
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		p := pfx(m)
+		if p < kp || p == kp && full(m) < key {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo
 }
 
 // unitsBefore returns the number of units (rows counted with
@@ -91,8 +122,12 @@ func (s *seq) search(key string) pos {
 func (s *seq) unitsBefore(p pos) int64 {
 	n := s.units.prefix(p.c)
 	if p.c < len(s.chunks) {
-		for _, e := range s.chunks[p.c].ents[:p.i] {
-			n += e.n
+		if ch := s.chunks[p.c]; ch.multi == 0 {
+			n += int64(p.i)
+		} else {
+			for _, e := range ch.ents[:p.i] {
+				n += e.n
+			}
 		}
 	}
 	return n
@@ -121,6 +156,9 @@ func (s *seq) isStart(p pos) bool {
 // index of u among the entry's copies.
 func (s *seq) seekUnit(u int64) (pos, int64) {
 	c, rest := s.units.find(u)
+	if s.chunks[c].multi == 0 {
+		return pos{c, int(rest)}, 0
+	}
 	for i := range s.chunks[c].ents {
 		n := s.chunks[c].ents[i].n
 		if rest < n {
@@ -132,26 +170,35 @@ func (s *seq) seekUnit(u int64) (pos, int64) {
 }
 
 // add adds diff to the multiplicity of the row with key (inserting a copy
-// of row, or deleting it at zero). Counts are brought up to date by fix.
+// of row, or deleting it at zero). Positions are brought up to date by
+// fix.
 func (s *seq) add(key string, sk int, row types.Row, diff int64) {
 	p := s.search(key)
 	if p.c < len(s.chunks) && s.at(p).key == key {
 		ch := s.chunks[p.c]
+		ch.units += diff
+		was := ch.ents[p.i].n
 		ch.ents[p.i].n += diff
+		ch.multi += boolInt(ch.ents[p.i].n != 1) - boolInt(was != 1)
 		if ch.ents[p.i].n == 0 {
+			ch.multi-- // the entry goes
 			ch.ents = slices.Delete(ch.ents, p.i, p.i+1)
 			if len(ch.ents) == 0 {
 				s.chunks = slices.Delete(s.chunks, p.c, p.c+1)
+				s.lastPfx = slices.Delete(s.lastPfx, p.c, p.c+1)
 				s.reshaped = true
+			} else {
+				s.lastPfx[p.c] = ch.ents[len(ch.ents)-1].pfx
 			}
 		}
 		s.touch(ch)
 		s.touchAfter(p.c)
 		return
 	}
-	e := wEntry{key: key, sk: sk, row: row.Copy(), n: diff}
+	e := wEntry{pfx: keyPrefix(stored(key)), key: key, sk: sk, row: row.Copy(), n: diff}
 	if len(s.chunks) == 0 {
 		s.chunks = append(s.chunks, &seqChunk{})
+		s.lastPfx = append(s.lastPfx, 0)
 		s.reshaped = true
 	}
 	if p.c == len(s.chunks) {
@@ -159,6 +206,9 @@ func (s *seq) add(key string, sk int, row types.Row, diff int64) {
 	}
 	ch := s.chunks[p.c]
 	ch.ents = slices.Insert(ch.ents, p.i, e)
+	ch.units += diff
+	ch.multi += boolInt(diff != 1)
+	s.lastPfx[p.c] = ch.ents[len(ch.ents)-1].pfx
 	s.touch(ch)
 	s.touchAfter(p.c)
 	if len(ch.ents) > seqChunkMax {
@@ -166,7 +216,15 @@ func (s *seq) add(key string, sk int, row types.Row, diff int64) {
 		right := &seqChunk{ents: append(make([]wEntry, 0, seqChunkMax), ch.ents[half:]...)}
 		clear(ch.ents[half:])
 		ch.ents = ch.ents[:half]
+		for _, e := range right.ents {
+			right.units += e.n
+			right.multi += boolInt(e.n != 1)
+		}
+		ch.units -= right.units
+		ch.multi -= right.multi
 		s.chunks = slices.Insert(s.chunks, p.c+1, right)
+		s.lastPfx = slices.Insert(s.lastPfx, p.c+1, right.ents[len(right.ents)-1].pfx)
+		s.lastPfx[p.c] = ch.ents[half-1].pfx
 		s.touch(right)
 		s.reshaped = true
 	}
@@ -179,57 +237,53 @@ func (s *seq) touch(ch *seqChunk) {
 	}
 }
 
-// touchAfter marks the chunk after c: whether its first entry starts a
-// peer group depends on the last entry of c.
+// touchAfter marks the chunk after c when peer groups are tracked:
+// whether its first entry starts a peer group depends on the last entry
+// of c.
 func (s *seq) touchAfter(c int) {
-	if c+1 < len(s.chunks) {
+	if s.trackStarts && c+1 < len(s.chunks) {
 		s.touch(s.chunks[c+1])
 	}
 }
 
-// fix recounts the chunks changed since the last fix and updates the
-// Fenwick trees (rebuilding them when chunks were split or dropped).
+// fix brings the Fenwick trees up to date with the chunks changed since
+// the last fix: point updates, or, when chunks were split or dropped, a
+// renumbering and a rebuild from the chunks' counts. The cost follows the
+// changed chunks and the number of chunks, not the number of rows.
 func (s *seq) fix() {
 	if s.reshaped {
-		for _, ch := range s.chunks {
-			s.touch(ch)
-		}
-	}
-	index := map[*seqChunk]int(nil)
-	if !s.reshaped {
-		index = make(map[*seqChunk]int, len(s.dirty))
 		for c, ch := range s.chunks {
-			if ch.dirty {
-				index[ch] = c
-			}
+			ch.c = c
 		}
-	}
-	for c, ch := range s.chunks {
-		if !ch.dirty {
-			continue
-		}
-		var units, starts int64
-		for i := range ch.ents {
-			units += ch.ents[i].n
-			if s.isStart(pos{c, i}) {
-				starts++
-			}
-		}
-		if !s.reshaped {
-			s.units.add(index[ch], units-ch.units)
-			s.starts.add(index[ch], starts-ch.starts)
-		}
-		s.total += units - ch.units
-		ch.units, ch.starts = units, starts
 	}
 	for _, ch := range s.dirty {
 		ch.dirty = false
+		if len(ch.ents) == 0 {
+			continue // dropped
+		}
+		if s.trackStarts {
+			ch.starts = 0
+			for i := range ch.ents {
+				if s.isStart(pos{ch.c, i}) {
+					ch.starts++
+				}
+			}
+		}
+		if !s.reshaped {
+			s.units.add(ch.c, ch.units-ch.fenUnits)
+			s.starts.add(ch.c, ch.starts-ch.fenStarts)
+			s.total += ch.units - ch.fenUnits
+		}
+		ch.fenUnits, ch.fenStarts = ch.units, ch.starts
 	}
 	clear(s.dirty)
 	s.dirty = s.dirty[:0]
 	if s.reshaped {
 		s.units.rebuild(len(s.chunks), func(c int) int64 { return s.chunks[c].units })
 		s.starts.rebuild(len(s.chunks), func(c int) int64 { return s.chunks[c].starts })
+		for _, ch := range s.chunks {
+			ch.fenUnits, ch.fenStarts = ch.units, ch.starts
+		}
 		s.total = s.units.prefix(len(s.chunks))
 		s.reshaped = false
 	}
@@ -285,9 +339,9 @@ func (f *fenwick) find(u int64) (int, int64) {
 
 // size returns the approximate bytes of the sequence beyond its rows.
 func (s *seq) size() int64 {
-	n := int64(cap(s.chunks))*sizePointer + int64(cap(s.units.t)+cap(s.starts.t))*8
+	n := int64(cap(s.chunks))*sizePointer + int64(cap(s.lastPfx)+cap(s.units.t)+cap(s.starts.t))*8
 	for _, ch := range s.chunks {
-		n += int64(cap(ch.ents))*int64(sizeString+8+sizeSlice+8) + 48
+		n += int64(cap(ch.ents))*int64(8+sizeString+8+sizeSlice+8) + 64
 	}
 	return n
 }

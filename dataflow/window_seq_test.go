@@ -14,7 +14,7 @@ import (
 // removals.
 func TestSeqModel(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 10))
-	var s seq
+	s := seq{trackStarts: true}
 	type ent struct {
 		key string
 		sk  int
