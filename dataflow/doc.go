@@ -3,8 +3,8 @@
 // scheduler, errors as data, and maintained outputs that other goroutines
 // read through immutable snapshots. It knows nothing of SQL: operators
 // take Go functions (filter predicates, projections, key extractors,
-// aggregates, comparators) that the planner builds from compiled
-// expressions, in the style of feldera/dbsp.
+// aggregates, comparators and sort keys) that the planner builds from
+// compiled expressions, in the style of feldera/dbsp.
 //
 // # Z-sets and ticks
 //
@@ -23,30 +23,46 @@
 //     input rows for invertible aggregates) and emits −old +new for the
 //     groups a tick touches; Distinct and Threshold keep a count per
 //     distinct row; TopK keeps each group's rows ordered and emits the
-//     change of its window.
+//     change of its window; Window keeps each partition's rows in window
+//     order and re-evaluates only the rows whose values a change can
+//     reach.
 //
 // The cost of a tick follows the size of its deltas and of the state they
-// touch, not the size of the collections: every piece of state is found
-// by hashing or seeking the memcomparable key encoding of sql/types.
-// Batch-at-a-time processing is the rule: there is no goroutine or channel
-// per row, operators reuse their buffers between ticks, and only stateful
-// operators and sinks consolidate (sort by key encoding, merge, drop
-// zeros); between linear operators a batch may repeat rows.
+// touch, not the size of the collections. Batch-at-a-time processing is
+// the rule: there is no goroutine or channel per row, operators reuse
+// their buffers between ticks, emitted rows are carved from shared slabs,
+// and only stateful operators and sinks consolidate (sort by key encoding,
+// merge, drop zeros); between linear operators a batch may repeat rows.
 //
 // One implementation serves both worlds: a one-tick graph over a snapshot
 // of its inputs is the batch query, so batch and incremental results
 // cannot drift apart. The package's defining test checks exactly that,
-// for random input histories split into ticks in many ways.
+// for random input histories split into ticks in many ways, and compares
+// with naive reference implementations.
 //
 // # State
 //
-// Operator state stores rows in the exact value encoding of sql/types and
-// identifies them by the key encoding where equality must follow
-// types.Compare (group keys, distinct rows, join keys). Join and SemiJoin
-// buckets identify rows by their exact encoding; TopK keeps decoded rows
-// because its comparator works on rows. Graph.StateBytes and
-// Node.StateBytes estimate the memory held, for benchmarks and
-// introspection.
+// Rows are identified by the memcomparable key encoding of sql/types
+// where equality must follow types.Compare, and stored in its exact value
+// encoding where they are kept for output. Three containers hold state:
+//
+//   - table, an open-addressing hash table whose slots are integers and
+//     whose records live in one byte arena: join and semi-join
+//     arrangements, semi-join key counts, distinct and threshold counts.
+//     A lookup is two dependent memory accesses and the garbage collector
+//     never scans it, so million-row states cost little per delta;
+//     operators hash a chunk of keys and touch their slots before using
+//     them, so that the cache misses of a chunk overlap.
+//   - rowIndex, a hash index from key rows (hashed and compared as Datums,
+//     without encoding) to dense positions, for per-key Go objects:
+//     Reduce's groups of aggregate states, TopK's per-group B-trees,
+//     Window's partitions.
+//   - ordered structures: TopK's B-trees of (key prefix, entry) pairs,
+//     Window's chunked sequences counted with Fenwick trees, and the
+//     copy-on-write B-tree of each Output.
+//
+// Graph.StateBytes and Node.StateBytes estimate the memory held, for
+// benchmarks and introspection.
 //
 // # Errors as data
 //

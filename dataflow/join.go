@@ -13,8 +13,10 @@ import (
 // KeyFunc stands for the empty key, which every row has.
 type KeyFunc func(types.Row) (types.Row, bool)
 
-// JoinSpec describes an inner equi-join. Rows match when their keys are
-// equal under types.Compare (column by column, same families); when both
+// JoinSpec describes an inner equi-join. Rows match when their keys have
+// the same memcomparable encoding: equal under types.Compare column by
+// column and of the same family, so the planner casts both sides' key
+// columns to one type (int4 against int8 does not match as is). When both
 // keys are empty (or nil) every pair matches: a cross join. Output builds
 // the result row of a matching pair; it must not modify l or r, and may
 // return them or share their Datums.

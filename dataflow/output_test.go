@@ -246,3 +246,44 @@ func TestSnapshotConcurrentReads(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// BenchmarkOutput: applying ticks of 256 changes to a view of 1e3 or 1e6
+// rows and taking a snapshot after each, as the engine does.
+func BenchmarkOutput(b *testing.B) {
+	for _, st := range benchStates {
+		b.Run(st.name, func(b *testing.B) {
+			g := NewGraph()
+			in := g.Input()
+			out := g.Output(in.Node())
+			fill(b, g, in, st.n, func(i int) types.Row { return int8Row(int64(i), int64(i)) })
+			batches := make([]Batch, 16)
+			for i := range batches {
+				for j := range benchDelta {
+					batches[i] = append(batches[i], Update{Row: int8Row(int64(st.n+i*benchDelta+j), 0), Diff: 1})
+				}
+			}
+			neg := func(bt Batch) Batch {
+				n := make(Batch, len(bt))
+				for k, u := range bt {
+					n[k] = Update{Row: u.Row, Diff: -1}
+				}
+				return n
+			}
+			negs := make([]Batch, len(batches))
+			for i := range batches {
+				negs[i] = neg(batches[i])
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				in.Push(batches[i%len(batches)])
+				if i > 0 {
+					in.Push(negs[(i-1)%len(batches)])
+				}
+				step(b, g)
+				_ = out.Snapshot()
+			}
+			b.ReportMetric(float64(b.N*2*benchDelta)/b.Elapsed().Seconds(), "rows/s")
+		})
+	}
+}

@@ -1,6 +1,11 @@
 package dataflow
 
-import "testing"
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/streamdb/streamdb/sql/types"
+)
 
 func TestThreshold(t *testing.T) {
 	exceptAll := func(lc, rc int64) int64 { return max(lc-rc, 0) }
@@ -46,4 +51,25 @@ func TestDistinct(t *testing.T) {
 		ticks: [][]string{{"+(1) +(1) +(2)"}, {"-(1)"}, {"-(1)"}, {"+(1) -(1)"}},
 		want:  []string{"+(1) +(2)", "", "-(1)", ""},
 	})
+}
+
+// BenchmarkDistinct: cost per delta row of DISTINCT over 1e3 or 1e6
+// distinct rows.
+func BenchmarkDistinct(b *testing.B) {
+	for _, st := range benchStates {
+		b.Run(st.name, func(b *testing.B) {
+			g := NewGraph()
+			in := g.Input()
+			g.Collect(g.Distinct(in.Node()))
+			rng := rand.New(rand.NewPCG(1, uint64(st.n)))
+			fill(b, g, in, st.n, func(i int) types.Row { return int8Row(int64(i), int64(i%7)) })
+			batches := make([]Batch, 16)
+			for i := range batches {
+				for range benchDelta {
+					batches[i] = append(batches[i], Update{Row: int8Row(rng.Int64N(int64(2*st.n)), 0), Diff: 1})
+				}
+			}
+			churn(b, g, in, batches)
+		})
+	}
 }

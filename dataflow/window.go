@@ -149,15 +149,16 @@ const invalidPrecedingOrFollowingSize pgerr.Code = "22013"
 // DENSE_RANK and running frames (UNBOUNDED PRECEDING), the whole
 // partition for PERCENT_RANK, CUME_DIST and NTILE (they depend on its
 // size), N rows around it for LAG and LEAD, the rows whose ROWS frame
-// covers it for bounded frames, peer groups for RANGE frames — widened by
-// the number of changed rows to cover positions shifting. It evaluates
-// those rows before and after applying the changes and emits the
-// difference. A tick costs O(c·log n + A + F) per touched partition, for c
-// changed rows, A rows in the affected ranges (those whose values may
-// change, plus the widening) and F the size of the frames the evaluation
-// starts from: bounded frames cost their width, frames starting at
-// UNBOUNDED PRECEDING cost the rows before the first affected one, since
-// the engine's aggregates can be updated but not copied.
+// covers it for bounded frames, peer groups for RANGE frames. It
+// evaluates those rows before and after applying the changes and emits the
+// outputs that differ. A tick costs O(c·log n + A + F) per touched
+// partition, for c changed rows, A the rows in the affected ranges (those
+// whose values can change) and F the size of the frames the evaluation of
+// each range starts from: a bounded frame costs its width, a frame
+// starting at UNBOUNDED PRECEDING the rows before the range, since the
+// engine's aggregates can be updated but not copied. A change therefore
+// never recomputes a partition unless its functions' values all depend on
+// it (NTILE, PERCENT_RANK, CUME_DIST, frames unbounded on both sides).
 //
 //	input:  +(a, 1) +(a, 3)        +(a, 2)
 //	spec:   PARTITION BY #0 ORDER BY #1, row_number()
