@@ -31,6 +31,8 @@ func (s *session) bindStreamdb(cat *Catalog, raw *rawStatement, params []types.T
 		return s.bindCreateSecret(st)
 	case *parser.Drop:
 		return s.bindDropStreamdb(st)
+	case *parser.Subscribe:
+		return s.bindSubscribe(cat, st)
 	}
 	return nil, pgerr.New(pgerr.FeatureNotSupported, "%s is not supported yet", firstWords(raw.text))
 }

@@ -26,7 +26,9 @@ type coordinator struct {
 	store *storage.DB
 	log   *slog.Logger
 	reqs  chan *coordReq
-	snap  atomic.Pointer[snapshot]
+	// stopped is closed when the tick loop has returned.
+	stopped chan struct{}
+	snap    atomic.Pointer[snapshot]
 	// failed is set when a tick could not be made durable; from then on
 	// every request fails, since memory and disk may disagree.
 	failed atomic.Pointer[error]
@@ -63,9 +65,11 @@ type coordReq struct {
 	// source and batch are a source's batch to ingest.
 	source *runningSource
 	batch  *sources.Batch
-	ddl    func(tx *ddlTx) error
-	err    error
-	done   chan struct{}
+	// call runs on the coordinator outside any tick.
+	call func(c *coordinator) error
+	ddl  func(tx *ddlTx) error
+	err  error
+	done chan struct{}
 }
 
 // maxGroupCommit bounds how many transactions share one tick.
@@ -85,13 +89,31 @@ func (c *coordinator) submit(ctx context.Context, r *coordReq) error {
 	case c.reqs <- r:
 	case <-ctx.Done():
 		return pgerr.Canceled()
+	case <-c.stopped:
+		return errShutdown()
 	}
-	<-done
-	return r.err
+	select {
+	case <-done:
+		return r.err
+	case <-c.stopped:
+		// The loop may have finished the request just before stopping.
+		select {
+		case <-done:
+			return r.err
+		default:
+			return errShutdown()
+		}
+	}
 }
 
-// run is the tick loop.
+// errShutdown is the error of work submitted while the engine stops.
+func errShutdown() error {
+	return pgerr.New(pgerr.AdminShutdown, "terminating connection due to administrator command")
+}
+
+// run is the tick loop. It closes stopped when it returns.
 func (c *coordinator) run(ctx context.Context) error {
+	defer close(c.stopped)
 	c.runCtx = ctx
 	c.sourcesMu.Lock()
 	for _, rs := range c.running {
@@ -146,6 +168,12 @@ func (c *coordinator) drain(err error) {
 func (c *coordinator) process(ctx context.Context, reqs []*coordReq) error {
 	var writes []*coordReq
 	for _, r := range reqs {
+		if r.call != nil {
+			r.err = r.call(c)
+			close(r.done)
+			r.done = nil
+			continue
+		}
 		if r.ddl == nil {
 			writes = append(writes, r)
 			continue
@@ -355,6 +383,10 @@ func (c *coordinator) propagate(ctx context.Context, deltas map[uint64]dataflow.
 		}
 		if err := f.graph.Step(ctx); err != nil {
 			return fmt.Errorf("maintain %s %s: %w", f.obj.Kind, f.obj.Name, err)
+		}
+		if f.sub != nil {
+			f.sub.push(c.ts, f.sub.collect.Delta(), f.sub.collect.Errors())
+			continue
 		}
 		c.dirty[f.obj.ID] = true
 		if f.out == nil {

@@ -55,6 +55,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		store:      store,
 		log:        log,
 		reqs:       make(chan *coordReq, maxGroupCommit),
+		stopped:    make(chan struct{}),
 		cat:        newCatalog(),
 		tables:     map[uint64]*tableState{},
 		readers:    map[uint64][]*flow{},

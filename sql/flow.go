@@ -19,6 +19,7 @@ type flow struct {
 	inputs map[uint64]*dataflow.Input
 	out    *dataflow.Output // contents of a materialized view
 	index  *dataflow.Index  // contents of an index
+	sub    *subscription    // a SUBSCRIBE's change queue
 }
 
 // snapshot returns the flow's readable contents.
