@@ -292,13 +292,55 @@ func (c *copyIn) CopyDone(ctx context.Context) error {
 		// The trailer is optional, as in PostgreSQL; a cut tuple is not.
 		return c.failed(pgerr.New(pgerr.BadCopyFileFormat, "unexpected EOF in COPY data"))
 	}
+	c.tag = "COPY " + strconv.Itoa(len(c.rows))
+	s := c.s
+	if s.txn == nil && !s.block {
+		// A COPY that is its own transaction goes to the coordinator as
+		// one write set, without the per-row bookkeeping a transaction
+		// that may read its own writes needs.
+		return c.commitAlone(ctx)
+	}
 	if err := c.write(ctx); err != nil {
 		return c.failed(err)
 	}
-	c.tag = "COPY " + strconv.Itoa(len(c.rows))
-	s := c.s
-	if s.txn != nil && s.txn.implicit && !s.block {
+	if s.txn.implicit && !s.block {
 		return s.commit(ctx)
+	}
+	return nil
+}
+
+// commitAlone commits the rows as a transaction of their own. Keys taken
+// before the COPY are found by the coordinator's validation, duplicates
+// within the data here.
+func (c *copyIn) commitAlone(ctx context.Context) error {
+	obj := c.obj
+	changes := make([]rowChange, len(c.rows))
+	var seen map[string]struct{}
+	if len(obj.PrimaryKey) > 0 {
+		seen = make(map[string]struct{}, len(c.rows))
+	}
+	for i, row := range c.rows {
+		changes[i].row = row
+		if seen == nil {
+			continue
+		}
+		if i&4095 == 0 && ctx.Err() != nil {
+			return c.failed(pgerr.Canceled())
+		}
+		key := rowKey(obj, row)
+		if _, dup := seen[key]; dup {
+			return c.failed(uniqueViolation(obj, row))
+		}
+		seen[key] = struct{}{}
+		changes[i].key = key
+	}
+	c.rows = nil
+	if len(changes) == 0 {
+		return nil
+	}
+	w := &writeSet{tables: map[uint64][]rowChange{obj.ID: changes}}
+	if err := c.s.e.c.submit(ctx, &coordReq{writes: w}); err != nil {
+		return c.failed(err)
 	}
 	return nil
 }
