@@ -15,8 +15,10 @@ STATICCHECK   := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 build:
 	$(GO) build -o $(BIN)/ ./cmd/...
 
+# TLS with a self-signed certificate created in the data directory on
+# first start, so clients that require TLS (lib/pq's default) connect.
 run: build
-	$(BIN)/streamdb --listen $(LISTEN) --data-dir $(DATA_DIR)
+	$(BIN)/streamdb --listen $(LISTEN) --data-dir $(DATA_DIR) --tls-self-signed
 
 test: build
 	$(GO) vet ./...

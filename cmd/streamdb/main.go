@@ -31,6 +31,9 @@ func run() error {
 	listen := flag.String("listen", "127.0.0.1:6875", "address to accept PostgreSQL connections on")
 	dataDir := flag.String("data-dir", "./streamdb-data", "directory for durable state")
 	logLevel := flag.String("log-level", "info", "log level: debug, info, warn or error")
+	tlsCert := flag.String("tls-cert", "", "PEM certificate for TLS (default with --tls-self-signed: <data-dir>/server.crt)")
+	tlsKey := flag.String("tls-key", "", "PEM private key for TLS (default with --tls-self-signed: <data-dir>/server.key)")
+	selfSigned := flag.Bool("tls-self-signed", false, "create a self-signed certificate and key on first start if they do not exist")
 	flag.Parse()
 
 	var level slog.Level
@@ -48,7 +51,11 @@ func run() error {
 	}
 	defer engine.Close()
 
-	srv := pgwire.NewServer(pgwire.Config{Listen: *listen, Engine: engine, Logger: log})
+	tlsCfg, err := tlsConfig(*tlsCert, *tlsKey, *dataDir, *selfSigned)
+	if err != nil {
+		return err
+	}
+	srv := pgwire.NewServer(pgwire.Config{Listen: *listen, Engine: engine, Logger: log, TLS: tlsCfg})
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return engine.Run(gctx) })
 	g.Go(func() error { return srv.Run(gctx) })
