@@ -92,6 +92,8 @@ func runSaturation(ctx context.Context, cfg config, q query, report func(float64
 		return r, err
 	}
 
+	ctx, cancel := context.WithTimeout(ctx, cfg.Timeout)
+	defer cancel()
 	var adhoc digest
 	if r.View, r.ViewRead, err = digestQuery(ctx, conn, "SELECT * FROM "+q.Name); err != nil {
 		return r, fmt.Errorf("read view: %w", err)
