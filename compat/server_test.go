@@ -1,0 +1,153 @@
+package compat
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/big"
+	"net"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/streamdb/streamdb/pgwire"
+	"github.com/streamdb/streamdb/sql"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// server is a streamdb engine and protocol server on a loopback port.
+type server struct {
+	host string
+	port int
+}
+
+// url returns a connection URL with the given extra query parameters.
+func (s *server) url(params string) string {
+	u := fmt.Sprintf("postgres://streamdb@%s:%d/streamdb", s.host, s.port)
+	if params != "" {
+		u += "?" + params
+	}
+	return u
+}
+
+// startServer runs streamdb until the test ends; with withTLS the server
+// accepts SSLRequest with a fresh self-signed certificate.
+func startServer(t testing.TB, withTLS bool) *server {
+	t.Helper()
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	ctx, cancel := context.WithCancel(context.Background())
+	engine, err := sql.Open(ctx, sql.Config{DataDir: t.TempDir(), Logger: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := pgwire.Config{Listen: "127.0.0.1:0", Engine: engine, Logger: log}
+	if withTLS {
+		cfg.TLS = selfSigned(t)
+	}
+	srv := pgwire.NewServer(cfg)
+	done := make(chan error, 2)
+	go func() { done <- engine.Run(ctx) }()
+	go func() { done <- srv.Run(ctx) }()
+	select {
+	case <-srv.Ready():
+	case err := <-done:
+		t.Fatalf("server did not start: %v", err)
+	case <-time.After(10 * time.Second):
+		t.Fatal("server did not start within 10s")
+	}
+	t.Cleanup(func() {
+		cancel()
+		<-done
+		<-done
+		engine.Close()
+	})
+	host, port, _ := net.SplitHostPort(srv.Addr().String())
+	p, _ := strconv.Atoi(port)
+	return &server{host: host, port: p}
+}
+
+// selfSigned returns a TLS configuration with a certificate for
+// 127.0.0.1, like the one --tls-self-signed creates.
+func selfSigned(t testing.TB) *tls.Config {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1),
+		Subject:      pkix.Name{CommonName: "streamdb compat"},
+		NotBefore:    time.Now().Add(-time.Hour),
+		NotAfter:     time.Now().Add(time.Hour),
+		IPAddresses:  []net.IP{net.IPv4(127, 0, 0, 1)},
+		DNSNames:     []string{"localhost"},
+		KeyUsage:     x509.KeyUsageDigitalSignature,
+		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &tls.Config{Certificates: []tls.Certificate{{Certificate: [][]byte{der}, PrivateKey: key}}}
+}
+
+// connect opens a pgx connection for the test.
+func connect(t testing.TB, url string) *pgx.Conn {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close(context.Background()) })
+	return conn
+}
+
+// mustExec runs statements, failing the test on error.
+func mustExec(t testing.TB, conn *pgx.Conn, stmts ...string) {
+	t.Helper()
+	for _, s := range stmts {
+		if _, err := conn.Exec(context.Background(), s); err != nil {
+			t.Fatalf("%s: %v", s, err)
+		}
+	}
+}
+
+// schema is the DDL every client test starts from: a table of every
+// supported type, a keyed table, a view and a materialized view.
+var schema = []string{
+	`CREATE TABLE orders (id int PRIMARY KEY, customer text NOT NULL, amount numeric(10,2) DEFAULT 0, placed timestamptz)`,
+	`CREATE INDEX orders_customer ON orders (customer)`,
+	`CREATE VIEW big_orders AS SELECT id, amount FROM orders WHERE amount > 100`,
+	`CREATE MATERIALIZED VIEW spend AS SELECT customer, sum(amount) AS total, count(*) AS n FROM orders GROUP BY customer`,
+}
+
+// allTypes is a table with one column of every supported type, and
+// allTypesRow the values of its one row as PostgreSQL prints them.
+var allTypes = `CREATE TABLE all_types (b boolean, i2 smallint, i4 integer, i8 bigint, f4 real, f8 double precision,
+	num numeric(12,3), t text, vc varchar(10), c char(3), by bytea, d date, tm time, ts timestamp, tstz timestamptz,
+	iv interval, u uuid, j json, jb jsonb, o oid, ai integer[], at text[])`
+
+var allTypesInsert = `INSERT INTO all_types VALUES (true, 2, 4, 8, 1.5, 2.25, 1234.567, 'text', 'varchar', 'ch',
+	'\xdeadbeef', '2024-02-29', '12:34:56.789', '2024-02-29 12:34:56.789', '2024-02-29 12:34:56.789+00',
+	'1 year 2 mons 3 days 04:05:06', 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11', '{"a": 1}', '{"b": [1, 2]}', 42,
+	'{1,2,3}', '{"x","y z"}')`
+
+// allTypesText is the row as text, columns joined by |.
+var allTypesText = strings.Join([]string{"t", "2", "4", "8", "1.5", "2.25", "1234.567", "text", "varchar", "ch ",
+	`\xdeadbeef`, "2024-02-29", "12:34:56.789", "2024-02-29 12:34:56.789", "2024-02-29 12:34:56.789+00",
+	"1 year 2 mons 3 days 04:05:06", "a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11", `{"a": 1}`, `{"b": [1, 2]}`, "42",
+	"{1,2,3}", `{x,"y z"}`}, "|")

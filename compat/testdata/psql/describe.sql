@@ -1,0 +1,5 @@
+\d orders
+\d+ orders
+\d+ big_orders
+\d spend
+\d nope
