@@ -99,7 +99,9 @@ func (g *Graph) input(n Node) *stream {
 // errors do not fail a Step (they travel as data); Step fails only when ctx
 // is canceled or on an internal failure (corrupt state), and then the graph
 // is poisoned: every later Step returns the same error. A Step canceled
-// before it starts changes nothing and can be retried.
+// before it starts changes nothing and can be retried. Cancellation is
+// noticed between operators and, in Join and Window, whose work can far
+// exceed their input, within them.
 func (g *Graph) Step(ctx context.Context) error {
 	if g.err != nil {
 		return g.err

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"testing"
+
+	"github.com/streamdb/streamdb/sql/types"
 )
 
 func step(t testing.TB, g *Graph) {
@@ -102,5 +104,33 @@ func TestInputBatches(t *testing.T) {
 	step(t, g)
 	if got := fmtBatch(c.Delta()); got != "" {
 		t.Fatalf("empty tick got %s", got)
+	}
+}
+
+// TestStepCanceledInsideJoin: a cross join checks its context while it
+// works.
+func TestStepCanceledInsideJoin(t *testing.T) {
+	g := NewGraph()
+	l, r := g.Input(), g.Input()
+	ctx, cancel := context.WithCancel(context.Background())
+	calls := 0
+	g.Collect(g.Join(l.Node(), r.Node(), JoinSpec{Output: func(a, b types.Row) types.Row {
+		if calls++; calls == 10 {
+			cancel()
+		}
+		return concat(a, b)
+	}}))
+	var big Batch
+	for i := range 1000 {
+		big = append(big, Update{Row: int8Row(int64(i)), Diff: 1})
+	}
+	r.Push(big)
+	step(t, g)
+	l.Push(big)
+	if err := g.Step(ctx); !errors.Is(err, context.Canceled) {
+		t.Fatalf("got %v", err)
+	}
+	if calls >= 1000*1000 {
+		t.Fatalf("join ran to completion: %d outputs", calls)
 	}
 }

@@ -67,16 +67,21 @@ func (op *joinOp) Name() string { return "Join" }
 // bilinear delta. Each delta goes in chunks: the keys of a chunk are
 // encoded and hashed first and their table slots touched, so that the
 // cache misses of a chunk overlap instead of queueing.
-func (op *joinOp) Step(context.Context) error {
+func (op *joinOp) Step(ctx context.Context) error {
 	op.out.passErrors(op.left, op.right)
-	if err := op.side(op.left.delta, op.spec.LeftKey, op.la, op.ra, false); err != nil {
+	if err := op.side(ctx, op.left.delta, op.spec.LeftKey, op.la, op.ra, false); err != nil {
 		return err
 	}
-	return op.side(op.right.delta, op.spec.RightKey, op.ra, op.la, true)
+	return op.side(ctx, op.right.delta, op.spec.RightKey, op.ra, op.la, true)
 }
 
-func (op *joinOp) side(delta Batch, keyFn KeyFunc, own, other *arrangement, fromRight bool) error {
+func (op *joinOp) side(ctx context.Context, delta Batch, keyFn KeyFunc, own, other *arrangement, fromRight bool) error {
 	for start := 0; start < len(delta); start += keyBatchSize {
+		// A join's output can dwarf its input (a cross join): let a
+		// canceled query stop here rather than at the end of the tick.
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		chunk := delta[start:min(start+keyBatchSize, len(delta))]
 		op.keys.load(chunk, keyFn, own.tab)
 		op.keys.touch(own.tab, other.tab)

@@ -192,7 +192,7 @@ func TestSnapshotConcurrentReads(t *testing.T) {
 	}
 	const ticks = 300
 	snaps := make(chan tickSnaps, ticks)
-	errs := make(chan error, 3)
+	errs := make(chan error, 4)
 	var wg sync.WaitGroup
 	for w := 0; w < 3; w++ {
 		wg.Add(1)
@@ -225,6 +225,36 @@ func TestSnapshotConcurrentReads(t *testing.T) {
 			}
 		}()
 	}
+	// Another reader takes snapshots itself while the graph steps: each
+	// must hold 0..n-1 for some n (or 1..n-1 between the two extra steps
+	// of every 7th tick).
+	stop := make(chan struct{})
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			snap := out.Snapshot()
+			var rows []int64
+			if err := snap.Scan(func(r types.Row, n int64) bool {
+				rows = append(rows, r[0].Int())
+				return true
+			}); err != nil {
+				errs <- err
+				return
+			}
+			for j := 1; j < len(rows); j++ {
+				if rows[j] != rows[j-1]+1 {
+					errs <- fmt.Errorf("snapshot taken during a step is torn: %v", rows)
+					return
+				}
+			}
+		}
+	}()
 	for i := int64(0); i < ticks; i++ {
 		// Every 7th tick also deletes and re-adds row 0 in separate
 		// steps, so that old and new trees share and clone nodes.
@@ -240,6 +270,7 @@ func TestSnapshotConcurrentReads(t *testing.T) {
 		snaps <- tickSnaps{out: out.Snapshot(), idx: idx.Snapshot(), n: i + 1}
 	}
 	close(snaps)
+	close(stop)
 	wg.Wait()
 	close(errs)
 	for err := range errs {

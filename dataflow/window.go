@@ -232,7 +232,7 @@ var _ operator = (*windowOp)(nil)
 
 func (op *windowOp) Name() string { return "Window" }
 
-func (op *windowOp) Step(context.Context) error {
+func (op *windowOp) Step(ctx context.Context) error {
 	op.out.passErrors(op.in)
 	for _, u := range op.in.delta {
 		if u.Diff == 0 {
@@ -256,6 +256,9 @@ func (op *windowOp) Step(context.Context) error {
 	}
 	op.groupChanges()
 	for _, part := range op.touched {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		op.stepPartition(part, op.sorted[part.start:part.end])
 		if part.s.total == 0 && len(part.s.chunks) == 0 {
 			op.index.remove(part.pos)
