@@ -53,6 +53,7 @@ func (s *session) bindStatement(cat *Catalog, raw *rawStatement, params []types.
 			}
 			s.info.settings = newSettings(s.info.user).withNames(s.info.settings.names)
 			clear(s.parsed)
+			clear(s.bound)
 			return commandResult("DISCARD ALL"), nil
 		}), nil
 	}

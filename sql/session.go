@@ -28,6 +28,8 @@ type session struct {
 	// parsed caches the raw parse of recent query strings: clients send
 	// the same statement text again and again (pgx prepares every query).
 	parsed map[string][]rawStatement
+	// bound caches bindings of parsed statements.
+	bound map[bindKey]*boundStmt
 }
 
 // txnState is the state of an open transaction.
@@ -53,6 +55,7 @@ func newSession(e *Engine, st pgwire.Startup) *session {
 		notifier: st.Notifier,
 		started:  time.Now(),
 		parsed:   map[string][]rawStatement{},
+		bound:    map[bindKey]*boundStmt{},
 	}
 	s.info = sessionInfo{user: user, database: db, settings: newSettings(user)}
 	s.info.settings = s.info.settings.withNames(s.catalogView(nil))
@@ -124,6 +127,7 @@ func (s *session) Parse(ctx context.Context, query string) ([]pgwire.Statement, 
 		}
 		if len(s.parsed) >= maxParseCache {
 			clear(s.parsed)
+			clear(s.bound)
 		}
 		s.parsed[query] = raws
 	}

@@ -21,6 +21,7 @@ type statement struct {
 // parameter and result types and the function that runs it.
 type boundStmt struct {
 	catVersion uint64
+	settings   *settings
 	params     []types.Type
 	cols       []pgwire.Column
 	// run executes the statement.
@@ -74,8 +75,13 @@ func (st *statement) Execute(ctx context.Context, params []types.Datum) (pgwire.
 // previous binding when the catalog has not changed.
 func (st *statement) bind() (*boundStmt, error) {
 	snap := st.s.e.snapshot()
-	if st.bound != nil && (st.bound.catalogIndependent || st.bound.catVersion == snap.cat.Version) {
+	if st.bound != nil && st.bound.valid(snap.cat, st.s.info.settings) {
 		return st.bound, nil
+	}
+	key := bindKey{raw: st.raw, oids: oidKey(st.paramOIDs)}
+	if b, ok := st.s.bound[key]; ok && b.valid(snap.cat, st.s.info.settings) {
+		st.bound = b
+		return b, nil
 	}
 	params := make([]types.Type, len(st.paramOIDs))
 	for i, oid := range st.paramOIDs {
@@ -93,9 +99,36 @@ func (st *statement) bind() (*boundStmt, error) {
 	if err != nil {
 		return nil, shiftPosition(err, st.raw.offset)
 	}
-	b.catVersion = snap.cat.Version
+	b.catVersion, b.settings = snap.cat.Version, st.s.info.settings
 	st.bound = b
+	if len(st.s.bound) >= maxParseCache {
+		clear(st.s.bound)
+	}
+	st.s.bound[key] = b
 	return b, nil
+}
+
+// bindKey identifies a binding in the session's cache: clients such as
+// pgbench and pgx send Parse for the same text again and again, and the
+// parse cache hands back the same rawStatement for it.
+type bindKey struct {
+	raw  *rawStatement
+	oids string
+}
+
+func oidKey(oids []uint32) string {
+	b := make([]byte, 0, 4*len(oids))
+	for _, o := range oids {
+		b = append(b, byte(o>>24), byte(o>>16), byte(o>>8), byte(o))
+	}
+	return string(b)
+}
+
+// valid reports whether a binding still holds: it was made against the
+// same catalog version and session settings (which decide how literals
+// such as timestamps are read).
+func (b *boundStmt) valid(cat *Catalog, set *settings) bool {
+	return b.catalogIndependent || b.catVersion == cat.Version && b.settings == set
 }
 
 // fail records a statement error: an implicit transaction ends, an
