@@ -118,6 +118,18 @@ func (r *runner) run(ctx context.Context) error {
 		default:
 		}
 		r.reportStatus()
+		if len(r.assigned) == 0 {
+			// Nothing to fetch until metadata assigns partitions: wait
+			// for it rather than for a poll to time out, so that a new
+			// source reads its first records as soon as it can.
+			select {
+			case m := <-r.meta:
+				r.applyMetadata(m)
+				continue
+			case <-ctx.Done():
+				return nil
+			}
+		}
 
 		wait := idlePoll
 		if !r.batch.empty() {

@@ -71,7 +71,7 @@ func New(cfg Config) (sources.Source, error) {
 	return &source{
 		cfg:    cfg,
 		output: sources.Output{Name: cfg.Topic, Columns: l.columns, Key: l.key},
-		log:    log.With("source", "kafka", "topic", cfg.Topic),
+		log:    log.With("source_kind", "kafka", "topic", cfg.Topic),
 	}, nil
 }
 
