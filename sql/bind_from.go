@@ -432,6 +432,23 @@ func (b *binder) rangeFunction(rf *pg_query.RangeFunction, left *scope, parent *
 		}
 		argTypes[i] = args[i].Type()
 	}
+	if !scalar.IsTableFunc(name) && scalar.Known(name) && !rf.Ordinality {
+		// A scalar function in FROM is a one-row relation, as in
+		// PostgreSQL (FROM string_to_array(...) s).
+		e, err := b.callFunc(name, args, loc(fc.Location))
+		if err != nil {
+			return nil, err
+		}
+		table, col := name, name
+		if rf.Alias != nil {
+			table = rf.Alias.Aliasname
+			if len(rf.Alias.Colnames) == 0 {
+				col = table
+			}
+		}
+		node := &planner.Project{Input: oneRow(), Exprs: []scalar.Expr{e}, Cols: []planner.Column{{Name: col, Type: e.Type()}}}
+		return b.functionItem(node, table, rf.Alias)
+	}
 	tf, targets, err := scalar.ResolveTableFunc(name, argTypes)
 	if err != nil {
 		return nil, withPosition(err, loc(fc.Location))
@@ -459,7 +476,13 @@ func (b *binder) rangeFunction(rf *pg_query.RangeFunction, left *scope, parent *
 		cols[0].Name = name
 	}
 	node := planner.Node(&planner.FlatMap{Input: oneRow(), Func: tf, Args: args, Cols: cols, Ordinality: rf.Ordinality})
-	fi, err := aliased(node, table, rf.Alias)
+	return b.functionItem(node, table, rf.Alias)
+}
+
+// functionItem names a function's relation in FROM and marks it lateral
+// when it reads the items to its left.
+func (b *binder) functionItem(node planner.Node, table string, alias *pg_query.Alias) (*fromItem, error) {
+	fi, err := aliased(node, table, alias)
 	if err != nil {
 		return nil, err
 	}

@@ -7,3 +7,7 @@ package scalar
 func Known(name string) bool {
 	return len(lib.funcs[name]) > 0 || len(lib.aggs[name]) > 0 || len(lib.windows[name]) > 0 || len(lib.tables[name]) > 0
 }
+
+// IsTableFunc reports whether name is a set-returning function usable in
+// FROM; any other function there yields one row.
+func IsTableFunc(name string) bool { return len(lib.tables[name]) > 0 }
