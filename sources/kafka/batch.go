@@ -60,7 +60,9 @@ func (b *batchBuilder) noteRecord(rec *kgo.Record) {
 	}
 }
 
-// deadLetter adds rec as a record that failed to decode.
+// deadLetter adds rec as a record that failed to decode. Its Time stays
+// zero: the errors relation records when the record was ingested, which the
+// engine stamps when it commits the batch, not when it was produced.
 func (b *batchBuilder) deadLetter(rec *kgo.Record, err error) sources.DeadLetter {
 	dl := sources.DeadLetter{
 		Partition: strconv.Itoa(int(rec.Partition)),
@@ -68,7 +70,6 @@ func (b *batchBuilder) deadLetter(rec *kgo.Record, err error) sources.DeadLetter
 		Key:       bytes.Clone(rec.Key),
 		Value:     bytes.Clone(rec.Value),
 		Err:       errorText(err),
-		Time:      rec.Timestamp,
 	}
 	b.dead = append(b.dead, dl)
 	return dl

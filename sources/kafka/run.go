@@ -173,6 +173,9 @@ func (r *runner) handle(fetches kgo.Fetches) {
 			r.batchStart = time.Now()
 		}
 		r.batch.noteRecord(rec)
+		if r.beforeStart(rec) {
+			continue
+		}
 		if err := r.dec.add(r.batch, rec); err != nil {
 			r.deadLetter(rec, r.batch.deadLetter(rec, err))
 		}
@@ -180,6 +183,16 @@ func (r *runner) handle(fetches kgo.Fetches) {
 	if !fetches.Empty() {
 		r.health.fetched()
 	}
+}
+
+// beforeStart reports whether rec precedes its partition's START OFFSET.
+// Such records are read when START OFFSET lies past the partition's end
+// (franz-go then resets to the beginning rather than wait for the offset
+// to exist), and after a restart by partitions that had no position yet.
+// They are skipped, but still advance the partition's position.
+func (r *runner) beforeStart(rec *kgo.Record) bool {
+	offs := r.src.cfg.StartOffsets
+	return int(rec.Partition) < len(offs) && rec.Offset < offs[rec.Partition]
 }
 
 func isDataLoss(err error) bool {

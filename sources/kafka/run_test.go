@@ -131,6 +131,32 @@ func TestStartOffsetAndTimestamp(t *testing.T) {
 	}
 }
 
+func TestStartOffsetPastTheEnd(t *testing.T) {
+	cluster := newCluster(t, 2, "past")
+	addrs := cluster.ListenAddrs()
+	p := newProducer(t, addrs)
+	produceN(t, p, "past", 2, 0, 6) // offsets 0…2 on each partition
+	cfg := textConfig(addrs, "past")
+	cfg.StartOffsets = []int64{5, 1} // partition 0 from offset 5, which does not exist yet
+	sink, _ := start(t, mustNew(t, cfg), nil)
+	if got := sink.waitChanges(t, 2); !slices.Equal(values(got), []string{"v3", "v5"}) {
+		t.Fatalf("read %v before partition 0 reached its START OFFSET, want [v3 v5]", values(got))
+	}
+	produceN(t, p, "past", 2, 6, 8) // offsets 3…6 on each partition
+	got := sink.waitChanges(t, 2+4+2)
+	time.Sleep(300 * time.Millisecond) // records before offset 5 would arrive meanwhile
+	sink.mu.Lock()
+	got = append(got[:0:0], sink.changes...)
+	pos := sink.progress["0"]
+	sink.mu.Unlock()
+	if w := []string{"v10", "v11", "v13", "v3", "v5", "v7", "v9", "v12"}; !slices.Equal(values(got), slices.Sorted(slices.Values(w))) {
+		t.Fatalf("read %v, want partition 0 from offset 5 (v10, v12) and partition 1 from offset 1", values(got))
+	}
+	if pos != 7 {
+		t.Fatalf("partition 0 position %d, want 7: skipped records still advance it", pos)
+	}
+}
+
 func TestPartitionAddedWhileRunning(t *testing.T) {
 	cluster := newCluster(t, 2, "grow")
 	addrs := cluster.ListenAddrs()
