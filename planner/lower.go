@@ -97,16 +97,6 @@ func lower(lc *LowerContext, n Node) (dataflow.Node, error) {
 	return dataflow.Node{}, pgerr.New(pgerr.InternalError, "cannot lower plan node %T", n)
 }
 
-// compile compiles an expression and binds it to the context.
-func compile(lc *LowerContext, e scalar.Expr) (func(types.Row) (types.Datum, error), error) {
-	ev, err := scalar.Compile(e)
-	if err != nil {
-		return nil, err
-	}
-	ctx := lc.Eval
-	return func(r types.Row) (types.Datum, error) { return ev(ctx, r) }, nil
-}
-
 func compilePred(lc *LowerContext, e scalar.Expr) (func(types.Row) (bool, error), error) {
 	p, err := scalar.CompilePredicate(e)
 	if err != nil {
@@ -242,15 +232,13 @@ func Comparator(keys []SortKey) func(a, b types.Row) int {
 			case xn && yn:
 				c = 0
 			case xn || yn:
+				// The NULL sorts after the value unless NULLS FIRST.
 				c = 1
-				if xn == k.nullsFirst {
+				if k.nullsFirst {
 					c = -1
 				}
-				if !xn {
+				if yn {
 					c = -c
-				}
-				if c != 0 {
-					return c
 				}
 			default:
 				c = types.Compare(x, y)

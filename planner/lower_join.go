@@ -80,12 +80,11 @@ func side(e scalar.Expr, lw int) sideKind {
 // their errors travel as data), and key pairs of different types are cast
 // to a common type.
 type joinKeys struct {
-	left, right          dataflow.Node
-	lw, rw               int // widths without the extra key columns
-	lwide, rwide         int // widths with them
-	leftKey, rightKey    dataflow.KeyFunc
-	nullSafeL, nullSafeR []bool
-	leftCols, rightCols  []int
+	left, right         dataflow.Node
+	lw, rw              int // widths without the extra key columns
+	lwide, rwide        int // widths with them
+	leftKey, rightKey   dataflow.KeyFunc
+	leftCols, rightCols []int
 }
 
 func prepareJoinKeys(lc *LowerContext, l, r dataflow.Node, lw, rw int, pairs []equiPair) (*joinKeys, error) {
