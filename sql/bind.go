@@ -32,7 +32,6 @@ type binder struct {
 // cteDef is a bound common table expression.
 type cteDef struct {
 	plan planner.Node
-	cols []string
 }
 
 // sessionInfo is what binding needs to know about the session.

@@ -52,15 +52,6 @@ func (k ObjectKind) String() string {
 	return "object"
 }
 
-// isRelation reports whether objects of the kind can be read in FROM.
-func (k ObjectKind) isRelation() bool {
-	switch k {
-	case KindTable, KindView, KindMaterializedView, KindSource, KindSubsource:
-		return true
-	}
-	return false
-}
-
 // stored reports whether the kind keeps its rows in a durable collection
 // (a table, or a relation a source fills).
 func (k ObjectKind) stored() bool {

@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"sort"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
@@ -33,7 +32,6 @@ type Engine struct {
 	log     *slog.Logger
 	started time.Time
 
-	nextPID  atomic.Uint32
 	mu       sync.Mutex
 	sessions map[uint32]*session
 }

@@ -26,9 +26,6 @@ type scope struct {
 	// tables lists the range variables of the level, to report a
 	// reference to a missing one as PostgreSQL does.
 	tables map[string]bool
-	// lateral marks the scope of the left side of a LATERAL item while
-	// the item is bound: its columns are outer references.
-	lateral bool
 }
 
 func newScope(parent *scope) *scope {
