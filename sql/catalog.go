@@ -109,6 +109,11 @@ type Object struct {
 	Appends bool `json:"appends,omitempty"`
 	// Secret is a secret's value.
 	Secret string `json:"secret,omitempty"`
+	// StartTimestamp is the absolute time, in Unix milliseconds, that a
+	// Kafka source's relative START TIMESTAMP meant when it was created;
+	// recovery reads from it rather than from a time relative to the
+	// restart.
+	StartTimestamp int64 `json:"start_timestamp,omitempty"`
 
 	// plan is the bound, optimised plan of a view or materialized view,
 	// built when the object enters the catalog.

@@ -29,13 +29,14 @@ type sourceSpec struct {
 	deps    []uint64
 }
 
-// buildSource resolves a CREATE SOURCE statement.
-func buildSource(cat *Catalog, st *parser.CreateSource, log *slog.Logger) (*sourceSpec, error) {
+// buildSource resolves a CREATE SOURCE statement. startTimestamp is what
+// a relative START TIMESTAMP stands for (see relativeStart).
+func buildSource(cat *Catalog, st *parser.CreateSource, startTimestamp int64, log *slog.Logger) (*sourceSpec, error) {
 	switch {
 	case st.LoadGenerator != nil:
 		return buildLoadGenerator(st)
 	case st.Kafka != nil:
-		return buildKafka(cat, st, log)
+		return buildKafka(cat, st, startTimestamp, log)
 	}
 	return nil, pgerr.New(pgerr.FeatureNotSupported, "PostgreSQL sources are not supported yet")
 }
@@ -152,7 +153,19 @@ func secretByName(cat *Catalog, name parser.Name) (string, error) {
 	return o.Secret, nil
 }
 
-func buildKafka(cat *Catalog, st *parser.CreateSource, log *slog.Logger) (*sourceSpec, error) {
+// relativeStart resolves a relative (negative) START TIMESTAMP against now,
+// once, when the source is created. The result is kept in the catalog
+// (Object.StartTimestamp) and used again on recovery: resolving it against
+// the restart time instead would skip records produced in between to
+// partitions that had no position yet. It returns 0 for other statements.
+func relativeStart(st *parser.CreateSource, now time.Time) int64 {
+	if st.Kafka == nil || st.Kafka.StartTimestamp == nil || st.Kafka.StartTimestamp.Value >= 0 {
+		return 0
+	}
+	return max(now.UnixMilli()+st.Kafka.StartTimestamp.Value, 0)
+}
+
+func buildKafka(cat *Catalog, st *parser.CreateSource, startTimestamp int64, log *slog.Logger) (*sourceSpec, error) {
 	k := st.Kafka
 	connObj, conn, err := connectionStatement(cat, k.Connection)
 	if err != nil {
@@ -183,11 +196,10 @@ func buildKafka(cat *Catalog, st *parser.CreateSource, log *slog.Logger) (*sourc
 		cfg.StartOffsets = append(cfg.StartOffsets, o.Value)
 	}
 	if k.StartTimestamp != nil {
-		ts := k.StartTimestamp.Value
-		if ts < 0 {
-			ts = time.Now().UnixMilli() + ts
+		cfg.StartTimestamp = k.StartTimestamp.Value
+		if cfg.StartTimestamp < 0 {
+			cfg.StartTimestamp = startTimestamp
 		}
-		cfg.StartTimestamp = ts
 	}
 	if k.Format != nil {
 		f, err := kafkaFormat(k.Format)
@@ -383,7 +395,8 @@ func (s *session) bindCreateSource(raw *rawStatement, st *parser.CreateSource) (
 				}
 				return pgerr.New(pgerr.DuplicateObject, "source %q already exists", name)
 			}
-			spec, err := buildSource(tx.cat, st, tx.c.log)
+			start := relativeStart(st, time.Now())
+			spec, err := buildSource(tx.cat, st, start, tx.c.log)
 			if err != nil {
 				return err
 			}
@@ -391,6 +404,7 @@ func (s *session) bindCreateSource(raw *rawStatement, st *parser.CreateSource) (
 			if err != nil {
 				return err
 			}
+			objs[0].StartTimestamp = start
 			for _, o := range objs {
 				if err := tx.create(o); err != nil {
 					return err
@@ -421,7 +435,7 @@ func (c *coordinator) recoverSource(o *Object) error {
 	if !ok {
 		return fmt.Errorf("stored source is not a CREATE SOURCE statement")
 	}
-	spec, err := buildSource(c.cat, cs, c.log)
+	spec, err := buildSource(c.cat, cs, o.StartTimestamp, c.log)
 	if err != nil {
 		return err
 	}
