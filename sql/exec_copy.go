@@ -629,8 +629,9 @@ func quoteIdentifier(s string) string {
 	return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
 }
 
-// copyOut sends a query's rows as COPY data (pgwire.CopyOutResult),
-// several rows per CopyData message.
+// copyOut sends a query's rows as COPY data (pgwire.CopyOutResult), one
+// row per CopyData message as PostgreSQL does: clients such as psycopg
+// parse each message as one row.
 type copyOut struct {
 	f       copyFormat
 	cols    []types.Type
@@ -645,9 +646,6 @@ type copyOut struct {
 }
 
 var _ pgwire.CopyOutResult = (*copyOut)(nil)
-
-// copyChunk is the size at which a CopyData message is cut.
-const copyChunk = 16 << 10
 
 func (c *copyOut) CopyFormat() (bool, int) { return c.f.binary, len(c.cols) }
 
@@ -667,6 +665,7 @@ func (c *copyOut) NextCopyData(ctx context.Context) ([]byte, bool, error) {
 		c.started = true
 		switch {
 		case c.f.binary:
+			// The header travels with the first row, as in PostgreSQL.
 			c.buf = append(c.buf, binarySignature...)
 			c.buf = append(c.buf, 0, 0, 0, 0, 0, 0, 0, 0)
 		case c.f.header:
@@ -681,20 +680,17 @@ func (c *copyOut) NextCopyData(ctx context.Context) ([]byte, bool, error) {
 				}
 			}
 			c.buf = append(c.buf, '\n')
+			return c.buf, true, nil
 		}
 	}
-	for c.i < len(c.rows) && len(c.buf) < copyChunk {
+	if c.i < len(c.rows) {
 		c.buf, c.scratch = c.f.appendRow(c.buf, c.rows[c.i], c.cols, c.cfg, c.scratch)
 		c.i++
+		return c.buf, true, nil
 	}
-	if c.i == len(c.rows) {
-		c.done = true
-		if c.f.binary {
-			c.buf = append(c.buf, 0xFF, 0xFF)
-		}
+	c.done = true
+	if c.f.binary {
+		return append(c.buf, 0xFF, 0xFF), true, nil
 	}
-	if len(c.buf) == 0 {
-		return nil, false, nil
-	}
-	return c.buf, true, nil
+	return nil, false, nil
 }
