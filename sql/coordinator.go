@@ -210,6 +210,7 @@ func tsValue(ts uint64) []byte { return binary.BigEndian.AppendUint64(nil, ts) }
 func (c *coordinator) writeTick(ctx context.Context, reqs []*coordReq) error {
 	batch := c.store.NewBatch()
 	deltas := map[uint64]dataflow.Batch{}
+	pending := uniqueDelta{} // unique keys added by the tick's transactions so far
 	for _, r := range reqs {
 		if r.source != nil {
 			if err := c.applySource(r.source, r.batch, batch, deltas); err != nil {
@@ -225,6 +226,12 @@ func (c *coordinator) writeTick(ctx context.Context, reqs []*coordReq) error {
 			r.err = err
 			continue
 		}
+		ud, err := c.validateUnique(r.writes, pending)
+		if err != nil {
+			r.err = err
+			continue
+		}
+		pending.merge(ud)
 		if err := c.apply(r.writes, batch, deltas); err != nil {
 			batch.Discard()
 			return err
@@ -284,18 +291,7 @@ func (c *coordinator) validate(w *writeSet) error {
 
 // uniqueViolation is PostgreSQL's error for a duplicate primary key.
 func uniqueViolation(obj *Object, row types.Row) error {
-	names, vals := "", ""
-	cfg := types.DefaultTextConfig()
-	for i, c := range obj.PrimaryKey {
-		if i > 0 {
-			names += ", "
-			vals += ", "
-		}
-		names += obj.Columns[c].Name
-		if row != nil {
-			vals += string(types.AppendText(nil, row[c], obj.Columns[c].Type, cfg))
-		}
-	}
+	names, vals := keyText(obj, obj.PrimaryKey, row)
 	return pgerr.New(pgerr.UniqueViolation, "duplicate key value violates unique constraint %q", obj.Name+"_pkey").
 		WithDetail("Key (%s)=(%s) already exists.", names, vals)
 }

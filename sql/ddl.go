@@ -103,14 +103,35 @@ func (tx *ddlTx) create(o *Object) error {
 		if err != nil {
 			return err
 		}
-		if err := tx.c.hydrate(tx.ctx, f); err != nil {
+		if tx.createsTable(o.On) {
+			// The table is created by this change too: it is empty.
+			err = f.graph.Step(tx.ctx)
+		} else {
+			err = tx.c.hydrate(tx.ctx, f)
+		}
+		if err != nil {
 			return err
+		}
+		if on, ok := tx.cat.ByID(o.On); ok && o.Unique {
+			if err := checkNewUniqueIndex(o, on, f.snapshot()); err != nil {
+				return err
+			}
 		}
 		tx.newFlows = append(tx.newFlows, f)
 	}
 	tx.batch.PutCatalog(o.ID, data)
 	tx.cat.add(o)
 	return nil
+}
+
+// createsTable reports whether the change creates the table id.
+func (tx *ddlTx) createsTable(id uint64) bool {
+	for _, t := range tx.newTables {
+		if t.obj.ID == id {
+			return true
+		}
+	}
+	return false
 }
 
 // drop removes an object and its stored state.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
@@ -91,6 +92,7 @@ func (s *session) bindCreateTable(cat *Catalog, raw *rawStatement, cs *pg_query.
 	obj := &Object{Kind: KindTable, Schema: defaultSchema, Name: rv.Relname, SQL: raw.text}
 	b := newBinder(cat, &s.info, nil)
 	var pk []string
+	var uniques []uniqueSpec
 	checkN := 0
 	addCheck := func(name string, expr *pg_query.Node) error {
 		text, err := deparseExpr(expr)
@@ -142,6 +144,8 @@ func (s *session) bindCreateTable(cat *Catalog, raw *rawStatement, cs *pg_query.
 					if err := addCheck(c.Conname, c.RawExpr); err != nil {
 						return nil, err
 					}
+				case pg_query.ConstrType_CONSTR_UNIQUE:
+					uniques = append(uniques, uniqueSpec{name: c.Conname, cols: []string{cd.Colname}})
 				default:
 					return nil, unsupportedConstraint(c)
 				}
@@ -159,6 +163,8 @@ func (s *session) bindCreateTable(cat *Catalog, raw *rawStatement, cs *pg_query.
 				if err := addCheck(c.Conname, c.RawExpr); err != nil {
 					return nil, err
 				}
+			case pg_query.ConstrType_CONSTR_UNIQUE:
+				uniques = append(uniques, uniqueSpec{name: c.Conname, cols: nameList(c.Keys)})
 			default:
 				return nil, unsupportedConstraint(c)
 			}
@@ -167,17 +173,21 @@ func (s *session) bindCreateTable(cat *Catalog, raw *rawStatement, cs *pg_query.
 		}
 	}
 	for _, name := range pk {
-		idx := -1
-		for i, c := range obj.Columns {
-			if c.Name == name {
-				idx = i
-			}
-		}
+		idx := columnIndex(obj, name)
 		if idx < 0 {
 			return nil, pgerr.New(pgerr.UndefinedColumn, "column %q named in key does not exist", name)
 		}
 		obj.PrimaryKey = append(obj.PrimaryKey, idx)
 		obj.Columns[idx].NotNull = true
+	}
+	for i := range uniques {
+		for _, name := range uniques[i].cols {
+			idx := columnIndex(obj, name)
+			if idx < 0 {
+				return nil, pgerr.New(pgerr.UndefinedColumn, "column %q named in key does not exist", name)
+			}
+			uniques[i].keyCols = append(uniques[i].keyCols, idx)
+		}
 	}
 	// Defaults and checks must bind now, not at the first INSERT.
 	for _, c := range obj.Columns {
@@ -200,9 +210,62 @@ func (s *session) bindCreateTable(cat *Catalog, raw *rawStatement, cs *pg_query.
 			}
 			o := *obj
 			o.ID = tx.nextID()
-			return tx.create(&o)
+			if err := tx.create(&o); err != nil {
+				return err
+			}
+			for _, u := range uniques {
+				if err := tx.create(u.index(tx, &o)); err != nil {
+					return err
+				}
+			}
+			return nil
 		})
 	}), nil
+}
+
+// columnIndex returns the position of a column, -1 when there is none.
+func columnIndex(obj *Object, name string) int {
+	for i, c := range obj.Columns {
+		if c.Name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// uniqueSpec is a UNIQUE constraint of CREATE TABLE. Like PostgreSQL,
+// streamdb implements it as a unique index named after the constraint.
+type uniqueSpec struct {
+	name    string
+	cols    []string
+	keyCols []int
+}
+
+// index returns the unique index of the constraint on table t, named as
+// PostgreSQL names it when the constraint has no name: table_cols_key,
+// with a number appended while the name is taken.
+func (u uniqueSpec) index(tx *ddlTx, t *Object) *Object {
+	name := u.name
+	if name == "" {
+		base := t.Name + "_" + strings.Join(u.cols, "_") + "_key"
+		name = base
+		for n := 1; ; n++ {
+			if _, taken := tx.cat.Lookup(defaultSchema, name); !taken {
+				break
+			}
+			name = base + strconv.Itoa(n)
+		}
+	}
+	quoted := make([]string, len(u.cols))
+	for i, c := range u.cols {
+		quoted[i] = quoteIdentifier(c)
+	}
+	sql := fmt.Sprintf("CREATE UNIQUE INDEX %s ON %s (%s)", quoteIdentifier(name), quoteIdentifier(t.Name), strings.Join(quoted, ", "))
+	idx := &Object{Kind: KindIndex, Schema: defaultSchema, Name: name, SQL: sql, On: t.ID, KeyCols: u.keyCols, Unique: true, DependsOn: []uint64{t.ID}, ID: tx.nextID()}
+	for _, k := range u.keyCols {
+		idx.Columns = append(idx.Columns, t.Columns[k])
+	}
+	return idx
 }
 
 func unsupportedConstraint(c *pg_query.Constraint) error {

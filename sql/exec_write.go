@@ -189,6 +189,9 @@ func (s *session) bindInsert(cat *Catalog, ins *pg_query.InsertStmt, params []ty
 				}
 				tt.set(key, row, base)
 			}
+			if err := s.checkUnique(snap, obj, tt); err != nil {
+				return nil, err
+			}
 			return returningResult(ev, ret, rows, "INSERT 0 "+strconv.Itoa(len(rows)))
 		},
 	}, nil
@@ -235,7 +238,8 @@ func (s *session) bindUpdate(cat *Catalog, up *pg_query.UpdateStmt, params []typ
 				return nil, err
 			}
 			ev := s.evalContext(params)
-			base, _ := s.e.snapshot().table(obj.ID)
+			snap := s.e.snapshot()
+			base, _ := snap.table(obj.ID)
 			if base == nil {
 				return nil, pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", obj.Name)
 			}
@@ -264,6 +268,9 @@ func (s *session) bindUpdate(cat *Catalog, up *pg_query.UpdateStmt, params []typ
 					return nil, uniqueViolation(obj, newRows[i])
 				}
 				tt.set(key, newRows[i], base)
+			}
+			if err := s.checkUnique(snap, obj, tt); err != nil {
+				return nil, err
 			}
 			return returningResult(ev, ret, newRows, "UPDATE "+strconv.Itoa(len(rows)))
 		},

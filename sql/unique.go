@@ -1,0 +1,260 @@
+package sql
+
+import (
+	"github.com/streamdb/streamdb/dataflow"
+	"github.com/streamdb/streamdb/sql/pgerr"
+	"github.com/streamdb/streamdb/sql/types"
+)
+
+// Unique indexes (CREATE UNIQUE INDEX, and UNIQUE constraints, which
+// create one) are enforced twice, like primary keys: at the end of each
+// statement against the snapshot the transaction reads, so that the
+// statement fails as in PostgreSQL, and at commit against the current
+// contents, so that two transactions cannot add the same key
+// concurrently. Both count the rows per key in the index's arrangement
+// and add what the transaction changes; NULL keys never conflict.
+
+// uniqueIndexes returns the unique indexes of a table.
+func uniqueIndexes(cat *Catalog, table uint64) []*Object {
+	var out []*Object
+	for _, d := range cat.Dependents(table) {
+		if d.Kind == KindIndex && d.On == table && d.Unique {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// uniqueKey returns a row's key in a unique index and its encoding; ok is
+// false when a key column is NULL.
+func uniqueKey(idx *Object, row types.Row) (key types.Row, enc string, ok bool) {
+	key = make(types.Row, len(idx.KeyCols))
+	var buf []byte
+	for i, c := range idx.KeyCols {
+		if row[c].IsNull() {
+			return nil, "", false
+		}
+		key[i] = row[c]
+	}
+	buf = types.AppendKeyRow(buf, key)
+	return key, string(buf), true
+}
+
+// keyChange is how many rows a transaction adds with one key.
+type keyChange struct {
+	key types.Row
+	row types.Row // a new row with the key, for the error
+	n   int64
+}
+
+// uniqueDelta is the net change a transaction makes to each unique index
+// of a table, by index id and key encoding.
+type uniqueDelta map[uint64]map[string]*keyChange
+
+// add records a row leaving (old) and one arriving (row); either may be
+// nil.
+func (d uniqueDelta) add(idxs []*Object, old, row types.Row) {
+	for _, idx := range idxs {
+		m := d[idx.ID]
+		if m == nil {
+			m = map[string]*keyChange{}
+			d[idx.ID] = m
+		}
+		if old != nil {
+			if key, enc, ok := uniqueKey(idx, old); ok {
+				kc := m[enc]
+				if kc == nil {
+					kc = &keyChange{key: key}
+					m[enc] = kc
+				}
+				kc.n--
+			}
+		}
+		if row != nil {
+			if key, enc, ok := uniqueKey(idx, row); ok {
+				kc := m[enc]
+				if kc == nil {
+					kc = &keyChange{key: key}
+					m[enc] = kc
+				}
+				kc.n++
+				kc.row = row
+			}
+		}
+	}
+}
+
+// check fails when a key the transaction adds would be held by more than
+// one row: the rows of the index's contents plus the transaction's net
+// change plus, for the coordinator, what earlier transactions of the same
+// tick added (pending).
+func (d uniqueDelta) check(idxs []*Object, table *Object, contents func(id uint64) *dataflow.Snapshot, pending uniqueDelta) error {
+	for _, idx := range idxs {
+		snap := contents(idx.ID)
+		for enc, kc := range d[idx.ID] {
+			if kc.n <= 0 {
+				continue
+			}
+			n := kc.n
+			if p := pending[idx.ID][enc]; p != nil {
+				n += p.n
+			}
+			if snap != nil {
+				if err := lookupCount(snap, kc.key, &n); err != nil {
+					return err
+				}
+			}
+			if n > 1 {
+				return uniqueIndexViolation(idx, table, kc.row)
+			}
+		}
+	}
+	return nil
+}
+
+// merge adds another delta into d.
+func (d uniqueDelta) merge(o uniqueDelta) {
+	for id, m := range o {
+		dm := d[id]
+		if dm == nil {
+			dm = map[string]*keyChange{}
+			d[id] = dm
+		}
+		for enc, kc := range m {
+			if cur := dm[enc]; cur != nil {
+				cur.n += kc.n
+				continue
+			}
+			c := *kc
+			dm[enc] = &c
+		}
+	}
+}
+
+// lookupCount adds the multiplicity of the rows holding key to n.
+func lookupCount(snap *dataflow.Snapshot, key types.Row, n *int64) error {
+	return snap.Lookup(key, func(_ types.Row, m int64) bool {
+		*n += m
+		return true
+	})
+}
+
+// uniqueIndexViolation is PostgreSQL's error for a duplicate key of a
+// unique index.
+func uniqueIndexViolation(idx, table *Object, row types.Row) error {
+	names, vals := keyText(table, idx.KeyCols, row)
+	return pgerr.New(pgerr.UniqueViolation, "duplicate key value violates unique constraint %q", idx.Name).
+		WithDetail("Key (%s)=(%s) already exists.", names, vals)
+}
+
+// keyText renders key columns and their values for an error's detail.
+func keyText(table *Object, cols []int, row types.Row) (names, vals string) {
+	cfg := types.DefaultTextConfig()
+	for i, c := range cols {
+		if i > 0 {
+			names += ", "
+			vals += ", "
+		}
+		names += table.Columns[c].Name
+		if row != nil {
+			vals += string(types.AppendText(nil, row[c], table.Columns[c].Type, cfg))
+		}
+	}
+	return names, vals
+}
+
+// checkNewUniqueIndex fails with PostgreSQL's error when the contents of
+// a new unique index already hold a duplicate key.
+func checkNewUniqueIndex(idx, table *Object, snap *dataflow.Snapshot) error {
+	var prev types.Row
+	var dup types.Row
+	err := snap.ScanAll(func(row types.Row, n int64) bool {
+		key, _, ok := uniqueKey(idx, row)
+		if !ok {
+			return true
+		}
+		if n > 1 || (prev != nil && types.CompareRows(prev, key) == 0) {
+			dup = row
+			return false
+		}
+		prev = key
+		return true
+	})
+	if err != nil {
+		return err
+	}
+	if dup != nil {
+		names, vals := keyText(table, idx.KeyCols, dup)
+		return pgerr.New(pgerr.UniqueViolation, "could not create unique index %q", idx.Name).
+			WithDetail("Key (%s)=(%s) is duplicated.", names, vals)
+	}
+	return nil
+}
+
+// checkUnique is the statement-level check: the transaction's changes to
+// a table against the unique indexes in the snapshot it read.
+func (s *session) checkUnique(snap *snapshot, obj *Object, tt *txnTable) error {
+	idxs := uniqueIndexes(snap.cat, obj.ID)
+	if len(idxs) == 0 {
+		return nil
+	}
+	d := uniqueDelta{}
+	for _, k := range tt.order {
+		p := tt.changes[k]
+		var old types.Row
+		if p.existed {
+			r, err := types.DecodeRow([]byte(p.expect), nil)
+			if err != nil {
+				return err
+			}
+			old = r
+		}
+		d.add(idxs, old, p.row)
+	}
+	return d.check(idxs, obj, func(id uint64) *dataflow.Snapshot {
+		v, _ := snap.view(id)
+		return v
+	}, nil)
+}
+
+// validateUnique is the commit-time check of a transaction's writes
+// against the current contents of the unique indexes and what earlier
+// transactions of the tick added (pending). It returns the transaction's
+// own delta, for the coordinator to add to pending once it applies.
+func (c *coordinator) validateUnique(w *writeSet, pending uniqueDelta) (uniqueDelta, error) {
+	var d uniqueDelta
+	for _, id := range w.tableIDs() {
+		idxs := uniqueIndexes(c.cat, id)
+		if len(idxs) == 0 {
+			continue
+		}
+		td := uniqueDelta{}
+		for _, ch := range w.tables[id] {
+			var old types.Row
+			if ch.existed {
+				r, err := types.DecodeRow([]byte(ch.expect), nil)
+				if err != nil {
+					return nil, err
+				}
+				old = r
+			}
+			td.add(idxs, old, ch.row)
+		}
+		if err := td.check(idxs, c.tables[id].obj, c.indexContents, pending); err != nil {
+			return nil, err
+		}
+		if d == nil {
+			d = uniqueDelta{}
+		}
+		d.merge(td)
+	}
+	return d, nil
+}
+
+// indexContents returns the current contents of an index's arrangement.
+func (c *coordinator) indexContents(id uint64) *dataflow.Snapshot {
+	if f := c.flowIndex[id]; f != nil {
+		return f.snapshot()
+	}
+	return nil
+}
