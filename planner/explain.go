@@ -52,6 +52,45 @@ func explainNode(b *strings.Builder, n Node, depth int) {
 	}
 }
 
+// spansText renders a Get's key spans: "lookup=[1, 2]" for the values of
+// the leading key columns, alternatives separated by " | "; a span with a
+// range as "range=[…]", conditions over the key columns (#n) that the span
+// stands for.
+func spansText(g *Get) string {
+	ranged := g.Spans[0].Lo != nil || g.Spans[0].Hi != nil
+	parts := make([]string, len(g.Spans))
+	for i, sp := range g.Spans {
+		if !ranged {
+			parts[i] = "[" + exprList(sp.Prefix) + "]"
+			continue
+		}
+		var conds []string
+		for j, v := range sp.Prefix {
+			conds = append(conds, "#"+strconv.Itoa(g.KeyCols[j])+" = "+v.String())
+		}
+		col := "#" + strconv.Itoa(g.KeyCols[len(sp.Prefix)])
+		if sp.Lo != nil {
+			op := " > "
+			if sp.Lo.Inclusive {
+				op = " >= "
+			}
+			conds = append(conds, col+op+sp.Lo.Value.String())
+		}
+		if sp.Hi != nil {
+			op := " < "
+			if sp.Hi.Inclusive {
+				op = " <= "
+			}
+			conds = append(conds, col+op+sp.Hi.Value.String())
+		}
+		parts[i] = "[" + strings.Join(conds, " and ") + "]"
+	}
+	if ranged {
+		return "range=" + strings.Join(parts, " | ")
+	}
+	return "lookup=" + strings.Join(parts, " | ")
+}
+
 func exprList(es []scalar.Expr) string {
 	parts := make([]string, len(es))
 	for i, e := range es {
@@ -91,8 +130,8 @@ func describe(n Node) string {
 	switch x := n.(type) {
 	case *Get:
 		s := "Get " + x.Name
-		if x.Lookup != nil {
-			s += " lookup=[" + exprList(x.Lookup) + "]"
+		if x.Spans != nil {
+			s += " " + spansText(x)
 			if x.IndexName != "" {
 				s += " index=" + x.IndexName
 			}

@@ -28,12 +28,12 @@ func explainDataflow(b *strings.Builder, n Node, depth int) {
 	}
 	switch x := n.(type) {
 	case *Get:
-		if x.Lookup != nil {
+		if x.Spans != nil {
 			via := ""
 			if x.IndexName != "" {
 				via = " index=" + x.IndexName
 			}
-			line(depth, "Lookup "+x.Name+" key=["+exprList(x.Lookup)+"]"+via)
+			line(depth, "Lookup "+x.Name+" "+spansText(x)+via)
 		} else {
 			line(depth, "Input "+x.Name)
 		}

@@ -35,11 +35,20 @@ func MapExprs(n Node, fn func(scalar.Expr) scalar.Expr) Node {
 	}
 	switch x := n.(type) {
 	case *Get:
-		if x.Lookup == nil {
+		if x.Spans == nil {
 			return x
 		}
 		c := *x
-		c.Lookup = mapAll(x.Lookup)
+		c.Spans = make([]KeySpan, len(x.Spans))
+		mapBound := func(b *KeyBound) *KeyBound {
+			if b == nil {
+				return nil
+			}
+			return &KeyBound{Value: fn(b.Value), Inclusive: b.Inclusive}
+		}
+		for i, s := range x.Spans {
+			c.Spans[i] = KeySpan{Prefix: mapAll(s.Prefix), Lo: mapBound(s.Lo), Hi: mapBound(s.Hi)}
+		}
 		return &c
 	case *Values:
 		c := *x

@@ -26,21 +26,24 @@ type Node interface {
 type ObjectID uint64
 
 // Get reads every row of a catalog object: a table, a materialized view,
-// a source, or an index's underlying object. When Lookup is set only the
-// rows whose key equals Lookup are read, through the object's primary key
-// or the index Index (a key lookup instead of a scan).
+// a source, or an index's underlying object. When Spans is set only the
+// rows whose key lies in one of the spans are read, through the object's
+// primary key or the index Index: key lookups and bounded range scans
+// instead of a scan.
 type Get struct {
 	ID   ObjectID
 	Name string
 	Cols []Column
-	// Index is the index used for Lookup: 0 for the primary key. An
-	// index lookup may fix only a prefix of the index key.
+	// Index is the index the spans use: 0 for the primary key. Index
+	// spans are points (no range) and may fix only a prefix of the index
+	// key.
 	Index     ObjectID
 	IndexName string
-	// KeyCols are the positions of the key columns in Cols, in key order.
+	// KeyCols are the positions of the key columns in Cols, in key order;
+	// with Spans, only the columns the spans constrain.
 	KeyCols []int
-	// Lookup holds one expression per key column (constants or params).
-	Lookup []scalar.Expr
+	// Spans restrict the read to keys in their union; nil reads every row.
+	Spans []KeySpan
 	// Indexes are the secondary indexes a lookup may use instead of the
 	// primary key.
 	Indexes []IndexRef
@@ -48,6 +51,23 @@ type Get struct {
 	// column (listed in Cols): UPDATE and DELETE find the rows they change
 	// by it.
 	WithKey bool
+}
+
+// KeySpan is a set of keys of a Get: those whose leading key columns
+// equal Prefix (constants or parameters, one per column) and, when Lo or
+// Hi is set, whose next key column lies within those bounds. Every span of
+// a Get has the same shape; spans may overlap (an IN list with repeated
+// values), so readers merge them before reading. A value may be an integer
+// of another width than its key column: readers convert it by value.
+type KeySpan struct {
+	Prefix []scalar.Expr
+	Lo, Hi *KeyBound
+}
+
+// KeyBound is one end of a KeySpan's range.
+type KeyBound struct {
+	Value     scalar.Expr
+	Inclusive bool
 }
 
 // IndexRef names an index on a Get's object and its key columns.

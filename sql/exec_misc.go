@@ -176,17 +176,44 @@ func showObjects(kind ObjectKind) *boundStmt {
 	}, catalogIndependent: true}
 }
 
+// bindExplain explains a SELECT, or the read that finds the rows of an
+// UPDATE or DELETE, as the statement would run it.
 func (s *session) bindExplain(cat *Catalog, raw *rawStatement, es *pg_query.ExplainStmt, params []types.Type) (*boundStmt, error) {
-	sel := es.Query.GetSelectStmt()
-	if sel == nil {
-		return nil, pgerr.New(pgerr.FeatureNotSupported, "EXPLAIN is supported for SELECT only")
-	}
 	b := newBinder(cat, &s.info, params)
-	bq, err := b.selectStmt(sel, nil)
-	if err != nil {
-		return nil, err
+	var q *planner.Query
+	switch {
+	case es.Query.GetSelectStmt() != nil:
+		bq, err := b.selectStmt(es.Query.GetSelectStmt(), nil)
+		if err != nil {
+			return nil, err
+		}
+		q = bq.q
+	case es.Query.GetUpdateStmt() != nil:
+		up := es.Query.GetUpdateStmt()
+		obj, err := writeTarget(cat, up.Relation, "update")
+		if err != nil {
+			return nil, err
+		}
+		plan, err := b.updatePlan(up, obj, aliasOf(up.Relation))
+		if err != nil {
+			return nil, err
+		}
+		q = &planner.Query{Root: plan}
+	case es.Query.GetDeleteStmt() != nil:
+		del := es.Query.GetDeleteStmt()
+		obj, err := writeTarget(cat, del.Relation, "delete from")
+		if err != nil {
+			return nil, err
+		}
+		plan, err := b.deletePlan(del, obj, aliasOf(del.Relation))
+		if err != nil {
+			return nil, err
+		}
+		q = &planner.Query{Root: plan}
+	default:
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "EXPLAIN is supported for SELECT, UPDATE and DELETE only")
 	}
-	q, err := planner.OptimizeQuery(bq.q)
+	q, err := planner.OptimizeQuery(q)
 	if err != nil {
 		return nil, err
 	}

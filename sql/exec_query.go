@@ -2,6 +2,7 @@ package sql
 
 import (
 	"context"
+	"maps"
 	"slices"
 	"strconv"
 	"time"
@@ -140,8 +141,8 @@ func (s *session) feedObject(snap *snapshot, in *dataflow.Input, get *planner.Ge
 		return s.feedIndexLookup(snap, in, obj, get, ev)
 	}
 	if obj.hasRows() {
-		if get.Lookup != nil {
-			return s.feedLookup(snap, in, obj, get, ev)
+		if get.Spans != nil {
+			return s.feedSpans(snap, in, obj, get, ev)
 		}
 		b, err := s.tableInput(snap, obj, get.WithKey)
 		if err != nil {
@@ -166,66 +167,78 @@ func (s *session) feedObject(snap *snapshot, in *dataflow.Input, get *planner.Ge
 	return err
 }
 
-// feedLookup reads the rows of a table with the given primary key.
-func (s *session) feedLookup(snap *snapshot, in *dataflow.Input, obj *Object, get *planner.Get, ev *scalar.EvalContext) error {
-	var key []byte
-	for _, e := range get.Lookup {
-		d, err := scalar.Eval(ev, e, nil)
+// feedSpans reads the rows of a table whose primary key lies in the
+// Get's spans: one lookup per whole key, one bounded range scan per other
+// interval, with the transaction's own pending changes laid over them.
+func (s *session) feedSpans(snap *snapshot, in *dataflow.Input, obj *Object, get *planner.Get, ev *scalar.EvalContext) error {
+	ivs, err := spanIntervals(get, len(obj.PrimaryKey), ev)
+	if err != nil || len(ivs) == 0 {
+		return err
+	}
+	base, ok := snap.table(obj.ID)
+	if !ok {
+		return pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", obj.Name)
+	}
+	var tt *txnTable
+	var pending []string // the transaction's changed keys, sorted
+	if s.txn != nil {
+		if t, ok := s.txn.tables[obj.ID]; ok && len(t.changes) > 0 {
+			tt = t
+			pending = slices.Sorted(maps.Keys(t.changes))
+		}
+	}
+	var b dataflow.Batch
+	for _, iv := range ivs {
+		if iv.point {
+			row, found := types.Row(nil), false
+			if tt != nil {
+				if row, found = tt.lookup(iv.start); found && row == nil {
+					continue
+				}
+			}
+			if !found {
+				r, ok, err := base.get(iv.start)
+				if err != nil {
+					return err
+				}
+				if !ok {
+					continue
+				}
+				row = r
+			}
+			b = append(b, dataflow.Update{Row: keyed(row, iv.start, get.WithKey), Diff: 1})
+			continue
+		}
+		err := base.scanRange(iv.start, iv.end, func(key string, row types.Row) bool {
+			if tt != nil {
+				if _, touched := tt.changes[key]; touched {
+					return true
+				}
+			}
+			b = append(b, dataflow.Update{Row: keyed(row, key, get.WithKey), Diff: 1})
+			return true
+		})
 		if err != nil {
 			return err
 		}
-		if d.IsNull() {
-			return nil // NULL = anything is never true
-		}
-		key = types.AppendKey(key, d, false)
-	}
-	k := string(key)
-	var row types.Row
-	found := false
-	if s.txn != nil {
-		if tt, ok := s.txn.tables[obj.ID]; ok {
-			row, found = tt.lookup(k)
-			if found && row == nil {
-				return nil
+		i, _ := slices.BinarySearch(pending, iv.start)
+		for ; i < len(pending) && (iv.end == "" || pending[i] < iv.end); i++ {
+			if row := tt.changes[pending[i]].row; row != nil {
+				b = append(b, dataflow.Update{Row: keyed(row, pending[i], get.WithKey), Diff: 1})
 			}
 		}
 	}
-	if !found {
-		base, _ := snap.table(obj.ID)
-		r, ok, err := base.get(k)
-		if err != nil || !ok {
-			return err
-		}
-		row = r
-	}
-	in.Push(dataflow.Batch{{Row: keyed(row, k, get.WithKey), Diff: 1}})
+	in.Push(b)
 	return nil
 }
 
-// lookupKey evaluates a lookup's key values; ok is false when one is NULL,
-// which matches nothing.
-func lookupKey(get *planner.Get, ev *scalar.EvalContext) (types.Row, bool, error) {
-	key := make(types.Row, len(get.Lookup))
-	for i, e := range get.Lookup {
-		d, err := scalar.Eval(ev, e, nil)
-		if err != nil {
-			return nil, false, err
-		}
-		if d.IsNull() {
-			return nil, false, nil
-		}
-		key[i] = d
-	}
-	return key, true, nil
-}
-
-// feedIndexLookup reads the rows with a key through a secondary index. A
-// transaction's own pending writes are not in the index, and an index row
-// of a table without primary key does not say where the row is stored, so
-// in those cases the table is scanned and filtered instead.
+// feedIndexLookup reads the rows with given keys through a secondary
+// index. A transaction's own pending writes are not in the index, and an
+// index row of a table without primary key does not say where the row is
+// stored, so in those cases the table is scanned and filtered instead.
 func (s *session) feedIndexLookup(snap *snapshot, in *dataflow.Input, obj *Object, get *planner.Get, ev *scalar.EvalContext) error {
-	key, ok, err := lookupKey(get, ev)
-	if err != nil || !ok {
+	keys, err := spanPoints(get, ev)
+	if err != nil || len(keys) == 0 {
 		return err
 	}
 	scan := get.WithKey && len(obj.PrimaryKey) == 0
@@ -235,27 +248,18 @@ func (s *session) feedIndexLookup(snap *snapshot, in *dataflow.Input, obj *Objec
 		}
 	}
 	if scan {
-		{
-			all, err := s.tableInput(snap, obj, get.WithKey)
-			if err != nil {
-				return err
-			}
-			var b dataflow.Batch
-			for _, u := range all {
-				match := true
-				for i, c := range get.KeyCols {
-					if types.Compare(u.Row[c], key[i]) != 0 {
-						match = false
-						break
-					}
-				}
-				if match {
-					b = append(b, u)
-				}
-			}
-			in.Push(b)
-			return nil
+		all, err := s.tableInput(snap, obj, get.WithKey)
+		if err != nil {
+			return err
 		}
+		var b dataflow.Batch
+		for _, u := range all {
+			if slices.ContainsFunc(keys, func(key types.Row) bool { return keyMatches(u.Row, get.KeyCols, key) }) {
+				b = append(b, u)
+			}
+		}
+		in.Push(b)
+		return nil
 	}
 	idx, ok := snap.view(uint64(get.Index))
 	if !ok {
@@ -265,13 +269,28 @@ func (s *session) feedIndexLookup(snap *snapshot, in *dataflow.Input, obj *Objec
 		return err
 	}
 	var b dataflow.Batch
-	err = idx.Lookup(key, func(row types.Row, n int64) bool {
-		if get.WithKey {
-			row = keyed(row, rowKey(obj, row), true)
+	for _, key := range keys {
+		err = idx.Lookup(key, func(row types.Row, n int64) bool {
+			if get.WithKey {
+				row = keyed(row, rowKey(obj, row), true)
+			}
+			b = append(b, dataflow.Update{Row: row, Diff: n})
+			return true
+		})
+		if err != nil {
+			return err
 		}
-		b = append(b, dataflow.Update{Row: row, Diff: n})
-		return true
-	})
+	}
 	in.Push(b)
-	return err
+	return nil
+}
+
+// keyMatches reports whether row's key columns equal key.
+func keyMatches(row types.Row, keyCols []int, key types.Row) bool {
+	for i, c := range keyCols {
+		if types.Compare(row[c], key[i]) != 0 {
+			return false
+		}
+	}
+	return true
 }

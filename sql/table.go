@@ -95,6 +95,24 @@ func (s *tableSnap) scan(fn func(key string, row types.Row) bool) error {
 	return derr
 }
 
+// scanRange calls fn for every row whose key lies in [start, end) (an
+// empty end is unbounded), in key order, until fn returns false.
+func (s *tableSnap) scanRange(start, end string, fn func(key string, row types.Row) bool) error {
+	var derr error
+	s.rows.Ascend(storedRow{key: start}, func(r storedRow) bool {
+		if end != "" && r.key >= end {
+			return false
+		}
+		row, err := types.DecodeRow([]byte(r.val), nil)
+		if err != nil {
+			derr = fmt.Errorf("table %s: corrupt row: %w", s.obj.Name, err)
+			return false
+		}
+		return fn(r.key, row)
+	})
+	return derr
+}
+
 // get returns the row stored under key.
 func (s *tableSnap) get(key string) (types.Row, bool, error) {
 	r, ok := s.rows.Get(storedRow{key: key})
