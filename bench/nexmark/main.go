@@ -5,6 +5,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -125,10 +126,16 @@ func run() error {
 		r := runQuery(ctx, cfg, pgURL, q, bar, i*stepsPerQuery)
 		results = append(results, r)
 		bar.Printf("%s", summary(r))
+		// Rewrite the outputs after every query, so that a long run
+		// that is interrupted still leaves what it measured.
+		info.Duration, info.LoadEnd = time.Since(info.Started), loadAverage()
+		if err := writeResults(cfg, info, results); err != nil {
+			return err
+		}
 	}
 	bar.Finish()
-	info.Duration, info.LoadEnd = time.Since(info.Started), loadAverage()
-	return writeResults(cfg, info, results)
+	fmt.Fprintf(os.Stderr, "wrote %s/latest.{json,md,png}\n", cfg.Out)
+	return nil
 }
 
 // runQuery measures one query on streamdb (saturation, then freshness),
@@ -142,19 +149,18 @@ func runQuery(ctx context.Context, cfg config, pgURL string, q query, bar *progr
 		r.Error = err.Error()
 		return r
 	}
-	eps := float64(cfg.Events) / sat.Elapsed.Seconds()
-	r.StreamdbEPS = ptr(eps)
+	r.StreamdbEPS = rate(cfg.Events, sat.Elapsed)
 	if sat.CPU > 0 {
-		r.StreamdbEPSPerCPU = ptr(float64(cfg.Events) / sat.CPU.Seconds())
+		r.StreamdbEPSPerCPU = rate(cfg.Events, sat.CPU)
 	}
-	r.PeakRSSMB = ptr(float64(sat.PeakRSS) / (1 << 20))
+	r.PeakRSSMB = ptr(math.Round(float64(sat.PeakRSS)/(1<<20)*10) / 10)
 	r.StateBytes, r.ViewRows = sat.StateBytes, ptr(sat.ViewRows)
 	r.ViewReadMs, r.RecomputeMs = ms(sat.ViewRead), ms(sat.Recompute)
 	r.Check = sat.Check
 
 	bar.Step(step+1, q.Name+": streamdb paced (freshness)")
-	rate := max(int64(eps*cfg.FreshnessFraction), 100)
-	if fr, err := runFreshness(ctx, cfg, q, rate, bar.Update); err != nil {
+	paced := max(int64(*r.StreamdbEPS*cfg.FreshnessFraction), 100)
+	if fr, err := runFreshness(ctx, cfg, q, paced, bar.Update); err != nil {
 		r.Error = "freshness: " + err.Error()
 	} else {
 		r.FreshnessP50Ms, r.FreshnessP99Ms, r.FreshnessRate = ms(fr.P50), ms(fr.P99), ptr(fr.Rate)
@@ -167,7 +173,7 @@ func runQuery(ctx context.Context, cfg config, pgURL string, q query, bar *progr
 		case err != nil:
 			r.PostgresCheck = "PostgreSQL failed: " + err.Error()
 		default:
-			r.PostgresEPS = ptr(float64(pr.Events) / pr.Elapsed.Seconds())
+			r.PostgresEPS = rate(pr.Events, pr.Elapsed)
 			r.PostgresEvents = ptr(pr.Events)
 			r.PostgresFreshnessP50Ms, r.PostgresFreshnessP99Ms = ms(pr.P50), ms(pr.P99)
 			switch {
@@ -182,7 +188,7 @@ func runQuery(ctx context.Context, cfg config, pgURL string, q query, bar *progr
 	}
 	if fn := goBaselines[q.Name]; fn != nil {
 		d, rows := runGoBaseline(fn, cfg.Seed, cfg.Events)
-		r.GoBaselineEPS = ptr(float64(cfg.Events) / d.Seconds())
+		r.GoBaselineEPS = rate(cfg.Events, d)
 		if rows != sat.ViewRows {
 			r.Check += fmt.Sprintf("; Go loop has %d rows", rows)
 		}
@@ -228,7 +234,6 @@ func writeResults(cfg config, info runInfo, results []result) error {
 			return err
 		}
 	}
-	fmt.Fprintf(os.Stderr, "wrote %s/latest.{json,md,png}\n", cfg.Out)
 	return nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"strings"
 	"time"
 )
@@ -37,6 +38,11 @@ type result struct {
 func ptr[T any](v T) *T { return &v }
 
 func ms(d time.Duration) *float64 { return ptr(float64(d.Microseconds()) / 1000) }
+
+// rate is n per second over d, to one decimal.
+func rate(n int64, d time.Duration) *float64 {
+	return ptr(math.Round(float64(n)/d.Seconds()*10) / 10)
+}
 
 func writeJSON(w io.Writer, results []result) error {
 	enc := json.NewEncoder(w)
@@ -89,6 +95,12 @@ func writeMarkdown(w io.Writer, info runInfo, results []result) error {
 			num(r.FreshnessP50Ms, "%.0f"), num(r.FreshnessP99Ms, "%.0f"),
 			num(r.PostgresFreshnessP50Ms, "%.0f"), num(r.PostgresFreshnessP99Ms, "%.0f"),
 			num(r.PeakRSSMB, "%.0f"), numInt(r.StateBytes), numInt(r.ViewRows), mdEscape(check))
+	}
+	b.WriteString("\n## Reading the result\n\n")
+	b.WriteString("SELECT * FROM the maintained view against the same query run ad hoc (the one-tick recomputation), both read to the end after the run, in ms.\n\n")
+	b.WriteString("| query | view rows | SELECT * FROM view ms | ad hoc query ms |\n|---|--:|--:|--:|\n")
+	for _, r := range results {
+		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", r.Query, numInt(r.ViewRows), num(r.ViewReadMs, "%.1f"), num(r.RecomputeMs, "%.1f"))
 	}
 	b.WriteString("\n## Targets (issue 5)\n\n")
 	writeTargets(&b, info, results)
