@@ -48,7 +48,8 @@
 // Records are gathered for up to 50 ms or MaxBatchRecords/MaxBatchBytes,
 // then emitted. Emit blocks while the engine is busy, and while it blocks
 // the loop stops polling, so franz-go stops fetching after one buffered
-// response per broker: memory stays bounded however large the backlog.
+// response per broker, of at most a quarter of MaxBatchBytes: memory stays
+// bounded however large the backlog.
 // Unreachable brokers, a missing topic or refused credentials report the
 // source Stalled with the reason, are retried with backoff, and report it
 // Running again once metadata loads; Run returns only when its context
