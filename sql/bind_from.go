@@ -260,12 +260,19 @@ func (b *binder) joinExpr(j *pg_query.JoinExpr, left *scope, parent *scope) (*fr
 	}
 	var node planner.Node
 	if r.lateral {
-		node = &planner.Apply{Kind: kind, Left: l.node, Right: r.node}
-		if j.Quals != nil {
-			node = &planner.Filter{Input: node, Pred: on}
-			if kind == planner.LeftJoin {
-				return nil, pgerr.New(pgerr.FeatureNotSupported, "LEFT JOIN LATERAL with a join condition is not supported; use ON true and a WHERE clause inside the subquery")
+		right := r.node
+		if j.Quals != nil && kind == planner.LeftJoin {
+			// The condition decides which right rows match, so it filters
+			// the right side, where the left row is the outer one.
+			pred, ok := lateralCondition(on, len(l.node.Columns()))
+			if !ok {
+				return nil, pgerr.New(pgerr.FeatureNotSupported, "LEFT JOIN LATERAL with a subquery or outer reference in its join condition is not supported; use ON true and a WHERE clause inside the subquery")
 			}
+			right = &planner.Filter{Input: right, Pred: pred}
+		}
+		node = &planner.Apply{Kind: kind, Left: l.node, Right: right}
+		if j.Quals != nil && kind == planner.InnerJoin {
+			node = &planner.Filter{Input: node, Pred: on}
 		}
 	} else if using == nil {
 		node = &planner.Join{Kind: kind, Left: l.node, Right: r.node, On: on}
@@ -280,6 +287,36 @@ func (b *binder) joinExpr(j *pg_query.JoinExpr, left *scope, parent *scope) (*fr
 		return aliasJoin(fi, j.Alias)
 	}
 	return fi, nil
+}
+
+// lateralCondition rewrites a join condition over the left columns
+// followed by the right ones into a predicate over the right side of an
+// Apply: left columns become references to the outer row. ok is false
+// when the condition holds a subquery or an outer reference, whose levels
+// the move would shift.
+func lateralCondition(on scalar.Expr, leftWidth int) (scalar.Expr, bool) {
+	ok := true
+	scalar.Walk(on, func(e scalar.Expr) bool {
+		switch e.(type) {
+		case *planner.OuterRef, *planner.Subquery:
+			ok = false
+		}
+		return ok
+	})
+	if !ok {
+		return nil, false
+	}
+	return scalar.Rewrite(on, func(e scalar.Expr) scalar.Expr {
+		c, isCol := e.(*scalar.ColRef)
+		switch {
+		case !isCol:
+			return e
+		case c.Idx < leftWidth:
+			return &planner.OuterRef{Depth: 1, Idx: c.Idx, Typ: c.Typ}
+		default:
+			return &scalar.ColRef{Idx: c.Idx - leftWidth, Typ: c.Typ}
+		}
+	}), true
 }
 
 // usingJoin builds a JOIN … USING (or NATURAL JOIN): the join condition
