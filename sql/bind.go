@@ -197,6 +197,9 @@ func funcName(nodes []*pg_query.Node) (string, error) {
 		return parts[0], nil
 	case len(parts) == 2 && (parts[0] == "pg_catalog" || parts[0] == defaultSchema):
 		return parts[1], nil
+	case len(parts) == 2 && parts[0] == "information_schema" && strings.HasPrefix(parts[1], "_pg_"):
+		// information_schema's helpers, such as _pg_expandarray.
+		return parts[1], nil
 	}
 	return "", pgerr.New(pgerr.UndefinedFunction, "function %s does not exist", strings.Join(parts, "."))
 }

@@ -655,6 +655,9 @@ func (b *binder) unify(exprs []scalar.Expr, what string, pos int) (types.Type, e
 }
 
 func (b *binder) indirection(ind *pg_query.A_Indirection, c *exprCtx) (scalar.Expr, error) {
+	if f := ind.Indirection[0].GetString_(); f != nil {
+		return b.fieldSelection(ind, f.Sval, c)
+	}
 	e, err := b.expr(ind.Arg, c)
 	if err != nil {
 		return nil, err
@@ -677,6 +680,27 @@ func (b *binder) indirection(ind *pg_query.A_Indirection, c *exprCtx) (scalar.Ex
 		e = &scalar.Subscript{Arr: e, Index: i}
 	}
 	return e, nil
+}
+
+// fieldSelection binds (col).field. streamdb has no composite types; the
+// only composites are lifted set-returning calls, whose fields are the
+// columns "col.field" (bind_srf.go).
+func (b *binder) fieldSelection(ind *pg_query.A_Indirection, field string, c *exprCtx) (scalar.Expr, error) {
+	if cr := ind.Arg.GetColumnRef(); cr != nil && len(ind.Indirection) == 1 {
+		last := cr.Fields[len(cr.Fields)-1].GetString_()
+		if last != nil {
+			fields := append([]*pg_query.Node(nil), cr.Fields[:len(cr.Fields)-1]...)
+			fields = append(fields, pg_query.MakeStrNode(last.Sval+"."+field))
+			if e, err := b.columnRef(&pg_query.ColumnRef{Fields: fields, Location: cr.Location}, c); err == nil {
+				return e, nil
+			}
+		}
+	}
+	e, err := b.expr(ind.Arg, c)
+	if err != nil {
+		return nil, err
+	}
+	return nil, pgerr.New(pgerr.WrongObjectType, "column notation .%s applied to type %s, which is not a composite type", field, e.Type())
 }
 
 func (b *binder) sqlValueFunction(f *pg_query.SQLValueFunction) (scalar.Expr, error) {

@@ -69,9 +69,20 @@ func (b *binder) selectStmt(sel *pg_query.SelectStmt, parent *scope) (*boundQuer
 }
 
 func (b *binder) simpleSelect(sel *pg_query.SelectStmt, parent *scope) (*boundQuery, error) {
+	sel, whole, err := liftSetReturning(sel)
+	if err != nil {
+		return nil, err
+	}
 	node, s, err := b.fromClause(sel.FromClause, parent)
 	if err != nil {
 		return nil, err
+	}
+	for i := range s.cols {
+		// A lifted function's columns are reached only through the
+		// select-list items that stood for it.
+		if s.cols[i].table == srfAliasPrefix {
+			s.cols[i].qualifiedOnly = true
+		}
 	}
 	if sel.WhereClause != nil {
 		pred, err := b.expr(sel.WhereClause, &exprCtx{s: s, what: "WHERE"})
@@ -86,9 +97,13 @@ func (b *binder) simpleSelect(sel *pg_query.SelectStmt, parent *scope) (*boundQu
 	agg := &aggCollector{}
 	win := &winCollector{defs: windowDefs(sel.WindowClause)}
 	tctx := &exprCtx{s: s, agg: agg, win: win, what: "SELECT"}
-	targets, names, err := b.targetList(sel.TargetList, tctx, len(sel.FromClause) > 0)
+	targets, names, err := b.targetList(sel.TargetList, tctx, len(sel.FromClause) > 0, whole)
 	if err != nil {
 		return nil, err
+	}
+	if whole != nil && (len(sel.GroupClause) > 0 || sel.HavingClause != nil || len(agg.calls) > 0 || len(agg.groupings) > 0 || len(win.calls) > 0) {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "set-returning functions in the select list of an aggregate or window query are not supported").
+			WithHint("Call the function in FROM.")
 	}
 	var having scalar.Expr
 	if sel.HavingClause != nil {
@@ -187,8 +202,10 @@ func (b *binder) simpleSelect(sel *pg_query.SelectStmt, parent *scope) (*boundQu
 	return &boundQuery{q: q}, nil
 }
 
-// targetList binds the select list, expanding *.
-func (b *binder) targetList(list []*pg_query.Node, c *exprCtx, haveFrom bool) ([]scalar.Expr, []string, error) {
+// targetList binds the select list, expanding *. whole marks the items
+// that stand for a lifted set-returning call (bind_srf.go): they expand
+// like *, named after the call, its fields as "name.field".
+func (b *binder) targetList(list []*pg_query.Node, c *exprCtx, haveFrom bool, whole map[*pg_query.ResTarget]bool) ([]scalar.Expr, []string, error) {
 	var exprs []scalar.Expr
 	var names []string
 	for _, n := range list {
@@ -204,9 +221,17 @@ func (b *binder) targetList(list []*pg_query.Node, c *exprCtx, haveFrom bool) ([
 			if table != "" && !c.s.tables[table] {
 				return nil, nil, pgerr.New(pgerr.UndefinedTable, "missing FROM-clause entry for table %q", table).WithPosition(loc(cr.Location))
 			}
-			for _, col := range c.s.starCols(table) {
+			cols := c.s.starCols(table)
+			for _, col := range cols {
 				exprs = append(exprs, &scalar.ColRef{Idx: col.idx, Typ: col.typ})
-				names = append(names, col.name)
+				switch {
+				case !whole[rt]:
+					names = append(names, col.name)
+				case len(cols) == 1:
+					names = append(names, rt.Name)
+				default:
+					names = append(names, rt.Name+"."+col.name)
+				}
 			}
 			continue
 		}
@@ -255,6 +280,10 @@ func columnName(n *pg_query.Node) string {
 	case n.GetAArrayExpr() != nil:
 		return "array"
 	case n.GetAIndirection() != nil:
+		ind := n.GetAIndirection().Indirection
+		if f := ind[len(ind)-1].GetString_(); f != nil {
+			return f.Sval
+		}
 		return columnName(n.GetAIndirection().Arg)
 	case n.GetCollateClause() != nil:
 		return columnName(n.GetCollateClause().Arg)

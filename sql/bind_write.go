@@ -99,7 +99,7 @@ func (b *binder) returning(list []*pg_query.Node, obj *Object, alias string) ([]
 		return nil, nil, nil
 	}
 	s := tableScope(obj, alias)
-	exprs, names, err := b.targetList(list, &exprCtx{s: s, what: "RETURNING"}, true)
+	exprs, names, err := b.targetList(list, &exprCtx{s: s, what: "RETURNING"}, true, nil)
 	if err != nil {
 		return nil, nil, err
 	}

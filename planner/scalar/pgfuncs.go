@@ -59,7 +59,24 @@ func init() {
 			cols: fixedCols(Column{Name: "generate_subscripts", Type: int4T})},
 		&TableFunc{Name: "generate_subscripts", Params: ts(AnyArray, int4T, boolT), Ret: int4T, eval: subscripts,
 			cols: fixedCols(Column{Name: "generate_subscripts", Type: int4T})},
+		// information_schema._pg_expandarray: JDBC's getPrimaryKeys and
+		// getIndexInfo pair each index key with its position through it.
+		&TableFunc{Name: "_pg_expandarray", Params: ts(AnyArray), Ret: AnyElement, eval: expandArray,
+			cols: func(a []types.Type) []Column {
+				return []Column{{Name: "x", Type: a[0].ElemType()}, {Name: "n", Type: int4T}}
+			}},
 	)
+}
+
+// expandArray is information_schema._pg_expandarray(array): each element
+// with its position, counted from 1.
+func expandArray(_ *EvalContext, a []types.Datum, emit func(types.Row)) error {
+	row := make(types.Row, 2)
+	for i, e := range a[0].Array().Elems {
+		row[0], row[1] = e, types.NewInt4(int32(i+1))
+		emit(row)
+	}
+	return nil
 }
 
 func nameArray(names []string) types.Datum {
