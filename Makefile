@@ -10,7 +10,7 @@ SLT_CORPUS    ?= ../shared/sqllogictest/sqlite
 FUZZTIME      ?= 30s
 STATICCHECK   := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: build run test lint bench fuzz slt-full kafka clean
+.PHONY: build run test compat lint bench fuzz slt-full kafka clean
 
 build:
 	$(GO) build -o $(BIN)/ ./cmd/...
@@ -23,6 +23,12 @@ run: build
 test: build
 	$(GO) vet ./...
 	$(GO) test -count=1 -timeout 25m ./...
+
+# The clients that need another runtime: psycopg 3, PostgreSQL JDBC and
+# node-postgres (compat/clients), installed by .ci/run. psql, pgx, lib/pq
+# and Grafana's queries run in make test.
+compat:
+	$(GO) test -tags compat -count=1 -timeout 10m -run 'TestPsycopg|TestJDBC|TestNodePostgres' -v ./compat/
 
 lint:
 	$(GO) vet ./...
