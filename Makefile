@@ -20,6 +20,11 @@ build:
 run: build
 	$(BIN)/streamdb --listen $(LISTEN) --data-dir $(DATA_DIR) --tls-self-signed
 
+# -short skips the slow end-to-end tests (e2e: Kafka, processes, kill -9).
+# STREAMDB_E2E_BACKLOG=n scales e2e.TestKafkaBacklog (200,000 records by
+# default) to the millions; `go test ./e2e -run '^$$' -bench KafkaIngest`
+# compares streamdb's ingestion with a bare franz-go consumer
+# (STREAMDB_E2E_BENCH_RECORDS=n records, 300,000 by default).
 test: build
 	$(GO) vet ./...
 	$(GO) test -count=1 -timeout 25m ./...

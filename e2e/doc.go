@@ -46,7 +46,13 @@
 //
 // The package needs cgo (it links the engine's parser) and builds the
 // streamdb and devkafka binaries once per run for the process tests, which
-// -short skips along with the other slow tests. The ingest benchmark
-// (BenchmarkKafkaIngest) compares the engine with a bare franz-go consumer
-// in the same run.
+// -short skips along with the other slow tests.
+//
+// # Speed and memory
+//
+// BenchmarkKafkaIngest compares the engine with a bare franz-go consumer
+// reading the same backlog in the same run and reports both rates and their
+// ratio; TestKafkaBacklog checks that a backlog is taken in with bounded
+// transient memory while reads go on. Both read from a devkafka process, so
+// that the heap they measure is the consumer's alone.
 package e2e
