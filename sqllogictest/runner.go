@@ -71,6 +71,16 @@ type Config struct {
 	// Restart, when set, is called when a file cannot connect, to restart
 	// the server; it returns the URL to use from then on.
 	Restart func(ctx context.Context) (string, error)
+	// Workers are further servers, each as fresh as the one at URL, that
+	// run files at the same time as it: one file per server at a time,
+	// the largest files first. The report keeps the order of the paths.
+	Workers []Worker
+}
+
+// Worker is a server that runs files: its URL and how to restart it.
+type Worker struct {
+	URL     string
+	Restart func(ctx context.Context) (string, error)
 }
 
 func (c *Config) engine() string {
@@ -161,17 +171,24 @@ func RunFiles(ctx context.Context, cfg Config, paths []string) (Summary, error) 
 		out = io.Discard
 	}
 	start := time.Now()
-	url := cfg.URL
-	for _, path := range files {
-		if ctx.Err() != nil {
-			break
-		}
-		fr := runFile(ctx, &cfg, &url, path)
-		writeFile(out, &fr, cfg.Verbose)
+	report := func(fr *FileResult) {
+		writeFile(out, fr, cfg.Verbose)
 		if !cfg.Verbose {
 			fr.dropDetails()
 		}
-		sum.add(&fr)
+		sum.add(fr)
+	}
+	if len(cfg.Workers) == 0 {
+		url := cfg.URL
+		for _, path := range files {
+			if ctx.Err() != nil {
+				break
+			}
+			fr := runFile(ctx, &cfg, &url, path)
+			report(&fr)
+		}
+	} else {
+		runParallel(ctx, cfg, files, report)
 	}
 	sum.Elapsed = time.Since(start)
 	writeSummary(out, &sum, cfg.Mode)

@@ -20,7 +20,8 @@ var fastSubset = []string{
 }
 
 // TestStreamdb runs our own suites and a fast subset of the SQLite corpus
-// against an in-process streamdb, in batch and in incremental mode. The
+// against two in-process streamdb servers, in batch and in incremental
+// mode. The
 // corpus part is skipped, with a message, when the corpus is absent.
 func TestStreamdb(t *testing.T) {
 	if testing.Short() {
@@ -41,8 +42,10 @@ func TestStreamdb(t *testing.T) {
 	for _, mode := range []Mode{Batch, Incremental} {
 		t.Run(mode.String(), func(t *testing.T) {
 			srv := testserver.Start(t, testserver.Options{})
+			other := testserver.Start(t, testserver.Options{})
 			var out strings.Builder
-			sum, err := RunFiles(context.Background(), Config{URL: srv.URL, Mode: mode, Expected: expected, Out: &out}, paths)
+			cfg := Config{URL: srv.URL, Mode: mode, Expected: expected, Out: &out, Workers: []Worker{{URL: other.URL}}}
+			sum, err := RunFiles(context.Background(), cfg, paths)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -54,5 +57,37 @@ func TestStreamdb(t *testing.T) {
 				t.Log(out.String())
 			}
 		})
+	}
+}
+
+// TestParallelKeepsOrder runs our suites on one server and on two at
+// once: the reports must list the same files with the same counts, in
+// the same order.
+func TestParallelKeepsOrder(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end sqllogictest run; skipped with -short")
+	}
+	report := func(workers int) []string {
+		srv := testserver.Start(t, testserver.Options{})
+		cfg := Config{URL: srv.URL, Mode: Batch}
+		for range workers - 1 {
+			cfg.Workers = append(cfg.Workers, Worker{URL: testserver.Start(t, testserver.Options{}).URL})
+		}
+		var out strings.Builder
+		cfg.Out = &out
+		if _, err := RunFiles(context.Background(), cfg, []string{"suites"}); err != nil {
+			t.Fatal(err)
+		}
+		var lines []string
+		for _, l := range strings.Split(out.String(), "\n") {
+			if before, _, ok := strings.Cut(l, " ("); ok && strings.HasPrefix(l, "suites/") {
+				lines = append(lines, before)
+			}
+		}
+		return lines
+	}
+	one, two := report(1), report(2)
+	if len(one) < 2 || strings.Join(one, "\n") != strings.Join(two, "\n") {
+		t.Errorf("one server:\n%s\ntwo servers:\n%s", strings.Join(one, "\n"), strings.Join(two, "\n"))
 	}
 }

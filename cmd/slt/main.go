@@ -7,7 +7,9 @@
 // PATHs are files or directories, searched recursively for *.test and *.slt.
 // Without --url, slt starts the streamdb binary found next to its own
 // executable (or --streamdb PATH) on a free loopback port with a fresh data
-// directory, restarts it on a new one if it dies, and stops it at the end.
+// directory, restarts it on a new one if it dies, and stops it at the end;
+// with -j N (default: the number of CPUs) it starts N servers and runs N
+// files at a time, reporting them in order.
 // Flags may follow the paths. To check incremental mode against PostgreSQL,
 // whose materialized views are not maintained, add --refresh-views.
 //
@@ -25,6 +27,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"syscall"
 	"time"
 
@@ -42,6 +45,7 @@ type options struct {
 	timeout      time.Duration
 	refreshViews bool
 	engine       string
+	jobs         int
 }
 
 func main() {
@@ -70,13 +74,19 @@ func run(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stderr, "slt:", err)
 			return 2
 		}
-		srv, err := sqllogictest.StartServer(ctx, bin, stderr)
-		if err != nil {
-			fmt.Fprintln(stderr, "slt:", err)
-			return 2
+		for i := range max(opts.jobs, 1) {
+			srv, err := sqllogictest.StartServer(ctx, bin, stderr)
+			if err != nil {
+				fmt.Fprintln(stderr, "slt:", err)
+				return 2
+			}
+			defer srv.Stop()
+			if i == 0 {
+				cfg.URL, cfg.Restart = srv.URL(), srv.Restart
+			} else {
+				cfg.Workers = append(cfg.Workers, sqllogictest.Worker{URL: srv.URL(), Restart: srv.Restart})
+			}
 		}
-		defer srv.Stop()
-		cfg.URL, cfg.Restart = srv.URL(), srv.Restart
 	}
 	sum, err := sqllogictest.RunFiles(ctx, cfg, paths)
 	if err != nil {
@@ -103,6 +113,7 @@ func parseArgs(args []string, stderr io.Writer) (*options, []string, error) {
 	fs.DurationVar(&o.timeout, "timeout", sqllogictest.DefaultTimeout, "time limit of one record")
 	fs.BoolVar(&o.refreshViews, "refresh-views", false, "refresh each view before reading it in incremental mode (for PostgreSQL, which does not maintain views)")
 	fs.StringVar(&o.engine, "engine", sqllogictest.DefaultEngine, "engine name for skipif/onlyif")
+	fs.IntVar(&o.jobs, "j", runtime.NumCPU(), "without --url: how many streamdb servers run files at the same time")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: slt [--mode batch|incremental] [--url postgres://...] [--rewrite] [--expected-failures FILE] [-v] PATH...")
 		fs.PrintDefaults()
