@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -26,6 +27,13 @@ type runningSource struct {
 	progress uint64
 	errors   uint64
 	resume   map[string][]byte
+	// byRow indexes the rows of an append relation by their key
+	// encoding once a retraction needs it (see applyChanges), by
+	// relation id.
+	byRow map[uint64]map[string][]string
+	// keyBuf, valBuf and ends are appendChanges' scratch space.
+	keyBuf, valBuf []byte
+	ends           []int
 
 	mu     sync.Mutex
 	state  sources.State
@@ -89,7 +97,7 @@ func (c *coordinator) applySource(rs *runningSource, b *sources.Batch, batch *st
 		if i >= len(rs.outputs) || len(changes) == 0 {
 			continue
 		}
-		if err := c.applyChanges(rs.outputs[i], changes, batch, deltas); err != nil {
+		if err := c.applyChanges(rs, rs.outputs[i], changes, batch, deltas); err != nil {
 			return err
 		}
 	}
@@ -106,7 +114,7 @@ func (c *coordinator) applySource(rs *runningSource, b *sources.Batch, batch *st
 				types.NewText(dl.Err), types.NewTimestampTZ(at.UnixMicro()),
 			}}
 		}
-		if err := c.applyChanges(rs.errors, changes, batch, deltas); err != nil {
+		if err := c.applyChanges(rs, rs.errors, changes, batch, deltas); err != nil {
 			return err
 		}
 	}
@@ -121,7 +129,7 @@ func (c *coordinator) applySource(rs *runningSource, b *sources.Batch, batch *st
 			key := types.Row{types.NewText(part)}
 			changes = append(changes, sources.Change{Key: key, Row: types.Row{key[0], offset}})
 		}
-		if err := c.applyChanges(rs.progress, changes, batch, deltas); err != nil {
+		if err := c.applyChanges(rs, rs.progress, changes, batch, deltas); err != nil {
 			return err
 		}
 	}
@@ -136,67 +144,152 @@ func nullableBytes(b []byte) types.Datum {
 }
 
 // applyChanges applies a source's changes to one of its relations. Upsert
-// relations key rows by their key columns; append relations store each
-// row under its key encoding plus a sequence number, so that a retraction
-// finds a row equal to the one it retracts.
-func (c *coordinator) applyChanges(id uint64, changes []sources.Change, batch *storage.Batch, deltas map[uint64]dataflow.Batch) error {
+// relations key rows by their key columns. Append relations store each row
+// under a generated row id, as tables without a primary key do: ids only
+// grow, so a tick's rows append to the end of the relation in memory and in
+// Pebble, and the key adds 8 bytes to the row instead of a second copy of
+// it. A retraction finds a stored row equal to the one it retracts through
+// rs's byRow index, which only relations that ever retract build.
+func (c *coordinator) applyChanges(rs *runningSource, id uint64, changes []sources.Change, batch *storage.Batch, deltas map[uint64]dataflow.Batch) error {
 	t, ok := c.tables[id]
 	if !ok {
 		return fmt.Errorf("source relation %d is missing", id)
 	}
-	d := deltas[id]
-	var buf []byte
-	retract := func(key string) error {
-		old, ok := t.remove(key)
-		if !ok {
-			return nil
-		}
-		batch.Delete(id, []byte(key))
-		row, err := types.DecodeRow([]byte(old), nil)
-		if err != nil {
-			return err
-		}
-		d = append(d, dataflow.Update{Row: row, Diff: -1})
-		return nil
+	d := slices.Grow(deltas[id], len(changes))
+	var err error
+	if t.obj.Appends {
+		d, err = c.appendChanges(rs, t, changes, batch, d)
+	} else {
+		d, err = upsertChanges(t, changes, batch, d)
 	}
-	insert := func(key string, row types.Row) {
-		buf = types.AppendRow(buf[:0], row)
-		t.put(key, string(buf))
-		batch.Put(id, []byte(key), buf)
-		d = append(d, dataflow.Update{Row: row, Diff: 1})
-	}
-	for _, ch := range changes {
-		if !t.obj.Appends {
-			key := string(types.AppendKeyRow(nil, ch.Key))
-			if err := retract(key); err != nil {
-				return err
-			}
-			if ch.Row != nil {
-				insert(key, ch.Row)
-			}
-			continue
-		}
-		prefix := types.AppendKeyRow(nil, ch.Row)
-		for n := ch.Diff; n > 0; n-- {
-			key := binary.BigEndian.AppendUint64(append([]byte(nil), prefix...), uint64(t.nextRowID))
-			t.nextRowID++
-			insert(string(key), ch.Row)
-		}
-		for n := ch.Diff; n < 0; n++ {
-			key, ok := t.firstWithPrefix(string(prefix))
-			if !ok {
-				break
-			}
-			if err := retract(key); err != nil {
-				return err
-			}
-		}
+	if err != nil {
+		return err
 	}
 	if len(d) > 0 {
 		deltas[id] = d
 		c.dirty[id] = true
 	}
 	return nil
+}
+
+// upsertChanges replaces or deletes the rows of an upsert relation by key,
+// appending the resulting updates to d.
+func upsertChanges(t *tableState, changes []sources.Change, batch *storage.Batch, d dataflow.Batch) (dataflow.Batch, error) {
+	var buf []byte
+	for _, ch := range changes {
+		key := string(types.AppendKeyRow(buf[:0], ch.Key))
+		if old, ok := t.remove(key); ok {
+			batch.Delete(t.obj.ID, []byte(key))
+			row, err := types.DecodeRow([]byte(old), nil)
+			if err != nil {
+				return d, err
+			}
+			d = append(d, dataflow.Update{Row: row, Diff: -1})
+		}
+		if ch.Row == nil {
+			continue
+		}
+		buf = types.AppendRow(buf[:0], ch.Row)
+		t.put(key, string(buf))
+		batch.Put(t.obj.ID, []byte(key), buf)
+		d = append(d, dataflow.Update{Row: ch.Row, Diff: 1})
+	}
+	return d, nil
+}
+
+// appendChanges inserts and retracts the rows of an append relation,
+// appending the resulting updates to d. The inserted rows' keys and values
+// are encoded into scratch buffers and stored as slices of one string
+// each, two allocations per batch rather than two per row; rows of an
+// append relation are rarely deleted, so the shared strings seldom outlive
+// most of their rows.
+func (c *coordinator) appendChanges(rs *runningSource, t *tableState, changes []sources.Change, batch *storage.Batch, d dataflow.Batch) (dataflow.Batch, error) {
+	id := t.obj.ID
+	idx := rs.byRow[id]
+	keys, vals, ends := rs.keyBuf[:0], rs.valBuf[:0], rs.ends[:0]
+	first := len(d)
+	// flush stores the inserts gathered since the last retraction.
+	flush := func() {
+		ks, vs := string(keys), string(vals)
+		start := 0
+		for i, end := range ends {
+			key, val := ks[8*i:8*i+8], vs[start:end]
+			t.rows.Load(storedRow{key: key, val: val})
+			batch.Put(id, keys[8*i:8*i+8], vals[start:end])
+			if idx != nil {
+				p := string(types.AppendKeyRow(nil, d[first+i].Row))
+				idx[p] = append(idx[p], key)
+			}
+			start = end
+		}
+		t.snap = nil
+		keys, vals, ends = keys[:0], vals[:0], ends[:0]
+		first = len(d)
+	}
+	for _, ch := range changes {
+		for n := ch.Diff; n > 0; n-- {
+			keys = binary.BigEndian.AppendUint64(keys, uint64(t.nextRowID))
+			t.nextRowID++
+			vals = types.AppendRow(vals, ch.Row)
+			ends = append(ends, len(vals))
+			d = append(d, dataflow.Update{Row: ch.Row, Diff: 1})
+		}
+		if ch.Diff >= 0 {
+			continue
+		}
+		flush()
+		if idx == nil {
+			var err error
+			if idx, err = buildRowIndex(t); err != nil {
+				return d, err
+			}
+			if rs.byRow == nil {
+				rs.byRow = map[uint64]map[string][]string{}
+			}
+			rs.byRow[id] = idx
+		}
+		p := string(types.AppendKeyRow(nil, ch.Row))
+		for n := ch.Diff; n < 0 && len(idx[p]) > 0; n++ {
+			ks := idx[p]
+			key := ks[len(ks)-1]
+			if len(ks) == 1 {
+				delete(idx, p)
+			} else {
+				idx[p] = ks[:len(ks)-1]
+			}
+			old, _ := t.remove(key)
+			batch.Delete(id, []byte(key))
+			row, err := types.DecodeRow([]byte(old), nil)
+			if err != nil {
+				return d, err
+			}
+			d = append(d, dataflow.Update{Row: row, Diff: -1})
+		}
+		first = len(d)
+	}
+	if len(ends) > 0 {
+		flush()
+	}
+	rs.keyBuf, rs.valBuf, rs.ends = keys, vals, ends
+	return d, nil
+}
+
+// buildRowIndex maps the key encoding of every row of an append relation
+// to the keys it is stored under, for finding rows to retract.
+func buildRowIndex(t *tableState) (map[string][]string, error) {
+	idx := map[string][]string{}
+	var derr error
+	var row types.Row
+	t.rows.Scan(func(r storedRow) bool {
+		row, derr = types.DecodeRow([]byte(r.val), row)
+		if derr != nil {
+			return false
+		}
+		p := string(types.AppendKeyRow(nil, row))
+		idx[p] = append(idx[p], r.key)
+		return true
+	})
+	return idx, derr
 }
 
 // sourceStatus returns a source's state for SHOW SOURCES.

@@ -36,7 +36,13 @@ func Open(dir string, o Options) (*DB, error) {
 	if log == nil {
 		log = slog.Default()
 	}
-	opts := &pebble.Options{Logger: pebbleLogger{log}}
+	// A tick commits one batch, several MB when a source runs at
+	// saturation. Pebble turns a batch of half the memtable size or more
+	// into a memtable of its own that is flushed at once; with the 4 MB
+	// default every such tick became an L0 file and the compactions
+	// behind them cost more CPU than the ingestion. 64 MB memtables keep
+	// ticks on the ordinary write path and flush in large files.
+	opts := &pebble.Options{Logger: pebbleLogger{log}, MemTableSize: 64 << 20}
 	if o.CacheSize > 0 {
 		c := pebble.NewCache(o.CacheSize)
 		defer c.Unref()

@@ -3,6 +3,7 @@ package loadgen
 import (
 	"context"
 	"math"
+	"sync"
 	"time"
 
 	"github.com/streamdb/streamdb/sources"
@@ -73,20 +74,47 @@ func (s *nexmarkSource) Run(ctx context.Context, resume map[string][]byte, sink 
 	return idle(ctx)
 }
 
-// emitUpTo emits events pos to end-1 in batches and returns end.
+// emitUpTo emits events pos to end-1 in batches and returns end. When
+// there is more than one batch to emit, a goroutine generates the next
+// batch while the engine commits the current one (Emit returns only after
+// the commit), so that generation and the engine's tick run on two cores
+// instead of taking turns.
 func (s *nexmarkSource) emitUpTo(ctx context.Context, pos, end int64, sink sources.Sink) (int64, error) {
-	for pos < end {
-		if err := ctx.Err(); err != nil {
+	if end-pos <= MaxBatchChanges {
+		if err := ctx.Err(); err != nil || pos >= end {
 			return pos, err
 		}
-		n := min(end-pos, MaxBatchChanges)
-		now := s.clk.Now()
-		if err := sink.Emit(ctx, newBatch(s.gen.batch(pos, n), pos+n, now)); err != nil {
-			return pos, err
-		}
-		pos += n
+		return end, sink.Emit(ctx, s.next(pos, end))
 	}
-	return pos, nil
+	ctx, cancel := context.WithCancel(ctx)
+	batches := make(chan *sources.Batch, 1)
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		defer close(batches)
+		for p := pos; p < end; p += MaxBatchChanges {
+			select {
+			case batches <- s.next(p, end):
+			case <-ctx.Done():
+				return
+			}
+		}
+	})
+	defer wg.Wait()
+	defer cancel()
+	for b := range batches {
+		if err := sink.Emit(ctx, b); err != nil {
+			return pos, err
+		}
+		pos = min(pos+MaxBatchChanges, end)
+	}
+	return pos, ctx.Err()
+}
+
+// next generates the batch of at most MaxBatchChanges events that starts
+// at event pos.
+func (s *nexmarkSource) next(pos, end int64) *sources.Batch {
+	n := min(end-pos, MaxBatchChanges)
+	return newBatch(s.gen.batch(pos, n), pos+n, s.clk.Now())
 }
 
 // paced schedules event start+k at k/rate seconds after Run began. Every
