@@ -64,6 +64,9 @@ func parseQuery(query string) ([]rawStatement, error) {
 // parsePG parses with PostgreSQL's grammar. offset is the character
 // position of text within the client's query string.
 func parsePG(text string, offset int) ([]rawStatement, error) {
+	if node, end, ok := parseInsertValues(text); ok {
+		return []rawStatement{{node: node, text: strings.TrimSpace(text[:end]), offset: offset}}, nil
+	}
 	tree, err := pg_query.Parse(text)
 	if err != nil {
 		return nil, shiftPosition(syntaxError(err), offset)
