@@ -31,6 +31,15 @@
 // (escaped keys, exponents, syntax errors) to sql/types' parser, which is
 // PostgreSQL's grammar; fuzz targets check that both paths agree.
 //
+// The choice is measured (BenchmarkDecode, BenchmarkDecodeJSONv2 with
+// GOEXPERIMENT=jsonv2): on a six-field event, the fast path fills typed
+// columns in 1.3 µs with 3 allocations; encoding/json takes 2.1 µs (5.4 µs
+// without the experiment) and json/v2 1.5 µs into a Go struct alone, before
+// any conversion to Datums; sql/types' tree parser 7 µs. jsontext's token
+// stream (0.6 µs, no allocations) could carry the fast path once the
+// experiment is the default. In the engine, decoding is about 5% of
+// ingestion's CPU; the commit path (Pebble, the stored relation) dominates.
+//
 // # Positions and exactly-once
 //
 // Partitions are assigned directly, never through a consumer group. Each
