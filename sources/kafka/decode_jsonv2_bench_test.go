@@ -5,8 +5,8 @@ package kafka
 import (
 	"bytes"
 	"encoding/json/jsontext"
-	"io"
 	jsonv2 "encoding/json/v2"
+	"io"
 	"testing"
 )
 
