@@ -62,19 +62,6 @@ func (t *tableState) get(key string) (string, bool) {
 	return r.val, ok
 }
 
-// firstWithPrefix returns the first key that starts with prefix.
-func (t *tableState) firstWithPrefix(prefix string) (string, bool) {
-	var found string
-	ok := false
-	t.rows.Ascend(storedRow{key: prefix}, func(r storedRow) bool {
-		if len(r.key) >= len(prefix) && r.key[:len(prefix)] == prefix {
-			found, ok = r.key, true
-		}
-		return false
-	})
-	return found, ok
-}
-
 // tableSnap is a table's contents at one tick.
 type tableSnap struct {
 	obj  *Object
