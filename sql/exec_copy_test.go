@@ -64,6 +64,9 @@ func TestCopy(t *testing.T) {
 		{"COPY t FROM STDIN", "10\tx\t1\tt\n11\tx\tzz\tt\n", "22P02", `COPY t, line 2, column c: "zz"`},
 		{"COPY t FROM STDIN WITH (FORMAT csv)", "10,\"open\n", "22P04", "COPY t, line 1"},
 		{"COPY t FROM STDIN", "1\tdup\t1\tt\n", "23505", ""},
+		// Duplicates within the data, in key order and out of it.
+		{"COPY t (a) FROM STDIN", "30\n31\n31\n32\n", "23505", ""},
+		{"COPY t (a) FROM STDIN", "32\n30\n31\n30\n", "23505", ""},
 		{"COPY big FROM STDIN", "", "42P01", ""},
 		{"COPY t FROM '/etc/passwd'", "", "0A000", ""},
 	} {

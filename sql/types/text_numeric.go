@@ -23,6 +23,9 @@ var numericCtx = &apd.Context{
 // Infinity and inf (signed) in any case.
 func parseNumeric(s string) (Datum, error) {
 	t := trimSpace(s)
+	if d, ok := parseSmallDecimal(t); ok {
+		return NewNumeric(d), nil
+	}
 	d := new(apd.Decimal)
 	switch strings.ToLower(t) {
 	case "nan":
@@ -52,6 +55,42 @@ func parseNumeric(s string) (Datum, error) {
 	return NewNumeric(v), nil
 }
 
+// parseSmallDecimal reads [+-]digits[.digits] of at most 18 digits — what
+// bulk loads are mostly made of — straight into a coefficient that fits
+// an int64, without apd's general parser and its allocations. ok is false
+// for anything else, which parseDecimalText handles.
+func parseSmallDecimal(s string) (*apd.Decimal, bool) {
+	i, neg := 0, false
+	if i < len(s) && (s[i] == '+' || s[i] == '-') {
+		neg = s[i] == '-'
+		i++
+	}
+	var coeff int64
+	digits, frac, point := 0, 0, false
+	for ; i < len(s); i++ {
+		switch c := s[i]; {
+		case c >= '0' && c <= '9':
+			coeff = coeff*10 + int64(c-'0')
+			digits++
+			if point {
+				frac++
+			}
+		case c == '.' && !point:
+			point = true
+		default:
+			return nil, false
+		}
+	}
+	if digits == 0 || digits > 18 {
+		return nil, false
+	}
+	d := new(apd.Decimal)
+	d.Coeff.SetInt64(coeff)
+	d.Exponent = -int32(frac)
+	d.Negative = neg && coeff != 0
+	return d, true
+}
+
 // RoundNumeric applies numeric(precision, scale): rounds half away from
 // zero to scale digits after the point (a negative scale rounds to a power
 // of ten) and fails with 22003 "numeric field overflow" when the result
@@ -66,7 +105,11 @@ func RoundNumeric(d *apd.Decimal, precision, scale int32) (*apd.Decimal, error) 
 			WithDetail("A field with precision %d, scale %d cannot hold an infinite value.", precision, scale)
 	}
 	r := new(apd.Decimal)
-	if _, err := numericCtx.Quantize(r, d, -scale); err != nil {
+	if d.Exponent == -scale {
+		// Already at the scale, as most loaded values are: a copy, without
+		// Quantize's arithmetic.
+		r.Set(d)
+	} else if _, err := numericCtx.Quantize(r, d, -scale); err != nil {
 		return nil, errNumericOverflow()
 	}
 	if r.Coeff.Sign() == 0 {
