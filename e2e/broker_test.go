@@ -14,6 +14,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/sasl/plain"
+	"github.com/twmb/franz-go/pkg/sasl/scram"
 )
 
 // broker is an in-process kfake cluster of one broker on a fixed loopback
@@ -46,12 +47,16 @@ func startPersistentBroker(t testing.TB) *broker {
 	return newBroker(t, []kfake.Opt{kfake.DataDir(t.TempDir())}, nil)
 }
 
-// startSASLBroker starts a broker that requires SASL PLAIN authentication
-// as user with password.
-func startSASLBroker(t testing.TB, user, password string) *broker {
+// startSASLBroker starts a broker that requires SASL authentication as
+// user with password, by mechanism PLAIN or SCRAM-SHA-256.
+func startSASLBroker(t testing.TB, mechanism, user, password string) *broker {
+	m := plain.Auth{User: user, Pass: password}.AsMechanism()
+	if mechanism == "SCRAM-SHA-256" {
+		m = scram.Auth{User: user, Pass: password}.AsSha256Mechanism()
+	}
 	return newBroker(t,
-		[]kfake.Opt{kfake.EnableSASL(), kfake.Superuser("PLAIN", user, password)},
-		[]kgo.Opt{kgo.SASL(plain.Auth{User: user, Pass: password}.AsMechanism())})
+		[]kfake.Opt{kfake.EnableSASL(), kfake.Superuser(mechanism, user, password)},
+		[]kgo.Opt{kgo.SASL(m)})
 }
 
 func newBroker(t testing.TB, opts []kfake.Opt, clientOpts []kgo.Opt) *broker {

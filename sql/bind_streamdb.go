@@ -57,6 +57,10 @@ func objectKindOf(k parser.ObjectKind) (ObjectKind, bool) {
 		return KindMaterializedView, true
 	case parser.ObjectIndex:
 		return KindIndex, true
+	case parser.ObjectSource:
+		return KindSource, true
+	case parser.ObjectConnection:
+		return KindConnection, true
 	}
 	return 0, false
 }
