@@ -3,9 +3,12 @@ package compat
 import (
 	"context"
 	"crypto/tls"
+	"encoding/pem"
 	"errors"
 	"fmt"
 	"math/big"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -178,10 +181,17 @@ func TestPgx(t *testing.T) {
 	})
 }
 
-// TestPgxTLS checks sslmode=require and prefer against a TLS server.
+// TestPgxTLS checks sslmode=require and prefer against a TLS server, and
+// verify-full with the server's self-signed certificate as the root, the
+// README's advice for Grafana.
 func TestPgxTLS(t *testing.T) {
 	srv := startServer(t, true)
-	for _, mode := range []string{"require", "prefer"} {
+	root := filepath.Join(t.TempDir(), "server.crt")
+	cert := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.tls.Certificates[0].Certificate[0]})
+	if err := os.WriteFile(root, cert, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, mode := range []string{"require", "prefer", "verify-full&sslrootcert=" + root} {
 		conn := connect(t, srv.url("sslmode="+mode))
 		if _, ok := conn.PgConn().Conn().(*tls.Conn); !ok {
 			t.Errorf("sslmode=%s: connection is not TLS", mode)

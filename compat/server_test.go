@@ -31,6 +31,7 @@ var update = flag.Bool("update", false, "rewrite golden files")
 type server struct {
 	host string
 	port int
+	tls  *tls.Config // nil without TLS
 }
 
 // url returns a connection URL with the given extra query parameters.
@@ -75,7 +76,7 @@ func startServer(t testing.TB, withTLS bool) *server {
 	})
 	host, port, _ := net.SplitHostPort(srv.Addr().String())
 	p, _ := strconv.Atoi(port)
-	return &server{host: host, port: p}
+	return &server{host: host, port: p, tls: cfg.TLS}
 }
 
 // selfSigned returns a TLS configuration with a certificate for
