@@ -42,7 +42,8 @@
 // COUNTER and AUCTION emit one tick per TICK INTERVAL (default one second,
 // as in Materialize). TPCH emits its snapshot as fast as the sink accepts
 // it, then its order updates one per TICK INTERVAL. NEXMARK either runs at saturation (EVENTS PER SECOND absent: batches
-// as fast as Emit returns) or emits, every TICK INTERVAL (default 10ms), the
+// as fast as Emit returns, the next one generated while the engine commits
+// the current one) or emits, every TICK INTERVAL (default 10ms), the
 // events whose schedule (start + k/rate) has passed. A batch never holds
 // more than MaxBatchChanges changes, so a slow consumer sees many short
 // batches rather than one huge one. MAX EVENTS stops a generator after that
