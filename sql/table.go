@@ -141,8 +141,9 @@ func rowIDKey(id int64) string {
 }
 
 // rowIDOf decodes the generated row id at the end of a key: the whole key
-// of a row of a table without primary key, the suffix of a row of a
-// source's append-only relation.
+// of a row of a table without primary key or of a source's append
+// relation (its suffix in stores written before append relations were
+// keyed by row id alone).
 func rowIDOf(key string) int64 {
 	if len(key) < 8 {
 		return 0
