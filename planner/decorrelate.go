@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"fmt"
 	"sort"
 
 	"github.com/streamdb/streamdb/planner/scalar"
@@ -350,8 +351,21 @@ func applyOne(input Node, sq *Subquery) (Node, scalar.Expr, error) {
 			{Cond: unknown, Result: scalar.NullOf(types.TypeBool)},
 		}, Else: scalar.NewConst(otherwise, types.TypeBool), Typ: types.TypeBool}
 		return &Apply{Kind: InnerJoin, Left: input, Right: agg}, value, nil
+	case ArraySubquery:
+		// array_agg in the subquery's order; no rows is an empty array,
+		// not array_agg's NULL.
+		cols := plan.Columns()
+		arrayAgg, _, err := scalar.ResolveAggregate("array_agg", []types.Type{cols[0].Type}, false)
+		if err != nil {
+			return nil, nil, err
+		}
+		empty := types.NewArray(&types.ArrayValue{Elem: cols[0].Type})
+		agg := &Aggregate{Input: plan, Aggs: []AggCall{{Func: arrayAgg, Args: []scalar.Expr{&scalar.ColRef{Idx: 0, Typ: cols[0].Type}},
+			Order: sq.Order, Typ: sq.Typ, EmptyValue: empty}}, Cols: []Column{{Name: "array", Type: sq.Typ}}}
+		value := &scalar.Coalesce{Args: []scalar.Expr{col(0, sq.Typ), scalar.NewConst(empty, sq.Typ)}, Typ: sq.Typ}
+		return &Apply{Kind: InnerJoin, Left: input, Right: agg}, value, nil
 	}
-	return nil, nil, pgerr.New(pgerr.FeatureNotSupported, "ARRAY(subquery) is not supported")
+	return nil, nil, fmt.Errorf("planner: unknown subquery kind %d", sq.Kind)
 }
 
 // singleRow reports whether a plan always returns exactly one row: an

@@ -35,7 +35,10 @@ type Subquery struct {
 	// column); Op compares Args[i] with the subquery's column i.
 	Args []scalar.Expr
 	Ops  []*scalar.Func
-	Typ  types.Type
+	// Order is an ARRAY subquery's ORDER BY over the columns of Plan,
+	// which then keeps the sort columns after its first.
+	Order []SortKey
+	Typ   types.Type
 }
 
 // Type returns the result type.

@@ -193,6 +193,9 @@ func (b *binder) subLink(sl *pg_query.SubLink, c *exprCtx) (scalar.Expr, error) 
 	if err != nil {
 		return nil, err
 	}
+	if sl.SubLinkType == pg_query.SubLinkType_ARRAY_SUBLINK {
+		return arraySubquery(bq.q, pos)
+	}
 	plan := queryNode(bq.q)
 	cols := plan.Columns()
 	switch sl.SubLinkType {
@@ -203,15 +206,25 @@ func (b *binder) subLink(sl *pg_query.SubLink, c *exprCtx) (scalar.Expr, error) 
 			return nil, pgerr.New(pgerr.SyntaxError, "subquery must return only one column").WithPosition(pos)
 		}
 		return &planner.Subquery{Kind: planner.ScalarSubquery, Plan: plan, Typ: cols[0].Type}, nil
-	case pg_query.SubLinkType_ARRAY_SUBLINK:
-		if len(cols) != 1 {
-			return nil, pgerr.New(pgerr.SyntaxError, "subquery must return only one column").WithPosition(pos)
-		}
-		return &planner.Subquery{Kind: planner.ArraySubquery, Plan: plan, Typ: types.ArrayOf(cols[0].Type)}, nil
 	case pg_query.SubLinkType_ANY_SUBLINK, pg_query.SubLinkType_ALL_SUBLINK:
 		return b.quantifiedSubquery(sl, plan, c, pos)
 	}
 	return nil, pgerr.New(pgerr.FeatureNotSupported, "this kind of subquery is not supported").WithPosition(pos)
+}
+
+// arraySubquery binds ARRAY(subquery). Its elements keep the subquery's
+// ORDER BY, so the plan keeps the sort columns (hidden ones too) and the
+// order travels with it.
+func arraySubquery(q *planner.Query, pos int) (scalar.Expr, error) {
+	if len(q.Root.Columns())-q.Hidden != 1 {
+		return nil, pgerr.New(pgerr.SyntaxError, "subquery must return only one column").WithPosition(pos)
+	}
+	plan := q.Root
+	if q.Limit != nil || q.Offset != nil {
+		plan = &planner.TopK{Input: plan, Order: q.Order, Limit: q.Limit, Offset: q.Offset}
+	}
+	elem := plan.Columns()[0].Type
+	return &planner.Subquery{Kind: planner.ArraySubquery, Plan: plan, Order: q.Order, Typ: types.ArrayOf(elem)}, nil
 }
 
 // quantifiedSubquery binds x op ANY/ALL (subquery), including IN and
