@@ -15,6 +15,9 @@
 // program prints one line per check; the Go test fails on any line that
 // does not start with "ok". They skip when their runtime is missing.
 //
+// The README's "Point Grafana at streamdb" runs here too
+// (TestReadmeGrafana), so the documented dashboard query keeps working.
+//
 // Golden files are regenerated with go test ./compat -update; review is
 // the diff.
 package compat
