@@ -78,6 +78,22 @@ func (tt *txnTable) set(key string, row types.Row, base *tableSnap) {
 	tt.order = append(tt.order, key)
 }
 
+// reserve makes room for n changes in an untouched table, so that a bulk
+// INSERT does not grow the map and the order step by step.
+func (tt *txnTable) reserve(n int) {
+	if len(tt.changes) == 0 {
+		tt.changes = make(map[string]*pendingRow, n)
+		tt.order = make([]string, 0, n)
+	}
+}
+
+// add records a new row under a key that neither the transaction nor the
+// snapshot holds, which the caller has checked.
+func (tt *txnTable) add(key string, row types.Row) {
+	tt.changes[key] = &pendingRow{row: row}
+	tt.order = append(tt.order, key)
+}
+
 // insertNew adds a row of a table without primary key.
 func (tt *txnTable) insertNew(row types.Row) {
 	tt.nextTmp++
@@ -135,6 +151,7 @@ func keyed(row types.Row, key string, withKey bool) types.Row {
 func (t *txn) writeSet() *writeSet {
 	w := &writeSet{tables: map[uint64][]rowChange{}}
 	for id, tt := range t.tables {
+		w.tables[id] = make([]rowChange, 0, len(tt.order))
 		for _, k := range tt.order {
 			p := tt.changes[k]
 			switch {
