@@ -34,6 +34,8 @@ func (s *session) bindStatement(cat *Catalog, raw *rawStatement, params []types.
 		return s.bindCreateTableAs(cat, raw, n.GetCreateTableAsStmt())
 	case n.GetIndexStmt() != nil:
 		return s.bindCreateIndex(cat, raw, n.GetIndexStmt())
+	case n.GetCreateSeqStmt() != nil:
+		return s.bindCreateSequence(raw, n.GetCreateSeqStmt())
 	case n.GetDropStmt() != nil:
 		return s.bindDrop(n.GetDropStmt())
 	case n.GetTransactionStmt() != nil:

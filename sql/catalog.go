@@ -28,6 +28,7 @@ const (
 	KindSubsource
 	KindConnection
 	KindSecret
+	KindSequence
 )
 
 func (k ObjectKind) String() string {
@@ -48,6 +49,8 @@ func (k ObjectKind) String() string {
 		return "connection"
 	case KindSecret:
 		return "secret"
+	case KindSequence:
+		return "sequence"
 	}
 	return "object"
 }
@@ -88,6 +91,9 @@ type Object struct {
 	PrimaryKey []int `json:"primary_key,omitempty"`
 	// Checks are the table's CHECK constraints.
 	Checks []CheckDef `json:"checks,omitempty"`
+	// Sequence holds a sequence's parameters; On is the table owning
+	// it, if a serial or identity column created it.
+	Sequence *SequenceDef `json:"sequence,omitempty"`
 	// Unique marks a unique index.
 	Unique bool `json:"unique,omitempty"`
 	// SQL is the statement that created the object, replayed on start.

@@ -71,14 +71,17 @@ func (s *session) feedSystem(snap *snapshot, in *dataflow.Input, get *planner.Ge
 
 // catalogView is the session's view of one snapshot's catalog: it
 // implements pgcatalog.Source, scalar.Session and types.ObjectNames.
-// Relations are converted from catalog objects once per view.
+// Relations are converted from catalog objects once per catalog version:
+// a view of the latest snapshot lives as long as its session and must
+// see the session's own DDL.
 type catalogView struct {
 	s    *session
 	snap *snapshot
 
-	once  sync.Once
-	rels  []*pgcatalog.Relation
-	byOID map[uint32]*pgcatalog.Relation
+	mu      sync.Mutex
+	version uint64 // of the catalog rels were built from; 0 before
+	rels    []*pgcatalog.Relation
+	byOID   map[uint32]*pgcatalog.Relation
 }
 
 var (
@@ -100,17 +103,22 @@ func (v *catalogView) snapshot() *snapshot {
 	return v.s.e.snapshot()
 }
 
-func (v *catalogView) load() {
-	v.once.Do(func() {
-		v.byOID = map[uint32]*pgcatalog.Relation{}
-		cat := v.snapshot().cat
-		cat.byID.Scan(func(id uint64, o *Object) bool {
-			r := relationOf(o)
-			v.rels = append(v.rels, r)
-			v.byOID[r.OID] = r
-			return true
-		})
+// load returns the relations of the current catalog, by OID too.
+func (v *catalogView) load() ([]*pgcatalog.Relation, map[uint32]*pgcatalog.Relation) {
+	cat := v.snapshot().cat
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.byOID != nil && v.version == cat.Version {
+		return v.rels, v.byOID
+	}
+	v.version, v.rels, v.byOID = cat.Version, nil, map[uint32]*pgcatalog.Relation{}
+	cat.byID.Scan(func(id uint64, o *Object) bool {
+		r := relationOf(o)
+		v.rels = append(v.rels, r)
+		v.byOID[r.OID] = r
+		return true
 	})
+	return v.rels, v.byOID
 }
 
 // relationOf describes a catalog object for pgcatalog.
@@ -126,6 +134,8 @@ func relationOf(o *Object) *pgcatalog.Relation {
 		r.Kind = pgcatalog.KindMaterializedView
 	case KindIndex:
 		r.Kind = pgcatalog.KindIndex
+	case KindSequence:
+		r.Kind = pgcatalog.KindSequence
 	}
 	for _, c := range o.Columns {
 		r.Columns = append(r.Columns, pgcatalog.Attribute{Name: c.Name, Type: c.Type, NotNull: c.NotNull, Default: c.Default})
@@ -155,14 +165,14 @@ func viewQueryText(sqlText string) string {
 
 // Relations implements pgcatalog.Source.
 func (v *catalogView) Relations() []*pgcatalog.Relation {
-	v.load()
-	return v.rels
+	rels, _ := v.load()
+	return rels
 }
 
 // Relation implements pgcatalog.Source.
 func (v *catalogView) Relation(oid uint32) (*pgcatalog.Relation, bool) {
-	v.load()
-	r, ok := v.byOID[oid]
+	_, byOID := v.load()
+	r, ok := byOID[oid]
 	return r, ok
 }
 

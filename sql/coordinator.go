@@ -26,6 +26,7 @@ import (
 type coordinator struct {
 	store *storage.DB
 	log   *slog.Logger
+	seqs  sequences
 	reqs  chan *coordReq
 	// stopped is closed when the tick loop has returned.
 	stopped chan struct{}

@@ -119,6 +119,10 @@ func (tx *ddlTx) create(o *Object) error {
 		}
 		tx.newFlows = append(tx.newFlows, f)
 	}
+	if o.Kind == KindSequence {
+		st := &seqState{def: *o.Sequence, last: o.Sequence.Start}
+		tx.afterCommit(func(c *coordinator) { c.seqs.set(o.ID, st) })
+	}
 	tx.batch.PutCatalog(o.ID, data)
 	tx.cat.add(o)
 	return nil
@@ -140,6 +144,10 @@ func (tx *ddlTx) drop(o *Object) {
 	tx.batch.DeleteCatalog(o.ID)
 	if o.hasRows() {
 		tx.batch.DropCollection(o.ID)
+	}
+	if o.Kind == KindSequence {
+		tx.batch.DropPositions(o.ID)
+		tx.afterCommit(func(c *coordinator) { c.seqs.set(o.ID, nil) })
 	}
 	if o.Kind == KindSource {
 		tx.batch.DropPositions(o.ID)

@@ -76,7 +76,13 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 func (e *Engine) Run(ctx context.Context) error { return e.c.run(ctx) }
 
 // Close closes the store. Run must have returned.
-func (e *Engine) Close() error { return e.c.store.Close() }
+func (e *Engine) Close() error {
+	saveErr := e.c.saveSequences()
+	if err := e.c.store.Close(); err != nil {
+		return err
+	}
+	return saveErr
+}
 
 // recover rebuilds the engine's state from the store: the catalog in id
 // order (every object after the objects it reads), table contents, and the
@@ -120,6 +126,8 @@ func (c *coordinator) recover(ctx context.Context) error {
 
 func (c *coordinator) recoverObject(ctx context.Context, o *Object, rows *int64) error {
 	switch o.Kind {
+	case KindSequence:
+		return c.recoverSequence(o)
 	case KindTable, KindSource, KindSubsource, KindConnection, KindSecret:
 		if o.hasRows() {
 			if err := c.loadRows(o, rows); err != nil {

@@ -3,6 +3,7 @@ package sql
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -93,6 +94,7 @@ func (s *session) bindCreateTable(cat *Catalog, raw *rawStatement, cs *pg_query.
 	b := newBinder(cat, &s.info, nil)
 	var pk []string
 	var uniques []uniqueSpec
+	var owned []ownedSequence // serial and identity columns' sequences
 	checkN := 0
 	addCheck := func(name string, expr *pg_query.Node) error {
 		text, err := deparseExpr(expr)
@@ -118,9 +120,15 @@ func (s *session) bindCreateTable(cat *Catalog, raw *rawStatement, cs *pg_query.
 					return nil, pgerr.New(pgerr.DuplicateColumn, "column %q specified more than once", cd.Colname).WithPosition(loc(cd.Location))
 				}
 			}
-			t, err := b.bindType(cd.TypeName)
-			if err != nil {
-				return nil, err
+			t, serial := serialType(cd.TypeName)
+			if serial {
+				owned = append(owned, ownedSequence{column: cd.Colname, typ: t})
+				cd.IsNotNull = true
+			} else {
+				var err error
+				if t, err = b.bindType(cd.TypeName); err != nil {
+					return nil, err
+				}
 			}
 			col := ColumnDef{Name: cd.Colname, Type: t, NotNull: cd.IsNotNull}
 			for _, cn := range cd.Constraints {
@@ -146,6 +154,15 @@ func (s *session) bindCreateTable(cat *Catalog, raw *rawStatement, cs *pg_query.
 					}
 				case pg_query.ConstrType_CONSTR_UNIQUE:
 					uniques = append(uniques, uniqueSpec{name: c.Conname, cols: []string{cd.Colname}})
+				case pg_query.ConstrType_CONSTR_IDENTITY:
+					if serial || len(owned) > 0 && owned[len(owned)-1].column == cd.Colname {
+						return nil, pgerr.New(pgerr.SyntaxError, "multiple identity specifications for column %q of table %q", cd.Colname, obj.Name).WithPosition(loc(c.Location))
+					}
+					if f := t.Family; f != types.Int2 && f != types.Int4 && f != types.Int8 {
+						return nil, pgerr.New(pgerr.InvalidParameterValue, "identity column type must be smallint, integer, or bigint").WithPosition(loc(c.Location))
+					}
+					owned = append(owned, ownedSequence{column: cd.Colname, typ: t, opts: c.Options})
+					col.NotNull = true
 				default:
 					return nil, unsupportedConstraint(c)
 				}
@@ -210,8 +227,24 @@ func (s *session) bindCreateTable(cat *Catalog, raw *rawStatement, cs *pg_query.
 			}
 			o := *obj
 			o.ID = tx.nextID()
+			o.Columns = slices.Clone(obj.Columns)
+			var seqs []*Object
+			for _, sq := range owned {
+				seq, err := sq.object(tx, &o)
+				if err != nil {
+					return err
+				}
+				i := columnIndex(&o, sq.column)
+				o.Columns[i].Default, o.Columns[i].NotNull = nextvalDefault(seq.Name), true
+				seqs = append(seqs, seq)
+			}
 			if err := tx.create(&o); err != nil {
 				return err
+			}
+			for _, seq := range seqs {
+				if err := tx.create(seq); err != nil {
+					return err
+				}
 			}
 			for _, u := range uniques {
 				if err := tx.create(u.index(tx, &o)); err != nil {
@@ -540,6 +573,8 @@ func dropKind(t pg_query.ObjectType) (ObjectKind, string, bool) {
 		return KindMaterializedView, "DROP MATERIALIZED VIEW", true
 	case pg_query.ObjectType_OBJECT_INDEX:
 		return KindIndex, "DROP INDEX", true
+	case pg_query.ObjectType_OBJECT_SEQUENCE:
+		return KindSequence, "DROP SEQUENCE", true
 	}
 	return 0, "", false
 }
@@ -573,6 +608,13 @@ func (s *session) bindDrop(ds *pg_query.DropStmt) (*boundStmt, error) {
 				if obj.Kind != kind {
 					return errWrongKind(name, kind, obj.Kind)
 				}
+				if obj.Kind == KindSequence && obj.On != 0 {
+					if t, ok := tx.cat.ByID(obj.On); ok {
+						return pgerr.New(pgerr.DependentObjectsStillExist, "cannot drop sequence %s because other objects depend on it", obj.Name).
+							WithDetail("default value for a column of table %s depends on sequence %s", t.Name, obj.Name).
+							WithHint("Drop the table, which drops its sequences.")
+					}
+				}
 				if err := dropWithDependents(tx, obj, cascade, notice); err != nil {
 					return err
 				}
@@ -604,7 +646,9 @@ func dropWithDependents(tx *ddlTx, obj *Object, cascade bool, notice func(*pgerr
 		deps = append(deps, d)
 	}
 	sort.Slice(deps, func(i, j int) bool { return deps[i].ID > deps[j].ID })
-	owned := func(d *Object) bool { return d.Kind == KindIndex || d.Kind == KindSubsource && d.Source == obj.ID }
+	owned := func(d *Object) bool {
+		return d.Kind == KindIndex || d.Kind == KindSubsource && d.Source == obj.ID || d.Kind == KindSequence && d.On == obj.ID
+	}
 	if !cascade {
 		for _, d := range deps {
 			if !owned(d) {

@@ -30,6 +30,11 @@ type session struct {
 	parsed map[string][]rawStatement
 	// bound caches bindings of parsed statements.
 	bound map[bindKey]*boundStmt
+
+	// currval is the value each sequence last gave the session, lastSeq
+	// the sequence nextval last advanced (for lastval).
+	currval map[uint64]int64
+	lastSeq uint64
 }
 
 // txnState is the state of an open transaction.

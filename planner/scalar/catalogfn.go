@@ -71,8 +71,38 @@ func nullFn(name string, ret types.Type, params ...types.Type) *Func {
 		Impl: func(*EvalContext, []types.Datum) (types.Datum, error) { return types.Null, nil }}
 }
 
+// sequenceFn is a sequence function: volatile, since every call may
+// advance or read a sequence that other sessions advance too.
+func sequenceFn(name string, params []types.Type, impl func(s Session, a []types.Datum) (int64, error)) *Func {
+	f := sessionFn(name, params, int8T, func(s Session, _ *EvalContext, a []types.Datum) (types.Datum, error) {
+		v, err := impl(s, a)
+		if err != nil {
+			return types.Null, err
+		}
+		return types.NewInt8(v), nil
+	})
+	f.Volatility = Volatile
+	return f
+}
+
 func init() {
+	regclass := types.TypeRegClass
 	addFunc(
+		sequenceFn("nextval", ts(regclass), func(s Session, a []types.Datum) (int64, error) {
+			return s.Sequence("nextval", uint32(a[0].Int()), 0, false)
+		}),
+		sequenceFn("currval", ts(regclass), func(s Session, a []types.Datum) (int64, error) {
+			return s.Sequence("currval", uint32(a[0].Int()), 0, false)
+		}),
+		sequenceFn("setval", ts(regclass, int8T), func(s Session, a []types.Datum) (int64, error) {
+			return s.Sequence("setval", uint32(a[0].Int()), a[1].Int(), true)
+		}),
+		sequenceFn("setval", ts(regclass, int8T, boolT), func(s Session, a []types.Datum) (int64, error) {
+			return s.Sequence("setval", uint32(a[0].Int()), a[1].Int(), a[2].Bool())
+		}),
+		sequenceFn("lastval", nil, func(s Session, _ []types.Datum) (int64, error) {
+			return s.Sequence("lastval", 0, 0, false)
+		}),
 		sessionFn("current_setting", ts(textT), textT, func(s Session, _ *EvalContext, a []types.Datum) (types.Datum, error) {
 			v, _, err := s.Setting(a[0].Str(), false)
 			return types.NewText(v), err

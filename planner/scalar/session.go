@@ -39,6 +39,9 @@ type Session interface {
 	// Exists reports whether an object of pg_class, pg_namespace or
 	// pg_database has the OID, for the has_*_privilege functions.
 	Exists(catalog, oid uint32) bool
+	// Sequence runs nextval, currval, setval (value, called) or lastval
+	// (oid unused) on a sequence.
+	Sequence(fn string, oid uint32, value int64, called bool) (int64, error)
 }
 
 // session returns the statement's session or the error of calling a

@@ -34,6 +34,7 @@ const (
 	KindView             Kind = 'v'
 	KindMaterializedView Kind = 'm'
 	KindIndex            Kind = 'i'
+	KindSequence         Kind = 'S'
 )
 
 // Relation is a user relation as the catalogs describe it.

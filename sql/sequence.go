@@ -1,0 +1,463 @@
+package sql
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"sync"
+
+	pg_query "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/streamdb/streamdb/sql/parser"
+	"github.com/streamdb/streamdb/sql/pgerr"
+	"github.com/streamdb/streamdb/sql/types"
+)
+
+// SequenceDef is a sequence's parameters, as CREATE SEQUENCE (or a serial
+// or identity column) set them.
+type SequenceDef struct {
+	Start     int64 `json:"start"`
+	Increment int64 `json:"increment"`
+	Min       int64 `json:"min"`
+	Max       int64 `json:"max"`
+	Cycle     bool  `json:"cycle,omitempty"`
+}
+
+// seqLogAhead is how many values nextval hands out between durable
+// writes, like PostgreSQL's SEQ_LOG_VALS: after a crash the sequence
+// resumes past the last logged value, leaving a gap but never repeating
+// a value.
+const seqLogAhead = 32
+
+// seqState is a sequence's current value. Sequences are not
+// transactional: nextval takes a value at once, for every session, and a
+// rolled-back transaction does not give it back.
+type seqState struct {
+	mu     sync.Mutex
+	def    SequenceDef
+	last   int64 // the last value returned, or the first to return when !called
+	called bool
+	logged int64 // values up to here may be returned without a durable write
+	hasLog bool
+}
+
+// sequences holds the state of every sequence, shared by all sessions.
+type sequences struct {
+	mu sync.Mutex
+	m  map[uint64]*seqState
+}
+
+func (s *sequences) get(id uint64) *seqState {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.m[id]
+}
+
+func (s *sequences) set(id uint64, st *seqState) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.m == nil {
+		s.m = map[uint64]*seqState{}
+	}
+	if st == nil {
+		delete(s.m, id)
+		return
+	}
+	s.m[id] = st
+}
+
+// seqPosition is the durable form of a sequence's state: the value it
+// last returned (or logged ahead) and whether it was called.
+func seqPosition(v int64, called bool) []byte {
+	b := binary.BigEndian.AppendUint64(nil, uint64(v))
+	if called {
+		return append(b, 1)
+	}
+	return append(b, 0)
+}
+
+// recoverSequence restores a sequence's state from its durable position.
+func (c *coordinator) recoverSequence(o *Object) error {
+	st := &seqState{def: *o.Sequence, last: o.Sequence.Start}
+	err := c.store.Positions(o.ID, func(_ string, pos []byte) error {
+		if len(pos) != 9 {
+			return pgerr.New(pgerr.DataCorrupted, "sequence %q: bad stored position", o.Name)
+		}
+		st.last, st.called = int64(binary.BigEndian.Uint64(pos)), pos[8] == 1
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if st.called {
+		st.logged, st.hasLog = st.last, true
+	}
+	c.seqs.set(o.ID, st)
+	return nil
+}
+
+// persist writes a sequence's position durably.
+func (c *coordinator) persistSequence(id uint64, v int64, called bool) error {
+	b := c.store.NewBatch()
+	b.SetPosition(id, "", seqPosition(v, called))
+	return b.Commit()
+}
+
+// saveSequences writes every sequence's exact state, so that after a
+// clean shutdown sequences resume where they stopped; after a crash they
+// resume past the value logged ahead.
+func (c *coordinator) saveSequences() error {
+	c.seqs.mu.Lock()
+	defer c.seqs.mu.Unlock()
+	b := c.store.NewBatch()
+	for id, st := range c.seqs.m {
+		st.mu.Lock()
+		b.SetPosition(id, "", seqPosition(st.last, st.called))
+		st.mu.Unlock()
+	}
+	return b.Commit()
+}
+
+// nextval advances a sequence and returns its new value.
+func (c *coordinator) nextval(o *Object) (int64, error) {
+	st := c.seqs.get(o.ID)
+	if st == nil {
+		return 0, pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", o.Name)
+	}
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	d := st.def
+	v := st.last
+	if st.called {
+		var ok bool
+		v, ok = addBounded(st.last, d.Increment, d.Min, d.Max)
+		if !ok {
+			if !d.Cycle {
+				limit, which := d.Max, "maximum"
+				if d.Increment < 0 {
+					limit, which = d.Min, "minimum"
+				}
+				return 0, pgerr.New(pgerr.SequenceGeneratorLimitExceeded, "nextval: reached %s value of sequence %q (%d)", which, o.Name, limit)
+			}
+			v = d.Min
+			if d.Increment < 0 {
+				v = d.Max
+			}
+		}
+	}
+	if !st.hasLog || !withinLog(v, st.logged, d.Increment) {
+		ahead, ok := addBounded(v, d.Increment*(seqLogAhead-1), d.Min, d.Max)
+		if !ok {
+			ahead = v
+		}
+		if err := c.persistSequence(o.ID, ahead, true); err != nil {
+			return 0, err
+		}
+		st.logged, st.hasLog = ahead, true
+	}
+	st.last, st.called = v, true
+	return v, nil
+}
+
+// withinLog reports whether v lies before or at the logged value in the
+// sequence's direction.
+func withinLog(v, logged, inc int64) bool {
+	if inc > 0 {
+		return v <= logged
+	}
+	return v >= logged
+}
+
+// addBounded returns v+inc when it stays within [lo, hi].
+func addBounded(v, inc, lo, hi int64) (int64, bool) {
+	if inc > 0 && v > hi-inc || inc < 0 && v < lo-inc {
+		return 0, false
+	}
+	r := v + inc
+	return r, r >= lo && r <= hi
+}
+
+// setval sets a sequence's value: the next nextval returns v+increment
+// when called, v itself otherwise.
+func (c *coordinator) setval(o *Object, v int64, called bool) error {
+	st := c.seqs.get(o.ID)
+	if st == nil {
+		return pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", o.Name)
+	}
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if v < st.def.Min || v > st.def.Max {
+		return pgerr.New(pgerr.NumericValueOutOfRange, "setval: value %d is out of bounds for sequence %q (%d..%d)", v, o.Name, st.def.Min, st.def.Max)
+	}
+	if err := c.persistSequence(o.ID, v, called); err != nil {
+		return err
+	}
+	st.last, st.called = v, called
+	st.logged, st.hasLog = v, called
+	return nil
+}
+
+// Sequence implements scalar.Session: nextval, currval, setval and
+// lastval for the sequence with the OID (unused by lastval).
+func (v *catalogView) Sequence(fn string, oid uint32, value int64, called bool) (int64, error) {
+	s := v.s
+	if fn == "lastval" {
+		if s.lastSeq == 0 {
+			return 0, pgerr.New(pgerr.ObjectNotInPrerequisiteState, "lastval is not yet defined in this session")
+		}
+		oid = uint32(s.lastSeq)
+	}
+	o, ok := v.snapshot().cat.ByID(uint64(oid))
+	if !ok {
+		return 0, pgerr.New(pgerr.UndefinedTable, "could not open relation with OID %d", oid)
+	}
+	if o.Kind != KindSequence {
+		return 0, pgerr.New(pgerr.WrongObjectType, "%q is not a sequence", o.Name)
+	}
+	c := s.e.c
+	switch fn {
+	case "nextval":
+		n, err := c.nextval(o)
+		if err != nil {
+			return 0, err
+		}
+		s.rememberSeq(o.ID, n)
+		return n, nil
+	case "setval":
+		if err := c.setval(o, value, called); err != nil {
+			return 0, err
+		}
+		if called {
+			s.rememberSeq(o.ID, value)
+		}
+		return value, nil
+	default: // currval, lastval
+		n, ok := s.currval[o.ID]
+		if !ok {
+			return 0, pgerr.New(pgerr.ObjectNotInPrerequisiteState, "currval of sequence %q is not yet defined in this session", o.Name)
+		}
+		return n, nil
+	}
+}
+
+// rememberSeq records the value a sequence last gave this session, for
+// currval and lastval.
+func (s *session) rememberSeq(id uint64, v int64) {
+	if s.currval == nil {
+		s.currval = map[uint64]int64{}
+	}
+	s.currval[id] = v
+	s.lastSeq = id
+}
+
+// sequenceDef reads CREATE SEQUENCE's options (also those of an identity
+// column) over the defaults PostgreSQL uses for a sequence of type typ.
+func sequenceDef(opts []*pg_query.Node, typ types.Type) (SequenceDef, error) {
+	var start, minv, maxv *int64
+	d := SequenceDef{Increment: 1}
+	for _, n := range opts {
+		el := n.GetDefElem()
+		if el == nil {
+			continue
+		}
+		switch el.Defname {
+		case "as":
+			t, err := sequenceType(el.Arg.GetTypeName())
+			if err != nil {
+				return d, err
+			}
+			typ = t
+			continue
+		case "cycle":
+			d.Cycle = el.Arg == nil || el.Arg.GetBoolean() == nil || el.Arg.GetBoolean().Boolval
+			if i := el.Arg.GetInteger(); i != nil {
+				d.Cycle = i.Ival != 0
+			}
+			continue
+		case "cache", "owned_by", "sequence_name":
+			continue
+		}
+		if el.Arg == nil { // NO MINVALUE, NO MAXVALUE
+			continue
+		}
+		v, err := defElemInt(el)
+		if err != nil {
+			return d, err
+		}
+		switch el.Defname {
+		case "increment":
+			if v == 0 {
+				return d, pgerr.New(pgerr.InvalidParameterValue, "INCREMENT must not be zero")
+			}
+			d.Increment = v
+		case "start":
+			start = &v
+		case "minvalue":
+			minv = &v
+		case "maxvalue":
+			maxv = &v
+		case "restart":
+		default:
+			return d, pgerr.New(pgerr.FeatureNotSupported, "sequence option %s is not supported", strings.ToUpper(el.Defname))
+		}
+	}
+	lo, hi := int64(math.MinInt64), int64(math.MaxInt64)
+	switch typ.Family {
+	case types.Int2:
+		lo, hi = math.MinInt16, math.MaxInt16
+	case types.Int4:
+		lo, hi = math.MinInt32, math.MaxInt32
+	}
+	if d.Increment > 0 {
+		d.Min, d.Max = 1, hi
+	} else {
+		d.Min, d.Max = lo, -1
+	}
+	if minv != nil {
+		d.Min = *minv
+	}
+	if maxv != nil {
+		d.Max = *maxv
+	}
+	if d.Min < lo || d.Max > hi {
+		return d, pgerr.New(pgerr.InvalidParameterValue, "MINVALUE and MAXVALUE must lie within the range of type %s", typ)
+	}
+	if d.Min >= d.Max {
+		return d, pgerr.New(pgerr.InvalidParameterValue, "MINVALUE (%d) must be less than MAXVALUE (%d)", d.Min, d.Max)
+	}
+	d.Start = d.Min
+	if d.Increment < 0 {
+		d.Start = d.Max
+	}
+	if start != nil {
+		d.Start = *start
+	}
+	if d.Start < d.Min || d.Start > d.Max {
+		return d, pgerr.New(pgerr.InvalidParameterValue, "START value (%d) cannot be outside the sequence's range (%d..%d)", d.Start, d.Min, d.Max)
+	}
+	return d, nil
+}
+
+// sequenceType resolves AS type: smallint, integer or bigint.
+func sequenceType(tn *pg_query.TypeName) (types.Type, error) {
+	if tn != nil {
+		names := nameList(tn.Names)
+		switch names[len(names)-1] {
+		case "int2", "smallint":
+			return types.TypeInt2, nil
+		case "int4", "integer", "int":
+			return types.TypeInt4, nil
+		case "int8", "bigint":
+			return types.TypeInt8, nil
+		}
+	}
+	return types.Type{}, pgerr.New(pgerr.InvalidParameterValue, "sequence type must be smallint, integer, or bigint")
+}
+
+// defElemInt reads a numeric option value.
+func defElemInt(el *pg_query.DefElem) (int64, error) {
+	switch {
+	case el.Arg.GetInteger() != nil:
+		return int64(el.Arg.GetInteger().Ival), nil
+	case el.Arg.GetFloat() != nil:
+		v, err := strconv.ParseInt(el.Arg.GetFloat().Fval, 10, 64)
+		if err != nil {
+			return 0, pgerr.New(pgerr.NumericValueOutOfRange, "value %s is out of range for a sequence option", el.Arg.GetFloat().Fval)
+		}
+		return v, nil
+	}
+	return 0, pgerr.New(pgerr.SyntaxError, "%s requires a numeric value", strings.ToUpper(el.Defname))
+}
+
+// bindCreateSequence binds CREATE SEQUENCE.
+func (s *session) bindCreateSequence(raw *rawStatement, cs *pg_query.CreateSeqStmt) (*boundStmt, error) {
+	if err := checkSchema(cs.Sequence); err != nil {
+		return nil, err
+	}
+	if cs.Sequence.Relpersistence == "t" {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "temporary sequences are not supported")
+	}
+	def, err := sequenceDef(cs.Options, types.TypeInt8)
+	if err != nil {
+		return nil, err
+	}
+	name, ifNotExists := cs.Sequence.Relname, cs.IfNotExists
+	return ddl("CREATE SEQUENCE", func(ctx context.Context, s *session) error {
+		return s.submitDDL(ctx, func(tx *ddlTx, notice func(*pgerr.Error)) error {
+			if _, exists := tx.cat.Lookup(defaultSchema, name); exists {
+				if ifNotExists {
+					notice(pgerr.New(pgerr.DuplicateTable, "relation %q already exists, skipping", name))
+					return nil
+				}
+				return pgerr.New(pgerr.DuplicateTable, "relation %q already exists", name)
+			}
+			return tx.create(sequenceObject(tx, name, raw.text, def, 0))
+		})
+	}), nil
+}
+
+// sequenceObject is a new sequence; on is the table that owns it (a
+// serial or identity column's), 0 for none.
+func sequenceObject(tx *ddlTx, name, sqlText string, def SequenceDef, on uint64) *Object {
+	o := &Object{Kind: KindSequence, Schema: defaultSchema, Name: name, SQL: sqlText, Sequence: &def, ID: tx.nextID(),
+		Columns: []ColumnDef{{Name: "last_value", Type: types.TypeInt8}, {Name: "log_cnt", Type: types.TypeInt8}, {Name: "is_called", Type: types.TypeBool}}}
+	if on != 0 {
+		o.On, o.DependsOn = on, []uint64{on}
+	}
+	return o
+}
+
+// serialType returns the integer type of a serial pseudo-type name.
+func serialType(tn *pg_query.TypeName) (types.Type, bool) {
+	if tn == nil || len(tn.ArrayBounds) > 0 {
+		return types.Type{}, false
+	}
+	names := nameList(tn.Names)
+	if len(names) != 1 {
+		return types.Type{}, false
+	}
+	switch names[0] {
+	case "serial", "serial4":
+		return types.TypeInt4, true
+	case "bigserial", "serial8":
+		return types.TypeInt8, true
+	case "smallserial", "serial2":
+		return types.TypeInt2, true
+	}
+	return types.Type{}, false
+}
+
+// ownedSequence is a sequence a serial or identity column creates with
+// its table, named table_column_seq as in PostgreSQL.
+type ownedSequence struct {
+	column string
+	opts   []*pg_query.Node
+	typ    types.Type
+}
+
+// object returns the sequence of table t, and the default of its column.
+func (o ownedSequence) object(tx *ddlTx, t *Object) (*Object, error) {
+	def, err := sequenceDef(o.opts, o.typ)
+	if err != nil {
+		return nil, err
+	}
+	base := t.Name + "_" + o.column + "_seq"
+	name := base
+	for n := 1; ; n++ {
+		if _, taken := tx.cat.Lookup(defaultSchema, name); !taken {
+			break
+		}
+		name = base + strconv.Itoa(n)
+	}
+	sqlText := fmt.Sprintf("CREATE SEQUENCE %s AS %s START %d INCREMENT %d MINVALUE %d MAXVALUE %d", parser.QuoteIdent(name), o.typ, def.Start, def.Increment, def.Min, def.Max)
+	return sequenceObject(tx, name, sqlText, def, t.ID), nil
+}
+
+// nextvalDefault is the DEFAULT of a serial or identity column, as
+// PostgreSQL shows it.
+func nextvalDefault(seq string) string {
+	return "nextval(" + parser.QuoteString(parser.QuoteIdent(seq)) + "::regclass)"
+}
