@@ -248,6 +248,10 @@ func buildKafka(cat *Catalog, st *parser.CreateSource, startTimestamp int64, log
 	if k.DeadLetterTopic != nil {
 		cfg.DeadLetterTopic = k.DeadLetterTopic.Value
 	}
+	if k.GroupIDPrefix != nil {
+		// Materialize names its group <prefix>materialize-…-<source>.
+		cfg.GroupID = k.GroupIDPrefix.Value + "streamdb-" + st.Name[len(st.Name)-1].Value
+	}
 	b := newBinder(cat, nil, nil)
 	for _, c := range st.Columns {
 		t, err := typeFromText(b, c.Type.Text)

@@ -58,6 +58,10 @@ type Config struct {
 	// DeadLetterTopic, when set, also receives every record that fails
 	// to decode, with the error in headers.
 	DeadLetterTopic string
+	// GroupID, when set, is a consumer group the source commits its
+	// committed positions to, for monitoring tools that read consumer
+	// lag; the source never reads them back.
+	GroupID string
 	// MaxBatchRecords and MaxBatchBytes bound one emitted batch; zero
 	// means the defaults (DefaultMaxBatchRecords, DefaultMaxBatchBytes).
 	MaxBatchRecords int

@@ -50,7 +50,9 @@
 // a position start at START OFFSET or START TIMESTAMP on the source's
 // first run, and partitions that appear later (the topic grew) start at
 // their beginning; a discovery goroutine polls the topic's metadata to
-// find them.
+// find them. With GROUP ID PREFIX the committed positions are also copied
+// to a consumer group, at most once a second, for lag monitors; the
+// source never reads them back.
 //
 // # Batching, backpressure and failures
 //

@@ -3,12 +3,14 @@ package kafka
 import (
 	"context"
 	"errors"
+	"maps"
 	"math"
 	"sync/atomic"
 	"time"
 
 	"github.com/streamdb/streamdb/sources"
 	"github.com/streamdb/streamdb/sql/pgerr"
+	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
@@ -46,6 +48,8 @@ type runner struct {
 	meta       chan metadataResult
 	health     health
 	brokerErrs *brokerErrors
+	// group mirrors committed positions to Config.GroupID; nil without.
+	group *groupCommitter
 
 	// deadLetterFailures counts failed dead letter deliveries and
 	// deadLetterLogged is when one was last logged (Unix ns); franz-go's
@@ -101,6 +105,9 @@ func (s *source) Run(ctx context.Context, resume map[string][]byte, sink sources
 
 		brokerErrs: brokerErrs,
 	}
+	if s.cfg.GroupID != "" {
+		r.group = newGroupCommitter(kadm.NewClient(cl), s.cfg.GroupID, s.cfg.Topic)
+	}
 	return r.run(ctx)
 }
 
@@ -117,6 +124,9 @@ func (r *runner) run(ctx context.Context) error {
 		stop()
 		<-done
 		r.flushDeadLetters()
+		if r.group != nil {
+			r.group.wait()
+		}
 	}()
 
 	cfg := &r.src.cfg
@@ -155,12 +165,22 @@ func (r *runner) run(ctx context.Context) error {
 		}
 		full := r.batch.records >= cfg.MaxBatchRecords || r.batch.bytes >= cfg.MaxBatchBytes
 		if full || !r.batch.empty() && time.Since(r.batchStart) >= batchLinger {
+			var progress map[int32]int64
+			if r.group != nil {
+				progress = maps.Clone(r.batch.progress)
+			}
 			if err := r.sink.Emit(ctx, r.batch.take()); err != nil {
 				if ctx.Err() != nil {
 					return nil
 				}
 				return err
 			}
+			if r.group != nil {
+				r.group.committed(progress)
+			}
+		}
+		if r.group != nil {
+			r.group.maybeCommit(r)
 		}
 	}
 }

@@ -3,6 +3,7 @@ package kafka
 import (
 	"context"
 	"fmt"
+	"maps"
 	"net"
 	"slices"
 	"strconv"
@@ -366,6 +367,37 @@ func TestCorruptPositions(t *testing.T) {
 		err := src.Run(context.Background(), resume, newTestSink(nil))
 		if err == nil || !strings.Contains(err.Error(), "resume") {
 			t.Errorf("Run(%v) = %v, want a corrupt position error", resume, err)
+		}
+	}
+}
+
+// TestGroupMirrorsPositions checks that a source with a GroupID commits the
+// positions it has read to that consumer group, where lag monitors look.
+func TestGroupMirrorsPositions(t *testing.T) {
+	cluster := newCluster(t, 2, "watched")
+	addrs := cluster.ListenAddrs()
+	p := newProducer(t, addrs)
+	produceN(t, p, "watched", 2, 0, 6)
+	cfg := textConfig(addrs, "watched")
+	cfg.GroupID = "monitor"
+	sink, _ := start(t, mustNew(t, cfg), nil)
+	sink.waitChanges(t, 6)
+
+	adm := kadm.NewClient(p)
+	var got map[int32]int64
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		resp, err := adm.FetchOffsets(ctx, "monitor")
+		cancel()
+		if err == nil {
+			got = map[int32]int64{}
+			resp.Each(func(o kadm.OffsetResponse) { got[o.Partition] = o.At })
+			if maps.Equal(got, map[int32]int64{0: 3, 1: 3}) {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("group offsets %v (error %v), want partitions 0 and 1 at 3", got, err)
 		}
 	}
 }
