@@ -11,12 +11,14 @@
 //
 // # What is timed
 //
-// Each round makes four 1,000-row changes on both servers, one after the
-// other: an INSERT of 1,000 new rows (one multi-row VALUES statement), an
+// Each round makes four 1,000-row changes and a one-row change on both
+// servers, one after the other: an INSERT of 1,000 new rows (one multi-row VALUES statement), an
 // UPDATE of those rows by a primary-key range, a DELETE of them by the
 // same range, and an INSERT … SELECT of the next 1,000 ids from
 // generate_series, which makes the same kind of change as the first with
-// a statement of constant size, so parsing does not hide the maintenance.
+// a statement of constant size, so parsing does not hide the maintenance;
+// then a one-row INSERT, the floor under every change: one durable commit
+// (a synced write on both servers) and one read.
 // A change is timed from sending it to the return of the first SELECT on
 // the view whose totals (sum of the counts, sum of the sums) equal the
 // values the harness expects after the change. For streamdb that is the statement's commit

@@ -109,13 +109,15 @@ type change struct {
 }
 
 // changeKinds are the kinds of change a round makes, in order.
-var changeKinds = []string{"insert", "update", "delete", "insert-select"}
+var changeKinds = []string{"insert", "update", "delete", "insert-select", "insert-1row"}
 
 // changes returns one round's changes: an insert of new ids above the
 // loaded ones, spread over every group, written as VALUES; an update and
 // a delete of those rows by their key range; and an insert of the next
 // range of ids by INSERT … SELECT from generate_series, a statement of
-// constant size, which stays (each round adds cfg.Change rows).
+// constant size, which stays (each round adds cfg.Change rows); and a
+// one-row insert (a negative id, so it meets no other change), which
+// shows what any change costs at least: the durable commit and the read.
 func changes(cfg config, round int) []change {
 	lo := cfg.Rows + 1 + 2*int64(round)*cfg.Change
 	hi := lo + cfg.Change - 1
@@ -136,6 +138,7 @@ func changes(cfg config, round int) []change {
 		{kind: "delete", sql: fmt.Sprintf("DELETE FROM r WHERE id BETWEEN %d AND %d", lo, hi), dRows: -cfg.Change, dSum: -(sum + cfg.Change)},
 		{kind: "insert-select", sql: fmt.Sprintf("INSERT INTO r SELECT g, g %% %d, g FROM generate_series(%d, %d) AS g", cfg.Groups, lo2, hi2),
 			dRows: cfg.Change, dSum: sum2},
+		{kind: "insert-1row", sql: fmt.Sprintf("INSERT INTO r VALUES (%d, 0, 1)", -1-round), dRows: 1, dSum: 1},
 	}
 }
 
@@ -265,7 +268,7 @@ func report(cfg config, targets []*target) error {
 		fmt.Fprintf(&md, "| %s | %.2f | %.2f | %.1f× | %s | %.2f | %.2f | %.2f |\n", kind, k.StreamdbMs, k.PostgresMs, k.Ratio, met,
 			k.StreamdbStmtMs, k.PostgresStmtMs, k.PostgresRefreshMs)
 	}
-	md.WriteString("\ninsert is one multi-row VALUES statement; update and delete select the inserted rows by a primary-key range (`WHERE id BETWEEN lo AND hi`); insert-select is `INSERT INTO r SELECT g, g % groups, g FROM generate_series(lo, hi) AS g`, the same change in a statement of constant size. Each change is timed from sending it until a SELECT of the view's totals returns the expected values.\n")
+	md.WriteString("\ninsert is one multi-row VALUES statement; update and delete select the inserted rows by a primary-key range (`WHERE id BETWEEN lo AND hi`); insert-select is `INSERT INTO r SELECT g, g % groups, g FROM generate_series(lo, hi) AS g`, the same change in a statement of constant size; insert-1row is a one-row INSERT, the least any change costs (a durable commit and a read). Each change is timed from sending it until a SELECT of the view's totals returns the expected values.\n")
 	if err := os.MkdirAll(cfg.Out, 0o755); err != nil {
 		return err
 	}

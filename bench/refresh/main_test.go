@@ -15,7 +15,7 @@ func TestChangesKeepTotals(t *testing.T) {
 	if len(cs) != len(changeKinds) {
 		t.Fatalf("%d changes, want %d", len(cs), len(changeKinds))
 	}
-	ins, upd, del, sel := cs[0], cs[1], cs[2], cs[3]
+	ins, upd, del, sel, one := cs[0], cs[1], cs[2], cs[3], cs[4]
 	// Round 1 inserts ids 111..115, then 116..120 by INSERT … SELECT.
 	if !strings.HasPrefix(ins.sql, "INSERT INTO r VALUES (111,1,111),(112,2,112)") || ins.dRows != 5 || ins.dSum != 111+112+113+114+115 {
 		t.Fatalf("insert = %+v", ins)
@@ -28,6 +28,9 @@ func TestChangesKeepTotals(t *testing.T) {
 	}
 	if sel.sql != "INSERT INTO r SELECT g, g % 10, g FROM generate_series(116, 120) AS g" || sel.dRows != 5 || sel.dSum != 116+117+118+119+120 {
 		t.Fatalf("insert-select = %+v", sel)
+	}
+	if one.sql != "INSERT INTO r VALUES (-2, 0, 1)" || one.dRows != 1 || one.dSum != 1 {
+		t.Fatalf("insert-1row = %+v", one)
 	}
 }
 
