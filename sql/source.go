@@ -158,7 +158,7 @@ func (c *coordinator) applyChanges(rs *runningSource, id uint64, changes []sourc
 	d := slices.Grow(deltas[id], len(changes))
 	var err error
 	if t.obj.Appends {
-		d, err = c.appendChanges(rs, t, changes, batch, d)
+		d, err = appendChanges(rs, t, changes, batch, d)
 	} else {
 		d, err = upsertChanges(t, changes, batch, d)
 	}
@@ -203,7 +203,7 @@ func upsertChanges(t *tableState, changes []sources.Change, batch *storage.Batch
 // each, two allocations per batch rather than two per row; rows of an
 // append relation are rarely deleted, so the shared strings seldom outlive
 // most of their rows.
-func (c *coordinator) appendChanges(rs *runningSource, t *tableState, changes []sources.Change, batch *storage.Batch, d dataflow.Batch) (dataflow.Batch, error) {
+func appendChanges(rs *runningSource, t *tableState, changes []sources.Change, batch *storage.Batch, d dataflow.Batch) (dataflow.Batch, error) {
 	id := t.obj.ID
 	idx := rs.byRow[id]
 	keys, vals, ends := rs.keyBuf[:0], rs.valBuf[:0], rs.ends[:0]
