@@ -401,3 +401,17 @@ func TestGroupMirrorsPositions(t *testing.T) {
 		}
 	}
 }
+
+// TestStatusStartingThenRunning checks the states SHOW SOURCES shows for a
+// healthy source: starting until the first metadata assigns partitions,
+// then running, never stalled.
+func TestStatusStartingThenRunning(t *testing.T) {
+	cluster := newCluster(t, 1, "healthy")
+	sink, _ := start(t, mustNew(t, textConfig(cluster.ListenAddrs(), "healthy")), nil)
+	sink.waitState(t, sources.Running)
+	sink.mu.Lock()
+	defer sink.mu.Unlock()
+	if w := []string{"starting", "running"}; !slices.Equal(slices.Compact(slices.Clone(sink.states)), w) {
+		t.Fatalf("states %v, want %v", sink.states, w)
+	}
+}
