@@ -136,14 +136,17 @@ func (s *session) bindInsert(cat *Catalog, ins *pg_query.InsertStmt, params []ty
 	if ins.WithClause != nil {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "WITH in INSERT is not supported")
 	}
-	if ins.OnConflictClause != nil {
-		return nil, pgerr.New(pgerr.FeatureNotSupported, "INSERT … ON CONFLICT is not supported")
-	}
 	obj, err := writeTarget(cat, ins.Relation, "insert into")
 	if err != nil {
 		return nil, err
 	}
 	b := newBinder(cat, &s.info, params)
+	var up *upsert
+	if ins.OnConflictClause != nil {
+		if up, err = b.onConflict(ins.OnConflictClause, obj, aliasOf(ins.Relation)); err != nil {
+			return nil, err
+		}
+	}
 	plan, err := b.insertPlan(ins, obj)
 	if err != nil {
 		return nil, err
@@ -176,6 +179,13 @@ func (s *session) bindInsert(cat *Catalog, ins *pg_query.InsertStmt, params []ty
 			}
 			tt := s.writeTxn().table(obj)
 			tt.reserve(len(rows))
+			// With ON CONFLICT, out collects the rows inserted or updated,
+			// and affected their keys.
+			out := rows
+			var affected map[string]bool
+			if up != nil {
+				out, affected = rows[:0:0], map[string]bool{}
+			}
 			for _, row := range rows {
 				if err := rc.check(ev, row); err != nil {
 					return nil, err
@@ -186,19 +196,46 @@ func (s *session) bindInsert(cat *Catalog, ins *pg_query.InsertStmt, params []ty
 				}
 				key := rowKey(obj, row)
 				cur, touched := tt.lookup(key)
+				taken := touched && cur != nil || !touched && hasKey(base, key)
+				if taken && up != nil {
+					existing := cur
+					if !touched {
+						if existing, _, err = base.get(key); err != nil {
+							return nil, err
+						}
+					}
+					upd, err := up.resolve(ev, existing, row, affected[key])
+					if err != nil {
+						return nil, err
+					}
+					if upd == nil {
+						continue
+					}
+					if err := rc.check(ev, upd); err != nil {
+						return nil, err
+					}
+					tt.set(key, upd, base)
+					affected[key] = true
+					out = append(out, upd)
+					continue
+				}
 				switch {
-				case touched && cur != nil, !touched && hasKey(base, key):
+				case taken:
 					return nil, uniqueViolation(obj, row)
 				case touched:
 					tt.set(key, row, base) // deleted earlier in the transaction
 				default:
 					tt.add(key, row)
 				}
+				if up != nil {
+					affected[key] = true
+					out = append(out, row)
+				}
 			}
 			if err := s.checkUnique(snap, obj, tt); err != nil {
 				return nil, err
 			}
-			return returningResult(ev, ret, rows, "INSERT 0 "+strconv.Itoa(len(rows)))
+			return returningResult(ev, ret, out, "INSERT 0 "+strconv.Itoa(len(out)))
 		},
 	}, nil
 }
