@@ -52,17 +52,24 @@ func checkSchema(rv *pg_query.RangeVar) error {
 
 func ddl(tag string, fn func(ctx context.Context, s *session) error) *boundStmt {
 	return &boundStmt{run: func(ctx context.Context, s *session, _ []types.Datum) (pgwire.Result, error) {
-		if s.txn != nil && !s.txn.implicit {
-			return nil, pgerr.New(pgerr.ActiveSQLTransaction, "%s cannot run inside a transaction block", tag)
-		}
-		if s.txn != nil && s.txn.hasWrites() {
-			return nil, pgerr.New(pgerr.ActiveSQLTransaction, "%s cannot run inside a transaction block", tag)
+		if err := s.ddlAllowed(tag); err != nil {
+			return nil, err
 		}
 		if err := fn(ctx, s); err != nil {
 			return nil, err
 		}
 		return commandResult(tag), nil
 	}}
+}
+
+// ddlAllowed refuses a catalog change inside a transaction block, or in
+// an implicit transaction that has written: catalog changes commit on
+// their own, at once.
+func (s *session) ddlAllowed(tag string) error {
+	if s.txn != nil && (!s.txn.implicit || s.txn.hasWrites()) {
+		return pgerr.New(pgerr.ActiveSQLTransaction, "%s cannot run inside a transaction block", tag)
+	}
+	return nil
 }
 
 // submitDDL runs a catalog change on the coordinator and sends the
@@ -469,8 +476,7 @@ func (s *session) bindCreateTableAs(cat *Catalog, raw *rawStatement, ct *pg_quer
 		return nil, err
 	}
 	if ct.Objtype != pg_query.ObjectType_OBJECT_MATVIEW {
-		return nil, pgerr.New(pgerr.FeatureNotSupported, "CREATE TABLE AS is not supported").
-			WithHint("Use CREATE TABLE and INSERT INTO … SELECT, or CREATE MATERIALIZED VIEW.")
+		return s.bindCreateTableAsSelect(raw, ct)
 	}
 	if into.SkipData {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "WITH NO DATA is not supported: materialized views are always current")
