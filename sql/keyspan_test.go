@@ -208,6 +208,9 @@ func TestKeySpanWrites(t *testing.T) {
 	if got, want := rows(t, conn, "SELECT id, v FROM w ORDER BY id"), "1|0\n2|0\n3|1\n4|1\n5|1\n6|0\n7|0\n8|0"; got != want {
 		t.Errorf("after update and delete:\n%s\nwant\n%s", got, want)
 	}
+	exec(t, conn, "CREATE TABLE wk (id int PRIMARY KEY, k bigint)")
+	exec(t, conn, "INSERT INTO wk VALUES (1, 1), (2, 2), (3, 1)")
+	exec(t, conn, "CREATE INDEX wk_k ON wk (k)")
 	exec(t, conn, "BEGIN")
 	exec(t, conn, "DELETE FROM w WHERE id BETWEEN 2 AND 4")
 	exec(t, conn, "INSERT INTO w VALUES (3, 30), (20, 200)")
@@ -219,12 +222,22 @@ func TestKeySpanWrites(t *testing.T) {
 		t.Errorf("lookups inside the transaction: %q, want %q", got, want)
 	}
 	exec(t, conn, "UPDATE w SET id = id + 10 WHERE id > 5 AND id < 8")
+	exec(t, conn, "INSERT INTO wk VALUES (4, 1), (5, 3)")
+	if got, want := rows(t, conn, "SELECT id FROM wk WHERE k IN (1, 3) ORDER BY id"), "1\n3\n4\n5"; got != want {
+		t.Errorf("index lookups inside the transaction: %q, want %q", got, want)
+	}
 	exec(t, conn, "COMMIT")
 	if got, want := rows(t, conn, "SELECT id, v FROM w ORDER BY id"), "1|100\n3|130\n5|101\n8|0\n16|0\n17|0\n20|200"; got != want {
 		t.Errorf("after commit:\n%s\nwant\n%s", got, want)
 	}
 	if got, want := rows(t, conn, "SELECT n, s FROM ws"), "7|531"; got != want {
 		t.Errorf("view: %s, want %s", got, want)
+	}
+	if got, want := rows(t, conn, "SELECT id FROM wk WHERE k IN (1, 3) ORDER BY id"), "1\n3\n4\n5"; got != want {
+		t.Errorf("index lookups after commit: %q, want %q", got, want)
+	}
+	if got := rows(t, conn, "EXPLAIN SELECT id FROM wk WHERE k IN (1, 3)"); !strings.Contains(got, "index=wk_k") {
+		t.Errorf("plan does not use the index:\n%s", got)
 	}
 }
 
