@@ -1,6 +1,7 @@
 // Compat exercises the PostgreSQL JDBC driver against streamdb: connect
 // (plain and TLS), DDL, PreparedStatement writes, every type read back,
-// DatabaseMetaData, SQLSTATEs and cancel. It prints one line per check:
+// DatabaseMetaData (tables, columns, keys, indexes, schemas, types),
+// SQLSTATEs and cancel. It prints one line per check:
 // "ok <name>" or "FAIL <name>: <reason>".
 import java.sql.*;
 import java.util.*;
@@ -87,6 +88,25 @@ public class Compat {
                 check("getPrimaryKeys", got.equals("id|1|jorders_pkey"), got);
             } catch (SQLException e) {
                 check("getPrimaryKeys", false, e.getSQLState() + " " + e.getMessage());
+            }
+            try (ResultSet rs = md.getIndexInfo(null, "public", "jorders", false, false)) {
+                String got = rows(rs, "INDEX_NAME", "COLUMN_NAME", "ORDINAL_POSITION", "NON_UNIQUE");
+                check("getIndexInfo", got.equals("jorders_pkey|id|1|f"), got);
+            } catch (SQLException e) {
+                check("getIndexInfo", false, e.getSQLState() + " " + e.getMessage());
+            }
+            try (ResultSet rs = md.getSchemas()) {
+                String got = rows(rs, "TABLE_SCHEM");
+                check("getSchemas", got.equals("information_schema;pg_catalog;public"), got);
+            } catch (SQLException e) {
+                check("getSchemas", false, e.getSQLState() + " " + e.getMessage());
+            }
+            try (ResultSet rs = md.getTypeInfo()) {
+                Set<String> names = new HashSet<>();
+                while (rs.next()) names.add(rs.getString("TYPE_NAME"));
+                check("getTypeInfo", names.containsAll(Arrays.asList("int4", "text", "numeric", "timestamptz", "jsonb", "_int4")), names.toString());
+            } catch (SQLException e) {
+                check("getTypeInfo", false, e.getSQLState() + " " + e.getMessage());
             }
             String[][] errors = {
                 {"INSERT INTO jorders VALUES (1, 'dup', 1, NULL)", "23505"},
