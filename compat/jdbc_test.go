@@ -14,7 +14,7 @@ const jdbcJar = "/usr/share/java/postgresql.jar"
 
 // TestJDBC runs clients/jdbc/Compat.java with the PostgreSQL JDBC
 // driver: PreparedStatement batches, every type read back,
-// DatabaseMetaData.getTables/getColumns/getPrimaryKeys, SQLSTATEs,
+// DatabaseMetaData (tables, columns, keys, indexes, types), SQLSTATEs,
 // cancel, and ssl=true against a self-signed certificate. The server has
 // TLS so that both plaintext (sslmode=disable) and TLS connect.
 func TestJDBC(t *testing.T) {
