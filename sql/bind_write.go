@@ -239,13 +239,13 @@ func planColumnsOf(exprs []scalar.Expr) []planner.Column {
 // updatePlan binds UPDATE: a plan producing, for every row to change, the
 // new row followed by the old row's storage key.
 func (b *binder) updatePlan(up *pg_query.UpdateStmt, obj *Object, alias string) (planner.Node, error) {
-	if len(up.FromClause) > 0 {
-		return nil, pgerr.New(pgerr.FeatureNotSupported, "UPDATE … FROM is not supported")
-	}
 	g := keyedGet(b, obj)
 	b.deps[obj.ID] = true
 	s := tableScope(obj, alias)
-	var node planner.Node = g
+	node, err := b.joinOthers(g, s, obj, up.FromClause)
+	if err != nil {
+		return nil, err
+	}
 	if up.WhereClause != nil {
 		pred, err := b.expr(up.WhereClause, &exprCtx{s: s, what: "WHERE"})
 		if err != nil {
@@ -300,20 +300,53 @@ func (b *binder) updatePlan(up *pg_query.UpdateStmt, obj *Object, alias string) 
 		}
 		exprs[idx] = ce
 	}
-	return &planner.Project{Input: node, Exprs: exprs, Cols: planColumnsOf(exprs)}, nil
+	var out planner.Node = &planner.Project{Input: node, Exprs: exprs, Cols: planColumnsOf(exprs)}
+	if len(up.FromClause) > 0 {
+		out = onePerKey(out, len(obj.Columns))
+	}
+	return out, nil
+}
+
+// joinOthers joins the keyed target of an UPDATE … FROM or DELETE …
+// USING with the other tables: their columns follow the target's and its
+// storage key in s. Without other tables it returns the target.
+func (b *binder) joinOthers(g *planner.Get, s *scope, obj *Object, items []*pg_query.Node) (planner.Node, error) {
+	if len(items) == 0 {
+		return g, nil
+	}
+	other, os, err := b.fromClause(items, nil)
+	if err != nil {
+		return nil, err
+	}
+	for t := range os.tables {
+		if s.tables[t] {
+			return nil, pgerr.New(pgerr.DuplicateAlias, "table name %q specified more than once", t)
+		}
+		s.tables[t] = true
+	}
+	s.cols = append(s.cols, shifted(os.cols, len(obj.Columns)+1)...)
+	return &planner.Join{Kind: planner.InnerJoin, Left: g, Right: other, On: trueConst()}, nil
+}
+
+// onePerKey keeps one row per storage key (the column at keyCol): a
+// target row that joins several rows of the other tables is changed
+// once, with the values of one of them, as in PostgreSQL.
+func onePerKey(n planner.Node, keyCol int) planner.Node {
+	return &planner.TopK{Input: n, Group: []int{keyCol}, Limit: scalar.NewConst(types.NewInt8(1), types.TypeInt8)}
 }
 
 // deletePlan binds DELETE: a plan producing every row to delete followed
 // by its storage key.
 func (b *binder) deletePlan(del *pg_query.DeleteStmt, obj *Object, alias string) (planner.Node, error) {
-	if len(del.UsingClause) > 0 {
-		return nil, pgerr.New(pgerr.FeatureNotSupported, "DELETE … USING is not supported")
-	}
 	g := keyedGet(b, obj)
 	b.deps[obj.ID] = true
-	var node planner.Node = g
+	s := tableScope(obj, alias)
+	node, err := b.joinOthers(g, s, obj, del.UsingClause)
+	if err != nil {
+		return nil, err
+	}
 	if del.WhereClause != nil {
-		pred, err := b.expr(del.WhereClause, &exprCtx{s: tableScope(obj, alias), what: "WHERE"})
+		pred, err := b.expr(del.WhereClause, &exprCtx{s: s, what: "WHERE"})
 		if err != nil {
 			return nil, err
 		}
@@ -321,6 +354,14 @@ func (b *binder) deletePlan(del *pg_query.DeleteStmt, obj *Object, alias string)
 			return nil, err
 		}
 		node = &planner.Filter{Input: node, Pred: pred}
+	}
+	if len(del.UsingClause) > 0 {
+		width := len(obj.Columns) + 1
+		exprs := make([]scalar.Expr, width)
+		for i, c := range g.Cols {
+			exprs[i] = &scalar.ColRef{Idx: i, Typ: c.Type}
+		}
+		node = onePerKey(&planner.Project{Input: node, Exprs: exprs, Cols: planColumnsOf(exprs)}, width-1)
 	}
 	return node, nil
 }
