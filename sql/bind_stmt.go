@@ -121,7 +121,7 @@ func (s *session) bindTransaction(ts *pg_query.TransactionStmt) (*boundStmt, err
 				return commandResult("COMMIT"), nil
 			}
 			if s.txn.state == txnFailed {
-				s.txn = nil
+				s.rollback(ctx)
 				return commandResult("ROLLBACK"), nil
 			}
 			if err := s.commit(ctx); err != nil {
@@ -136,7 +136,7 @@ func (s *session) bindTransaction(ts *pg_query.TransactionStmt) (*boundStmt, err
 			if s.txn == nil || s.txn.implicit {
 				s.notice(&pgerr.Error{Code: pgerr.NoActiveSQLTransaction, Severity: "WARNING", Message: "there is no transaction in progress"})
 			}
-			s.txn = nil
+			s.rollback(ctx)
 			return commandResult("ROLLBACK"), nil
 		})
 		b.txnControl = true

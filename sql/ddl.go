@@ -20,6 +20,7 @@ type ddlTx struct {
 
 	newTables []*tableState
 	newFlows  []*flow
+	created   []*Object
 	dropped   map[uint64]bool
 	// after runs once the change has committed, on the coordinator.
 	after []func(c *coordinator)
@@ -125,6 +126,7 @@ func (tx *ddlTx) create(o *Object) error {
 	}
 	tx.batch.PutCatalog(o.ID, data)
 	tx.cat.add(o)
+	tx.created = append(tx.created, o)
 	return nil
 }
 

@@ -62,28 +62,78 @@ func ddl(tag string, fn func(ctx context.Context, s *session) error) *boundStmt 
 	}}
 }
 
-// ddlAllowed refuses a catalog change inside a transaction block, or in
-// an implicit transaction that has written: catalog changes commit on
-// their own, at once.
+// ddlAllowed refuses a catalog change in an implicit transaction that
+// has written: catalog changes commit on their own, at once. Inside a
+// transaction block, submitDDL decides: only what a change creates can
+// be taken back when the block rolls back.
 func (s *session) ddlAllowed(tag string) error {
-	if s.txn != nil && (!s.txn.implicit || s.txn.hasWrites()) {
+	if s.txn != nil && s.txn.implicit && s.txn.hasWrites() {
 		return pgerr.New(pgerr.ActiveSQLTransaction, "%s cannot run inside a transaction block", tag)
 	}
 	return nil
 }
 
+// undoableKinds are the objects a CREATE inside a transaction block may
+// create: dropping them again undoes the CREATE completely.
+var undoableKinds = map[ObjectKind]bool{KindTable: true, KindView: true, KindMaterializedView: true, KindIndex: true, KindSequence: true}
+
 // submitDDL runs a catalog change on the coordinator and sends the
 // notices it produced.
+//
+// Inside a transaction block the change commits at once all the same,
+// and may only create tables, views, indexes and sequences: the block
+// remembers them and drops them again if it rolls back (or its COMMIT
+// fails), so that a rolled-back block leaves the catalog as it found it.
+// Other sessions see the new objects before the block commits.
 func (s *session) submitDDL(ctx context.Context, fn func(tx *ddlTx, notice func(*pgerr.Error)) error) error {
 	var notices []*pgerr.Error
+	var created []uint64
+	inBlock := s.txn != nil && !s.txn.implicit
 	err := s.e.c.submit(ctx, &coordReq{ddl: func(tx *ddlTx) error {
-		notices = notices[:0]
-		return fn(tx, func(n *pgerr.Error) { notices = append(notices, n) })
+		notices, created = notices[:0], created[:0]
+		if err := fn(tx, func(n *pgerr.Error) { notices = append(notices, n) }); err != nil {
+			return err
+		}
+		for _, o := range tx.created {
+			if inBlock && !undoableKinds[o.Kind] {
+				return pgerr.New(pgerr.ActiveSQLTransaction, "CREATE %s cannot run inside a transaction block", strings.ToUpper(o.Kind.String()))
+			}
+			created = append(created, o.ID)
+		}
+		if inBlock && len(tx.dropped) > 0 {
+			return pgerr.New(pgerr.ActiveSQLTransaction, "a statement that drops or replaces objects cannot run inside a transaction block").
+				WithHint("Run it outside BEGIN … COMMIT (with autocommit on): inside a block streamdb can only take back what CREATE statements made.")
+		}
+		return nil
 	}})
 	for _, n := range notices {
 		s.notice(n)
 	}
+	if err == nil && inBlock {
+		s.txn.created = append(s.txn.created, created...)
+	}
 	return err
+}
+
+// undoCreates drops, newest first, the objects a transaction block
+// created, when the block does not commit.
+func (s *session) undoCreates(ctx context.Context, t *txn) {
+	if t == nil || len(t.created) == 0 {
+		return
+	}
+	err := s.e.c.submit(ctx, &coordReq{ddl: func(tx *ddlTx) error {
+		for i := len(t.created) - 1; i >= 0; i-- {
+			if o, ok := tx.cat.ByID(t.created[i]); ok {
+				if err := dropWithDependents(tx, o, true, func(*pgerr.Error) {}); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}})
+	if err != nil {
+		s.e.log.Warn("could not drop the objects of a rolled-back transaction block", "err", err)
+	}
 }
 
 func (s *session) bindCreateTable(cat *Catalog, raw *rawStatement, cs *pg_query.CreateStmt) (*boundStmt, error) {

@@ -188,7 +188,7 @@ func (s *session) Abort(err error) {
 
 // Close rolls back any open transaction.
 func (s *session) Close() {
-	s.txn = nil
+	s.rollback(context.Background())
 	s.e.forget(s)
 }
 

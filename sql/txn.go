@@ -18,6 +18,9 @@ type txn struct {
 	state    txnState
 	start    time.Time
 	tables   map[uint64]*txnTable
+	// created lists the objects CREATE statements of the block made,
+	// dropped again unless the block commits.
+	created []uint64
 }
 
 func newTxn(implicit bool) *txn {
@@ -180,7 +183,18 @@ func (s *session) commit(ctx context.Context) error {
 	if w.empty() {
 		return nil
 	}
-	return s.e.c.submit(ctx, &coordReq{writes: w})
+	err := s.e.c.submit(ctx, &coordReq{writes: w})
+	if err != nil {
+		s.undoCreates(ctx, t)
+	}
+	return err
+}
+
+// rollback ends the transaction without committing it.
+func (s *session) rollback(ctx context.Context) {
+	t := s.txn
+	s.txn = nil
+	s.undoCreates(ctx, t)
 }
 
 // tableInput returns a table's rows as the current transaction sees them.

@@ -1,0 +1,50 @@
+package sql_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/streamdb/streamdb/internal/testserver"
+)
+
+// TestDDLInBlock covers what ddl_in_block.slt cannot, because PostgreSQL
+// allows it: DROP and CREATE SOURCE refused inside a block, and a session
+// that disconnects mid-block taking its CREATEs back.
+func TestDDLInBlock(t *testing.T) {
+	srv := testserver.Start(t, testserver.Options{})
+	conn := connect(t, srv.URL)
+	exec(t, conn, "CREATE TABLE keep (x int)")
+	exec(t, conn, "CREATE VIEW keep_v AS SELECT x FROM keep")
+	for _, tc := range []struct{ sql, code string }{
+		{"DROP VIEW keep_v", "25001"},
+		{"CREATE SOURCE c FROM LOAD GENERATOR COUNTER", "25001"},
+		{"CREATE OR REPLACE VIEW keep_v AS SELECT x, 1 AS y FROM keep", "25001"},
+	} {
+		exec(t, conn, "BEGIN")
+		_, err := conn.Exec(context.Background(), tc.sql)
+		if got := sqlState(err); got != tc.code {
+			t.Errorf("%s in a block: SQLSTATE %q (%v), want %s", tc.sql, got, err, tc.code)
+		}
+		exec(t, conn, "ROLLBACK")
+	}
+	exec(t, conn, "BEGIN")
+	exec(t, conn, "DROP TABLE IF EXISTS nothing_here")
+	exec(t, conn, "ROLLBACK")
+	if got := rows(t, conn, "SELECT count(*) FROM keep_v"); got != "0" {
+		t.Errorf("keep_v after the refused DROP and REPLACE: %s rows", got)
+	}
+
+	other := connect(t, srv.URL)
+	exec(t, other, "BEGIN")
+	exec(t, other, "CREATE TABLE abandoned (x int)")
+	exec(t, other, "INSERT INTO abandoned VALUES (1)")
+	other.Close(context.Background())
+	deadline := time.Now().Add(5 * time.Second)
+	for rows(t, conn, "SELECT count(*) FROM pg_class WHERE relname = 'abandoned'") != "0" {
+		if time.Now().After(deadline) {
+			t.Fatal("a table created in a block whose session disconnected is still there")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
