@@ -61,7 +61,7 @@ var settingDefs = []settingDef{
 	{name: "server_version_num", def: serverVersionNum, readOnly: true, desc: "Shows the server version as an integer."},
 	{name: "session_authorization", def: "", reported: true, readOnly: true, desc: "Sets the session user name."},
 	{name: "standard_conforming_strings", def: "on", reported: true, desc: "Causes '...' strings to treat backslashes literally.", check: onlyOn},
-	{name: "statement_timeout", def: "0", desc: "Sets the maximum allowed duration of any statement."},
+	{name: "statement_timeout", def: "0", desc: "Sets the maximum allowed duration of any statement.", check: checkTimeout},
 	{name: "TimeZone", def: "UTC", reported: true, desc: "Sets the time zone for displaying and interpreting time stamps.", check: checkTimeZone},
 	{name: "transaction_isolation", def: "read committed", desc: "Sets the current transaction's isolation level."},
 	{name: "transaction_read_only", def: "off", desc: "Sets the current transaction's read-only status.", check: checkBool},

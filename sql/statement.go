@@ -58,7 +58,7 @@ func (st *statement) Execute(ctx context.Context, params []types.Datum) (pgwire.
 		s.fail()
 		return nil, err
 	}
-	res, err := b.run(ctx, s, params)
+	res, err := s.runTimed(ctx, b, params)
 	if err != nil {
 		s.fail()
 		return nil, err
