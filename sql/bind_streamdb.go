@@ -33,6 +33,8 @@ func (s *session) bindStreamdb(cat *Catalog, raw *rawStatement, params []types.T
 		return s.bindDropStreamdb(st)
 	case *parser.Subscribe:
 		return s.bindSubscribe(cat, st)
+	case *parser.CopySubscribe:
+		return s.bindCopySubscribe(cat, st)
 	}
 	return nil, pgerr.New(pgerr.FeatureNotSupported, "%s is not supported yet", firstWords(raw.text))
 }
