@@ -2,7 +2,6 @@ package dataflow
 
 import (
 	"bytes"
-	"cmp"
 	"context"
 
 	"github.com/tidwall/btree"
@@ -77,21 +76,24 @@ type topKGroup struct {
 	start, end int
 }
 
-// topKItem is a row of a group in the group's B-tree: 16 bytes, so that
-// a node spans few cache lines. With a SortKey, pfx is the first eight
-// bytes of the entry's key, which settle most comparisons without
-// reaching the entry.
+// topKItem is a row of a group in the group's B-tree. The comparisons of
+// a search read only what the node holds inline, a cache miss each once
+// the tree outgrows the caches, and never the entry: with a SortKey, head
+// (the first sixteen bytes of the entry's key) settles most of them; with
+// a Compare, the comparator reads the row's columns straight from row's
+// array, where reaching them through the entry would cost a second miss
+// per comparison.
 type topKItem struct {
-	pfx uint64
-	e   *topKEntry
+	head keyHead
+	row  types.Row
+	e    *topKEntry
 }
 
-// topKEntry is a row with its multiplicity, updated in place. With a
-// SortKey, key is the sort key followed by the row's key encoding (the
+// topKEntry is the multiplicity of an item's row, updated in place. With
+// a SortKey, key is the sort key followed by the row's key encoding (the
 // tiebreak that makes the order total).
 type topKEntry struct {
 	key string
-	row types.Row
 	n   int64
 }
 
@@ -152,11 +154,11 @@ func (op *topKOp) Step(context.Context) error {
 // item builds the tree item of a change: its entry holds the update's
 // row and weight.
 func (op *topKOp) item(row types.Row, n int64) topKItem {
-	it := topKItem{e: &topKEntry{row: row, n: n}}
+	it := topKItem{row: row, e: &topKEntry{n: n}}
 	if op.spec.SortKey != nil {
 		op.kbuf = types.AppendKeyRow(op.spec.SortKey(op.kbuf[:0], row), row)
 		it.e.key = string(op.kbuf)
-		it.pfx = keyPrefix(op.kbuf)
+		it.head = headOf(op.kbuf)
 	}
 	return it
 }
@@ -165,17 +167,17 @@ func (op *topKOp) less(a, b topKItem) bool { return op.compare(a, b) < 0 }
 
 func (op *topKOp) compare(a, b topKItem) int {
 	if op.spec.SortKey != nil {
-		if a.pfx != b.pfx {
-			return cmp.Compare(a.pfx, b.pfx)
+		if c := a.head.compare(b.head); c != 0 {
+			return c
 		}
 		return bytes.Compare(stored(a.e.key), stored(b.e.key))
 	}
 	if op.spec.Compare != nil {
-		if c := op.spec.Compare(a.e.row, b.e.row); c != 0 {
+		if c := op.spec.Compare(a.row, b.row); c != 0 {
 			return c
 		}
 	}
-	return types.CompareRows(a.e.row, b.e.row)
+	return types.CompareRows(a.row, b.row)
 }
 
 func (op *topKOp) lookup(row types.Row) *topKGroup {
@@ -258,7 +260,7 @@ func (op *topKOp) stepGroup(grp *topKGroup, changes []topKChange) {
 
 func (op *topKOp) emitChanges(changes []topKChange) {
 	for _, c := range changes {
-		op.out.delta = append(op.out.delta, Update{Row: c.item.e.row, Diff: c.diff})
+		op.out.delta = append(op.out.delta, Update{Row: c.item.row, Diff: c.diff})
 	}
 }
 
@@ -292,18 +294,19 @@ func (op *topKOp) prefix(grp *topKGroup, m int64, dst []run) ([]run, int64) {
 	return dst, total
 }
 
-// apply adds the changes to the group's tree. A change's entry becomes
+// apply adds the changes to the group's tree. A change's item becomes
 // the tree's when its row is new (one traversal); otherwise the stored
-// entry's count changes in place.
+// entry's count changes in place. A stored row is a copy: the change's
+// row may be carved from an upstream slab (see rowSlab) or share the
+// storage of a larger row.
 func (op *topKOp) apply(grp *topKGroup, changes []topKChange) {
 	for _, c := range changes {
 		if c.diff > 0 {
-			prev, replaced := grp.rows.SetHint(c.item, &grp.hint)
+			item := c.item
+			item.row = item.row.Copy()
+			prev, replaced := grp.rows.SetHint(item, &grp.hint)
 			if !replaced {
-				// Copied: the row may be carved from an upstream slab
-				// (see rowSlab) or share the storage of a larger row.
-				c.item.e.row = c.item.e.row.Copy()
-				op.bytes += sizeTopKItem + int64(len(c.item.e.key)) + rowBytes(c.item.e.row)
+				op.bytes += sizeTopKItem + int64(len(item.e.key)) + rowBytes(item.row)
 				continue
 			}
 			prev.e.n += c.diff
@@ -312,14 +315,15 @@ func (op *topKOp) apply(grp *topKGroup, changes []topKChange) {
 		}
 		cur, ok := grp.rows.GetHint(c.item, &grp.hint)
 		if !ok {
-			c.item.e.row = c.item.e.row.Copy()
-			grp.rows.SetHint(c.item, &grp.hint)
-			op.bytes += sizeTopKItem + int64(len(c.item.e.key)) + rowBytes(c.item.e.row)
+			item := c.item
+			item.row = item.row.Copy()
+			grp.rows.SetHint(item, &grp.hint)
+			op.bytes += sizeTopKItem + int64(len(item.e.key)) + rowBytes(item.row)
 			continue
 		}
 		if cur.e.n += c.diff; cur.e.n == 0 {
 			grp.rows.DeleteHint(cur, &grp.hint)
-			op.bytes -= sizeTopKItem + int64(len(cur.e.key)) + rowBytes(cur.e.row)
+			op.bytes -= sizeTopKItem + int64(len(cur.e.key)) + rowBytes(cur.row)
 		}
 	}
 }
@@ -339,14 +343,14 @@ func (op *topKOp) emitDiff(a, b []run) {
 		}
 		switch {
 		case c < 0:
-			op.out.delta = append(op.out.delta, Update{Row: a[i].item.e.row, Diff: a[i].n})
+			op.out.delta = append(op.out.delta, Update{Row: a[i].item.row, Diff: a[i].n})
 			i++
 		case c > 0:
-			op.out.delta = append(op.out.delta, Update{Row: b[j].item.e.row, Diff: -b[j].n})
+			op.out.delta = append(op.out.delta, Update{Row: b[j].item.row, Diff: -b[j].n})
 			j++
 		default:
 			if d := a[i].n - b[j].n; d != 0 {
-				op.out.delta = append(op.out.delta, Update{Row: a[i].item.e.row, Diff: d})
+				op.out.delta = append(op.out.delta, Update{Row: a[i].item.row, Diff: d})
 			}
 			i++
 			j++
@@ -373,7 +377,7 @@ func skipUnits(runs []run, k int64) []run {
 }
 
 // sizeTopKItem is a tree item in its node and its entry.
-const sizeTopKItem = 16 + sizeString + sizeSlice + 8
+const sizeTopKItem = 16 + sizeSlice + sizePointer + sizeString + 8
 
 // rowBytes estimates the memory of a decoded row kept in state.
 func rowBytes(r types.Row) int64 {

@@ -15,10 +15,10 @@ import (
 // an entry moves at most one chunk's entries.
 type seq struct {
 	chunks []*seqChunk
-	// lastPfx[c] is the prefix (keyPrefix) of chunk c's last key, so that
-	// finding a chunk reads one contiguous array rather than every probed
-	// chunk's entries.
-	lastPfx []uint64
+	// lastPfx[c] is the head of chunk c's last key, so that finding a
+	// chunk reads one contiguous array rather than every probed chunk's
+	// entries.
+	lastPfx []keyHead
 	units   fenwick
 	starts  fenwick
 	total   int64
@@ -35,7 +35,7 @@ type seq struct {
 // key followed by its key encoding: the total order and the row's
 // identity; key[:sk] is the sort key, shared by peers.
 type wEntry struct {
-	pfx uint64 // keyPrefix of key
+	pfx keyHead // head of key
 	key string
 	sk  int
 	row types.Row
@@ -87,28 +87,28 @@ func (s *seq) prev(p pos) (pos, bool) {
 
 // search returns the first entry whose key is at or after key.
 func (s *seq) search(key string) pos {
-	kp := keyPrefix(stored(key))
+	kp := headOf(stored(key))
 	c := searchPrefixed(len(s.chunks), kp, key,
-		func(i int) uint64 { return s.lastPfx[i] },
+		func(i int) keyHead { return s.lastPfx[i] },
 		func(i int) string { ents := s.chunks[i].ents; return ents[len(ents)-1].key })
 	if c == len(s.chunks) {
 		return s.end()
 	}
 	ents := s.chunks[c].ents
 	i := searchPrefixed(len(ents), kp, key,
-		func(i int) uint64 { return ents[i].pfx },
+		func(i int) keyHead { return ents[i].pfx },
 		func(i int) string { return ents[i].key })
 	return pos{c, i}
 }
 
 // searchPrefixed returns the smallest i < n whose key is at or after key
-// (n if none), comparing prefixes first and keys only on equal prefixes.
-func searchPrefixed(n int, kp uint64, key string, pfx func(int) uint64, full func(int) string) int {
+// (n if none), comparing heads first and keys only on equal heads.
+func searchPrefixed(n int, kp keyHead, key string, pfx func(int) keyHead, full func(int) string) int {
 	lo, hi := 0, n
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
-		p := pfx(m)
-		if p < kp || p == kp && full(m) < key {
+		c := pfx(m).compare(kp)
+		if c < 0 || c == 0 && full(m) < key {
 			lo = m + 1
 		} else {
 			hi = m
@@ -195,10 +195,10 @@ func (s *seq) add(key string, sk int, row types.Row, diff int64) {
 		s.touchAfter(p.c)
 		return
 	}
-	e := wEntry{pfx: keyPrefix(stored(key)), key: key, sk: sk, row: row.Copy(), n: diff}
+	e := wEntry{pfx: headOf(stored(key)), key: key, sk: sk, row: row.Copy(), n: diff}
 	if len(s.chunks) == 0 {
 		s.chunks = append(s.chunks, &seqChunk{})
-		s.lastPfx = append(s.lastPfx, 0)
+		s.lastPfx = append(s.lastPfx, keyHead{})
 		s.reshaped = true
 	}
 	if p.c == len(s.chunks) {
@@ -339,9 +339,9 @@ func (f *fenwick) find(u int64) (int, int64) {
 
 // size returns the approximate bytes of the sequence beyond its rows.
 func (s *seq) size() int64 {
-	n := int64(cap(s.chunks))*sizePointer + int64(cap(s.lastPfx)+cap(s.units.t)+cap(s.starts.t))*8
+	n := int64(cap(s.chunks))*sizePointer + int64(2*cap(s.lastPfx)+cap(s.units.t)+cap(s.starts.t))*8
 	for _, ch := range s.chunks {
-		n += int64(cap(ch.ents))*int64(8+sizeString+8+sizeSlice+8) + 64
+		n += int64(cap(ch.ents))*int64(16+sizeString+8+sizeSlice+8) + 64
 	}
 	return n
 }
