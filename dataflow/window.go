@@ -199,6 +199,7 @@ type windowOp struct {
 	kbuf      []byte
 	slab      rowSlab
 	vals      []types.Datum
+	fs        []funcState // the evaluator's, see evaluator.init
 }
 
 type wPart struct {

@@ -107,7 +107,7 @@ func (op *windowOp) affected(s *seq, changes []wChange, dst []span) []span {
 	r := op.reach
 	for _, ch := range changes {
 		p := s.search(ch.key)
-		sp := span{lo: ch.key, hi: ch.key + "\x00"}
+		sp := span{lo: ch.key}
 		if r.behind >= unbounded {
 			sp.lo = ""
 		} else {
@@ -126,14 +126,18 @@ func (op *windowOp) affected(s *seq, changes []wChange, dst []span) []span {
 		if q.c < len(s.chunks) && s.at(q).key == ch.key {
 			q = s.next(q)
 		}
+		last := ch.key // the last key in reach: one concatenation per change
 		for units := int64(0); units < r.ahead; {
 			if q.c >= len(s.chunks) || r.ahead >= unbounded {
 				sp.hiInf = true
 				break
 			}
-			sp.hi = s.at(q).key + "\x00"
+			last = s.at(q).key
 			units += s.at(q).n
 			q = s.next(q)
+		}
+		if !sp.hiInf {
+			sp.hi = last + "\x00"
 		}
 		if r.peers {
 			sp.lo = min(sp.lo, peerLo(s, sp.lo), ch.key[:ch.sk])
@@ -254,7 +258,14 @@ type funcState struct {
 }
 
 func (ev *evaluator) init(p pos) {
-	ev.fs = make([]funcState, len(ev.op.spec.Funcs))
+	// The function states are the operator's, reused by every range: a
+	// tick on a large partition evaluates a range per change.
+	n := len(ev.op.spec.Funcs)
+	if cap(ev.op.fs) < n {
+		ev.op.fs = make([]funcState, n)
+	}
+	ev.fs = ev.op.fs[:n]
+	clear(ev.fs)
 	if ev.op.denseRank {
 		ev.dense = ev.s.startsBefore(p)
 		// A range starts at a peer group (see affected) unless the
