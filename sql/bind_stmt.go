@@ -141,6 +141,9 @@ func (s *session) bindTransaction(ts *pg_query.TransactionStmt) (*boundStmt, err
 		})
 		b.txnControl = true
 		return b, nil
+	case pg_query.TransactionStmtKind_TRANS_STMT_SAVEPOINT, pg_query.TransactionStmtKind_TRANS_STMT_RELEASE,
+		pg_query.TransactionStmtKind_TRANS_STMT_ROLLBACK_TO:
+		return s.bindSavepoint(ts), nil
 	}
-	return nil, pgerr.New(pgerr.FeatureNotSupported, "savepoints and two-phase commit are not supported")
+	return nil, pgerr.New(pgerr.FeatureNotSupported, "two-phase commit is not supported")
 }

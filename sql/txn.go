@@ -21,6 +21,8 @@ type txn struct {
 	// created lists the objects CREATE statements of the block made,
 	// dropped again unless the block commits.
 	created []uint64
+	// savepoints are the block's savepoints in effect, oldest first.
+	savepoints []savepoint
 }
 
 func newTxn(implicit bool) *txn {
