@@ -110,8 +110,9 @@ type Object struct {
 	Role   string `json:"role,omitempty"`
 	Output int    `json:"output,omitempty"`
 	// Appends marks a source relation whose rows are a multiset without
-	// key (an append-only output): rows are stored under their key
-	// encoding followed by a sequence number.
+	// key (an append-only output): rows are stored under a generated row
+	// id (under their key encoding followed by it in stores written
+	// before).
 	Appends bool `json:"appends,omitempty"`
 	// Secret is a secret's value.
 	Secret string `json:"secret,omitempty"`
