@@ -123,7 +123,7 @@ func (op *windowOp) affected(s *seq, changes []wChange, dst []span) []span {
 			}
 		}
 		q := p
-		if q.c < len(s.chunks) && s.at(q).key == ch.key {
+		if q.c < len(s.chunks) && s.at(q).is(ch.key) {
 			q = s.next(q)
 		}
 		last := ch.key // the last key in reach: one concatenation per change
@@ -215,9 +215,11 @@ func (op *windowOp) eval(s *seq, sp span, dst []wOut) []wOut {
 	}
 	ev := evaluator{op: op, s: s, total: s.total, u: s.unitsBefore(p)}
 	ev.init(p)
+	// The end is tested on heads (see wEntry.is) before keys.
+	hiHead := headOf(stored(sp.hi))
 	for ; p.c < len(s.chunks); p = s.next(p) {
 		e := s.at(p)
-		if !sp.hiInf && e.key >= sp.hi {
+		if c := e.pfx.compare(hiHead); !sp.hiInf && (c > 0 || c == 0 && e.key >= sp.hi) {
 			break
 		}
 		if op.reach.peers && s.isStart(p) {

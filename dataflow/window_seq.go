@@ -44,6 +44,13 @@ type wEntry struct {
 
 func (e *wEntry) sortKey() string { return e.key[:e.sk] }
 
+// is reports whether e's key is key. It compares the heads first, which
+// the entry holds inline: the key's bytes are a separate allocation, a
+// cache miss on a large partition.
+func (e *wEntry) is(key string) bool {
+	return e.pfx == headOf(stored(key)) && e.key == key
+}
+
 type seqChunk struct {
 	ents   []wEntry
 	c      int   // the chunk's index, valid after fix
@@ -174,7 +181,7 @@ func (s *seq) seekUnit(u int64) (pos, int64) {
 // fix.
 func (s *seq) add(key string, sk int, row types.Row, diff int64) {
 	p := s.search(key)
-	if p.c < len(s.chunks) && s.at(p).key == key {
+	if p.c < len(s.chunks) && s.at(p).is(key) {
 		ch := s.chunks[p.c]
 		ch.units += diff
 		was := ch.ents[p.i].n
