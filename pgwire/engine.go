@@ -48,6 +48,14 @@ type Notifier interface {
 	ParameterStatus(name, value string)
 }
 
+// CursorSession is a Session whose SQL cursors (DECLARE CURSOR) are
+// portals too, as in PostgreSQL: Describe of a portal of that name
+// describes the cursor's rows. Clients such as psycopg describe a
+// cursor they declared this way before fetching from it.
+type CursorSession interface {
+	DescribeCursor(name string) ([]Column, bool)
+}
+
 // Session is one client connection's state in the engine. pgwire calls its
 // methods from the connection's goroutine only, one at a time.
 //

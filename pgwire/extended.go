@@ -96,6 +96,11 @@ func (c *conn) describe(m *pgproto3.Describe) error {
 	case 'P':
 		pt, err := c.lookupPortal(m.Name)
 		if err != nil {
+			if cs, ok := c.sess.(CursorSession); ok && m.Name != "" {
+				if cols, ok := cs.DescribeCursor(m.Name); ok {
+					return c.describeRows(cols, nil)
+				}
+			}
 			return err
 		}
 		return c.describeRows(pt.prep.cols, pt.formats)

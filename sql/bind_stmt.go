@@ -36,6 +36,12 @@ func (s *session) bindStatement(cat *Catalog, raw *rawStatement, params []types.
 		return s.bindCreateIndex(cat, raw, n.GetIndexStmt())
 	case n.GetCreateSeqStmt() != nil:
 		return s.bindCreateSequence(raw, n.GetCreateSeqStmt())
+	case n.GetDeclareCursorStmt() != nil:
+		return s.bindDeclareCursor(cat, raw, n.GetDeclareCursorStmt(), params)
+	case n.GetFetchStmt() != nil:
+		return s.bindFetch(n.GetFetchStmt())
+	case n.GetClosePortalStmt() != nil:
+		return s.bindClose(n.GetClosePortalStmt()), nil
 	case n.GetDropStmt() != nil:
 		return s.bindDrop(n.GetDropStmt())
 	case n.GetTransactionStmt() != nil:

@@ -35,6 +35,9 @@ type session struct {
 	// the sequence nextval last advanced (for lastval).
 	currval map[uint64]int64
 	lastSeq uint64
+
+	// cursors are the open DECLARE CURSORs by name.
+	cursors map[string]*cursor
 }
 
 // txnState is the state of an open transaction.

@@ -32,6 +32,9 @@ type boundStmt struct {
 	// catalogIndependent statements need no rebinding when the catalog
 	// changes.
 	catalogIndependent bool
+	// rebind statements depend on session state (FETCH on a cursor) and
+	// are bound again every time.
+	rebind bool
 }
 
 // Describe binds the statement (pgwire.Statement).
@@ -128,7 +131,7 @@ func oidKey(oids []uint32) string {
 // same catalog version and session settings (which decide how literals
 // such as timestamps are read).
 func (b *boundStmt) valid(cat *Catalog, set *settings) bool {
-	return b.catalogIndependent || b.catVersion == cat.Version && b.settings == set
+	return !b.rebind && (b.catalogIndependent || b.catVersion == cat.Version && b.settings == set)
 }
 
 // fail records a statement error: an implicit transaction ends, an

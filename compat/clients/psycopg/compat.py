@@ -77,6 +77,14 @@ def main():
         conn.commit()
         n = conn.execute("SELECT count(*) FROM porders WHERE id = 51").fetchone()[0]
         check("commit", n == 1, n)
+        # A server-side cursor: DECLARE, Describe of the portal, FETCH.
+        with conn.cursor(name="big") as cur:
+            cur.itersize = 100
+            cur.execute("SELECT g, 'x' || g FROM generate_series(1, 2500) g")
+            rows = list(cur)
+            check("named cursor", len(rows) == 2500 and rows[-1] == (2500, "x2500") and cur.description[0].name == "g",
+                  "%d rows" % len(rows))
+        conn.commit()
     with psycopg.connect(dsn, autocommit=True) as conn:
         timer = threading.Timer(0.3, conn.cancel)
         timer.start()

@@ -1,0 +1,144 @@
+package sql
+
+import (
+	"context"
+	"strconv"
+
+	pg_query "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/streamdb/streamdb/pgwire"
+	"github.com/streamdb/streamdb/sql/pgerr"
+	"github.com/streamdb/streamdb/sql/types"
+)
+
+// cursorOptHold is CURSOR_OPT_HOLD of DeclareCursorStmt.Options: WITH
+// HOLD, a cursor that outlives its transaction.
+const cursorOptHold = 0x20
+
+// cursor is an open DECLARE CURSOR: its query's rows, computed when it
+// was declared (at the transaction's snapshot, as PostgreSQL reads
+// them), and how far FETCH has read.
+type cursor struct {
+	cols []pgwire.Column
+	rows []types.Row
+	pos  int
+	// txn is the transaction the cursor belongs to; nil WITH HOLD.
+	txn *txn
+}
+
+// openCursor returns the session's cursor of that name, forgetting it if
+// its transaction has ended.
+func (s *session) openCursor(name string) (*cursor, error) {
+	c := s.cursors[name]
+	if c != nil && c.txn != nil && c.txn != s.txn {
+		delete(s.cursors, name)
+		c = nil
+	}
+	if c == nil {
+		return nil, pgerr.New(pgerr.InvalidCursorName, "cursor %q does not exist", name)
+	}
+	return c, nil
+}
+
+// bindDeclareCursor binds DECLARE name CURSOR [WITH HOLD] FOR query.
+func (s *session) bindDeclareCursor(cat *Catalog, raw *rawStatement, dc *pg_query.DeclareCursorStmt, params []types.Type) (*boundStmt, error) {
+	if dc.Query.GetSelectStmt() == nil {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "DECLARE CURSOR takes a SELECT")
+	}
+	q, err := s.bindQuery(cat, &rawStatement{node: dc.Query, text: raw.text, offset: raw.offset}, params)
+	if err != nil {
+		return nil, err
+	}
+	name, hold := dc.Portalname, dc.Options&cursorOptHold != 0
+	return &boundStmt{params: q.params, run: func(ctx context.Context, s *session, params []types.Datum) (pgwire.Result, error) {
+		if !hold && (s.txn == nil || s.txn.implicit) {
+			return nil, pgerr.New(pgerr.NoActiveSQLTransaction, "DECLARE CURSOR can only be used in transaction blocks")
+		}
+		if _, err := s.openCursor(name); err == nil {
+			return nil, pgerr.New(pgerr.DuplicateCursor, "cursor %q already exists", name)
+		}
+		res, err := q.run(ctx, s, params)
+		if err != nil {
+			return nil, err
+		}
+		defer res.Close()
+		c := &cursor{cols: q.cols}
+		if !hold {
+			c.txn = s.txn
+		}
+		for {
+			row, ok, err := res.Next(ctx)
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
+				break
+			}
+			c.rows = append(c.rows, row)
+		}
+		if s.cursors == nil {
+			s.cursors = map[string]*cursor{}
+		}
+		s.cursors[name] = c
+		return commandResult("DECLARE CURSOR"), nil
+	}}, nil
+}
+
+// bindFetch binds FETCH and MOVE, forward only: NEXT, FORWARD n, ALL.
+// The binding reads the cursor's columns, so it is redone every time.
+func (s *session) bindFetch(fs *pg_query.FetchStmt) (*boundStmt, error) {
+	if fs.Direction != pg_query.FetchDirection_FETCH_FORWARD || fs.HowMany <= 0 {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "only FETCH and MOVE forward by a positive count or ALL are supported: cursors are NO SCROLL")
+	}
+	c, err := s.openCursor(fs.Portalname)
+	if err != nil {
+		return nil, err
+	}
+	n := fs.HowMany // math.MaxInt64 for ALL
+	b := &boundStmt{rebind: true, run: func(ctx context.Context, s *session, _ []types.Datum) (pgwire.Result, error) {
+		c, err := s.openCursor(fs.Portalname)
+		if err != nil {
+			return nil, err
+		}
+		end := len(c.rows)
+		if int64(end-c.pos) > n {
+			end = c.pos + int(n)
+		}
+		rows := c.rows[c.pos:end]
+		c.pos = end
+		if fs.Ismove {
+			return commandResult("MOVE " + strconv.Itoa(len(rows))), nil
+		}
+		return &rowsResult{rows: rows, tag: "FETCH " + strconv.Itoa(len(rows))}, nil
+	}}
+	if !fs.Ismove {
+		b.cols = c.cols
+	}
+	return b, nil
+}
+
+// bindClose binds CLOSE name and CLOSE ALL.
+func (s *session) bindClose(cp *pg_query.ClosePortalStmt) *boundStmt {
+	return &boundStmt{rebind: true, run: func(ctx context.Context, s *session, _ []types.Datum) (pgwire.Result, error) {
+		if cp.Portalname == "" {
+			clear(s.cursors)
+			return commandResult("CLOSE CURSOR"), nil
+		}
+		if _, err := s.openCursor(cp.Portalname); err != nil {
+			return nil, err
+		}
+		delete(s.cursors, cp.Portalname)
+		return commandResult("CLOSE CURSOR"), nil
+	}}
+}
+
+var _ pgwire.CursorSession = (*session)(nil)
+
+// DescribeCursor implements pgwire.CursorSession.
+func (s *session) DescribeCursor(name string) ([]pgwire.Column, bool) {
+	c, err := s.openCursor(name)
+	if err != nil {
+		return nil, false
+	}
+	return c.cols, true
+}
