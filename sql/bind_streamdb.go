@@ -272,12 +272,8 @@ func (s *session) bindCreateDefaultIndex(cat *Catalog, raw *rawStatement, st *pa
 	ifNotExists := st.IfNotExists
 	return ddl("CREATE INDEX", func(ctx context.Context, s *session) error {
 		return s.submitDDL(ctx, func(tx *ddlTx, notice func(*pgerr.Error)) error {
-			if _, exists := tx.cat.Lookup(defaultSchema, obj.Name); exists {
-				if ifNotExists {
-					notice(pgerr.New(pgerr.DuplicateTable, "relation %q already exists, skipping", obj.Name))
-					return nil
-				}
-				return pgerr.New(pgerr.DuplicateTable, "relation %q already exists", obj.Name)
+			if taken, err := tx.nameTaken(obj.Name, ifNotExists, notice); taken || err != nil {
+				return err
 			}
 			if _, ok := tx.cat.ByID(obj.On); !ok {
 				return pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", name)

@@ -270,34 +270,14 @@ func (b *binder) updatePlan(up *pg_query.UpdateStmt, obj *Object, alias string) 
 		if rt.Val.GetMultiAssignRef() != nil {
 			return nil, pgerr.New(pgerr.FeatureNotSupported, "UPDATE with a row of values is not supported; assign each column").WithPosition(loc(rt.Location))
 		}
-		idx := -1
-		for i, c := range obj.Columns {
-			if c.Name == rt.Name {
-				idx = i
-			}
-		}
-		if idx < 0 {
-			return nil, pgerr.New(pgerr.UndefinedColumn, "column %q of relation %q does not exist", rt.Name, obj.Name).WithPosition(loc(rt.Location))
+		idx, ce, err := b.assignment(rt, obj, s, "UPDATE")
+		if err != nil {
+			return nil, err
 		}
 		if set[idx] {
 			return nil, pgerr.New(pgerr.DuplicateColumn, "multiple assignments to same column %q", rt.Name).WithPosition(loc(rt.Location))
 		}
 		set[idx] = true
-		var e scalar.Expr
-		var err error
-		if rt.Val.GetSetToDefault() != nil {
-			e, err = b.columnDefault(obj.Columns[idx])
-		} else {
-			e, err = b.expr(rt.Val, &exprCtx{s: s, what: "UPDATE"})
-		}
-		if err != nil {
-			return nil, err
-		}
-		ce, err := b.coerce(e, obj.Columns[idx].Type, coerceAssignment, loc(rt.Location))
-		if err != nil {
-			return nil, pgerr.New(pgerr.DatatypeMismatch, "column %q is of type %s but expression is of type %s", rt.Name, obj.Columns[idx].Type, e.Type()).
-				WithHint("You will need to rewrite or cast the expression.").WithPosition(loc(rt.Location))
-		}
 		exprs[idx] = ce
 	}
 	var out planner.Node = &planner.Project{Input: node, Exprs: exprs, Cols: planColumnsOf(exprs)}
@@ -305,6 +285,32 @@ func (b *binder) updatePlan(up *pg_query.UpdateStmt, obj *Object, alias string) 
 		out = onePerKey(out, len(obj.Columns))
 	}
 	return out, nil
+}
+
+// assignment binds one SET column = value of an UPDATE or an ON
+// CONFLICT DO UPDATE: the column's position and the value over s,
+// DEFAULT included, cast to the column's type.
+func (b *binder) assignment(rt *pg_query.ResTarget, obj *Object, s *scope, what string) (int, scalar.Expr, error) {
+	idx := columnIndex(obj, rt.Name)
+	if idx < 0 {
+		return 0, nil, pgerr.New(pgerr.UndefinedColumn, "column %q of relation %q does not exist", rt.Name, obj.Name).WithPosition(loc(rt.Location))
+	}
+	var e scalar.Expr
+	var err error
+	if rt.Val.GetSetToDefault() != nil {
+		e, err = b.columnDefault(obj.Columns[idx])
+	} else {
+		e, err = b.expr(rt.Val, &exprCtx{s: s, what: what})
+	}
+	if err != nil {
+		return 0, nil, err
+	}
+	ce, err := b.coerce(e, obj.Columns[idx].Type, coerceAssignment, loc(rt.Location))
+	if err != nil {
+		return 0, nil, pgerr.New(pgerr.DatatypeMismatch, "column %q is of type %s but expression is of type %s", rt.Name, obj.Columns[idx].Type, e.Type()).
+			WithHint("You will need to rewrite or cast the expression.").WithPosition(loc(rt.Location))
+	}
+	return idx, ce, nil
 }
 
 // joinOthers joins the keyed target of an UPDATE … FROM or DELETE …

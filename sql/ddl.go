@@ -130,6 +130,20 @@ func (tx *ddlTx) create(o *Object) error {
 	return nil
 }
 
+// nameTaken checks that a new relation's name is free. When it is taken,
+// CREATE … IF NOT EXISTS skips with a notice (taken, no error); plain
+// CREATE fails.
+func (tx *ddlTx) nameTaken(name string, ifNotExists bool, notice func(*pgerr.Error)) (bool, error) {
+	if _, exists := tx.cat.Lookup(defaultSchema, name); !exists {
+		return false, nil
+	}
+	if ifNotExists {
+		notice(pgerr.New(pgerr.DuplicateTable, "relation %q already exists, skipping", name))
+		return true, nil
+	}
+	return true, pgerr.New(pgerr.DuplicateTable, "relation %q already exists", name)
+}
+
 // createsTable reports whether the change creates the table id.
 func (tx *ddlTx) createsTable(id uint64) bool {
 	for _, t := range tx.newTables {

@@ -29,12 +29,8 @@ func (s *session) bindCreateTableAsSelect(raw *rawStatement, ct *pg_query.Create
 		var n int
 		err := s.submitDDL(ctx, func(tx *ddlTx, notice func(*pgerr.Error)) error {
 			n = 0
-			if _, exists := tx.cat.Lookup(defaultSchema, name); exists {
-				if ifNotExists {
-					notice(pgerr.New(pgerr.DuplicateTable, "relation %q already exists, skipping", name))
-					return nil
-				}
-				return pgerr.New(pgerr.DuplicateTable, "relation %q already exists", name)
+			if taken, err := tx.nameTaken(name, ifNotExists, notice); taken || err != nil {
+				return err
 			}
 			q, err := viewObject(tx.cat, KindMaterializedView, name, raw.text, ct.Query, aliases)
 			if err != nil {

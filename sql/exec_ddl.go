@@ -275,12 +275,8 @@ func (s *session) bindCreateTable(cat *Catalog, raw *rawStatement, cs *pg_query.
 	ifNotExists := cs.IfNotExists
 	return ddl("CREATE TABLE", func(ctx context.Context, s *session) error {
 		return s.submitDDL(ctx, func(tx *ddlTx, notice func(*pgerr.Error)) error {
-			if _, exists := tx.cat.Lookup(defaultSchema, obj.Name); exists {
-				if ifNotExists {
-					notice(pgerr.New(pgerr.DuplicateTable, "relation %q already exists, skipping", obj.Name))
-					return nil
-				}
-				return pgerr.New(pgerr.DuplicateTable, "relation %q already exists", obj.Name)
+			if taken, err := tx.nameTaken(obj.Name, ifNotExists, notice); taken || err != nil {
+				return err
 			}
 			o := *obj
 			o.ID = tx.nextID()
@@ -534,12 +530,8 @@ func (s *session) bindCreateTableAs(cat *Catalog, raw *rawStatement, ct *pg_quer
 	name, aliases, ifNotExists := into.Rel.Relname, nameList(into.ColNames), ct.IfNotExists
 	return ddl("CREATE MATERIALIZED VIEW", func(ctx context.Context, s *session) error {
 		return s.submitDDL(ctx, func(tx *ddlTx, notice func(*pgerr.Error)) error {
-			if _, exists := tx.cat.Lookup(defaultSchema, name); exists {
-				if ifNotExists {
-					notice(pgerr.New(pgerr.DuplicateTable, "relation %q already exists, skipping", name))
-					return nil
-				}
-				return pgerr.New(pgerr.DuplicateTable, "relation %q already exists", name)
+			if taken, err := tx.nameTaken(name, ifNotExists, notice); taken || err != nil {
+				return err
 			}
 			obj, err := viewObject(tx.cat, KindMaterializedView, name, raw.text, ct.Query, aliases)
 			if err != nil {
@@ -601,12 +593,8 @@ func (s *session) bindCreateIndex(cat *Catalog, raw *rawStatement, is *pg_query.
 	ifNotExists := is.IfNotExists
 	return ddl("CREATE INDEX", func(ctx context.Context, s *session) error {
 		return s.submitDDL(ctx, func(tx *ddlTx, notice func(*pgerr.Error)) error {
-			if _, exists := tx.cat.Lookup(defaultSchema, name); exists {
-				if ifNotExists {
-					notice(pgerr.New(pgerr.DuplicateTable, "relation %q already exists, skipping", name))
-					return nil
-				}
-				return pgerr.New(pgerr.DuplicateTable, "relation %q already exists", name)
+			if taken, err := tx.nameTaken(name, ifNotExists, notice); taken || err != nil {
+				return err
 			}
 			if _, ok := tx.cat.ByID(obj.On); !ok {
 				return pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", is.Relation.Relname)

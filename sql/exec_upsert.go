@@ -48,9 +48,9 @@ func (b *binder) onConflict(oc *pg_query.OnConflictClause, obj *Object, alias st
 		if len(rt.Indirection) > 0 || rt.Val.GetMultiAssignRef() != nil {
 			return nil, pgerr.New(pgerr.FeatureNotSupported, "ON CONFLICT DO UPDATE SET of array elements, fields or rows is not supported").WithPosition(loc(rt.Location))
 		}
-		idx := columnIndex(obj, rt.Name)
-		if idx < 0 {
-			return nil, pgerr.New(pgerr.UndefinedColumn, "column %q of relation %q does not exist", rt.Name, obj.Name).WithPosition(loc(rt.Location))
+		idx, ce, err := b.assignment(rt, obj, s, "ON CONFLICT DO UPDATE")
+		if err != nil {
+			return nil, err
 		}
 		if slices.Contains(obj.PrimaryKey, idx) {
 			return nil, pgerr.New(pgerr.FeatureNotSupported, "ON CONFLICT DO UPDATE SET of a primary key column is not supported").WithPosition(loc(rt.Location))
@@ -59,21 +59,6 @@ func (b *binder) onConflict(oc *pg_query.OnConflictClause, obj *Object, alias st
 			if st.col == idx {
 				return nil, pgerr.New(pgerr.DuplicateColumn, "multiple assignments to same column %q", rt.Name).WithPosition(loc(rt.Location))
 			}
-		}
-		var e scalar.Expr
-		var err error
-		if rt.Val.GetSetToDefault() != nil {
-			e, err = b.columnDefault(obj.Columns[idx])
-		} else {
-			e, err = b.expr(rt.Val, &exprCtx{s: s, what: "ON CONFLICT DO UPDATE"})
-		}
-		if err != nil {
-			return nil, err
-		}
-		ce, err := b.coerce(e, obj.Columns[idx].Type, coerceAssignment, loc(rt.Location))
-		if err != nil {
-			return nil, pgerr.New(pgerr.DatatypeMismatch, "column %q is of type %s but expression is of type %s", rt.Name, obj.Columns[idx].Type, e.Type()).
-				WithHint("You will need to rewrite or cast the expression.").WithPosition(loc(rt.Location))
 		}
 		ev, err := scalar.Compile(ce)
 		if err != nil {

@@ -387,12 +387,8 @@ func (s *session) bindCreateSequence(raw *rawStatement, cs *pg_query.CreateSeqSt
 	name, ifNotExists := cs.Sequence.Relname, cs.IfNotExists
 	return ddl("CREATE SEQUENCE", func(ctx context.Context, s *session) error {
 		return s.submitDDL(ctx, func(tx *ddlTx, notice func(*pgerr.Error)) error {
-			if _, exists := tx.cat.Lookup(defaultSchema, name); exists {
-				if ifNotExists {
-					notice(pgerr.New(pgerr.DuplicateTable, "relation %q already exists, skipping", name))
-					return nil
-				}
-				return pgerr.New(pgerr.DuplicateTable, "relation %q already exists", name)
+			if taken, err := tx.nameTaken(name, ifNotExists, notice); taken || err != nil {
+				return err
 			}
 			return tx.create(sequenceObject(tx, name, raw.text, def, 0))
 		})
