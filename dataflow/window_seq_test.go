@@ -49,6 +49,9 @@ func TestSeqModel(t *testing.T) {
 			if e.key != model[j].key || e.n != model[j].n {
 				t.Fatalf("op %d: entry %d is %s×%d, want %s×%d", op, j, e.key, e.n, model[j].key, model[j].n)
 			}
+			if h := s.chunks[p.c].heads[p.i]; h != headOf([]byte(e.key)) || h != e.pfx {
+				t.Fatalf("op %d: entry %d has head %x, key %q", op, j, h, e.key)
+			}
 			if got := s.unitsBefore(p); got != units {
 				t.Fatalf("op %d: unitsBefore(%s) = %d, want %d", op, e.key, got, units)
 			}
