@@ -30,18 +30,10 @@ func spanIntervals(get *planner.Get, keyLen int, ev *scalar.EvalContext) ([]keyI
 	var out []keyInterval
 	var buf []byte
 	for _, sp := range get.Spans {
-		buf = buf[:0]
-		ok := true
-		for i, e := range sp.Prefix {
-			d, side, err := evalKeyValue(ev, e, get.Cols[get.KeyCols[i]].Type)
-			if err != nil {
-				return nil, err
-			}
-			if d.IsNull() || side != 0 {
-				ok = false
-				break
-			}
-			buf = types.AppendKey(buf, d, false)
+		var ok bool
+		var err error
+		if _, buf, ok, err = spanPrefix(get, sp, ev, buf[:0]); err != nil {
+			return nil, err
 		}
 		if !ok {
 			continue
@@ -121,20 +113,11 @@ func spanPoints(get *planner.Get, ev *scalar.EvalContext) ([]types.Row, error) {
 	seen := map[string]bool{}
 	var buf []byte
 	for _, sp := range get.Spans {
-		key := make(types.Row, len(sp.Prefix))
-		buf = buf[:0]
-		ok := true
-		for i, e := range sp.Prefix {
-			d, side, err := evalKeyValue(ev, e, get.Cols[get.KeyCols[i]].Type)
-			if err != nil {
-				return nil, err
-			}
-			if d.IsNull() || side != 0 {
-				ok = false
-				break
-			}
-			key[i] = d
-			buf = types.AppendKey(buf, d, false)
+		var key types.Row
+		var ok bool
+		var err error
+		if key, buf, ok, err = spanPrefix(get, sp, ev, buf[:0]); err != nil {
+			return nil, err
 		}
 		if ok && !seen[string(buf)] {
 			seen[string(buf)] = true
@@ -142,6 +125,22 @@ func spanPoints(get *planner.Get, ev *scalar.EvalContext) ([]types.Row, error) {
 		}
 	}
 	return out, nil
+}
+
+// spanPrefix evaluates a span's equality prefix: its values and their
+// key encoding appended to buf. ok is false when a value is NULL or lies
+// outside its column's type, so that no key matches.
+func spanPrefix(get *planner.Get, sp planner.KeySpan, ev *scalar.EvalContext, buf []byte) (types.Row, []byte, bool, error) {
+	key := make(types.Row, len(sp.Prefix))
+	for i, e := range sp.Prefix {
+		d, side, err := evalKeyValue(ev, e, get.Cols[get.KeyCols[i]].Type)
+		if err != nil || d.IsNull() || side != 0 {
+			return nil, buf, false, err
+		}
+		key[i] = d
+		buf = types.AppendKey(buf, d, false)
+	}
+	return key, buf, true, nil
 }
 
 // evalKeyValue evaluates a span value and converts it to the key column's
