@@ -507,31 +507,35 @@ func (b *binder) groupBy(items []*pg_query.Node, s *scope, targets []scalar.Expr
 
 // groupingSets expands one GROUPING SETS, ROLLUP or CUBE item.
 func (b *binder) groupingSets(gs *pg_query.GroupingSet, bindItem func(*pg_query.Node) (int, error)) ([][]int, error) {
+	// bindItems binds the expressions of one grouping set.
+	bindItems := func(nodes []*pg_query.Node) ([]int, error) {
+		set := make([]int, 0, len(nodes))
+		for _, a := range nodes {
+			k, err := bindItem(a)
+			if err != nil {
+				return nil, err
+			}
+			set = append(set, k)
+		}
+		return set, nil
+	}
 	// elems binds the content as a list of sets: a plain expression is a
 	// one-key set, a parenthesised row a multi-key set.
 	elems := func() ([][]int, error) {
 		var out [][]int
 		for _, c := range gs.Content {
 			if row := c.GetRowExpr(); row != nil {
-				var set []int
-				for _, a := range row.Args {
-					k, err := bindItem(a)
-					if err != nil {
-						return nil, err
-					}
-					set = append(set, k)
+				set, err := bindItems(row.Args)
+				if err != nil {
+					return nil, err
 				}
 				out = append(out, set)
 				continue
 			}
 			if inner := c.GetGroupingSet(); inner != nil && inner.Kind == pg_query.GroupingSetKind_GROUPING_SET_SIMPLE {
-				var set []int
-				for _, a := range inner.Content {
-					k, err := bindItem(a)
-					if err != nil {
-						return nil, err
-					}
-					set = append(set, k)
+				set, err := bindItems(inner.Content)
+				if err != nil {
+					return nil, err
 				}
 				out = append(out, set)
 				continue
@@ -602,13 +606,9 @@ func (b *binder) groupingSets(gs *pg_query.GroupingSet, bindItem func(*pg_query.
 				continue
 			}
 			if row := c.GetRowExpr(); row != nil {
-				var set []int
-				for _, a := range row.Args {
-					k, err := bindItem(a)
-					if err != nil {
-						return nil, err
-					}
-					set = append(set, k)
+				set, err := bindItems(row.Args)
+				if err != nil {
+					return nil, err
 				}
 				out = append(out, set)
 				continue
