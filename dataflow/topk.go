@@ -67,13 +67,12 @@ type topKOp struct {
 }
 
 type topKGroup struct {
-	rows *btree.BTreeG[topKItem]
-	hint btree.PathHint
-	pos  int32
-	tick uint64
-	idx  int
-	// start and end delimit the group's changes in topKOp.sorted.
-	start, end int
+	rows       *btree.BTreeG[topKItem]
+	hint       btree.PathHint
+	pos        int32
+	tick       uint64
+	idx        int
+	changeSpan // the group's changes in topKOp.sorted
 }
 
 // topKItem is a row of a group in the group's B-tree. The comparisons of
@@ -205,21 +204,7 @@ func (op *topKOp) lookup(row types.Row) *topKGroup {
 // sortChanges groups the tick's changes by group (a counting sort on the
 // group index, stable within a group) into op.sorted.
 func (op *topKOp) sortChanges() {
-	for _, c := range op.changes {
-		op.touched[c.group].end++
-	}
-	pos := 0
-	for _, grp := range op.touched {
-		n := grp.end
-		grp.start, grp.end = pos, pos
-		pos += n
-	}
-	op.sorted = append(op.sorted, make([]topKChange, len(op.changes))...)
-	for _, c := range op.changes {
-		grp := op.touched[c.group]
-		op.sorted[grp.end] = c
-		grp.end++
-	}
+	op.sorted = bucketChanges(op.changes, func(c *topKChange) int { return c.group }, op.touched, op.sorted)
 }
 
 // stepGroup applies one group's changes and emits the change of its

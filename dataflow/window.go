@@ -203,12 +203,11 @@ type windowOp struct {
 }
 
 type wPart struct {
-	s    seq
-	pos  int32
-	tick uint64
-	idx  int
-	// start and end delimit the partition's changes in windowOp.sorted.
-	start, end int
+	s          seq
+	pos        int32
+	tick       uint64
+	idx        int
+	changeSpan // the partition's changes in windowOp.sorted
 }
 
 // wChange is a change of a row of a partition, with the row's window key.
@@ -297,21 +296,7 @@ func (op *windowOp) lookup(row types.Row) *wPart {
 // groupChanges sorts the changes by partition (counting sort), then each
 // partition's changes by key, merging changes of the same row.
 func (op *windowOp) groupChanges() {
-	for _, c := range op.changes {
-		op.touched[c.part].end++
-	}
-	at := 0
-	for _, part := range op.touched {
-		n := part.end
-		part.start, part.end = at, at
-		at += n
-	}
-	op.sorted = append(op.sorted, make([]wChange, len(op.changes))...)
-	for _, c := range op.changes {
-		part := op.touched[c.part]
-		op.sorted[part.end] = c
-		part.end++
-	}
+	op.sorted = bucketChanges(op.changes, func(c *wChange) int { return c.part }, op.touched, op.sorted)
 	for _, part := range op.touched {
 		cs := op.sorted[part.start:part.end]
 		slices.SortStableFunc(cs, func(a, b wChange) int { return strings.Compare(a.key, b.key) })
