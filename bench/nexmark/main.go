@@ -19,6 +19,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/streamdb/streamdb/bench/internal/progress"
+	"github.com/streamdb/streamdb/bench/internal/server"
 	"github.com/streamdb/streamdb/internal/pgtest"
 )
 
@@ -99,7 +100,7 @@ func run() error {
 
 	info := runInfo{Started: time.Now(), Events: cfg.Events, Seed: cfg.Seed, PGBatch: cfg.PGBatch,
 		Freshness: fmt.Sprintf("%.0f%% of the query's saturation rate for up to %gs", cfg.FreshnessFraction*100, cfg.FreshnessSeconds),
-		Machine:   machine(), LoadStart: loadAverage(), Commit: commit(), Postgres: "not run"}
+		Machine:   machine(), LoadStart: server.LoadAverage(), Commit: commit(), Postgres: "not run"}
 	var pgURL string
 	if cfg.Postgres {
 		if !pgtest.Available() {
@@ -128,7 +129,7 @@ func run() error {
 		bar.Printf("%s", summary(r))
 		// Rewrite the outputs after every query, so that a long run
 		// that is interrupted still leaves what it measured.
-		info.Duration, info.LoadEnd = time.Since(info.Started), loadAverage()
+		info.Duration, info.LoadEnd = time.Since(info.Started), server.LoadAverage()
 		if err := writeResults(cfg, info, results); err != nil {
 			return err
 		}
@@ -256,18 +257,6 @@ func machine() string {
 		}
 	}
 	return fmt.Sprintf("%d cores, %s%s, %s/%s, %s", runtime.NumCPU(), model, mem, runtime.GOOS, runtime.GOARCH, runtime.Version())
-}
-
-func loadAverage() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return "unknown"
-	}
-	f := strings.Fields(string(b))
-	if len(f) < 3 {
-		return "unknown"
-	}
-	return strings.Join(f[:3], " ")
 }
 
 // commit is the repository's HEAD, for telling runs apart.

@@ -242,7 +242,7 @@ func report(cfg config, targets []*target) error {
 	var md strings.Builder
 	fmt.Fprintf(&md, "# A %d-row change under a GROUP BY view: streamdb vs PostgreSQL REFRESH MATERIALIZED VIEW\n\n", cfg.Change)
 	fmt.Fprintf(&md, "`%s` over %d rows (%d groups); %d rounds, medians. Run %s; load average %s at the end. Loading the rows and creating the view took %s in streamdb and %s in PostgreSQL.\n\n",
-		view, cfg.Rows, cfg.Groups, cfg.Rounds, time.Now().UTC().Format("2006-01-02 15:04 UTC"), loadAverage(),
+		view, cfg.Rows, cfg.Groups, cfg.Rounds, time.Now().UTC().Format("2006-01-02 15:04 UTC"), server.LoadAverage(),
 		sdb.loadTime.Round(time.Millisecond), pg.loadTime.Round(time.Millisecond))
 	md.WriteString("| change | streamdb: change → visible ms | PostgreSQL: change + REFRESH → visible ms | PostgreSQL / streamdb | target ≥ 1000× | streamdb statement ms | PostgreSQL statement ms | PostgreSQL REFRESH ms |\n")
 	md.WriteString("|---|--:|--:|--:|---|--:|--:|--:|\n")
@@ -285,16 +285,4 @@ func report(cfg config, targets []*target) error {
 	}
 	fmt.Print(md.String())
 	return nil
-}
-
-func loadAverage() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return "unknown"
-	}
-	f := strings.Fields(string(b))
-	if len(f) < 3 {
-		return "unknown"
-	}
-	return strings.Join(f[:3], " ")
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -101,4 +102,19 @@ func parseStatus(b []byte) (rss, peak int64, err error) {
 		return 0, 0, fmt.Errorf("/proc status: VmRSS or VmHWM missing")
 	}
 	return rss, peak, nil
+}
+
+// LoadAverage is the machine's 1, 5 and 15 minute load averages from
+// /proc/loadavg, which results report beside their rates: on a shared
+// machine they say how far to trust them.
+func LoadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown"
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return "unknown"
+	}
+	return strings.Join(f[:3], " ")
 }
