@@ -16,6 +16,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/streamdb/streamdb/internal/selfsigned"
+	"github.com/streamdb/streamdb/internal/testserver"
 	"github.com/streamdb/streamdb/pgwire"
 	"github.com/streamdb/streamdb/sql"
 )
@@ -88,14 +89,7 @@ func selfSigned(t testing.TB) *tls.Config {
 // connect opens a pgx connection for the test.
 func connect(t testing.TB, url string) *pgx.Conn {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	conn, err := pgx.Connect(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { conn.Close(context.Background()) })
-	return conn
+	return testserver.Connect(t, url)
 }
 
 // mustExec runs statements, failing the test on error.

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -14,16 +13,9 @@ import (
 	"github.com/streamdb/streamdb/internal/testserver"
 )
 
-func connect(t *testing.T, url string) *pgx.Conn {
+func connect(t testing.TB, url string) *pgx.Conn {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	conn, err := pgx.Connect(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { conn.Close(context.Background()) })
-	return conn
+	return testserver.Connect(t, url)
 }
 
 func exec(t *testing.T, conn *pgx.Conn, sql string, args ...any) {
