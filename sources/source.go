@@ -24,6 +24,10 @@ type Output struct {
 	// the row with the same key (ENVELOPE UPSERT, DEBEZIUM). Empty for an
 	// append output, whose changes are rows with multiplicities.
 	Key []int
+	// Retracts says an append output may retract rows it inserted (a
+	// sliding window). The engine keeps such an output in memory, where
+	// it finds the rows to retract; the others it leaves in storage.
+	Retracts bool
 }
 
 // Change is one change to an output collection.

@@ -114,6 +114,11 @@ type Object struct {
 	// id (under their key encoding followed by it in stores written
 	// before).
 	Appends bool `json:"appends,omitempty"`
+	// Cold marks an append relation that never retracts: its rows are
+	// kept only in the store, read from there by the queries and
+	// dataflows that need them, so that a source's data is not bounded
+	// by memory. Relations created before this existed stay in memory.
+	Cold bool `json:"cold,omitempty"`
 	// Secret is a secret's value.
 	Secret string `json:"secret,omitempty"`
 	// StartTimestamp is the absolute time, in Unix milliseconds, that a

@@ -87,7 +87,11 @@ func (tx *ddlTx) create(o *Object) error {
 		return err
 	}
 	if o.hasRows() {
-		tx.newTables = append(tx.newTables, newTableState(o))
+		if o.Cold {
+			tx.newTables = append(tx.newTables, newColdState(o, tx.c.store))
+		} else {
+			tx.newTables = append(tx.newTables, newTableState(o))
+		}
 	}
 	switch o.Kind {
 	case KindMaterializedView:

@@ -173,8 +173,22 @@ func (c *coordinator) recoverObject(ctx context.Context, o *Object, rows *int64)
 	return nil
 }
 
-// loadRows reads a durable collection into memory.
+// loadRows reads a durable collection into memory. A cold relation stays
+// in the store: only where its row ids end is read.
 func (c *coordinator) loadRows(o *Object, rows *int64) error {
+	if o.Cold {
+		t := newColdState(o, c.store)
+		last, ok, err := c.store.LastKey(o.ID)
+		if err != nil {
+			return err
+		}
+		if ok {
+			t.nextRowID = rowIDOf(string(last)) + 1
+		}
+		c.tables[o.ID] = t
+		c.dirty[o.ID] = true
+		return nil
+	}
 	t := newTableState(o)
 	var maxID int64
 	err := c.store.Scan(o.ID, func(k, v []byte) error {

@@ -70,16 +70,20 @@ func (f *flow) input(g *planner.Get) (dataflow.Node, error) {
 	return in.Node(), nil
 }
 
+// hydrateChunk is how many rows of a table hydrate feeds a flow per step.
+const hydrateChunk = 1 << 16
+
 // hydrate feeds a new flow the current contents of everything it reads
-// and runs its first step.
+// and runs its first step. A table is fed in chunks, a step each, so that
+// memory holds one chunk of its rows at a time rather than all of them (a
+// cold source relation can be far larger than memory); a subscription,
+// whose first step's delta is its snapshot, is fed whole.
 func (c *coordinator) hydrate(ctx context.Context, f *flow) error {
 	for id, in := range f.inputs {
 		if t, ok := c.tables[id]; ok {
-			b, err := t.snapshot().batch()
-			if err != nil {
+			if err := c.hydrateTable(ctx, f, in, t.snapshot()); err != nil {
 				return err
 			}
-			in.Push(b)
 			continue
 		}
 		src := c.flowByID(id)
@@ -97,6 +101,46 @@ func (c *coordinator) hydrate(ctx context.Context, f *flow) error {
 		in.Push(batch)
 	}
 	return f.graph.Step(ctx)
+}
+
+// hydrateTable feeds a flow the rows of a table, logging progress on
+// large tables.
+func (c *coordinator) hydrateTable(ctx context.Context, f *flow, in *dataflow.Input, s *tableSnap) error {
+	if f.sub != nil {
+		b, err := s.batch()
+		if err != nil {
+			return err
+		}
+		in.Push(b)
+		return nil
+	}
+	var stepErr error
+	var n int
+	b := make(dataflow.Batch, 0, min(s.sizeHint(), hydrateChunk))
+	err := s.scan(func(_ string, row types.Row) bool {
+		b = append(b, dataflow.Update{Row: row, Diff: 1})
+		if len(b) < hydrateChunk {
+			return true
+		}
+		in.Push(b)
+		if stepErr = f.graph.Step(ctx); stepErr != nil {
+			return false
+		}
+		n += len(b)
+		if n%(1<<20) == 0 {
+			c.log.Info("hydrating", "object", f.obj.Name, "input", s.obj.Name, "rows", n)
+		}
+		b = make(dataflow.Batch, 0, hydrateChunk)
+		return true
+	})
+	if err != nil {
+		return err
+	}
+	if stepErr != nil {
+		return stepErr
+	}
+	in.Push(b)
+	return nil
 }
 
 // snapshotRows calls fn for every row of a snapshot regardless of its

@@ -202,7 +202,7 @@ func upsertChanges(t *tableState, changes []sources.Change, batch *storage.Batch
 // are encoded into scratch buffers and stored as slices of one string
 // each, two allocations per batch rather than two per row; rows of an
 // append relation are rarely deleted, so the shared strings seldom outlive
-// most of their rows.
+// most of their rows. A cold relation's rows go to the batch only.
 func appendChanges(rs *runningSource, t *tableState, changes []sources.Change, batch *storage.Batch, d dataflow.Batch) (dataflow.Batch, error) {
 	id := t.obj.ID
 	idx := rs.byRow[id]
@@ -210,15 +210,20 @@ func appendChanges(rs *runningSource, t *tableState, changes []sources.Change, b
 	first := len(d)
 	// flush stores the inserts gathered since the last retraction.
 	flush := func() {
-		ks, vs := string(keys), string(vals)
+		var ks, vs string
+		if t.rows != nil {
+			ks, vs = string(keys), string(vals)
+		}
 		start := 0
 		for i, end := range ends {
-			key, val := ks[8*i:8*i+8], vs[start:end]
-			t.rows.Load(storedRow{key: key, val: val})
 			batch.Put(id, keys[8*i:8*i+8], vals[start:end])
-			if idx != nil {
-				p := string(types.AppendKeyRow(nil, d[first+i].Row))
-				idx[p] = append(idx[p], key)
+			if t.rows != nil {
+				key := ks[8*i : 8*i+8]
+				t.rows.Load(storedRow{key: key, val: vs[start:end]})
+				if idx != nil {
+					p := string(types.AppendKeyRow(nil, d[first+i].Row))
+					idx[p] = append(idx[p], key)
+				}
 			}
 			start = end
 		}
@@ -236,6 +241,9 @@ func appendChanges(rs *runningSource, t *tableState, changes []sources.Change, b
 		}
 		if ch.Diff >= 0 {
 			continue
+		}
+		if t.store != nil {
+			return d, fmt.Errorf("source relation %s is kept in storage only, but its source retracted a row", t.obj.Name)
 		}
 		flush()
 		if idx == nil {

@@ -326,9 +326,11 @@ func sourceObjects(tx *ddlTx, name, sqlText string, spec *sourceSpec) ([]*Object
 			src.Columns = outputColumns(out)
 			src.PrimaryKey = out.Key
 			src.Appends = len(out.Key) == 0
+			src.Cold = src.Appends && !out.Retracts
 		default:
 			o := &Object{Kind: KindSubsource, Schema: defaultSchema, Name: spec.names[i], SQL: sqlText, Source: src.ID, Role: "data", Output: i,
 				Columns: outputColumns(out), PrimaryKey: out.Key, Appends: len(out.Key) == 0}
+			o.Cold = o.Appends && !out.Retracts
 			o.ID = tx.nextID()
 			objs = append(objs, o)
 		}
@@ -339,7 +341,7 @@ func sourceObjects(tx *ddlTx, name, sqlText string, spec *sourceSpec) ([]*Object
 		key  []int
 	}{{"progress", progressColumns, []int{0}}, {"errors", errorsColumns, nil}} {
 		o := &Object{Kind: KindSubsource, Schema: defaultSchema, Name: name + "_" + comp.role, SQL: sqlText, Source: src.ID, Role: comp.role,
-			Columns: comp.cols, PrimaryKey: comp.key, Appends: comp.key == nil}
+			Columns: comp.cols, PrimaryKey: comp.key, Appends: comp.key == nil, Cold: comp.key == nil}
 		o.ID = tx.nextID()
 		objs = append(objs, o)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/streamdb/streamdb/dataflow"
 	"github.com/streamdb/streamdb/sql/types"
+	"github.com/streamdb/streamdb/storage"
 )
 
 // storedRow is one row of a table: its storage key (the key encoding of
@@ -23,9 +24,16 @@ func storedLess(a, b storedRow) bool { return a.key < b.key }
 // tableState is the live contents of a table, owned by the coordinator.
 // Its tree is copy-on-write: snapshots share nodes with it and stay
 // immutable while later ticks change the table.
+//
+// A cold relation (Object.Cold: a source's append-only output) has no
+// tree: its rows live only in the store, where each tick's rows are
+// written under growing row ids, so memory does not grow with the data
+// ingested and the rows with ids below a tick's next id are that tick's
+// contents.
 type tableState struct {
 	obj       *Object
-	rows      *btree.BTreeG[storedRow]
+	rows      *btree.BTreeG[storedRow] // nil for a cold relation
+	store     *storage.DB              // set for a cold relation
 	nextRowID int64
 	snap      *tableSnap // snapshot of the current contents, nil after a change
 }
@@ -34,10 +42,18 @@ func newTableState(obj *Object) *tableState {
 	return &tableState{obj: obj, rows: btree.NewBTreeGOptions(storedLess, btree.Options{NoLocks: true}), nextRowID: 1}
 }
 
+func newColdState(obj *Object, store *storage.DB) *tableState {
+	return &tableState{obj: obj, store: store, nextRowID: 1}
+}
+
 // snapshot returns an immutable view of the current contents.
 func (t *tableState) snapshot() *tableSnap {
 	if t.snap == nil {
-		t.snap = &tableSnap{obj: t.obj, rows: t.rows.Copy()}
+		if t.store != nil {
+			t.snap = &tableSnap{obj: t.obj, store: t.store, end: t.nextRowID}
+		} else {
+			t.snap = &tableSnap{obj: t.obj, rows: t.rows.Copy()}
+		}
 	}
 	return t.snap
 }
@@ -62,31 +78,36 @@ func (t *tableState) get(key string) (string, bool) {
 	return r.val, ok
 }
 
-// tableSnap is a table's contents at one tick.
+// tableSnap is a table's contents at one tick: a copy of its tree, or for
+// a cold relation the rows stored with ids below end.
 type tableSnap struct {
-	obj  *Object
-	rows *btree.BTreeG[storedRow]
+	obj   *Object
+	rows  *btree.BTreeG[storedRow]
+	store *storage.DB
+	end   int64
+}
+
+// sizeHint is the number of rows, or for a cold relation a bound on it.
+func (s *tableSnap) sizeHint() int {
+	if s.store != nil {
+		return int(s.end - 1)
+	}
+	return s.rows.Len()
 }
 
 // scan calls fn for every row in key order until fn returns false.
 func (s *tableSnap) scan(fn func(key string, row types.Row) bool) error {
-	var derr error
-	s.rows.Scan(func(r storedRow) bool {
-		row, err := types.DecodeRow([]byte(r.val), nil)
-		if err != nil {
-			derr = fmt.Errorf("table %s: corrupt row: %w", s.obj.Name, err)
-			return false
-		}
-		return fn(r.key, row)
-	})
-	return derr
+	return s.scanRange("", "", fn)
 }
 
 // scanRange calls fn for every row whose key lies in [start, end) (an
 // empty end is unbounded), in key order, until fn returns false.
 func (s *tableSnap) scanRange(start, end string, fn func(key string, row types.Row) bool) error {
+	if s.store != nil {
+		return s.scanCold(start, end, fn)
+	}
 	var derr error
-	s.rows.Ascend(storedRow{key: start}, func(r storedRow) bool {
+	visit := func(r storedRow) bool {
 		if end != "" && r.key >= end {
 			return false
 		}
@@ -96,21 +117,57 @@ func (s *tableSnap) scanRange(start, end string, fn func(key string, row types.R
 			return false
 		}
 		return fn(r.key, row)
-	})
+	}
+	if start == "" {
+		s.rows.Scan(visit)
+	} else {
+		s.rows.Ascend(storedRow{key: start}, visit)
+	}
 	return derr
+}
+
+// scanCold is scanRange over a cold relation's rows in the store.
+func (s *tableSnap) scanCold(start, end string, fn func(key string, row types.Row) bool) error {
+	if limit := rowIDKey(s.end); end == "" || end > limit {
+		end = limit
+	}
+	return s.store.ScanRange(s.obj.ID, []byte(start), []byte(end), func(k, v []byte) error {
+		row, err := types.DecodeRow(v, nil)
+		if err != nil {
+			return fmt.Errorf("table %s: corrupt row: %w", s.obj.Name, err)
+		}
+		if !fn(string(k), row) {
+			return storage.ErrStop
+		}
+		return nil
+	})
 }
 
 // get returns the row stored under key.
 func (s *tableSnap) get(key string) (types.Row, bool, error) {
-	r, ok := s.rows.Get(storedRow{key: key})
+	var val string
+	var ok bool
+	if s.store != nil {
+		if len(key) != 8 || rowIDOf(key) >= s.end {
+			return nil, false, nil
+		}
+		v, found, err := s.store.Get(s.obj.ID, []byte(key))
+		if !found || err != nil {
+			return nil, false, err
+		}
+		val, ok = string(v), true
+	} else {
+		val, ok = s.getRaw(key)
+	}
 	if !ok {
 		return nil, false, nil
 	}
-	row, err := types.DecodeRow([]byte(r.val), nil)
+	row, err := types.DecodeRow([]byte(val), nil)
 	return row, err == nil, err
 }
 
-// getRaw returns the encoded value stored under key.
+// getRaw returns the encoded value stored under key in a table. Only
+// statements' writes use it, and they never write a cold relation.
 func (s *tableSnap) getRaw(key string) (string, bool) {
 	r, ok := s.rows.Get(storedRow{key: key})
 	return r.val, ok
@@ -118,7 +175,7 @@ func (s *tableSnap) getRaw(key string) (string, bool) {
 
 // batch returns every row as a Z-set insertion.
 func (s *tableSnap) batch() (dataflow.Batch, error) {
-	b := make(dataflow.Batch, 0, s.rows.Len())
+	b := make(dataflow.Batch, 0, s.sizeHint())
 	err := s.scan(func(_ string, row types.Row) bool {
 		b = append(b, dataflow.Update{Row: row, Diff: 1})
 		return true

@@ -212,7 +212,7 @@ func (s *session) tableInput(snap *snapshot, obj *Object, withKey bool) (dataflo
 			return b, tt.overlay(base, withKey, emit)
 		}
 	}
-	b = make(dataflow.Batch, 0, base.rows.Len())
+	b = make(dataflow.Batch, 0, base.sizeHint())
 	err := base.scan(func(key string, row types.Row) bool {
 		emit(keyed(row, key, withKey))
 		return true

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 
 	"github.com/cockroachdb/pebble/v2"
 )
@@ -75,6 +76,62 @@ func (db *DB) Scan(coll uint64, fn func(key, value []byte) error) error {
 	return db.scanPrefix(p, func(k, v []byte) error { return fn(k[len(p):], v) })
 }
 
+// ScanRange calls fn for every row of collection coll whose key lies in
+// [start, end), in key order; a nil end is unbounded. The scan reads one
+// consistent state of the store. key and value are only valid during the
+// call; fn stops the scan by returning ErrStop, which ScanRange does not
+// return.
+func (db *DB) ScanRange(coll uint64, start, end []byte, fn func(key, value []byte) error) error {
+	p := collPrefix(coll)
+	lo := append(slices.Clip(p), start...)
+	hi := prefixEnd(p)
+	if end != nil {
+		hi = append(slices.Clip(p), end...)
+	}
+	err := db.scanBounds(lo, hi, func(k, v []byte) error { return fn(k[len(p):], v) })
+	if errors.Is(err, ErrStop) {
+		return nil
+	}
+	return err
+}
+
+// ErrStop ends a ScanRange early.
+var ErrStop = errors.New("stop scan")
+
+// Get returns a copy of the value stored under key in collection coll.
+func (db *DB) Get(coll uint64, key []byte) ([]byte, bool, error) {
+	v, closer, err := db.pdb.Get(append(collPrefix(coll), key...))
+	if errors.Is(err, pebble.ErrNotFound) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	defer closer.Close()
+	return append([]byte(nil), v...), true, nil
+}
+
+// LastKey returns a copy of the greatest key of collection coll, without
+// reading the others: how recovery finds where an append-only collection
+// it does not load ends.
+func (db *DB) LastKey(coll uint64) ([]byte, bool, error) {
+	p := collPrefix(coll)
+	it, err := db.pdb.NewIter(&pebble.IterOptions{LowerBound: p, UpperBound: prefixEnd(p)})
+	if err != nil {
+		return nil, false, err
+	}
+	var key []byte
+	ok := it.Last()
+	if ok {
+		key = append([]byte(nil), it.Key()[len(p):]...)
+	}
+	if err := it.Error(); err != nil {
+		it.Close()
+		return nil, false, err
+	}
+	return key, ok, it.Close()
+}
+
 // Meta returns the metadata value stored under name.
 func (db *DB) Meta(name string) ([]byte, bool, error) {
 	v, closer, err := db.pdb.Get(metaKey(name))
@@ -95,7 +152,11 @@ func (db *DB) Positions(source uint64, fn func(part string, pos []byte) error) e
 }
 
 func (db *DB) scanPrefix(prefix []byte, fn func(k, v []byte) error) error {
-	it, err := db.pdb.NewIter(&pebble.IterOptions{LowerBound: prefix, UpperBound: prefixEnd(prefix)})
+	return db.scanBounds(prefix, prefixEnd(prefix), fn)
+}
+
+func (db *DB) scanBounds(lo, hi []byte, fn func(k, v []byte) error) error {
+	it, err := db.pdb.NewIter(&pebble.IterOptions{LowerBound: lo, UpperBound: hi})
 	if err != nil {
 		return err
 	}

@@ -122,3 +122,64 @@ func BenchmarkCommitRows(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.N*perBatch)/b.Elapsed().Seconds(), "rows/s")
 }
+
+// TestRangeReads checks ScanRange's bounds and early stop, Get and LastKey
+// on a collection between two neighbours, whose keys must never leak in.
+func TestRangeReads(t *testing.T) {
+	db, err := Open(t.TempDir(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	b := db.NewBatch()
+	for _, coll := range []uint64{4, 5, 6} {
+		for i := range 5 {
+			b.Put(coll, []byte{byte(i)}, []byte(fmt.Sprint(coll, "/", i)))
+		}
+	}
+	if err := b.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name       string
+		start, end []byte
+		stopAfter  int
+		want       string
+	}{
+		{"all", nil, nil, 0, "[5/0 5/1 5/2 5/3 5/4]"},
+		{"from", []byte{2}, nil, 0, "[5/2 5/3 5/4]"},
+		{"until", nil, []byte{2}, 0, "[5/0 5/1]"},
+		{"between", []byte{1}, []byte{3}, 0, "[5/1 5/2]"},
+		{"empty", []byte{3}, []byte{3}, 0, "[]"},
+		{"stop", nil, nil, 2, "[5/0 5/1]"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var got []string
+			err := db.ScanRange(5, tc.start, tc.end, func(_, v []byte) error {
+				got = append(got, string(v))
+				if len(got) == tc.stopAfter {
+					return ErrStop
+				}
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if fmt.Sprint(got) != tc.want {
+				t.Errorf("got %v, want %s", got, tc.want)
+			}
+		})
+	}
+	if v, ok, err := db.Get(5, []byte{3}); err != nil || !ok || string(v) != "5/3" {
+		t.Errorf("Get(5, 3) = %q, %v, %v", v, ok, err)
+	}
+	if _, ok, err := db.Get(5, []byte{9}); err != nil || ok {
+		t.Errorf("Get(5, 9) found = %v, %v", ok, err)
+	}
+	if k, ok, err := db.LastKey(5); err != nil || !ok || fmt.Sprint(k) != "[4]" {
+		t.Errorf("LastKey(5) = %v, %v, %v", k, ok, err)
+	}
+	if _, ok, err := db.LastKey(9); err != nil || ok {
+		t.Errorf("LastKey of an empty collection found = %v, %v", ok, err)
+	}
+}

@@ -40,7 +40,12 @@ func counterOutputs() []sources.Output {
 	}}
 }
 
-func (c *counter) Outputs() []sources.Output { return counterOutputs() }
+// Outputs says the relation retracts when MAX CARDINALITY bounds it.
+func (c *counter) Outputs() []sources.Output {
+	outs := counterOutputs()
+	outs[0].Retracts = c.maxCard > 0
+	return outs
+}
 
 func (c *counter) Run(ctx context.Context, resume map[string][]byte, sink sources.Sink) error {
 	start, err := decodePosition(resume)

@@ -129,13 +129,16 @@ func tpchOutputs() []sources.Output {
 		tpchOrdersOut: {Name: "orders", Columns: notNull(
 			col("o_orderkey", key), col("o_custkey", key), col("o_orderstatus", text), col("o_totalprice", money),
 			col("o_orderdate", date), col("o_orderpriority", text), col("o_clerk", text),
-			col("o_shippriority", i4), col("o_comment", text))},
+			col("o_shippriority", i4), col("o_comment", text)),
+			// The refresh stream (TICK INTERVAL) deletes orders with their lines.
+			Retracts: true},
 		tpchLineitemOut: {Name: "lineitem", Columns: notNull(
 			col("l_orderkey", key), col("l_partkey", key), col("l_suppkey", key), col("l_linenumber", i4),
 			col("l_quantity", money), col("l_extendedprice", money), col("l_discount", money), col("l_tax", money),
 			col("l_returnflag", text), col("l_linestatus", text), col("l_shipdate", date),
 			col("l_commitdate", date), col("l_receiptdate", date), col("l_shipinstruct", text),
-			col("l_shipmode", text), col("l_comment", text))},
+			col("l_shipmode", text), col("l_comment", text)),
+			Retracts: true},
 		tpchNationOut: {Name: "nation", Columns: notNull(
 			col("n_nationkey", key), col("n_name", text), col("n_regionkey", key), col("n_comment", text))},
 		tpchRegionOut: {Name: "region", Columns: notNull(
