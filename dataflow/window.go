@@ -402,7 +402,10 @@ func (op *windowOp) StateBytes() int64 {
 		n += part.s.size()
 		for _, ch := range part.s.chunks {
 			for i := range ch.ents {
-				n += int64(len(ch.ents[i].key)) + rowBytes(ch.ents[i].row)
+				n += int64(len(ch.ents[i].key))
+			}
+			for _, d := range ch.vals {
+				n += int64(len(d.Str()))
 			}
 		}
 	}

@@ -225,8 +225,9 @@ func (op *windowOp) eval(s *seq, sp span, dst []wOut) []wOut {
 		if op.reach.peers && s.isStart(p) {
 			ev.startGroup(p)
 		}
+		row := s.row(p)
 		for k := int64(0); k < e.n; k++ {
-			dst = append(dst, ev.unit(e, k))
+			dst = append(dst, ev.unit(e, row, k))
 			ev.u++
 		}
 	}
@@ -287,13 +288,13 @@ func (ev *evaluator) startGroup(p pos) {
 	ev.dense++
 }
 
-// unit returns the output for copy k of entry e, at unit ev.u.
-func (ev *evaluator) unit(e *wEntry, k int64) wOut {
+// unit returns the output for copy k of entry e with row, at unit ev.u.
+func (ev *evaluator) unit(e *wEntry, row types.Row, k int64) wOut {
 	o := wOut{key: e.key, k: k}
 	funcs := ev.op.spec.Funcs
 	vals := ev.op.vals[:0]
 	for i := range funcs {
-		d, err := ev.value(&funcs[i], &ev.fs[i], e)
+		d, err := ev.value(&funcs[i], &ev.fs[i], row)
 		if err != nil && o.err == nil {
 			o.err = err
 		}
@@ -303,14 +304,14 @@ func (ev *evaluator) unit(e *wEntry, k int64) wOut {
 	if o.err != nil {
 		return o
 	}
-	row := ev.op.slab.row(len(e.row) + len(vals))
-	copy(row, e.row)
-	copy(row[len(e.row):], vals)
-	o.row = row
+	out := ev.op.slab.row(len(row) + len(vals))
+	copy(out, row)
+	copy(out[len(row):], vals)
+	o.row = out
 	return o
 }
 
-func (ev *evaluator) value(f *WindowFunc, fs *funcState, e *wEntry) (types.Datum, *pgerr.Error) {
+func (ev *evaluator) value(f *WindowFunc, fs *funcState, row types.Row) (types.Datum, *pgerr.Error) {
 	switch f.Kind {
 	case RowNumber:
 		return types.NewInt8(ev.u + 1), nil
@@ -336,7 +337,7 @@ func (ev *evaluator) value(f *WindowFunc, fs *funcState, e *wEntry) (types.Datum
 			return r[f.Col], nil
 		}
 		if f.Default != nil {
-			return f.Default(e.row), nil
+			return f.Default(row), nil
 		}
 		return types.Null, nil
 	}
@@ -378,7 +379,7 @@ func (ev *evaluator) rowAt(fs *funcState, u int64) (types.Row, bool) {
 	} else {
 		ev.s.moveTo(&fs.cur, u)
 	}
-	return ev.s.at(fs.cur.p).row, true
+	return ev.s.row(fs.cur.p), true
 }
 
 // bounds returns the frame [a, b) of the current unit.
@@ -414,13 +415,13 @@ func (ev *evaluator) slide(f *WindowFunc, fs *funcState, a, b int64) {
 		fs.hi = fs.lo
 	}
 	for fs.b < b {
-		e, n := ev.s.take(&fs.hi, b-fs.b)
-		ev.feed(fs, e.row, n)
+		row, n := ev.s.take(&fs.hi, b-fs.b)
+		ev.feed(fs, row, n)
 		fs.b += n
 	}
 	for fs.a < a {
-		e, n := ev.s.take(&fs.lo, a-fs.a)
-		ev.feed(fs, e.row, -n)
+		row, n := ev.s.take(&fs.lo, a-fs.a)
+		ev.feed(fs, row, -n)
 		fs.a += n
 	}
 }

@@ -8,7 +8,11 @@ import (
 
 // seq is one window partition: its distinct rows in window order, with
 // multiplicities, counted so that positions are cheap. Rows live in
-// chunks of at most seqChunkMax entries; two Fenwick trees over the chunks
+// chunks of at most seqChunkMax entries, their columns inline in the
+// chunk in entry order (every row of a collection has the same width), so
+// that the neighbours a change re-evaluates are read from one contiguous
+// run of memory rather than from a separate allocation per row, a cache
+// miss each on a large partition. Two Fenwick trees over the chunks
 // count units (rows with multiplicity) and peer-group starts, so the
 // position of an entry, its dense rank and the entry at a position are
 // found in O(log C + seqChunkMax) for C chunks, and inserting or deleting
@@ -25,6 +29,8 @@ type seq struct {
 	// trackStarts keeps the peer-group counts, which only DENSE_RANK
 	// needs.
 	trackStarts bool
+	// width is the number of columns of every row, set by the first add.
+	width int
 	// dirty lists chunks whose counts changed since the last fix;
 	// reshaped is set when chunks were split or dropped.
 	dirty    []*seqChunk
@@ -33,12 +39,12 @@ type seq struct {
 
 // wEntry is a distinct row of a partition. key is the row's window sort
 // key followed by its key encoding: the total order and the row's
-// identity; key[:sk] is the sort key, shared by peers.
+// identity; key[:sk] is the sort key, shared by peers. The row's columns
+// are in its chunk's vals (see seq.row).
 type wEntry struct {
 	pfx keyHead // head of key
 	key string
 	sk  int
-	row types.Row
 	n   int64
 }
 
@@ -56,7 +62,9 @@ type seqChunk struct {
 	// heads[i] is ents[i].pfx, in an array of its own so that a binary
 	// search over the chunk reads 16 bytes per probe, not an entry's 72:
 	// its last probes share cache lines.
-	heads  []keyHead
+	heads []keyHead
+	// vals holds the rows of ents, width columns each, in entry order.
+	vals   []types.Datum
 	c      int   // the chunk's index, valid after fix
 	units  int64 // kept current by add
 	starts int64
@@ -77,6 +85,12 @@ type pos struct{ c, i int }
 func (s *seq) end() pos { return pos{len(s.chunks), 0} }
 
 func (s *seq) at(p pos) *wEntry { return &s.chunks[p.c].ents[p.i] }
+
+// row returns the row of the entry at p. It is valid until the next add.
+func (s *seq) row(p pos) types.Row {
+	w := s.width
+	return s.chunks[p.c].vals[p.i*w : (p.i+1)*w : (p.i+1)*w]
+}
 
 func (s *seq) next(p pos) pos {
 	if p.i+1 < len(s.chunks[p.c].ents) {
@@ -195,6 +209,7 @@ func (s *seq) add(key string, sk int, row types.Row, diff int64) {
 			ch.multi-- // the entry goes
 			ch.ents = slices.Delete(ch.ents, p.i, p.i+1)
 			ch.heads = slices.Delete(ch.heads, p.i, p.i+1)
+			ch.vals = slices.Delete(ch.vals, p.i*s.width, (p.i+1)*s.width)
 			if len(ch.ents) == 0 {
 				s.chunks = slices.Delete(s.chunks, p.c, p.c+1)
 				s.lastPfx = slices.Delete(s.lastPfx, p.c, p.c+1)
@@ -207,9 +222,10 @@ func (s *seq) add(key string, sk int, row types.Row, diff int64) {
 		s.touchAfter(p.c)
 		return
 	}
-	e := wEntry{pfx: headOf(stored(key)), key: key, sk: sk, row: row.Copy(), n: diff}
+	e := wEntry{pfx: headOf(stored(key)), key: key, sk: sk, n: diff}
 	if len(s.chunks) == 0 {
-		s.chunks = append(s.chunks, &seqChunk{})
+		s.width = len(row)
+		s.chunks = append(s.chunks, s.newChunk())
 		s.lastPfx = append(s.lastPfx, keyHead{})
 		s.reshaped = true
 	}
@@ -219,6 +235,10 @@ func (s *seq) add(key string, sk int, row types.Row, diff int64) {
 	ch := s.chunks[p.c]
 	ch.ents = slices.Insert(ch.ents, p.i, e)
 	ch.heads = slices.Insert(ch.heads, p.i, e.pfx)
+	if len(row) != s.width {
+		panic("dataflow: Window: rows of different widths")
+	}
+	ch.vals = slices.Insert(ch.vals, p.i*s.width, row...)
 	ch.units += diff
 	ch.multi += boolInt(diff != 1)
 	s.lastPfx[p.c] = ch.ents[len(ch.ents)-1].pfx
@@ -226,13 +246,15 @@ func (s *seq) add(key string, sk int, row types.Row, diff int64) {
 	s.touchAfter(p.c)
 	if len(ch.ents) > seqChunkMax {
 		half := len(ch.ents) / 2
-		right := &seqChunk{
-			ents:  append(make([]wEntry, 0, seqChunkMax), ch.ents[half:]...),
-			heads: append(make([]keyHead, 0, seqChunkMax), ch.heads[half:]...),
-		}
+		right := s.newChunk()
+		right.ents = append(right.ents, ch.ents[half:]...)
+		right.heads = append(right.heads, ch.heads[half:]...)
+		right.vals = append(right.vals, ch.vals[half*s.width:]...)
 		clear(ch.ents[half:])
 		ch.ents = ch.ents[:half]
 		ch.heads = ch.heads[:half]
+		clear(ch.vals[half*s.width:])
+		ch.vals = ch.vals[:half*s.width]
 		for _, e := range right.ents {
 			right.units += e.n
 			right.multi += boolInt(e.n != 1)
@@ -244,6 +266,16 @@ func (s *seq) add(key string, sk int, row types.Row, diff int64) {
 		s.lastPfx[p.c] = ch.ents[half-1].pfx
 		s.touch(right)
 		s.reshaped = true
+	}
+}
+
+// newChunk returns an empty chunk with room for a full chunk's entries
+// and the one that splits it.
+func (s *seq) newChunk() *seqChunk {
+	return &seqChunk{
+		ents:  make([]wEntry, 0, seqChunkMax+1),
+		heads: make([]keyHead, 0, seqChunkMax+1),
+		vals:  make([]types.Datum, 0, (seqChunkMax+1)*s.width),
 	}
 }
 
@@ -358,7 +390,7 @@ func (f *fenwick) find(u int64) (int, int64) {
 func (s *seq) size() int64 {
 	n := int64(cap(s.chunks))*sizePointer + int64(2*cap(s.lastPfx)+cap(s.units.t)+cap(s.starts.t))*8
 	for _, ch := range s.chunks {
-		n += int64(cap(ch.ents))*int64(16+sizeString+8+sizeSlice+8) + int64(cap(ch.heads))*16 + 64
+		n += int64(cap(ch.ents))*int64(16+sizeString+8+8) + int64(cap(ch.heads))*16 + int64(cap(ch.vals))*sizeDatum + 64
 	}
 	return n
 }
@@ -380,17 +412,17 @@ func (s *seq) cursor(u int64) ucur {
 	return ucur{p: p, k: k, u: u}
 }
 
-// take returns the entry under c and how many of its units, at most
+// take returns the row under c and how many of its units, at most
 // limit, lie ahead of c, and moves c past them.
-func (s *seq) take(c *ucur, limit int64) (*wEntry, int64) {
-	e := s.at(c.p)
+func (s *seq) take(c *ucur, limit int64) (types.Row, int64) {
+	e, row := s.at(c.p), s.row(c.p)
 	n := min(e.n-c.k, limit)
 	c.k += n
 	c.u += n
 	if c.k == e.n {
 		c.p, c.k = s.next(c.p), 0
 	}
-	return e, n
+	return row, n
 }
 
 // moveTo moves c forward to unit u, stepping over entries, or seeks when
