@@ -69,7 +69,7 @@ func TestDeadLetters(t *testing.T) {
 	if got, want := c.rows(`SELECT count(*), sum(x) FROM mixed`), fmt.Sprintf("%d|%d", len(wantGood), goodSum); got != want {
 		t.Errorf("count and sum of good records = %s, want %s", got, want)
 	}
-	got := c.rows(`SELECT partition, position, key, value, error FROM mixed_errors ORDER BY partition, position::int`)
+	got := c.rows(`SELECT partition, "offset", key, value, error FROM mixed_errors ORDER BY partition, "offset"`)
 	if got != strings.Join(wantBad, "\n") {
 		t.Errorf("errors relation:\n%s\nwant\n%s", got, strings.Join(wantBad, "\n"))
 	}

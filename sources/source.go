@@ -46,10 +46,10 @@ type Change struct {
 // DeadLetter is an external record that could not be decoded. It is
 // stored in the source's errors relation instead of stopping the source.
 type DeadLetter struct {
-	// Partition and Position locate the record (Kafka partition and
-	// offset, PostgreSQL LSN ...).
+	// Partition and Offset locate the record (a Kafka partition and
+	// offset; a PostgreSQL source's would be its LSN).
 	Partition string
-	Position  string
+	Offset    int64
 	Key       []byte
 	Value     []byte
 	Err       string

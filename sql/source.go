@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"slices"
+	"strconv"
 	"sync"
 	"time"
 
@@ -102,14 +103,25 @@ func (c *coordinator) applySource(rs *runningSource, b *sources.Batch, batch *st
 		}
 	}
 	if len(b.DeadLetters) > 0 {
+		// Errors relations created before the offset column was an int8
+		// named "offset" have a text column "position".
+		errs, ok := c.tables[rs.errors]
+		if !ok {
+			return fmt.Errorf("errors relation %d of source %s is missing", rs.errors, rs.obj.Name)
+		}
+		textOffset := errs.obj.Columns[1].Type.Family == types.Text
 		changes := make([]sources.Change, len(b.DeadLetters))
 		for i, dl := range b.DeadLetters {
 			at := dl.Time
 			if at.IsZero() {
 				at = time.Now()
 			}
+			offset := types.NewInt8(dl.Offset)
+			if textOffset {
+				offset = types.NewText(strconv.FormatInt(dl.Offset, 10))
+			}
 			changes[i] = sources.Change{Diff: 1, Row: types.Row{
-				types.NewText(dl.Partition), types.NewText(dl.Position),
+				types.NewText(dl.Partition), offset,
 				nullableBytes(dl.Key), nullableBytes(dl.Value),
 				types.NewText(dl.Err), types.NewTimestampTZ(at.UnixMicro()),
 			}}
@@ -319,7 +331,7 @@ var (
 	}
 	errorsColumns = []ColumnDef{
 		{Name: "partition", Type: types.TypeText},
-		{Name: "position", Type: types.TypeText},
+		{Name: "offset", Type: types.TypeInt8},
 		{Name: "key", Type: types.TypeBytea},
 		{Name: "value", Type: types.TypeBytea},
 		{Name: "error", Type: types.TypeText, NotNull: true},

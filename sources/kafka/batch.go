@@ -66,7 +66,7 @@ func (b *batchBuilder) noteRecord(rec *kgo.Record) {
 func (b *batchBuilder) deadLetter(rec *kgo.Record, err error) sources.DeadLetter {
 	dl := sources.DeadLetter{
 		Partition: strconv.Itoa(int(rec.Partition)),
-		Position:  strconv.FormatInt(rec.Offset, 10),
+		Offset:    rec.Offset,
 		Key:       bytes.Clone(rec.Key),
 		Value:     bytes.Clone(rec.Value),
 		Err:       errorText(err),

@@ -36,7 +36,7 @@ func TestBatchBuilder(t *testing.T) {
 	if err != nil || len(pos) != 2 || pos[2] != 42 || pos[0] != 8 {
 		t.Fatalf("progress %v, %v", pos, err)
 	}
-	if !batch.Time.Equal(ts) || len(batch.DeadLetters) != 1 || batch.DeadLetters[0].Position != "7" || batch.DeadLetters[0].Err != "boom" {
+	if !batch.Time.Equal(ts) || len(batch.DeadLetters) != 1 || batch.DeadLetters[0].Offset != 7 || batch.DeadLetters[0].Err != "boom" {
 		t.Fatalf("batch %+v", batch)
 	}
 	if !b.empty() || len(b.progress) != 0 || b.arena != nil {

@@ -2,6 +2,7 @@ package kafka
 
 import (
 	"context"
+	"strconv"
 	"time"
 
 	"github.com/streamdb/streamdb/sources"
@@ -38,7 +39,7 @@ func (r *runner) deadLetter(rec *kgo.Record, dl sources.DeadLetter) {
 		kgo.RecordHeader{Key: headerError, Value: []byte(dl.Err)},
 		kgo.RecordHeader{Key: headerTopic, Value: []byte(rec.Topic)},
 		kgo.RecordHeader{Key: headerPartition, Value: []byte(dl.Partition)},
-		kgo.RecordHeader{Key: headerOffset, Value: []byte(dl.Position)},
+		kgo.RecordHeader{Key: headerOffset, Value: strconv.AppendInt(nil, dl.Offset, 10)},
 	)
 	out := &kgo.Record{Topic: topic, Key: dl.Key, Value: dl.Value, Headers: headers, Timestamp: rec.Timestamp}
 	// The delivery timeout bounds it, not Run's context, so that the
@@ -64,7 +65,7 @@ func (r *runner) deadLetterFailed(topic string, dl sources.DeadLetter, err error
 		return
 	}
 	r.src.log.Warn("kafka dead letter not produced", "dead_letter_topic", topic,
-		"partition", dl.Partition, "offset", dl.Position, "error", err, "failures_total", n)
+		"partition", dl.Partition, "offset", dl.Offset, "error", err, "failures_total", n)
 }
 
 // flushDeadLetters waits briefly for dead letters still in flight when Run

@@ -145,7 +145,7 @@ func TestIngestGolden(t *testing.T) {
 			fmt.Fprintln(&out, c)
 		}
 		for _, d := range sink.dead {
-			fmt.Fprintf(&out, "dead letter %s/%s key=%q value=%q: %s\n", d.Partition, d.Position, d.Key, d.Value, d.Err)
+			fmt.Fprintf(&out, "dead letter %s/%d key=%q value=%q: %s\n", d.Partition, d.Offset, d.Key, d.Value, d.Err)
 		}
 		sink.mu.Unlock()
 	}

@@ -316,7 +316,7 @@ func TestDeadLetterTopic(t *testing.T) {
 	}
 	sink.mu.Lock()
 	defer sink.mu.Unlock()
-	if len(sink.dead) != 1 || sink.dead[0].Position != "1" {
+	if len(sink.dead) != 1 || sink.dead[0].Offset != 1 {
 		t.Fatalf("dead letters %+v", sink.dead)
 	}
 }
