@@ -30,14 +30,30 @@ type TopKSpec struct {
 // TopK returns, for each group, the rows at positions [Offset,
 // Offset+Limit) of the group in the spec's order, counting multiplicities.
 //
-// State: every row of every group, in one ordered B-tree per group (rows
-// are kept decoded, since comparators and outputs work on rows). A tick
-// touching a group costs O(m + c·log n), with m = Offset+Limit, c the
-// group's changes and n its size: the first m rows before and after the
-// changes are compared and their difference emitted. When the window was
-// full and every change sorts after its last row, the window cannot have
-// changed and nothing is compared. With no limit, the output is the group
-// minus its first Offset rows, maintained at the same cost.
+// State: every row of every group, split in two at a boundary row. The
+// head, the group's first rows up to and including the boundary, is kept
+// decoded in order in a B-tree; the rest, every row after the boundary,
+// in a hash table without order (see topKRest). The head always holds the
+// first m = Offset+Limit units when the group has them, so the output is
+// read from the head alone. A change is routed by one comparison with the
+// head's last row, which stays in the caches: a change after the
+// boundary, nearly every change to a large group when m is small, costs a
+// hash-table update — a few cache misses whatever the group's size —
+// where an ordered insertion into the whole group costs a cache miss per
+// level and, with a Compare, per comparison. The head spills its tail
+// into the rest when it outgrows twice its target size (m+64 rows), and
+// is refilled from the rest by a selection over the rest when deletions
+// leave it short of m units; a refill moves an eighth of the rest (at
+// least the target size), so the scans a run of deletions at the front
+// of a group costs stay a constant per deletion.
+//
+// A tick touching a group costs O(m + c·log h) for the c changes that
+// land in the head (h its size), O(1) for those that land in the rest,
+// plus the amortized spills and refills: the first m rows before and after
+// the changes are compared and their difference emitted. When the window
+// was full and every change sorts after its last row, the window cannot
+// have changed and nothing is compared. With no limit, the output is the
+// group minus its first Offset rows, maintained at the same cost.
 //
 //	input:  +(3) +(1) +(2)   +(0)        -(1)
 //	spec:   ORDER BY x LIMIT 2
@@ -64,11 +80,19 @@ type topKOp struct {
 	oldRuns []run
 	newRuns []run
 	kbuf    []byte
+	heap    []int32 // refill's selection
 }
 
 type topKGroup struct {
-	rows       *btree.BTreeG[topKItem]
-	hint       btree.PathHint
+	rows *btree.BTreeG[topKItem] // the head
+	hint btree.PathHint
+	// units counts the positive multiplicities in the head.
+	units int64
+	// limit is the head's size (in items) past which it spills.
+	limit int
+	// rest holds the rows after the head's last; nil until the first
+	// spill.
+	rest       *topKRest
 	pos        int32
 	tick       uint64
 	idx        int
@@ -135,7 +159,7 @@ func (op *topKOp) Step(context.Context) error {
 	op.sortChanges()
 	for _, grp := range op.touched {
 		op.stepGroup(grp, op.sorted[grp.start:grp.end])
-		if grp.rows.Len() == 0 {
+		if grp.rows.Len() == 0 && grp.rest.len() == 0 {
 			op.index.remove(grp.pos)
 			op.groups[grp.pos] = nil
 			op.bytes -= sizeTopKGroup
@@ -189,8 +213,9 @@ func (op *topKOp) lookup(row types.Row) *topKGroup {
 		return op.groups[p]
 	}
 	grp := &topKGroup{
-		rows: btree.NewBTreeGOptions(op.less, btree.Options{NoLocks: true}),
-		pos:  op.index.insert(key.Copy(), h),
+		rows:  btree.NewBTreeGOptions(op.less, btree.Options{NoLocks: true}),
+		pos:   op.index.insert(key.Copy(), h),
+		limit: 2 * op.headTarget(),
 	}
 	if int(grp.pos) == len(op.groups) {
 		op.groups = append(op.groups, grp)
@@ -210,15 +235,13 @@ func (op *topKOp) sortChanges() {
 // stepGroup applies one group's changes and emits the change of its
 // window.
 func (op *topKOp) stepGroup(grp *topKGroup, changes []topKChange) {
-	m := op.spec.Offset + op.spec.Limit
-	if op.spec.Limit < 0 {
-		m = op.spec.Offset
-	}
+	m := op.window()
 	if m <= 0 {
 		if op.spec.Limit < 0 {
 			op.emitChanges(changes)
 		}
 		op.apply(grp, changes)
+		op.balance(grp, m)
 		return
 	}
 	var total int64
@@ -228,9 +251,12 @@ func (op *topKOp) stepGroup(grp *topKGroup, changes []topKChange) {
 			op.emitChanges(changes)
 		}
 		op.apply(grp, changes)
+		op.balance(grp, m)
+		clear(op.oldRuns)
 		return
 	}
 	op.apply(grp, changes)
+	op.balance(grp, m)
 	op.newRuns, _ = op.prefix(grp, m, op.newRuns[:0])
 	if op.spec.Limit >= 0 {
 		op.emitDiff(skipUnits(op.newRuns, op.spec.Offset), skipUnits(op.oldRuns, op.spec.Offset))
@@ -241,6 +267,22 @@ func (op *topKOp) stepGroup(grp *topKGroup, changes []topKChange) {
 	}
 	clear(op.oldRuns)
 	clear(op.newRuns)
+}
+
+// window returns m, the number of units at the front of a group that
+// the output depends on: Offset+Limit, or Offset with no limit.
+func (op *topKOp) window() int64 {
+	if op.spec.Limit < 0 {
+		return op.spec.Offset
+	}
+	return op.spec.Offset + op.spec.Limit
+}
+
+// headTarget is the number of items a group's head keeps after a spill:
+// the window and some slack, so that deletions in the window rarely
+// leave the head short.
+func (op *topKOp) headTarget() int {
+	return int(min(max(op.window(), 0), 1<<30)) + 64
 }
 
 func (op *topKOp) emitChanges(changes []topKChange) {
@@ -279,38 +321,53 @@ func (op *topKOp) prefix(grp *topKGroup, m int64, dst []run) ([]run, int64) {
 	return dst, total
 }
 
-// apply adds the changes to the group's tree. A change's item becomes
+// apply adds the changes to the group: a change at or before the head's
+// last row to the head, any other to the rest (see TopK). While the rest
+// is empty every change goes to the head.
+func (op *topKOp) apply(grp *topKGroup, changes []topKChange) {
+	for i := range changes {
+		c := &changes[i]
+		if grp.rest.len() == 0 {
+			op.applyHead(grp, c)
+			continue
+		}
+		last, ok := grp.rows.Max()
+		if ok && op.compare(c.item, last) <= 0 {
+			op.applyHead(grp, c)
+		} else {
+			op.applyRest(grp, c.item, c.diff)
+		}
+	}
+}
+
+// applyHead adds a change to the group's head. A change's item becomes
 // the tree's when its row is new (one traversal); otherwise the stored
 // entry's count changes in place. A stored row is a copy: the change's
 // row may be carved from an upstream slab (see rowSlab) or share the
 // storage of a larger row.
-func (op *topKOp) apply(grp *topKGroup, changes []topKChange) {
-	for _, c := range changes {
-		if c.diff > 0 {
-			item := c.item
-			item.row = item.row.Copy()
-			prev, replaced := grp.rows.SetHint(item, &grp.hint)
-			if !replaced {
-				op.bytes += sizeTopKItem + int64(len(item.e.key)) + rowBytes(item.row)
-				continue
-			}
-			prev.e.n += c.diff
-			grp.rows.SetHint(prev, &grp.hint)
-			continue
-		}
-		cur, ok := grp.rows.GetHint(c.item, &grp.hint)
-		if !ok {
-			item := c.item
-			item.row = item.row.Copy()
-			grp.rows.SetHint(item, &grp.hint)
-			op.bytes += sizeTopKItem + int64(len(item.e.key)) + rowBytes(item.row)
-			continue
-		}
-		if cur.e.n += c.diff; cur.e.n == 0 {
-			grp.rows.DeleteHint(cur, &grp.hint)
-			op.bytes -= sizeTopKItem + int64(len(cur.e.key)) + rowBytes(cur.row)
-		}
+func (op *topKOp) applyHead(grp *topKGroup, c *topKChange) {
+	cur, ok := grp.rows.GetHint(c.item, &grp.hint)
+	if !ok {
+		item := c.item
+		item.row = item.row.Copy()
+		op.insertHead(grp, item)
+		return
 	}
+	was := cur.e.n
+	cur.e.n += c.diff
+	grp.units += max(cur.e.n, 0) - max(was, 0)
+	if cur.e.n == 0 {
+		grp.rows.DeleteHint(cur, &grp.hint)
+		op.bytes -= sizeTopKItem + int64(len(cur.e.key)) + rowBytes(cur.row)
+	}
+}
+
+// insertHead adds an item whose row the head does not hold; the head
+// keeps the item, its row and its entry.
+func (op *topKOp) insertHead(grp *topKGroup, item topKItem) {
+	grp.rows.SetHint(item, &grp.hint)
+	grp.units += max(item.e.n, 0)
+	op.bytes += sizeTopKItem + int64(len(item.e.key)) + rowBytes(item.row)
 }
 
 // emitDiff emits a − b for two windows sorted in the group's order.
