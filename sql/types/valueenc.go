@@ -191,6 +191,10 @@ func DecodeRow(src []byte, dst Row) (Row, error) {
 	if n > uint64(len(src)) {
 		return dst[:0], errCorruptValue("column count")
 	}
+	if uint64(cap(dst)) < n {
+		// One allocation of the right size, not a series of doublings.
+		dst = make(Row, 0, n)
+	}
 	dst = dst[:0]
 	for i := uint64(0); i < n; i++ {
 		d, err := r.datum(0)
