@@ -39,3 +39,12 @@ func (s *rowSlab) decode(src []byte) (types.Row, error) {
 	}
 	return decodeRowValue(src, s.row(int(n))[:0])
 }
+
+// RowSlab is rowSlab for the functions operators call per row (a join's
+// Output, a map's function): rows carved from shared chunks instead of
+// one allocation each. Such a function belongs to one operator of one
+// graph, so its slab is never shared between goroutines.
+type RowSlab struct{ s rowSlab }
+
+// Row returns a zeroed row of n columns.
+func (s *RowSlab) Row(n int) types.Row { return s.s.row(n) }

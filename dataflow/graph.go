@@ -2,6 +2,7 @@ package dataflow
 
 import (
 	"context"
+	"errors"
 	"fmt"
 )
 
@@ -12,9 +13,15 @@ import (
 type Graph struct {
 	ops     []operator
 	streams []*stream
+	// lastReader[i] is the last operator that reads stream i, -1 if none:
+	// a final Step drops each delta once its last reader has run.
+	lastReader []int
 	// tick counts completed and running Steps; operators use it to mark
 	// state touched in the current tick without clearing marks afterwards.
 	tick uint64
+	// final is set by StepFinal: the running Step is the graph's last,
+	// so operators may skip state that only a later tick would read.
+	final bool
 	// err is the failure that poisoned the graph: a Step that fails
 	// half-way leaves operator state inconsistent, so every later Step
 	// returns the same error and the graph must be rebuilt.
@@ -82,6 +89,7 @@ func (s *stream) passErrors(ins ...*stream) {
 func (g *Graph) add(op operator, out *stream) Node {
 	g.ops = append(g.ops, op)
 	g.streams = append(g.streams, out)
+	g.lastReader = append(g.lastReader, -1)
 	return Node{g: g, id: len(g.ops) - 1}
 }
 
@@ -91,6 +99,8 @@ func (g *Graph) input(n Node) *stream {
 	if n.g != g {
 		panic("dataflow: node belongs to another graph")
 	}
+	// The reader is the operator being built, added next.
+	g.lastReader[n.id] = len(g.ops)
 	return g.streams[n.id]
 }
 
@@ -120,9 +130,40 @@ func (g *Graph) Step(ctx context.Context) error {
 			g.err = fmt.Errorf("dataflow: %s: %w", op.Name(), err)
 			return g.err
 		}
+		if g.final {
+			g.dropRead(i)
+		}
 	}
 	return nil
 }
+
+// dropRead lets go of the deltas whose last reader is operator i, so that
+// a final Step holds only the deltas still to be read: a one-tick query's
+// intermediate results are garbage as soon as they are consumed, and the
+// heap need not hold all of them at once.
+func (g *Graph) dropRead(i int) {
+	for j, last := range g.lastReader[:i+1] {
+		if last == i {
+			g.streams[j].delta = nil
+		}
+	}
+}
+
+// StepFinal is Step for a graph that is never stepped again, the one-tick
+// dataflow of an ad hoc query: its result is the same, but operators may
+// skip maintaining state that only later ticks would read (a Join whose
+// state is empty matches the two deltas with a hash table of one and does
+// not arrange them). Every later Step fails.
+func (g *Graph) StepFinal(ctx context.Context) error {
+	g.final = true
+	err := g.Step(ctx)
+	if g.err == nil {
+		g.err = errSteppedAfterFinal
+	}
+	return err
+}
+
+var errSteppedAfterFinal = errors.New("dataflow: graph stepped after its final step")
 
 // StateBytes returns the approximate bytes of state held by all operators
 // of the graph: arrangements, group accumulators and maintained outputs.

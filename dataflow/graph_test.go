@@ -134,3 +134,25 @@ func TestStepCanceledInsideJoin(t *testing.T) {
 		t.Fatalf("join ran to completion: %d outputs", calls)
 	}
 }
+
+// TestStepFinal checks that a graph's final step yields what Step would
+// and that the graph refuses to step again.
+func TestStepFinal(t *testing.T) {
+	g := NewGraph()
+	l, r := g.Input(), g.Input()
+	c := g.Collect(g.Join(l.Node(), r.Node(), JoinSpec{LeftKey: keyCol(0), RightKey: keyCol(0), Output: concat}))
+	l.Push(parseBatch("+(1, a) +2(2, b) +(NULL, c)"))
+	r.Push(parseBatch("+(1, x) +(1, y) +3(2, z) +(NULL, w)"))
+	if err := g.StepFinal(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := fmtBatch(c.Delta()), "+(1, a, 1, x) +(1, a, 1, y) +6(2, b, 2, z)"; got != want {
+		t.Fatalf("got %s, want %s", got, want)
+	}
+	if n := g.StateBytes(); n > 1<<10 {
+		t.Errorf("final step arranged its inputs: %d state bytes", n)
+	}
+	if err := g.Step(context.Background()); !errors.Is(err, errSteppedAfterFinal) {
+		t.Fatalf("step after the final one: %v", err)
+	}
+}

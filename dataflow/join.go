@@ -43,19 +43,21 @@ func (g *Graph) Join(left, right Node, spec JoinSpec) Node {
 	out := new(stream)
 	seed := maphash.MakeSeed()
 	op := &joinOp{
-		left: g.input(left), right: g.input(right), out: out, spec: spec,
+		g: g, left: g.input(left), right: g.input(right), out: out, spec: spec,
 		la: newArrangement(seed), ra: newArrangement(seed),
 	}
 	return g.add(op, out)
 }
 
 type joinOp struct {
+	g                *Graph
 	left, right, out *stream
 	spec             JoinSpec
 	la, ra           *arrangement
 	keys             keyBatch
 	vbuf             []byte
 	slab             rowSlab
+	build            deltaIndex
 }
 
 var _ operator = (*joinOp)(nil)
@@ -67,8 +69,24 @@ func (op *joinOp) Name() string { return "Join" }
 // bilinear delta. Each delta goes in chunks: the keys of a chunk are
 // encoded and hashed first and their table slots touched, so that the
 // cache misses of a chunk overlap instead of queueing.
+//
+// When both arrangements are empty (the first tick: a view's hydration,
+// an ad hoc query) the delta is ΔA ⋈ ΔB alone, and a hash join of the
+// two deltas computes it without encoding or decoding a row; the deltas
+// are then arranged for later ticks, unless there are none (StepFinal).
 func (op *joinOp) Step(ctx context.Context) error {
 	op.out.passErrors(op.left, op.right)
+	if op.la.tab.live == 0 && op.ra.tab.live == 0 {
+		if err := op.hashJoin(ctx); err != nil {
+			return err
+		}
+		if op.g.final {
+			return nil
+		}
+		op.arrange(op.left.delta, op.spec.LeftKey, op.la)
+		op.arrange(op.right.delta, op.spec.RightKey, op.ra)
+		return nil
+	}
 	if err := op.side(ctx, op.left.delta, op.spec.LeftKey, op.la, op.ra, false); err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@ package dataflow
 
 import (
 	"context"
+	"slices"
 
 	"github.com/streamdb/streamdb/sql/types"
 )
@@ -32,6 +33,7 @@ func (op *mapOp) Name() string { return "Map" }
 
 func (op *mapOp) Step(context.Context) error {
 	op.out.passErrors(op.in)
+	op.out.delta = slices.Grow(op.out.delta, len(op.in.delta))
 	for _, u := range op.in.delta {
 		r, err := op.fn(u.Row)
 		if err != nil {

@@ -10,8 +10,9 @@ import (
 
 // ReduceSpec describes a grouped aggregation. Key returns a row's group key
 // (the GROUP BY columns); nil means one group with the empty key. Key may
-// return a slice of the row itself. Each output row is the key's columns
-// followed by one column per aggregate. Global makes the empty-key group
+// return a slice of the row itself, or a buffer it overwrites on its next
+// call: Reduce copies a key only when it creates a group. Each output row
+// is the key's columns followed by one column per aggregate. Global makes the empty-key group
 // exist even when it has no rows, as SQL requires of an aggregate without
 // GROUP BY (SELECT count(*) FROM empty_table returns one row, 0).
 type ReduceSpec struct {

@@ -1,0 +1,147 @@
+package dataflow
+
+import (
+	"bytes"
+	"context"
+	"math/bits"
+	"slices"
+
+	"github.com/streamdb/streamdb/sql/types"
+)
+
+// deltaIndex is a hash index over the join keys of one batch, built and
+// dropped within a tick: the keys encoded in one buffer and chained by
+// hash into heads. A Join whose state is empty uses it to match its two
+// deltas directly, with the rows as they are, where the arrangements would
+// encode every row of both sides and decode every match.
+type deltaIndex struct {
+	keys  keyBatch
+	heads []int32 // first position per hash bucket, -1 when none
+	next  []int32 // next position of the same bucket
+}
+
+// build indexes the rows of b by key; NULL keys and zero weights are left
+// out, since they match nothing.
+func (x *deltaIndex) build(b Batch, keyFn KeyFunc, tab *table) {
+	x.keys.load(b, keyFn, tab)
+	size := 1 << bits.Len(uint(2*len(b)))
+	if cap(x.heads) < size {
+		x.heads = make([]int32, size)
+	}
+	x.heads = x.heads[:size]
+	for i := range x.heads {
+		x.heads[i] = -1
+	}
+	if cap(x.next) < len(b) {
+		x.next = make([]int32, len(b))
+	}
+	x.next = x.next[:len(b)]
+	mask := uint64(size - 1)
+	// In reverse, so that each chain lists its rows in batch order.
+	for j := len(b) - 1; j >= 0; j-- {
+		if x.keys.ends[j] < 0 || b[j].Diff == 0 {
+			continue
+		}
+		slot := x.keys.hs[j] & mask
+		x.next[j] = x.heads[slot]
+		x.heads[slot] = int32(j)
+	}
+}
+
+// first returns the first indexed position whose key may equal key (hash
+// h); advance with next and confirm with matches.
+func (x *deltaIndex) first(h uint64) int32 { return x.heads[h&uint64(len(x.heads)-1)] }
+
+// matches reports whether position j has key (hash h).
+func (x *deltaIndex) matches(j int32, key []byte, h uint64) bool {
+	return x.keys.hs[j] == h && bytes.Equal(x.keys.buf[x.keys.starts[j]:x.keys.ends[j]], key)
+}
+
+// reset drops the index's references to keys so that they do not outlive
+// the tick in a long-lived graph.
+func (x *deltaIndex) reset() {
+	x.keys.buf = x.keys.buf[:0]
+	x.keys.starts, x.keys.ends, x.keys.hs = x.keys.starts[:0], x.keys.ends[:0], x.keys.hs[:0]
+}
+
+// hashJoin emits ΔA ⋈ ΔB: the smaller delta is indexed by key, the other
+// probes the index. Each match's weight is the product of the weights.
+func (op *joinOp) hashJoin(ctx context.Context) error {
+	left, right := op.left.delta, op.right.delta
+	if len(left) == 0 || len(right) == 0 {
+		return nil
+	}
+	build, probe := left, right
+	buildKey, probeKey := op.spec.LeftKey, op.spec.RightKey
+	buildLeft := len(left) <= len(right)
+	if !buildLeft {
+		build, probe = right, left
+		buildKey, probeKey = probeKey, buildKey
+	}
+	x := &op.build
+	x.build(build, buildKey, op.la.tab)
+	defer x.reset()
+	// The probe keys are encoded once and the matches counted first, so
+	// that the output, often the largest batch of the tick, is allocated
+	// once instead of grown by doubling.
+	pk := &op.keys
+	pk.load(probe, probeKey, op.la.tab)
+	total := 0
+	for i := range probe {
+		key, h, ok := pk.get(i)
+		if !ok || probe[i].Diff == 0 {
+			continue
+		}
+		for j := x.first(h); j >= 0; j = x.next[j] {
+			if x.matches(j, key, h) {
+				total++
+			}
+		}
+	}
+	op.out.delta = slices.Grow(op.out.delta, total)
+	for i := range probe {
+		// A join's output can dwarf its input (a cross join): let a
+		// canceled query stop here rather than at the end of the tick.
+		if i%4096 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		u := &probe[i]
+		key, h, ok := pk.get(i)
+		if !ok || u.Diff == 0 {
+			continue
+		}
+		for j := x.first(h); j >= 0; j = x.next[j] {
+			if !x.matches(j, key, h) {
+				continue
+			}
+			b := &build[j]
+			var res types.Row
+			if buildLeft {
+				res = op.spec.Output(b.Row, u.Row)
+			} else {
+				res = op.spec.Output(u.Row, b.Row)
+			}
+			op.out.delta = append(op.out.delta, Update{Row: res, Diff: u.Diff * b.Diff})
+		}
+	}
+	return nil
+}
+
+// arrange adds a delta to an arrangement without matching it.
+func (op *joinOp) arrange(delta Batch, keyFn KeyFunc, a *arrangement) {
+	for start := 0; start < len(delta); start += keyBatchSize {
+		chunk := delta[start:min(start+keyBatchSize, len(delta))]
+		op.keys.load(chunk, keyFn, a.tab)
+		op.keys.touch(a.tab)
+		for j, u := range chunk {
+			key, h, ok := op.keys.get(j)
+			if !ok {
+				continue
+			}
+			op.vbuf = appendRowValue(op.vbuf[:0], u.Row)
+			a.update(key, h, op.vbuf, u.Diff)
+		}
+	}
+}
