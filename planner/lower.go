@@ -23,7 +23,8 @@ type LowerContext struct {
 	// maintained view, the input fed each tick's changes).
 	Get func(g *Get) (dataflow.Node, error)
 
-	memo map[Node]dataflow.Node
+	memo    map[Node]dataflow.Node
+	lowered []lowered // for shared
 }
 
 // Lower builds the operators for n and returns the node producing its rows.
@@ -34,11 +35,16 @@ func Lower(lc *LowerContext, n Node) (dataflow.Node, error) {
 	if d, ok := lc.memo[n]; ok {
 		return d, nil
 	}
+	if d, ok := lc.shared(n); ok {
+		lc.memo[n] = d
+		return d, nil
+	}
 	d, err := lower(lc, n)
 	if err != nil {
 		return dataflow.Node{}, err
 	}
 	lc.memo[n] = d
+	lc.lowered = append(lc.lowered, lowered{n, d})
 	return d, nil
 }
 
@@ -123,8 +129,9 @@ func compileRow(lc *LowerContext, exprs []scalar.Expr) (func(types.Row) (types.R
 		evs[i] = ev
 	}
 	ctx := lc.Eval
+	var slab dataflow.RowSlab
 	return func(r types.Row) (types.Row, error) {
-		out := make(types.Row, len(evs))
+		out := slab.Row(len(evs))
 		for i, ev := range evs {
 			if c := cols[i]; c >= 0 {
 				out[i] = r[c]

@@ -4,6 +4,7 @@ import (
 	"github.com/streamdb/streamdb/dataflow"
 	"github.com/streamdb/streamdb/planner/scalar"
 	"github.com/streamdb/streamdb/sql/pgerr"
+	"github.com/streamdb/streamdb/sql/types"
 )
 
 // lowerAggregate computes group keys that are not plain columns as extra
@@ -14,15 +15,24 @@ func lowerAggregate(lc *LowerContext, a *Aggregate) (dataflow.Node, error) {
 		return in, err
 	}
 	width := len(a.Input.Columns())
-	in, _, keyCols, err := columnKeys(lc, in, width, a.Keys)
+	aggs := a.Aggs
+	var keyCols []int
+	if narrowed, ok := narrowAggregate(a, width); ok {
+		// The rows are mapped for computed keys anyway: the map keeps
+		// only the columns the aggregates read.
+		in, err = lowerProject(lc, in, narrowed.exprs, width)
+		keyCols, aggs = narrowed.keyCols, narrowed.aggs
+	} else {
+		in, _, keyCols, err = columnKeys(lc, in, width, a.Keys)
+	}
 	if err != nil {
 		return in, err
 	}
 	spec := dataflow.ReduceSpec{Global: len(a.Keys) == 0}
 	if len(keyCols) > 0 {
-		spec.Key = pick(keyCols)
+		spec.Key = pickKey(keyCols)
 	}
-	for _, call := range a.Aggs {
+	for _, call := range aggs {
 		agg, err := buildAggregate(lc, call)
 		if err != nil {
 			return in, err
@@ -65,4 +75,112 @@ func buildAggregate(lc *LowerContext, call AggCall) (dataflow.Aggregate, error) 
 		spec.Order = append(spec.Order, scalar.AggOrder{Eval: ev, Desc: k.Desc, NullsFirst: k.NullsFirst})
 	}
 	return call.Func.Build(spec)
+}
+
+// pickKey is pick for a Reduce's Key, which may reuse its result: the
+// columns are copied into one buffer, or when they are the row's first
+// ones, the row itself is the key.
+func pickKey(cols []int) func(types.Row) types.Row {
+	prefix := true
+	for i, c := range cols {
+		prefix = prefix && c == i
+	}
+	n := len(cols)
+	if prefix {
+		return func(r types.Row) types.Row { return r[:n:n] }
+	}
+	k := make(types.Row, n)
+	return func(r types.Row) types.Row {
+		for i, c := range cols {
+			k[i] = r[c]
+		}
+		return k
+	}
+}
+
+// narrowedAggregate is an aggregate over a mapped input: exprs build the
+// mapped rows, the columns the aggregates read followed by the group keys
+// that are not plain columns; keyCols and aggs refer to the mapped rows.
+type narrowedAggregate struct {
+	exprs   []scalar.Expr
+	keyCols []int
+	aggs    []AggCall
+}
+
+// narrowAggregate plans the map of an aggregate with a computed group key
+// so that it keeps only the input columns the keys and aggregates read,
+// not whole rows: the reduce reads nothing else, and a wide input (a
+// join's concatenated rows) would otherwise be copied whole. It reports
+// false when no key is computed (the reduce reads the input as it is) or
+// every column is read.
+func narrowAggregate(a *Aggregate, width int) (narrowedAggregate, bool) {
+	var set scalar.ColSet
+	computed := false
+	for _, k := range a.Keys {
+		if c, ok := k.(*scalar.ColRef); ok {
+			set.Add(c.Idx)
+		} else {
+			computed = true
+		}
+	}
+	if !computed {
+		return narrowedAggregate{}, false
+	}
+	add := func(e scalar.Expr) {
+		if e != nil {
+			for _, c := range scalar.ColumnsUsed(e) {
+				set.Add(c)
+			}
+		}
+	}
+	for _, call := range a.Aggs {
+		for _, e := range call.Args {
+			add(e)
+		}
+		add(call.Filter)
+		for _, o := range call.Order {
+			add(o.Expr)
+		}
+	}
+	used := set.Ordered()
+	if len(used) == width {
+		return narrowedAggregate{}, false
+	}
+	cols := a.Input.Columns()
+	m := make([]int, width)
+	for i := range m {
+		m[i] = -1
+	}
+	var n narrowedAggregate
+	for i, c := range used {
+		m[c] = i
+		n.exprs = append(n.exprs, &scalar.ColRef{Idx: c, Typ: cols[c].Type})
+	}
+	for _, k := range a.Keys {
+		if c, ok := k.(*scalar.ColRef); ok {
+			n.keyCols = append(n.keyCols, m[c.Idx])
+			continue
+		}
+		n.keyCols = append(n.keyCols, len(n.exprs))
+		n.exprs = append(n.exprs, k)
+	}
+	for _, call := range a.Aggs {
+		c := call
+		c.Args = make([]scalar.Expr, len(call.Args))
+		for i, e := range call.Args {
+			c.Args[i] = scalar.RemapColumns(e, m)
+		}
+		if call.Filter != nil {
+			c.Filter = scalar.RemapColumns(call.Filter, m)
+		}
+		if call.Order != nil {
+			c.Order = make([]SortKey, len(call.Order))
+			for i, o := range call.Order {
+				c.Order[i] = o
+				c.Order[i].Expr = scalar.RemapColumns(o.Expr, m)
+			}
+		}
+		n.aggs = append(n.aggs, c)
+	}
+	return n, true
 }

@@ -168,10 +168,11 @@ func lowerJoin(lc *LowerContext, j *Join) (dataflow.Node, error) {
 		}
 	}
 	matched := func() dataflow.Node {
+		var slab dataflow.RowSlab
 		n := g.Join(jk.left, jk.right, dataflow.JoinSpec{
 			LeftKey: jk.leftKey, RightKey: jk.rightKey,
 			Output: func(a, b types.Row) types.Row {
-				out := make(types.Row, lw+rw)
+				out := slab.Row(lw + rw)
 				copy(out, a[:lw])
 				copy(out[lw:], b[:rw])
 				return out
