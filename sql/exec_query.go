@@ -70,10 +70,25 @@ func (s *session) runQuery(ctx context.Context, q *planner.Query, params []types
 	snap := s.e.snapshot()
 	g := dataflow.NewGraph()
 	ev := s.evalContext(params)
+	// An object read whole more than once (a CTE used twice, a self
+	// join) is read and decoded once.
+	type whole struct {
+		id      planner.ObjectID
+		withKey bool
+	}
+	read := map[whole]dataflow.Node{}
 	lc := &planner.LowerContext{Graph: g, Eval: ev, Get: func(get *planner.Get) (dataflow.Node, error) {
+		w := whole{get.ID, get.WithKey}
+		reusable := get.Index == 0 && get.Spans == nil
+		if n, ok := read[w]; ok && reusable {
+			return n, nil
+		}
 		in := g.Input()
 		if err := s.feedObject(snap, in, get, ev); err != nil {
 			return dataflow.Node{}, err
+		}
+		if reusable {
+			read[w] = in.Node()
 		}
 		return in.Node(), nil
 	}}
@@ -82,7 +97,7 @@ func (s *session) runQuery(ctx context.Context, q *planner.Query, params []types
 		return nil, err
 	}
 	out := g.Collect(root)
-	if err := g.Step(ctx); err != nil {
+	if err := g.StepFinal(ctx); err != nil {
 		return nil, err
 	}
 	if err := out.Err(); err != nil {

@@ -1,0 +1,74 @@
+package sql_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/streamdb/streamdb/internal/testserver"
+)
+
+// BenchmarkNexmarkAdHoc measures ad hoc (one-tick) queries over NEXMARK
+// data, the path of every SELECT not served by a maintained view: the
+// Nexmark harness's queries (bench/nexmark/q*.sql) read to the end, one
+// query per iteration. STREAMDB_BENCH_EVENTS sets the number of events
+// (100,000 by default); events/s counts the input events, CPU-ms/op the
+// whole process's CPU time per query (steadier than wall time on a shared
+// machine).
+func BenchmarkNexmarkAdHoc(b *testing.B) {
+	events := 100000
+	if s := os.Getenv("STREAMDB_BENCH_EVENTS"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil {
+			b.Fatal(err)
+		}
+		events = n
+	}
+	srv := testserver.Start(b, testserver.Options{})
+	ctx := context.Background()
+	conn := testserver.Connect(b, srv.URL)
+	if _, err := conn.Exec(ctx, fmt.Sprintf("CREATE SOURCE n FROM LOAD GENERATOR NEXMARK (MAX EVENTS %d, SEED 1) FOR ALL TABLES", events)); err != nil {
+		b.Fatal(err)
+	}
+	for {
+		var off int64
+		err := conn.QueryRow(ctx, `SELECT "offset" FROM n_progress`).Scan(&off)
+		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+			b.Fatal(err)
+		}
+		if off >= int64(events) {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	for _, q := range []string{"q0", "q1", "q2", "q3", "q4", "q5", "q6", "q7", "q8", "q9", "q15", "q17", "q18", "q19", "q20"} {
+		text, err := os.ReadFile(filepath.Join("..", "bench", "nexmark", q+".sql"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(q, func(b *testing.B) {
+			b.ReportAllocs()
+			cpu0 := cpuTime()
+			for b.Loop() {
+				rows, err := conn.Query(ctx, string(text))
+				if err != nil {
+					b.Fatal(err)
+				}
+				for rows.Next() {
+				}
+				if err := rows.Err(); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(events)*float64(b.N)/b.Elapsed().Seconds(), "events/s")
+			b.ReportMetric(float64((cpuTime()-cpu0).Milliseconds())/float64(b.N), "CPU-ms/op")
+		})
+	}
+}
