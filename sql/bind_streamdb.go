@@ -98,9 +98,9 @@ func textCols(names ...string) []pgwire.Column {
 
 func (s *session) bindShowListing(cat *Catalog, st *parser.Show) (*boundStmt, error) {
 	var cols []pgwire.Column
-	var build func(cat *Catalog) (listing, error)
-	simple := func(kind ObjectKind) func(cat *Catalog) (listing, error) {
-		return func(cat *Catalog) (listing, error) {
+	var build func(ctx context.Context, cat *Catalog) (listing, error)
+	simple := func(kind ObjectKind) func(_ context.Context, cat *Catalog) (listing, error) {
+		return func(_ context.Context, cat *Catalog) (listing, error) {
 			l := listing{cols: cols}
 			for _, o := range cat.Objects(kind) {
 				l.rows = append(l.rows, types.Row{types.NewText(o.Name)})
@@ -114,10 +114,10 @@ func (s *session) bindShowListing(cat *Catalog, st *parser.Show) (*boundStmt, er
 	case parser.ShowViews:
 		cols, build = textCols("name"), simple(KindView)
 	case parser.ShowMaterializedViews:
-		cols, build = textCols("name"), simple(KindMaterializedView)
+		cols, build = materializedViewListing(s.e)
 	case parser.ShowObjects:
 		cols = textCols("name", "type")
-		build = func(cat *Catalog) (listing, error) {
+		build = func(_ context.Context, cat *Catalog) (listing, error) {
 			l := listing{cols: cols}
 			for _, o := range cat.Objects(0) {
 				l.rows = append(l.rows, types.Row{types.NewText(o.Name), types.NewText(o.Kind.String())})
@@ -127,7 +127,7 @@ func (s *session) bindShowListing(cat *Catalog, st *parser.Show) (*boundStmt, er
 	case parser.ShowIndexes:
 		cols = textCols("name", "on", "key")
 		on := st.On
-		build = func(cat *Catalog) (listing, error) {
+		build = func(_ context.Context, cat *Catalog) (listing, error) {
 			l := listing{cols: cols}
 			var onID uint64
 			if on != nil {
@@ -153,7 +153,7 @@ func (s *session) bindShowListing(cat *Catalog, st *parser.Show) (*boundStmt, er
 	case parser.ShowColumns:
 		cols = []pgwire.Column{{Name: "name", Type: types.TypeText}, {Name: "nullable", Type: types.TypeBool}, {Name: "type", Type: types.TypeText}}
 		from := st.From
-		build = func(cat *Catalog) (listing, error) {
+		build = func(_ context.Context, cat *Catalog) (listing, error) {
 			l := listing{cols: cols}
 			o, name, ok := resolveName(cat, from)
 			if !ok {
@@ -170,14 +170,14 @@ func (s *session) bindShowListing(cat *Catalog, st *parser.Show) (*boundStmt, er
 			return nil, pgerr.New(pgerr.FeatureNotSupported, "SHOW %s is not supported yet", st.Kind)
 		}
 		cols = c
-		build = func(cat *Catalog) (listing, error) { return fn(s.e, cat) }
+		build = func(_ context.Context, cat *Catalog) (listing, error) { return fn(s.e, cat) }
 	}
 	filter, err := s.listingFilter(st, cols)
 	if err != nil {
 		return nil, err
 	}
 	return &boundStmt{cols: cols, catalogIndependent: true, run: func(ctx context.Context, s *session, _ []types.Datum) (pgwire.Result, error) {
-		l, err := build(s.e.snapshot().cat)
+		l, err := build(ctx, s.e.snapshot().cat)
 		if err != nil {
 			return nil, err
 		}

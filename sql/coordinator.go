@@ -402,9 +402,11 @@ func (c *coordinator) propagate(ctx context.Context, deltas map[uint64]dataflow.
 		if !changed {
 			continue
 		}
+		start := time.Now()
 		if err := f.graph.Step(ctx); err != nil {
 			return nil, fmt.Errorf("maintain %s %s: %w", f.obj.Kind, f.obj.Name, err)
 		}
+		f.stats.record(time.Since(start))
 		if f.sub != nil {
 			pushes = append(pushes, subPush{f.sub, f.sub.collect.Delta(), f.sub.collect.Errors()})
 			continue

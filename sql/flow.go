@@ -20,6 +20,7 @@ type flow struct {
 	out    *dataflow.Output // contents of a materialized view
 	index  *dataflow.Index  // contents of an index
 	sub    *subscription    // a SUBSCRIBE's change queue
+	stats  flowStats
 }
 
 // snapshot returns the flow's readable contents.

@@ -78,3 +78,42 @@ func TestDropDependencies(t *testing.T) {
 		t.Errorf("objects left after CASCADE: %q", got)
 	}
 }
+
+// TestShowMaterializedViews checks the statistics SHOW MATERIALIZED VIEWS
+// reports: a view's state grows with the groups it keeps, not with the
+// rows it reads; each write that reaches a view is one tick of it, a write
+// to another table is none; maintenance time accumulates; WHERE filters
+// on the statistics.
+func TestShowMaterializedViews(t *testing.T) {
+	srv := testserver.Start(t, testserver.Options{})
+	conn := connect(t, srv.URL)
+	exec(t, conn, "CREATE TABLE r (k int, v int)")
+	exec(t, conn, "CREATE TABLE other (x int)")
+	exec(t, conn, "CREATE MATERIALIZED VIEW few AS SELECT k % 2 AS g, sum(v) FROM r GROUP BY 1")
+	exec(t, conn, "CREATE MATERIALIZED VIEW many AS SELECT k, sum(v) FROM r GROUP BY k")
+	exec(t, conn, "INSERT INTO r SELECT g, g FROM generate_series(1, 2000) AS g")
+	exec(t, conn, "INSERT INTO r SELECT g, g FROM generate_series(2001, 4000) AS g")
+	exec(t, conn, "INSERT INTO other VALUES (1)")
+	stat := func(name string) (state, ticks int64, busy, last float64) {
+		t.Helper()
+		err := conn.QueryRow(context.Background(), "SHOW MATERIALIZED VIEWS WHERE name = '"+name+"'").Scan(new(string), &state, &ticks, &busy, &last)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	fewState, fewTicks, fewBusy, fewLast := stat("few")
+	manyState, manyTicks, _, _ := stat("many")
+	if fewTicks != 2 || manyTicks != 2 {
+		t.Errorf("ticks: few %d, many %d, want 2 each (the write to another table is not one)", fewTicks, manyTicks)
+	}
+	if fewState <= 0 || manyState < 100*fewState {
+		t.Errorf("state bytes: 2 groups %d, 4000 groups %d; want the second far larger", fewState, manyState)
+	}
+	if fewBusy <= 0 || fewLast <= 0 || fewLast > fewBusy*1000 {
+		t.Errorf("maintenance %v ms in all, last tick %v µs", fewBusy, fewLast)
+	}
+	if got := rows(t, conn, "SHOW MATERIALIZED VIEWS WHERE state_bytes > 10000"); len(got) < 4 || got[:4] != "many" {
+		t.Errorf("views with over 10 kB of state: %q", got)
+	}
+}
