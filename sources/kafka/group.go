@@ -18,8 +18,10 @@ const groupCommitInterval = time.Second
 // Config.GroupID, so that the usual Kafka tools (kafka-consumer-groups,
 // lag exporters) see how far the source has read. The group is only a
 // mirror: the positions committed with the data in Pebble are the ones
-// the source resumes from, so a failed or lost commit costs nothing but
-// a stale lag reading, and is logged, not retried.
+// the source resumes from, so a failed commit costs nothing but a stale
+// lag reading. It is logged once per streak of failures and retried every
+// interval, whether or not new records arrive, so a quiet topic's lag
+// does not stay wrong.
 type groupCommitter struct {
 	adm   *kadm.Client
 	group string
@@ -52,11 +54,12 @@ func (g *groupCommitter) committed(progress map[int32]int64) {
 	g.dirty = true
 }
 
-// maybeCommit commits the positions to the group if they changed, at most
-// once per groupCommitInterval; the loop calls it every round, so the
-// last positions are committed once the topic goes quiet.
+// maybeCommit commits the positions to the group if they changed or the
+// last commit failed, at most once per groupCommitInterval; the loop calls
+// it every round, so the last positions are committed once the topic goes
+// quiet.
 func (g *groupCommitter) maybeCommit(r *runner) {
-	if !g.dirty || time.Since(g.last) < groupCommitInterval || !g.busy.CompareAndSwap(false, true) {
+	if !g.dirty && !g.failing.Load() || time.Since(g.last) < groupCommitInterval || !g.busy.CompareAndSwap(false, true) {
 		return
 	}
 	g.last, g.dirty = time.Now(), false

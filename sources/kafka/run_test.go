@@ -8,13 +8,16 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/streamdb/streamdb/sources"
 	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // textSource is a TEXT source with partition and offset columns.
@@ -398,6 +401,61 @@ func TestGroupMirrorsPositions(t *testing.T) {
 		}
 		if time.Now().After(deadline) {
 			t.Fatalf("group offsets %v (error %v), want partitions 0 and 1 at 3", got, err)
+		}
+	}
+}
+
+// TestGroupCommitRetried checks that a refused group commit is retried
+// while the topic stays quiet: the group must not keep stale positions
+// until the next record arrives.
+func TestGroupCommitRetried(t *testing.T) {
+	cluster := newCluster(t, 1, "quiet")
+	var refused atomic.Int32
+	cluster.ControlKey(int16(kmsg.OffsetCommit), func(kreq kmsg.Request) (kmsg.Response, error, bool) {
+		if refused.Add(1) > 2 {
+			return nil, nil, false
+		}
+		cluster.KeepControl()
+		req := kreq.(*kmsg.OffsetCommitRequest)
+		resp := req.ResponseKind().(*kmsg.OffsetCommitResponse)
+		for _, rt := range req.Topics {
+			st := kmsg.NewOffsetCommitResponseTopic()
+			st.Topic = rt.Topic
+			for _, rp := range rt.Partitions {
+				sp := kmsg.NewOffsetCommitResponseTopicPartition()
+				sp.Partition = rp.Partition
+				sp.ErrorCode = kerr.GroupAuthorizationFailed.Code
+				st.Partitions = append(st.Partitions, sp)
+			}
+			resp.Topics = append(resp.Topics, st)
+		}
+		return resp, nil, true
+	})
+	addrs := cluster.ListenAddrs()
+	p := newProducer(t, addrs)
+	produceN(t, p, "quiet", 1, 0, 4)
+	cfg := textConfig(addrs, "quiet")
+	cfg.GroupID = "lagged"
+	sink, _ := start(t, mustNew(t, cfg), nil)
+	sink.waitChanges(t, 4)
+
+	adm := kadm.NewClient(p)
+	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		resp, err := adm.FetchOffsets(ctx, "lagged")
+		cancel()
+		var at int64 = -1
+		if err == nil {
+			resp.Each(func(o kadm.OffsetResponse) { at = o.At })
+		}
+		if at == 4 {
+			if n := refused.Load(); n < 3 {
+				t.Fatalf("offsets committed after %d commit requests, want the two refusals first", n)
+			}
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("group offset %d after %d commit requests (error %v), want 4", at, refused.Load(), err)
 		}
 	}
 }
