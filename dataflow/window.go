@@ -193,7 +193,6 @@ type windowOp struct {
 	touched   []*wPart
 	changes   []wChange
 	sorted    []wChange
-	spans     []span
 	olds      []wOut
 	news      []wOut
 	kbuf      []byte
@@ -319,25 +318,49 @@ func (op *windowOp) groupChanges() {
 }
 
 // stepPartition evaluates the affected rows of a partition before and
-// after its changes and emits the difference.
+// after its changes and emits the difference. It goes range by range:
+// the changes' ranges (see affected) are merged while they overlap, and
+// each merged range is evaluated, given its changes and evaluated again
+// as soon as the next change's range is found not to overlap it, so that
+// the range's entries are still in the caches for the second pass and
+// the changes. That the later ranges are computed and evaluated on a
+// partition whose earlier ranges have already changed does not matter:
+// a range's rows depend on no change outside it, a change's reach in the
+// old state never extends before the start of the range before it
+// (ranges start in key order), and the changes before a range shift its
+// positions all alike; functions that depend on absolute positions or
+// on the partition's size reach to its end, so that all their changes
+// make one range.
 func (op *windowOp) stepPartition(part *wPart, changes []wChange) {
 	if len(changes) == 0 {
 		return
 	}
 	s := &part.s
-	op.spans = op.affected(s, changes, op.spans[:0])
-	op.olds = op.olds[:0]
-	for _, sp := range op.spans {
-		op.olds = op.eval(s, sp, op.olds)
+	cur := op.affected(s, &changes[0])
+	first := 0
+	for i := 1; i < len(changes); i++ {
+		// The range of change i is found before the current range
+		// changes: it is the old state's.
+		sp := op.affected(s, &changes[i])
+		if cur.merge(sp) {
+			continue
+		}
+		op.stepRange(s, cur, changes[first:i])
+		cur, first = sp, i
 	}
-	for _, c := range changes {
+	op.stepRange(s, cur, changes[first:])
+}
+
+// stepRange evaluates the range sp, applies its changes, evaluates it
+// again and emits the difference.
+func (op *windowOp) stepRange(s *seq, sp span, changes []wChange) {
+	op.olds = op.eval(s, sp, op.olds[:0])
+	for i := range changes {
+		c := &changes[i]
 		s.add(c.key, c.sk, c.row, c.diff)
 	}
 	s.fix()
-	op.news = op.news[:0]
-	for _, sp := range op.spans {
-		op.news = op.eval(s, sp, op.news)
-	}
+	op.news = op.eval(s, sp, op.news[:0])
 	op.emitDiff()
 	clear(op.olds)
 	clear(op.news)

@@ -1,9 +1,6 @@
 package dataflow
 
 import (
-	"slices"
-	"strings"
-
 	"github.com/streamdb/streamdb/sql/pgerr"
 	"github.com/streamdb/streamdb/sql/types"
 )
@@ -96,58 +93,69 @@ type span struct {
 	hiInf  bool
 }
 
-// affected returns the merged key ranges holding every row whose values
-// can differ between the partition before and after changes, computed on
-// the state before. Walking each change's reach in the old state is
+// affected returns the key range holding every row whose values can
+// differ between the partition before and after change ch, computed on
+// the state before. Walking the change's reach in the old state is
 // enough although positions shift: a row whose value depends on some
 // change within reach in the new state has a nearest change on that side
 // with only unchanged rows in between, so at the same distance in both
-// states.
-func (op *windowOp) affected(s *seq, changes []wChange, dst []span) []span {
+// states. The ranges of a partition's changes, taken in key order, start
+// in order too, so that overlapping ones are merged as they come (see
+// stepPartition).
+func (op *windowOp) affected(s *seq, ch *wChange) span {
 	r := op.reach
-	for _, ch := range changes {
-		p := s.search(ch.key)
-		sp := span{lo: ch.key}
-		if r.behind >= unbounded {
-			sp.lo = ""
-		} else {
-			for q, units := p, int64(0); units < r.behind; {
-				prev, ok := s.prev(q)
-				if !ok {
-					sp.lo = ""
-					break
-				}
-				q = prev
-				units += s.at(q).n
-				sp.lo = s.at(q).key
-			}
-		}
-		q := p
-		if q.c < len(s.chunks) && s.at(q).is(ch.key) {
-			q = s.next(q)
-		}
-		last := ch.key // the last key in reach: one concatenation per change
-		for units := int64(0); units < r.ahead; {
-			if q.c >= len(s.chunks) || r.ahead >= unbounded {
-				sp.hiInf = true
+	p := s.search(ch.key)
+	sp := span{lo: ch.key}
+	if r.behind >= unbounded {
+		sp.lo = ""
+	} else {
+		for q, units := p, int64(0); units < r.behind; {
+			prev, ok := s.prev(q)
+			if !ok {
+				sp.lo = ""
 				break
 			}
-			last = s.at(q).key
+			q = prev
 			units += s.at(q).n
-			q = s.next(q)
+			sp.lo = s.at(q).key
 		}
-		if !sp.hiInf {
-			sp.hi = last + "\x00"
-		}
-		if r.peers {
-			sp.lo = min(sp.lo, peerLo(s, sp.lo), ch.key[:ch.sk])
-			if !sp.hiInf {
-				sp.hi, sp.hiInf = peerHi(s, sp.hi, ch.key[:ch.sk])
-			}
-		}
-		dst = append(dst, sp)
 	}
-	return mergeSpans(dst)
+	q := p
+	if q.c < len(s.chunks) && s.at(q).is(ch.key) {
+		q = s.next(q)
+	}
+	last := ch.key // the last key in reach: one concatenation per change
+	for units := int64(0); units < r.ahead; {
+		if q.c >= len(s.chunks) || r.ahead >= unbounded {
+			sp.hiInf = true
+			break
+		}
+		last = s.at(q).key
+		units += s.at(q).n
+		q = s.next(q)
+	}
+	if !sp.hiInf {
+		sp.hi = last + "\x00"
+	}
+	if r.peers {
+		sp.lo = min(sp.lo, peerLo(s, sp.lo), ch.key[:ch.sk])
+		if !sp.hiInf {
+			sp.hi, sp.hiInf = peerHi(s, sp.hi, ch.key[:ch.sk])
+		}
+	}
+	return sp
+}
+
+// merge extends sp by x, which starts at or after sp's start, and
+// reports whether they overlap (or touch); if not, sp is unchanged.
+func (sp *span) merge(x span) bool {
+	if !sp.hiInf && x.lo > sp.hi {
+		return false
+	}
+	if x.hiInf || (!sp.hiInf && x.hi > sp.hi) {
+		sp.hi, sp.hiInf = x.hi, x.hiInf
+	}
+	return true
 }
 
 // peerLo returns the sort key of the entry at or after lo, so that a range
@@ -187,24 +195,6 @@ func prefixEnd(p string) (string, bool) {
 		}
 	}
 	return "", false
-}
-
-// mergeSpans sorts spans by lo and merges overlapping ones, in place.
-// Changes arrive in key order, so spans are nearly sorted already.
-func mergeSpans(spans []span) []span {
-	slices.SortStableFunc(spans, func(a, b span) int { return strings.Compare(a.lo, b.lo) })
-	out := spans[:0]
-	for _, x := range spans {
-		if n := len(out); n > 0 && (out[n-1].hiInf || x.lo <= out[n-1].hi) {
-			last := &out[n-1]
-			if x.hiInf || (!last.hiInf && x.hi > last.hi) {
-				last.hi, last.hiInf = x.hi, x.hiInf
-			}
-			continue
-		}
-		out = append(out, x)
-	}
-	return out
 }
 
 // eval appends the outputs of every unit of the entries in sp.
