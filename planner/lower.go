@@ -12,7 +12,8 @@ import (
 // operators, with scalar expressions compiled once into closures the
 // operators call per row.
 
-// LowerContext carries what lowering needs from its caller.
+// LowerContext carries what lowering needs from its caller. It lowers one
+// plan: the first node given to Lower is taken for the root, read whole.
 type LowerContext struct {
 	Graph *dataflow.Graph
 	// Eval is the evaluation context every compiled expression of the
@@ -25,12 +26,16 @@ type LowerContext struct {
 
 	memo    map[Node]dataflow.Node
 	lowered []lowered // for shared
+	// need holds the columns each node's consumers read, computed from
+	// the first node lowered, the root.
+	need neededColumns
 }
 
 // Lower builds the operators for n and returns the node producing its rows.
 func Lower(lc *LowerContext, n Node) (dataflow.Node, error) {
 	if lc.memo == nil {
 		lc.memo = map[Node]dataflow.Node{}
+		lc.need = computeNeeded(n)
 	}
 	if d, ok := lc.memo[n]; ok {
 		return d, nil

@@ -169,14 +169,28 @@ func lowerJoin(lc *LowerContext, j *Join) (dataflow.Node, error) {
 	}
 	matched := func() dataflow.Node {
 		var slab dataflow.RowSlab
-		n := g.Join(jk.left, jk.right, dataflow.JoinSpec{
-			LeftKey: jk.leftKey, RightKey: jk.rightKey,
-			Output: func(a, b types.Row) types.Row {
+		output := func(a, b types.Row) types.Row {
+			out := slab.Row(lw + rw)
+			copy(out, a[:lw])
+			copy(out[lw:], b[:rw])
+			return out
+		}
+		if lcols, rcols, ok := lc.need.joinOutput(j, lw, rw); ok && j.Kind == InnerJoin {
+			// Only the columns read above are copied; the rest stay
+			// NULL.
+			output = func(a, b types.Row) types.Row {
 				out := slab.Row(lw + rw)
-				copy(out, a[:lw])
-				copy(out[lw:], b[:rw])
+				for _, c := range lcols {
+					out[c] = a[c]
+				}
+				for _, c := range rcols {
+					out[lw+c] = b[c]
+				}
 				return out
-			},
+			}
+		}
+		n := g.Join(jk.left, jk.right, dataflow.JoinSpec{
+			LeftKey: jk.leftKey, RightKey: jk.rightKey, Output: output,
 		})
 		if residual != nil {
 			n = g.Filter(n, residual)

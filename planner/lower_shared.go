@@ -12,7 +12,8 @@ import (
 // two copies, since the rewrites rebuild each path of the plan, and
 // lowering each would compute the same collection twice. A subplan that
 // is structurally identical to one already lowered, and that calls no
-// volatile function, reuses its operators' output; PostgreSQL likewise
+// volatile function, reuses its operators' output if it holds every
+// column this one's consumers read (see lower_need.go); PostgreSQL likewise
 // evaluates a CTE referenced more than once only once.
 
 // lowered is one subplan lowered so far.
@@ -30,7 +31,7 @@ func (lc *LowerContext) shared(n Node) (dataflow.Node, bool) {
 	}
 	t := reflect.TypeOf(n)
 	for _, l := range lc.lowered {
-		if reflect.TypeOf(l.n) == t && reflect.DeepEqual(l.n, n) && deterministic(n) {
+		if reflect.TypeOf(l.n) == t && lc.need.covers(l.n, n) && reflect.DeepEqual(l.n, n) && deterministic(n) {
 			return l.d, true
 		}
 	}
