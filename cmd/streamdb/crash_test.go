@@ -1,3 +1,5 @@
+//go:build unix
+
 package main
 
 import (
@@ -9,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -129,6 +132,7 @@ func startBinary(t *testing.T, bin, dataDir string) *process {
 		c, err := net.DialTimeout("tcp", addr, 200*time.Millisecond)
 		if err == nil {
 			c.Close()
+			checkHugePages(t, cmd.Process.Pid)
 			return &process{cmd: cmd, addr: addr}
 		}
 		if time.Now().After(deadline) {
@@ -182,4 +186,22 @@ func verify(t *testing.T, url string, acked map[int]bool) int {
 		}
 	}
 	return len(present)
+}
+
+// checkHugePages checks that a server started where transparent huge pages
+// are given on request runs with glibc's malloc asking for them: it
+// re-executed itself with the tunable.
+func checkHugePages(t *testing.T, pid int) {
+	t.Helper()
+	mode, err := os.ReadFile(thpEnabled)
+	if err != nil || !strings.Contains(string(mode), "[madvise]") || strings.Contains(os.Getenv("GLIBC_TUNABLES"), glibcHugeTLB) {
+		return
+	}
+	env, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(env), glibcHugeTLB+"=1") {
+		t.Errorf("the server runs without %s=1 in GLIBC_TUNABLES", glibcHugeTLB)
+	}
 }

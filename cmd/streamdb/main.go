@@ -21,6 +21,7 @@ import (
 )
 
 func main() {
+	useHugePages()
 	if err := run(); err != nil {
 		fmt.Fprintln(os.Stderr, "streamdb:", err)
 		os.Exit(1)
