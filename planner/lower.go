@@ -323,10 +323,22 @@ func lowerTopK(lc *LowerContext, t *TopK) (dataflow.Node, error) {
 		return in, err
 	}
 	keys := make([]SortKey, len(t.Order))
+	sc := make([]dataflow.SortColumn, len(t.Order))
+	exact := true
 	for i, k := range t.Order {
 		keys[i] = SortKey{Expr: &scalar.ColRef{Idx: cols[i]}, Desc: k.Desc, NullsFirst: k.NullsFirst}
+		sc[i] = dataflow.SortColumn{Col: cols[i], Desc: k.Desc, NullsFirst: k.NullsFirst}
+		exact = exact && dataflow.SortKeyExact(k.Expr.Type().Family)
 	}
-	spec := dataflow.TopKSpec{Compare: Comparator(keys), Limit: -1}
+	// A sort key where its order is provably the comparator's (see
+	// TestSortKeyMatchesComparator): TopK then compares inline key
+	// bytes rather than reaching every compared row.
+	spec := dataflow.TopKSpec{Limit: -1}
+	if exact {
+		spec.SortKey = dataflow.ColumnSortKey(sc)
+	} else {
+		spec.Compare = Comparator(keys)
+	}
 	if len(t.Group) > 0 {
 		spec.Group = pick(t.Group)
 	}
