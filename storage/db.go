@@ -100,7 +100,12 @@ var ErrStop = errors.New("stop scan")
 
 // Get returns a copy of the value stored under key in collection coll.
 func (db *DB) Get(coll uint64, key []byte) ([]byte, bool, error) {
-	v, closer, err := db.pdb.Get(append(collPrefix(coll), key...))
+	return db.get(append(collPrefix(coll), key...))
+}
+
+// get returns a copy of the value stored under the store key k.
+func (db *DB) get(k []byte) ([]byte, bool, error) {
+	v, closer, err := db.pdb.Get(k)
 	if errors.Is(err, pebble.ErrNotFound) {
 		return nil, false, nil
 	}
@@ -133,17 +138,7 @@ func (db *DB) LastKey(coll uint64) ([]byte, bool, error) {
 }
 
 // Meta returns the metadata value stored under name.
-func (db *DB) Meta(name string) ([]byte, bool, error) {
-	v, closer, err := db.pdb.Get(metaKey(name))
-	if errors.Is(err, pebble.ErrNotFound) {
-		return nil, false, nil
-	}
-	if err != nil {
-		return nil, false, err
-	}
-	defer closer.Close()
-	return append([]byte(nil), v...), true, nil
-}
+func (db *DB) Meta(name string) ([]byte, bool, error) { return db.get(metaKey(name)) }
 
 // Positions calls fn for every stored resume position of source.
 func (db *DB) Positions(source uint64, fn func(part string, pos []byte) error) error {
