@@ -387,22 +387,29 @@ func TestGroupMirrorsPositions(t *testing.T) {
 	sink.waitChanges(t, 6)
 
 	adm := kadm.NewClient(p)
-	var got map[int32]int64
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		resp, err := adm.FetchOffsets(ctx, "monitor")
-		cancel()
-		if err == nil {
-			got = map[int32]int64{}
-			resp.Each(func(o kadm.OffsetResponse) { got[o.Partition] = o.At })
-			if maps.Equal(got, map[int32]int64{0: 3, 1: 3}) {
-				return
-			}
+		got, err := groupOffsets(adm, "monitor")
+		if err == nil && maps.Equal(got, map[int32]int64{0: 3, 1: 3}) {
+			return
 		}
 		if time.Now().After(deadline) {
 			t.Fatalf("group offsets %v (error %v), want partitions 0 and 1 at 3", got, err)
 		}
 	}
+}
+
+// groupOffsets reads the offsets committed to a consumer group, by
+// partition.
+func groupOffsets(adm *kadm.Client, group string) (map[int32]int64, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	resp, err := adm.FetchOffsets(ctx, group)
+	if err != nil {
+		return nil, err
+	}
+	got := map[int32]int64{}
+	resp.Each(func(o kadm.OffsetResponse) { got[o.Partition] = o.At })
+	return got, nil
 }
 
 // TestGroupCommitRetried checks that a refused group commit is retried
@@ -441,14 +448,9 @@ func TestGroupCommitRetried(t *testing.T) {
 
 	adm := kadm.NewClient(p)
 	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(100 * time.Millisecond) {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		resp, err := adm.FetchOffsets(ctx, "lagged")
-		cancel()
-		var at int64 = -1
-		if err == nil {
-			resp.Each(func(o kadm.OffsetResponse) { at = o.At })
-		}
-		if at == 4 {
+		got, err := groupOffsets(adm, "lagged")
+		at, ok := got[0]
+		if ok && at == 4 {
 			if n := refused.Load(); n < 3 {
 				t.Fatalf("offsets committed after %d commit requests, want the two refusals first", n)
 			}
