@@ -240,7 +240,7 @@ func (op *topKOp) stepGroup(grp *topKGroup, changes []topKChange) {
 		if op.spec.Limit < 0 {
 			op.emitChanges(changes)
 		}
-		op.apply(grp, changes)
+		op.apply(grp, changes, m)
 		op.balance(grp, m)
 		return
 	}
@@ -250,12 +250,12 @@ func (op *topKOp) stepGroup(grp *topKGroup, changes []topKChange) {
 		if op.spec.Limit < 0 {
 			op.emitChanges(changes)
 		}
-		op.apply(grp, changes)
+		op.apply(grp, changes, m)
 		op.balance(grp, m)
 		clear(op.oldRuns)
 		return
 	}
-	op.apply(grp, changes)
+	op.apply(grp, changes, m)
 	op.balance(grp, m)
 	op.newRuns, _ = op.prefix(grp, m, op.newRuns[:0])
 	if op.spec.Limit >= 0 {
@@ -323,19 +323,22 @@ func (op *topKOp) prefix(grp *topKGroup, m int64, dst []run) ([]run, int64) {
 
 // apply adds the changes to the group: a change at or before the head's
 // last row to the head, any other to the rest (see TopK). While the rest
-// is empty every change goes to the head.
-func (op *topKOp) apply(grp *topKGroup, changes []topKChange) {
+// is empty every change goes to the head. A head that outgrows its limit
+// spills at once, so that a large tick (a view's first, a one-tick
+// query's only one) sends most of its rows to the rest, not into order.
+func (op *topKOp) apply(grp *topKGroup, changes []topKChange, m int64) {
 	for i := range changes {
 		c := &changes[i]
 		if grp.rest.len() == 0 {
 			op.applyHead(grp, c)
-			continue
-		}
-		last, ok := grp.rows.Max()
-		if ok && op.compare(c.item, last) <= 0 {
+		} else if last, ok := grp.rows.Max(); ok && op.compare(c.item, last) <= 0 {
 			op.applyHead(grp, c)
 		} else {
 			op.applyRest(grp, c.item, c.diff)
+			continue
+		}
+		if grp.rows.Len() > grp.limit {
+			op.spill(grp, m)
 		}
 	}
 }

@@ -62,15 +62,16 @@ func TestTopK(t *testing.T) {
 // TestTopKLargeGroups checks TopK against recomputation on groups large
 // enough that the head spills into the rest and is refilled from it:
 // random churn with duplicates, a queue (deletions at the front, which
-// drain the head), a descending feed (every insertion a new first row)
-// and deletions of absent rows (negative multiplicities).
+// drain the head), a descending feed (every insertion a new first row),
+// deletions of absent rows (negative multiplicities) and a large first
+// tick.
 func TestTopKLargeGroups(t *testing.T) {
 	byX := func(a, b types.Row) int { return types.Compare(a[1], b[1]) }
 	specs := []struct {
 		name          string
 		offset, limit int64
 	}{{"limit", 0, 3}, {"offset+limit", 2, 5}, {"offset only", 4, -1}, {"limit 0", 0, 0}, {"wide", 0, 150}}
-	workloads := []string{"random", "queue", "descending", "absent"}
+	workloads := []string{"random", "queue", "descending", "absent", "bulk"}
 	for _, mode := range []string{"compare", "sortkey"} {
 		for _, sp := range specs {
 			for _, wl := range workloads {
@@ -105,7 +106,11 @@ func checkTopKWorkload(t *testing.T, spec TopKSpec, cmp func(a, b types.Row) int
 	row := func(grp, x int64) types.Row { return int8Row(grp, x, rng.Int64N(2)) }
 	for tick := 0; tick < 80; tick++ {
 		var batch Batch
-		for range 1 + rng.IntN(60) {
+		n := 1 + rng.IntN(60)
+		if workload == "bulk" && tick == 0 {
+			n = 1500 // one large tick, as a view's first is
+		}
+		for range n {
 			grp := rng.Int64N(2)
 			var u Update
 			switch {
