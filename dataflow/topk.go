@@ -33,19 +33,20 @@ type TopKSpec struct {
 // State: every row of every group, split in two at a boundary row. The
 // head, the group's first rows up to and including the boundary, is kept
 // decoded in order in a B-tree; the rest, every row after the boundary,
-// in a hash table without order (see topKRest). The head always holds the
-// first m = Offset+Limit units when the group has them, so the output is
-// read from the head alone. A change is routed by one comparison with the
-// head's last row, which stays in the caches: a change after the
-// boundary, nearly every change to a large group when m is small, costs a
-// hash-table update — a few cache misses whatever the group's size —
-// where an ordered insertion into the whole group costs a cache miss per
-// level and, with a Compare, per comparison. The head spills its tail
-// into the rest when it outgrows twice its target size (m+64 rows), and
-// is refilled from the rest by a selection over the rest when deletions
-// leave it short of m units; a refill moves an eighth of the rest (at
-// least the target size), so the scans a run of deletions at the front
-// of a group costs stay a constant per deletion.
+// in a hash table without order (see topKRest). The head always holds
+// the first m units when the group has them (m = Offset+Limit, or Offset
+// with no limit), so the output is read from the head alone. A change is
+// routed by one comparison with the head's last row, which stays in the
+// caches: a change after the boundary, nearly every change to a large
+// group when m is small, costs a hash-table update — a few cache misses
+// whatever the group's size — where an ordered insertion into the whole
+// group costs a cache miss per level and, with a Compare, per
+// comparison. The head spills its tail into the rest when it outgrows
+// twice its target size (m+64 rows), and is refilled from the rest by a
+// selection over the rest when deletions leave it short of m units; a
+// refill moves an eighth of the rest (at least the target size), so the
+// scans a run of deletions at the front of a group costs stay a constant
+// per deletion.
 //
 // A tick touching a group costs O(m + c·log h) for the c changes that
 // land in the head (h its size), O(1) for those that land in the rest,
