@@ -229,7 +229,7 @@ func (s *seq) add(key string, sk int, row types.Row, diff int64) {
 	e := wEntry{pfx: headOf(stored(key)), key: key, sk: sk, n: diff}
 	if len(s.chunks) == 0 {
 		s.width = len(row)
-		s.chunks = append(s.chunks, s.newChunk())
+		s.chunks = append(s.chunks, s.newChunk(1))
 		s.lastPfx = append(s.lastPfx, keyHead{})
 		s.reshaped = true
 	}
@@ -250,7 +250,7 @@ func (s *seq) add(key string, sk int, row types.Row, diff int64) {
 	s.touchAfter(p.c)
 	if len(ch.ents) > seqChunkMax {
 		half := len(ch.ents) / 2
-		right := s.newChunk()
+		right := s.newChunk(seqChunkMax + 1)
 		right.ents = append(right.ents, ch.ents[half:]...)
 		right.heads = append(right.heads, ch.heads[half:]...)
 		right.vals = append(right.vals, ch.vals[half*s.width:]...)
@@ -273,13 +273,17 @@ func (s *seq) add(key string, sk int, row types.Row, diff int64) {
 	}
 }
 
-// newChunk returns an empty chunk with room for a full chunk's entries
-// and the one that splits it.
-func (s *seq) newChunk() *seqChunk {
+// newChunk returns an empty chunk with room for n entries. A partition's
+// first chunk starts with room for one and grows as rows arrive: most
+// partitions of a PARTITION BY on a fine key hold a row or two, and a
+// chunk sized for seqChunkMax rows each (some 15 kB of narrow rows) took
+// gigabytes over hundreds of thousands of them. The right half of a split
+// gets room for a full chunk, since its partition is a large one.
+func (s *seq) newChunk(n int) *seqChunk {
 	return &seqChunk{
-		ents:  make([]wEntry, 0, seqChunkMax+1),
-		heads: make([]keyHead, 0, seqChunkMax+1),
-		vals:  make([]types.Datum, 0, (seqChunkMax+1)*s.width),
+		ents:  make([]wEntry, 0, n),
+		heads: make([]keyHead, 0, n),
+		vals:  make([]types.Datum, 0, n*s.width),
 	}
 }
 
