@@ -2,15 +2,11 @@ package sql_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
 	"testing"
-	"time"
-
-	"github.com/jackc/pgx/v5"
 
 	"github.com/streamdb/streamdb/internal/testserver"
 )
@@ -37,17 +33,7 @@ func BenchmarkNexmarkAdHoc(b *testing.B) {
 	if _, err := conn.Exec(ctx, fmt.Sprintf("CREATE SOURCE n FROM LOAD GENERATOR NEXMARK (MAX EVENTS %d, SEED 1) FOR ALL TABLES", events)); err != nil {
 		b.Fatal(err)
 	}
-	for {
-		var off int64
-		err := conn.QueryRow(ctx, `SELECT "offset" FROM n_progress`).Scan(&off)
-		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
-			b.Fatal(err)
-		}
-		if off >= int64(events) {
-			break
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	waitIngested(b, conn, int64(events))
 	for _, q := range []string{"q0", "q1", "q2", "q3", "q4", "q5", "q6", "q7", "q8", "q9", "q15", "q17", "q18", "q19", "q20"} {
 		text, err := os.ReadFile(filepath.Join("..", "bench", "nexmark", q+".sql"))
 		if err != nil {

@@ -47,21 +47,27 @@ func BenchmarkNexmarkIngest(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
-			for {
-				var off int64
-				err := conn.QueryRow(ctx, `SELECT "offset" FROM n_progress`).Scan(&off)
-				if err != nil && !errors.Is(err, pgx.ErrNoRows) {
-					b.Fatal(err)
-				}
-				if off >= int64(b.N) {
-					break
-				}
-				time.Sleep(2 * time.Millisecond)
-			}
+			waitIngested(b, conn, int64(b.N))
 			b.StopTimer()
 			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "events/s")
 			b.ReportMetric(float64(b.N)/(cpuTime()-cpu0).Seconds(), "events/CPU-s")
 		})
+	}
+}
+
+// waitIngested waits until the NEXMARK source n has committed events.
+func waitIngested(b *testing.B, conn *pgx.Conn, events int64) {
+	b.Helper()
+	for {
+		var off int64
+		err := conn.QueryRow(context.Background(), `SELECT "offset" FROM n_progress`).Scan(&off)
+		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+			b.Fatal(err)
+		}
+		if off >= events {
+			return
+		}
+		time.Sleep(2 * time.Millisecond)
 	}
 }
 
