@@ -6,8 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/streamdb/streamdb/internal/testserver"
 )
 
@@ -16,11 +14,7 @@ import (
 func BenchmarkPointSelect(b *testing.B) {
 	srv := testserver.Start(b, testserver.Options{})
 	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, srv.URL)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer conn.Close(ctx)
+	conn := testserver.Connect(b, srv.URL)
 	if _, err := conn.Exec(ctx, "CREATE TABLE acct (aid int PRIMARY KEY, abalance int, filler text)"); err != nil {
 		b.Fatal(err)
 	}
@@ -42,11 +36,7 @@ func BenchmarkPointSelect(b *testing.B) {
 func BenchmarkInsertRows(b *testing.B) {
 	srv := testserver.Start(b, testserver.Options{})
 	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, srv.URL)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer conn.Close(ctx)
+	conn := testserver.Connect(b, srv.URL)
 	if _, err := conn.Exec(ctx, "CREATE TABLE w (id int8 PRIMARY KEY, v text, n numeric)"); err != nil {
 		b.Fatal(err)
 	}

@@ -24,11 +24,7 @@ func refreshTable(b *testing.B) *pgx.Conn {
 	b.Helper()
 	srv := testserver.Start(b, testserver.Options{})
 	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, srv.URL)
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { conn.Close(ctx) })
+	conn := testserver.Connect(b, srv.URL)
 	for _, s := range []string{
 		"CREATE TABLE r (id int PRIMARY KEY, k int NOT NULL, v bigint NOT NULL)",
 		fmt.Sprintf("INSERT INTO r SELECT g, g %% %d, g FROM generate_series(1, %d) AS g", benchGroups, benchRows),
@@ -114,10 +110,7 @@ func BenchmarkLoadAndView(b *testing.B) {
 	for b.Loop() {
 		b.StopTimer()
 		srv := testserver.Start(b, testserver.Options{})
-		conn, err := pgx.Connect(ctx, srv.URL)
-		if err != nil {
-			b.Fatal(err)
-		}
+		conn := testserver.Connect(b, srv.URL)
 		b.StartTimer()
 		for _, s := range []string{
 			"CREATE TABLE r (id int PRIMARY KEY, k int NOT NULL, v bigint NOT NULL)",

@@ -48,11 +48,7 @@ func readRoundtripCases(t *testing.T) []roundtripCase {
 // one line per case.
 func roundtrip(t *testing.T, url string, cases []roundtripCase) string {
 	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
+	conn := testserver.Connect(t, url)
 	var out strings.Builder
 	for i, c := range cases {
 		table := fmt.Sprintf("rt%d", i)

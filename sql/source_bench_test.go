@@ -29,11 +29,7 @@ func BenchmarkNexmarkIngest(b *testing.B) {
 			b.ReportAllocs()
 			srv := testserver.Start(b, testserver.Options{})
 			ctx := context.Background()
-			conn, err := pgx.Connect(ctx, srv.URL)
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer conn.Close(ctx)
+			conn := testserver.Connect(b, srv.URL)
 			cpu0 := cpuTime()
 			b.ResetTimer()
 			if _, err := conn.Exec(ctx, fmt.Sprintf("CREATE SOURCE n FROM LOAD GENERATOR NEXMARK (MAX EVENTS %d, SEED 1) FOR ALL TABLES", b.N)); err != nil {
