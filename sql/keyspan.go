@@ -1,7 +1,6 @@
 package sql
 
 import (
-	"math"
 	"slices"
 	"strings"
 
@@ -154,13 +153,7 @@ func evalKeyValue(ev *scalar.EvalContext, e scalar.Expr, t types.Type) (types.Da
 	if !d.Kind().IsInteger() || !t.Family.IsInteger() {
 		return types.Datum{}, 0, pgerr.New(pgerr.InternalError, "key value of type %s for a key column of type %s", e.Type(), t)
 	}
-	lo, hi := int64(math.MinInt64), int64(math.MaxInt64)
-	switch t.Family {
-	case types.Int2:
-		lo, hi = math.MinInt16, math.MaxInt16
-	case types.Int4:
-		lo, hi = math.MinInt32, math.MaxInt32
-	}
+	lo, hi := types.IntRange(t.Family)
 	switch v := d.Int(); {
 	case v < lo:
 		return d, -1, nil

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
-	"math"
 	"strconv"
 	"strings"
 	"sync"
@@ -304,13 +303,7 @@ func sequenceDef(opts []*pg_query.Node, typ types.Type) (SequenceDef, error) {
 			return d, pgerr.New(pgerr.FeatureNotSupported, "sequence option %s is not supported", strings.ToUpper(el.Defname))
 		}
 	}
-	lo, hi := int64(math.MinInt64), int64(math.MaxInt64)
-	switch typ.Family {
-	case types.Int2:
-		lo, hi = math.MinInt16, math.MaxInt16
-	case types.Int4:
-		lo, hi = math.MinInt32, math.MaxInt32
-	}
+	lo, hi := types.IntRange(typ.Family)
 	if d.Increment > 0 {
 		d.Min, d.Max = 1, hi
 	} else {

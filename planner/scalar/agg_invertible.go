@@ -41,7 +41,7 @@ func (s *intSumAcc) result() (types.Datum, error) {
 	}
 	v, ok := s.sum.int64()
 	if !ok {
-		return types.Null, intRangeErr(types.Int8)
+		return types.Null, types.ErrIntRange(types.Int8)
 	}
 	return types.NewInt8(v), nil
 }

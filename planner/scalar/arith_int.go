@@ -13,36 +13,14 @@ import (
 
 var intTypes = []types.Type{types.TypeInt2, types.TypeInt4, types.TypeInt8}
 
-// intRangeErr returns the overflow error of an integer family.
-func intRangeErr(f types.Family) error {
-	switch f {
-	case types.Int2:
-		return pgerr.New(pgerr.NumericValueOutOfRange, "smallint out of range")
-	case types.Int4:
-		return pgerr.New(pgerr.NumericValueOutOfRange, "integer out of range")
-	}
-	return pgerr.New(pgerr.NumericValueOutOfRange, "bigint out of range")
-}
-
 func errDivByZero() error { return pgerr.New(pgerr.DivisionByZero, "division by zero") }
-
-// intBounds returns the range of an integer family.
-func intBounds(f types.Family) (lo, hi int64) {
-	switch f {
-	case types.Int2:
-		return math.MinInt16, math.MaxInt16
-	case types.Int4:
-		return math.MinInt32, math.MaxInt32
-	}
-	return math.MinInt64, math.MaxInt64
-}
 
 // intResult checks v against the range of family f.
 func intResult(f types.Family, v int64) (types.Datum, error) {
 	if f != types.Int8 {
-		lo, hi := intBounds(f)
+		lo, hi := types.IntRange(f)
 		if v < lo || v > hi {
-			return types.Null, intRangeErr(f)
+			return types.Null, types.ErrIntRange(f)
 		}
 	}
 	return types.NewInt(f, v), nil
@@ -60,7 +38,7 @@ func intAdd(f types.Family) Binary {
 		a, b := x.Int(), y.Int()
 		r := a + b
 		if f == types.Int8 && (a >= 0) == (b >= 0) && (r >= 0) != (a >= 0) {
-			return types.Null, intRangeErr(f)
+			return types.Null, types.ErrIntRange(f)
 		}
 		return intResult(f, r)
 	}
@@ -71,7 +49,7 @@ func intSub(f types.Family) Binary {
 		a, b := x.Int(), y.Int()
 		r := a - b
 		if f == types.Int8 && (a >= 0) != (b >= 0) && (r >= 0) != (a >= 0) {
-			return types.Null, intRangeErr(f)
+			return types.Null, types.ErrIntRange(f)
 		}
 		return intResult(f, r)
 	}
@@ -83,7 +61,7 @@ func intMul(f types.Family) Binary {
 		if f == types.Int8 {
 			r, ok := mul64(a, b)
 			if !ok {
-				return types.Null, intRangeErr(f)
+				return types.Null, types.ErrIntRange(f)
 			}
 			return types.NewInt8(r), nil
 		}
@@ -110,8 +88,8 @@ func intDiv(f types.Family) Binary {
 			return types.Null, errDivByZero()
 		}
 		if b == -1 {
-			if lo, _ := intBounds(f); a == lo {
-				return types.Null, intRangeErr(f)
+			if lo, _ := types.IntRange(f); a == lo {
+				return types.Null, types.ErrIntRange(f)
 			}
 			return intResult(f, -a)
 		}
@@ -135,8 +113,8 @@ func intMod(f types.Family) Binary {
 func intNeg(f types.Family) Impl {
 	return func(_ *EvalContext, args []types.Datum) (types.Datum, error) {
 		a := args[0].Int()
-		if lo, _ := intBounds(f); a == lo {
-			return types.Null, intRangeErr(f)
+		if lo, _ := types.IntRange(f); a == lo {
+			return types.Null, types.ErrIntRange(f)
 		}
 		return types.NewInt(f, -a), nil
 	}

@@ -257,10 +257,10 @@ func gcd64(a, b int64) int64 {
 func intGcd(f types.Family, lcm bool) Impl {
 	return func(_ *EvalContext, a []types.Datum) (types.Datum, error) {
 		x, y := a[0].Int(), a[1].Int()
-		lo, _ := intBounds(f)
+		lo, _ := types.IntRange(f)
 		g := gcd64(x, y)
 		if g == lo {
-			return types.Null, intRangeErr(f)
+			return types.Null, types.ErrIntRange(f)
 		}
 		if g < 0 {
 			g = -g
@@ -273,10 +273,10 @@ func intGcd(f types.Family, lcm bool) Impl {
 		}
 		r, ok := mul64(x/g, y)
 		if !ok {
-			return types.Null, intRangeErr(f)
+			return types.Null, types.ErrIntRange(f)
 		}
 		if r == lo {
-			return types.Null, intRangeErr(f)
+			return types.Null, types.ErrIntRange(f)
 		}
 		if r < 0 {
 			r = -r
@@ -320,7 +320,7 @@ func widthBucket(_ *EvalContext, a []types.Datum) (types.Datum, error) {
 		}
 	}
 	if r > math.MaxInt32 {
-		return types.Null, intRangeErr(types.Int4)
+		return types.Null, types.ErrIntRange(types.Int4)
 	}
 	return types.NewInt4(int32(r)), nil
 }

@@ -93,7 +93,7 @@ func seriesInt(f types.Family) func(*EvalContext, []types.Datum, func(types.Row)
 			if (step > 0) != (next > v) {
 				break
 			}
-			if lo, hi := intBounds(f); next < lo || next > hi {
+			if lo, hi := types.IntRange(f); next < lo || next > hi {
 				break
 			}
 			v = next

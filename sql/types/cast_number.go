@@ -8,9 +8,9 @@ import (
 	"github.com/streamdb/streamdb/sql/pgerr"
 )
 
-// errIntRange is the integer casts' overflow error: "integer out of
+// ErrIntRange is the integer casts' overflow error: "integer out of
 // range", "smallint out of range", "bigint out of range".
-func errIntRange(f Family) error {
+func ErrIntRange(f Family) error {
 	return pgerr.New(pgerr.NumericValueOutOfRange, "%s out of range", f)
 }
 
@@ -46,9 +46,9 @@ func castNumber(d Datum, from, to Type) (Datum, error) {
 func castFromInt(v int64, from, tf Family) (Datum, error) {
 	switch tf {
 	case Int2, Int4, Int8:
-		lo, hi := intRange(tf)
+		lo, hi := IntRange(tf)
 		if v < lo || v > hi {
-			return Null, errIntRange(tf)
+			return Null, ErrIntRange(tf)
 		}
 		return NewInt(tf, v), nil
 	case Float4:
@@ -77,10 +77,10 @@ func castFromFloat(f float64, from, tf Family) (Datum, error) {
 	switch tf {
 	case Int2, Int4, Int8:
 		r := math.RoundToEven(f)
-		lo, hi := intRange(tf)
+		lo, hi := IntRange(tf)
 		// hi+1 is a power of two, exact as a float; hi itself may not be.
 		if math.IsNaN(r) || r < float64(lo) || r >= -float64(lo) || int64(r) > hi {
-			return Null, errIntRange(tf)
+			return Null, ErrIntRange(tf)
 		}
 		return NewInt(tf, int64(r)), nil
 	case Float4:
@@ -130,12 +130,12 @@ func castFromNumeric(d *apd.Decimal, tf Family) (Datum, error) {
 		}
 		var r apd.Decimal
 		if _, err := numericCtx.Quantize(&r, d, 0); err != nil {
-			return Null, errIntRange(tf)
+			return Null, ErrIntRange(tf)
 		}
 		v, err := r.Int64()
-		lo, hi := intRange(tf)
+		lo, hi := IntRange(tf)
 		if err != nil || v < lo || v > hi {
-			return Null, errIntRange(tf)
+			return Null, ErrIntRange(tf)
 		}
 		return NewInt(tf, v), nil
 	case Float4, Float8:

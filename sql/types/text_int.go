@@ -26,8 +26,8 @@ func parseBool(s string) (Datum, error) {
 	return Null, pgerr.New(pgerr.InvalidTextRepresentation, "invalid input syntax for type boolean: %s", quoteValue(s))
 }
 
-// intRange returns the bounds of an integer family.
-func intRange(f Family) (lo, hi int64) {
+// IntRange returns the bounds of an integer family.
+func IntRange(f Family) (lo, hi int64) {
 	switch f {
 	case Int2:
 		return math.MinInt16, math.MaxInt16
@@ -77,7 +77,7 @@ func parseInt(s string, f Family) (Datum, error) {
 	if !ok {
 		return Null, errSyntax(Type{Family: f}, s)
 	}
-	lo, hi := intRange(f)
+	lo, hi := IntRange(f)
 	if overflow || v < lo || v > hi {
 		return Null, pgerr.New(pgerr.NumericValueOutOfRange, "value %s is out of range for type %s", quoteValue(s), f)
 	}
