@@ -145,8 +145,7 @@ func (s *tableSnap) scanCold(start, end string, fn func(key string, row types.Ro
 
 // get returns the row stored under key.
 func (s *tableSnap) get(key string) (types.Row, bool, error) {
-	var val string
-	var ok bool
+	var val []byte
 	if s.store != nil {
 		if len(key) != 8 || rowIDOf(key) >= s.end {
 			return nil, false, nil
@@ -155,14 +154,15 @@ func (s *tableSnap) get(key string) (types.Row, bool, error) {
 		if !found || err != nil {
 			return nil, false, err
 		}
-		val, ok = string(v), true
+		val = v
 	} else {
-		val, ok = s.getRaw(key)
+		r, found := s.getRaw(key)
+		if !found {
+			return nil, false, nil
+		}
+		val = []byte(r)
 	}
-	if !ok {
-		return nil, false, nil
-	}
-	row, err := types.DecodeRow([]byte(val), nil)
+	row, err := types.DecodeRow(val, nil)
 	return row, err == nil, err
 }
 
