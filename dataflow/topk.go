@@ -189,15 +189,19 @@ func (op *topKOp) item(row types.Row, n int64) topKItem {
 
 func (op *topKOp) less(a, b topKItem) bool { return op.compare(a, b) < 0 }
 
-func (op *topKOp) compare(a, b topKItem) int {
-	if op.spec.SortKey != nil {
+func (op *topKOp) compare(a, b topKItem) int { return op.spec.compare(a, b) }
+
+// compare orders two items of a group: by their keys with a SortKey,
+// else by Compare, and rows equal under either by types.CompareRows.
+func (s *TopKSpec) compare(a, b topKItem) int {
+	if s.SortKey != nil {
 		if c := a.head.compare(b.head); c != 0 {
 			return c
 		}
 		return bytes.Compare(stored(a.e.key), stored(b.e.key))
 	}
-	if op.spec.Compare != nil {
-		if c := op.spec.Compare(a.row, b.row); c != 0 {
+	if s.Compare != nil {
+		if c := s.Compare(a.row, b.row); c != 0 {
 			return c
 		}
 	}
@@ -375,7 +379,11 @@ func (op *topKOp) insertHead(grp *topKGroup, item topKItem) {
 }
 
 // emitDiff emits a − b for two windows sorted in the group's order.
-func (op *topKOp) emitDiff(a, b []run) {
+func (op *topKOp) emitDiff(a, b []run) { emitRunDiff(op.out, a, b, &op.spec) }
+
+// emitRunDiff appends a − b to out for two windows sorted in spec's
+// order.
+func emitRunDiff(out *stream, a, b []run, spec *TopKSpec) {
 	i, j := 0, 0
 	for i < len(a) || j < len(b) {
 		var c int
@@ -385,18 +393,18 @@ func (op *topKOp) emitDiff(a, b []run) {
 		case i == len(a):
 			c = 1
 		default:
-			c = op.compare(a[i].item, b[j].item)
+			c = spec.compare(a[i].item, b[j].item)
 		}
 		switch {
 		case c < 0:
-			op.out.delta = append(op.out.delta, Update{Row: a[i].item.row, Diff: a[i].n})
+			out.delta = append(out.delta, Update{Row: a[i].item.row, Diff: a[i].n})
 			i++
 		case c > 0:
-			op.out.delta = append(op.out.delta, Update{Row: b[j].item.row, Diff: -b[j].n})
+			out.delta = append(out.delta, Update{Row: b[j].item.row, Diff: -b[j].n})
 			j++
 		default:
 			if d := a[i].n - b[j].n; d != 0 {
-				op.out.delta = append(op.out.delta, Update{Row: a[i].item.row, Diff: d})
+				out.delta = append(out.delta, Update{Row: a[i].item.row, Diff: d})
 			}
 			i++
 			j++
