@@ -134,24 +134,37 @@ func (o *Output) step() {
 	o.snap = nil
 }
 
-// apply adds one consolidated update under its ordering key.
+// apply adds one consolidated update under its ordering key. Each
+// change costs one search in the common case: a retraction deletes its
+// row outright and puts it back only if copies remain, an insertion sets
+// its row and merges with the row it replaced only if there was one.
 func (o *Output) apply(k []byte, u Update) {
-	probe := item{kv: unsafe.String(unsafe.SliceData(k), len(k)), klen: len(k)}
-	cur, ok := o.tree.GetHint(probe, &o.hint)
-	if !ok {
-		o.vbuf = appendRowValue(append(o.vbuf[:0], k...), u.Row)
-		it := item{kv: string(o.vbuf), klen: len(k), n: u.Diff}
-		o.tree.SetHint(it, &o.hint)
+	if u.Diff < 0 {
+		probe := item{kv: unsafe.String(unsafe.SliceData(k), len(k)), klen: len(k)}
+		if cur, ok := o.tree.DeleteHint(probe, &o.hint); ok {
+			if cur.n += u.Diff; cur.n != 0 {
+				o.tree.SetHint(cur, &o.hint)
+				return
+			}
+			o.bytes -= sizeItem + int64(len(cur.kv))
+			return
+		}
+	}
+	o.vbuf = appendRowValue(append(o.vbuf[:0], k...), u.Row)
+	it := item{kv: string(o.vbuf), klen: len(k), n: u.Diff}
+	prev, replaced := o.tree.SetHint(it, &o.hint)
+	if !replaced {
 		o.bytes += sizeItem + int64(len(it.kv))
 		return
 	}
-	cur.n += u.Diff
-	if cur.n == 0 {
-		o.tree.DeleteHint(cur, &o.hint)
-		o.bytes -= sizeItem + int64(len(cur.kv))
+	// The row was present: it keeps its first stored form (rows that
+	// compare equal may differ in representation, numeric 1.0 and 1.00).
+	if prev.n += u.Diff; prev.n == 0 {
+		o.tree.DeleteHint(prev, &o.hint)
+		o.bytes -= sizeItem + int64(len(prev.kv))
 		return
 	}
-	o.tree.SetHint(cur, &o.hint)
+	o.tree.SetHint(prev, &o.hint)
 }
 
 // outputOp is the operator that maintains an Output (or Index).
