@@ -9,30 +9,53 @@ import (
 
 // table is an open-addressing hash table from byte keys to byte values,
 // kept outside Go's pointer graph: the slots are integers and the records
-// live in one byte arena. It is the storage of arrangements, built for
+// live in byte segments. It is the storage of arrangements, built for
 // states of millions of keys:
 //
 //   - a lookup costs two dependent memory accesses (the slot, then the
 //     record holding key and value), where a Go map of string keys to
 //     pointers costs four or five, each a cache and TLB miss once the
 //     state outgrows the caches;
-//   - the garbage collector never scans it (both slices are pointer-free),
-//     so a large state does not tax every allocation of the tick loop.
+//   - the garbage collector never scans it (both kinds of slice are
+//     pointer-free), so a large state does not tax every allocation of
+//     the tick loop.
 //
 // A slot holds 16 bits of the key's hash (a tag, so that most probes of
-// other keys are rejected without touching the arena) and the record's
-// arena offset. Records are [klen uint32][vlen uint32][key][value].
+// other keys are rejected without touching a record) and the record's
+// offset: its segment number and its position in the segment. Records are
+// [klen uint32][vlen uint32][key][value] and never straddle segments.
 // Replacing a value with one of another length appends a new record and
-// leaves the old one as garbage; the arena is compacted when garbage
-// exceeds half of it. Values may be modified in place through the slice
-// value returns, which is how fixed-width counters are updated.
+// leaves the old one as garbage; a full segment that becomes more than
+// half garbage has its live records moved to the segment being filled and
+// is reused. Records are appended to segments of at most segSize bytes
+// (one record larger than that gets a segment of its own), so the state
+// grows without ever copying what it holds, and freed segments are
+// reused, so it does not keep faulting in fresh memory either: a single
+// arena grown by append copied the whole state at every doubling and
+// touched fresh pages for all of it. Values may be modified in place
+// through the slice value returns, which is how fixed-width counters are
+// updated.
 type table struct {
-	seed    maphash.Seed
-	slots   []uint64
-	arena   []byte
-	live    int // keys present
-	used    int // slots not empty: live keys and tombstones
-	garbage int // arena bytes of dead records
+	seed  maphash.Seed
+	slots []uint64
+	segs  []segment
+	// cur is the segment records are appended to, -1 when there is none.
+	cur int
+	// spare are emptied full-size segments, kept for reuse; vacant are
+	// segment numbers whose segment was released.
+	spare  [][]byte
+	vacant []int
+	// pending are segments to reclaim once the current mutation is done.
+	pending []int
+	live    int   // keys present
+	used    int   // slots not empty: live keys and tombstones
+	bytes   int64 // capacity of the segments and the spares
+}
+
+// segment is a run of records and the bytes of them that are dead.
+type segment struct {
+	buf     []byte
+	garbage int
 }
 
 const (
@@ -41,12 +64,24 @@ const (
 	recHeader     = 8
 	// tableMinSlots is the initial size; the table doubles from there.
 	tableMinSlots = 16
+	// segShift bounds a segment to 1 MiB: large enough that moving one
+	// segment's live records is cheap per record, small enough that
+	// growing the one being filled (it starts small and doubles, so
+	// small tables stay small) copies little.
+	segShift = 20
+	segSize  = 1 << segShift
+	// segMinCap is the first capacity of a table's first segment.
+	segMinCap = 256
+	// maxSpare bounds the emptied segments kept for reuse: reclaiming
+	// frees about one segment per segment filled, so a few cover a
+	// steady state, and a state that shrinks returns the rest.
+	maxSpare = 4
 )
 
 // newTable returns an empty table hashing with seed. Tables that share a
 // seed hash a key alike, so one hash serves lookups in all of them.
 func newTable(seed maphash.Seed) *table {
-	return &table{seed: seed, slots: make([]uint64, tableMinSlots)}
+	return &table{seed: seed, slots: make([]uint64, tableMinSlots), cur: -1}
 }
 
 func (t *table) hash(key []byte) uint64 { return maphash.Bytes(t.seed, key) }
@@ -71,28 +106,33 @@ func (t *table) find(key []byte, h uint64) int {
 	}
 }
 
+// rec returns the segment bytes from the record at off on.
+func (t *table) rec(off int) []byte { return t.segs[off>>segShift].buf[off&(segSize-1):] }
+
 func (t *table) recKey(off int) []byte {
-	klen := int(binary.LittleEndian.Uint32(t.arena[off:]))
-	return t.arena[off+recHeader : off+recHeader+klen]
+	r := t.rec(off)
+	klen := int(binary.LittleEndian.Uint32(r))
+	return r[recHeader : recHeader+klen]
 }
 
 func (t *table) recVal(off int) []byte {
-	klen := int(binary.LittleEndian.Uint32(t.arena[off:]))
-	vlen := int(binary.LittleEndian.Uint32(t.arena[off+4:]))
-	start := off + recHeader + klen
-	return t.arena[start : start+vlen : start+vlen]
+	r := t.rec(off)
+	klen := int(binary.LittleEndian.Uint32(r))
+	vlen := int(binary.LittleEndian.Uint32(r[4:]))
+	start := recHeader + klen
+	return r[start : start+vlen : start+vlen]
 }
 
-func recLen(arena []byte, off int) int {
-	return recHeader + int(binary.LittleEndian.Uint32(arena[off:])) + int(binary.LittleEndian.Uint32(arena[off+4:]))
+func recLen(r []byte) int {
+	return recHeader + int(binary.LittleEndian.Uint32(r)) + int(binary.LittleEndian.Uint32(r[4:]))
 }
 
 // key returns the key at slot i, a view valid until the next mutation.
 func (t *table) key(i int) []byte { return t.recKey(slotOff(t.slots[i])) }
 
-// value returns the value at slot i, a view into the arena valid until
-// the next insert, replace or delete. Writing through it updates the value
-// in place.
+// value returns the value at slot i, a view into its segment valid until
+// the next insert, replace or delete. Writing through it updates the
+// value in place.
 func (t *table) value(i int) []byte { return t.recVal(slotOff(t.slots[i])) }
 
 // touch reads the slot of hash h and the record it points to, without
@@ -103,17 +143,68 @@ func (t *table) touch(h uint64) byte {
 	if s <= slotTombstone {
 		return 0
 	}
-	return t.arena[slotOff(s)]
+	return t.rec(slotOff(s))[0]
 }
 
-// append writes a record and returns its offset.
+// append writes a record and returns its offset. It never moves other
+// records: a segment that filled up is only queued for reclaiming, which
+// settle does once the caller's slots are consistent again.
 func (t *table) append(key, val []byte) int {
-	off := len(t.arena)
-	t.arena = binary.LittleEndian.AppendUint32(t.arena, uint32(len(key)))
-	t.arena = binary.LittleEndian.AppendUint32(t.arena, uint32(len(val)))
-	t.arena = append(t.arena, key...)
-	t.arena = append(t.arena, val...)
+	n := recHeader + len(key) + len(val)
+	if n > segSize {
+		t.bytes += int64(n)
+		seg := t.newSegment(make([]byte, 0, n))
+		t.put(seg, key, val)
+		return seg << segShift
+	}
+	if t.cur < 0 || len(t.segs[t.cur].buf)+n > segSize {
+		var buf []byte
+		switch k := len(t.spare); {
+		case k > 0:
+			buf, t.spare = t.spare[k-1], t.spare[:k-1]
+		case t.cur >= 0:
+			buf = make([]byte, 0, segSize)
+			t.bytes += segSize
+		default:
+			buf = make([]byte, 0, min(segSize, max(segMinCap, 2*n)))
+			t.bytes += int64(cap(buf))
+		}
+		if t.cur >= 0 {
+			t.pending = append(t.pending, t.cur)
+		}
+		t.cur = t.newSegment(buf)
+	}
+	seg := &t.segs[t.cur]
+	if len(seg.buf)+n > cap(seg.buf) {
+		grown := make([]byte, len(seg.buf), min(segSize, max(2*cap(seg.buf), len(seg.buf)+n)))
+		copy(grown, seg.buf)
+		t.bytes += int64(cap(grown) - cap(seg.buf))
+		seg.buf = grown
+	}
+	off := t.cur<<segShift | len(seg.buf)
+	t.put(t.cur, key, val)
 	return off
+}
+
+// newSegment installs buf as a segment and returns its number.
+func (t *table) newSegment(buf []byte) int {
+	if k := len(t.vacant); k > 0 {
+		n := t.vacant[k-1]
+		t.vacant = t.vacant[:k-1]
+		t.segs[n] = segment{buf: buf}
+		return n
+	}
+	t.segs = append(t.segs, segment{buf: buf})
+	return len(t.segs) - 1
+}
+
+// put appends a record to segment seg, which has room for it.
+func (t *table) put(seg int, key, val []byte) {
+	b := t.segs[seg].buf
+	b = binary.LittleEndian.AppendUint32(b, uint32(len(key)))
+	b = binary.LittleEndian.AppendUint32(b, uint32(len(val)))
+	b = append(b, key...)
+	t.segs[seg].buf = append(b, val...)
 }
 
 // insert adds key, which must not be present, and returns its slot.
@@ -131,6 +222,7 @@ func (t *table) insert(key []byte, h uint64, val []byte) int {
 	}
 	t.slots[i] = slotFor(h, t.append(key, val))
 	t.live++
+	t.settle()
 	return int(i)
 }
 
@@ -143,22 +235,14 @@ func (t *table) replace(i int, val []byte) {
 		copy(cur, val)
 		return
 	}
-	key := t.recKey(off)
-	t.garbage += recLen(t.arena, off)
-	// key aliases the arena, which append may move: copy it through
-	// the record header first.
-	noff := len(t.arena)
-	t.arena = binary.LittleEndian.AppendUint32(t.arena, uint32(len(key)))
-	t.arena = binary.LittleEndian.AppendUint32(t.arena, uint32(len(val)))
-	t.arena = append(t.arena, t.arena[off+recHeader:off+recHeader+len(key)]...)
-	t.arena = append(t.arena, val...)
-	t.slots[i] = s>>48<<48 | uint64(noff+2)
-	t.maybeCompact()
+	t.slots[i] = s>>48<<48 | uint64(t.append(t.recKey(off), val)+2)
+	t.dead(off)
+	t.settle()
 }
 
 // delete removes the key at slot i.
 func (t *table) delete(i int) {
-	t.garbage += recLen(t.arena, slotOff(t.slots[i]))
+	off := slotOff(t.slots[i])
 	next := (i + 1) & (len(t.slots) - 1)
 	if t.slots[next] == slotEmpty {
 		// Nothing probes past an empty slot: this one can be empty too.
@@ -168,42 +252,75 @@ func (t *table) delete(i int) {
 		t.slots[i] = slotTombstone
 	}
 	t.live--
-	t.maybeCompact()
+	t.dead(off)
+	t.settle()
 }
 
-// maybeCompact rewrites the arena when more than half of it is garbage.
-func (t *table) maybeCompact() {
-	if t.garbage > 4096 && t.garbage*2 > len(t.arena) {
-		t.rebuild(t.live)
+// dead counts the record at off as garbage of its segment.
+func (t *table) dead(off int) {
+	n := off >> segShift
+	t.segs[n].garbage += recLen(t.rec(off))
+	if n != t.cur && t.segs[n].garbage*2 > len(t.segs[n].buf) {
+		t.pending = append(t.pending, n)
 	}
 }
 
-// rebuild resizes the slots for n keys, drops tombstones and compacts the
-// arena.
+// settle reclaims the queued segments that are more than half garbage
+// and not being filled. Reclaiming appends, which may queue more.
+func (t *table) settle() {
+	for len(t.pending) > 0 {
+		n := t.pending[len(t.pending)-1]
+		t.pending = t.pending[:len(t.pending)-1]
+		if seg := t.segs[n]; n != t.cur && seg.garbage*2 > len(seg.buf) {
+			t.reclaim(n)
+		}
+	}
+}
+
+// reclaim moves the live records of segment n to the segment being
+// filled and releases n. A record is live when its key's slot points at
+// it.
+func (t *table) reclaim(n int) {
+	buf := t.segs[n].buf
+	for o := 0; o < len(buf); {
+		r := buf[o:]
+		size := recLen(r)
+		key := r[recHeader : recHeader+int(binary.LittleEndian.Uint32(r))]
+		h := t.hash(key)
+		if i := t.find(key, h); i >= 0 && slotOff(t.slots[i]) == n<<segShift|o {
+			t.slots[i] = slotFor(h, t.append(key, r[recHeader+len(key):size]))
+		}
+		o += size
+	}
+	if cap(buf) == segSize && len(t.spare) < maxSpare {
+		t.spare = append(t.spare, buf[:0])
+	} else {
+		t.bytes -= int64(cap(buf))
+	}
+	t.segs[n] = segment{}
+	t.vacant = append(t.vacant, n)
+}
+
+// rebuild resizes the slots for n keys and drops tombstones.
 func (t *table) rebuild(n int) {
 	size := tableMinSlots
 	if n > 0 {
 		size = max(tableMinSlots, 1<<bits.Len(uint(n*2-1)))
 	}
-	old, oldArena := t.slots, t.arena
+	old := t.slots
 	t.slots = make([]uint64, size)
-	t.arena = make([]byte, 0, len(oldArena)-t.garbage+len(oldArena)/8)
 	mask := uint64(size - 1)
 	for _, s := range old {
 		if s <= slotTombstone {
 			continue
 		}
-		off := slotOff(s)
-		noff := len(t.arena)
-		t.arena = append(t.arena, oldArena[off:off+recLen(oldArena, off)]...)
-		i := t.hash(t.recKey(noff)) & mask
+		i := t.hash(t.recKey(slotOff(s))) & mask
 		for t.slots[i] != slotEmpty {
 			i = (i + 1) & mask
 		}
-		t.slots[i] = s>>48<<48 | uint64(noff+2)
+		t.slots[i] = s
 	}
 	t.used = t.live
-	t.garbage = 0
 }
 
 // each calls fn for every slot holding a key, in no particular order.
@@ -216,5 +333,14 @@ func (t *table) each(fn func(i int) bool) {
 	}
 }
 
-// size returns the bytes held: slots and arena.
-func (t *table) size() int64 { return int64(cap(t.slots))*8 + int64(cap(t.arena)) }
+// garbage returns the bytes of dead records.
+func (t *table) garbage() int {
+	n := 0
+	for _, s := range t.segs {
+		n += s.garbage
+	}
+	return n
+}
+
+// size returns the bytes held: slots and segments.
+func (t *table) size() int64 { return int64(cap(t.slots))*8 + t.bytes }

@@ -5,60 +5,107 @@ import (
 	"fmt"
 	"hash/maphash"
 	"math/rand/v2"
+	"strings"
 	"testing"
 )
 
 // TestTableModel drives a table with random inserts, replaces (same and
-// different lengths), in-place writes and deletes, against a Go map.
+// different lengths), in-place writes and deletes, against a Go map: with
+// small values in one segment, and with values large enough to fill many
+// segments (and some larger than a segment), so that segments are
+// reclaimed and reused under the same operations.
 func TestTableModel(t *testing.T) {
-	rng := rand.New(rand.NewPCG(7, 8))
-	tab := newTable(maphash.MakeSeed())
-	model := map[string]string{}
-	for op := 0; op < 200_000; op++ {
-		k := fmt.Sprintf("key-%d", rng.IntN(3000))
-		h := tab.hash([]byte(k))
-		i := tab.find([]byte(k), h)
-		if _, ok := model[k]; ok != (i >= 0) {
-			t.Fatalf("op %d: find(%s) = %d, model has %v", op, k, i, ok)
-		}
-		switch r := rng.IntN(10); {
-		case i < 0:
-			v := fmt.Sprint(rng.IntN(1 << rng.IntN(40)))
-			tab.insert([]byte(k), h, []byte(v))
-			model[k] = v
-		case r < 3:
-			tab.delete(i)
-			delete(model, k)
-		case r < 6:
-			v := fmt.Sprint(rng.IntN(1 << rng.IntN(40)))
-			tab.replace(i, []byte(v))
-			model[k] = v
-		default:
-			if got := string(tab.value(i)); got != model[k] {
-				t.Fatalf("op %d: value(%s) = %q want %q", op, k, got, model[k])
+	for _, tc := range []struct {
+		name     string
+		keys     int
+		ops      int
+		value    func(rng *rand.Rand) string
+		segments bool // the state must span several segments
+	}{
+		{"small", 3000, 200_000, func(rng *rand.Rand) string { return fmt.Sprint(rng.IntN(1 << rng.IntN(40))) }, false},
+		{"segments", 2000, 60_000, func(rng *rand.Rand) string {
+			n := rng.IntN(4000)
+			if rng.IntN(2000) == 0 {
+				n = segSize + rng.IntN(1000)
 			}
-			if v := tab.value(i); len(v) > 0 {
-				v[0] = 'x'
-				model[k] = "x" + model[k][1:]
+			return strings.Repeat(string(rune('a'+rng.IntN(26))), n)
+		}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(7, 8))
+			tab := newTable(maphash.MakeSeed())
+			model := map[string]string{}
+			reclaimed := 0
+			for op := 0; op < tc.ops; op++ {
+				k := fmt.Sprintf("key-%d", rng.IntN(tc.keys))
+				h := tab.hash([]byte(k))
+				i := tab.find([]byte(k), h)
+				if _, ok := model[k]; ok != (i >= 0) {
+					t.Fatalf("op %d: find(%s) = %d, model has %v", op, k, i, ok)
+				}
+				vacant := len(tab.vacant)
+				switch r := rng.IntN(10); {
+				case i < 0:
+					v := tc.value(rng)
+					tab.insert([]byte(k), h, []byte(v))
+					model[k] = v
+				case r < 3:
+					tab.delete(i)
+					delete(model, k)
+				case r < 6:
+					v := tc.value(rng)
+					tab.replace(i, []byte(v))
+					model[k] = v
+				default:
+					if got := string(tab.value(i)); got != model[k] {
+						t.Fatalf("op %d: value(%s) = %q want %q", op, k, got, model[k])
+					}
+					if v := tab.value(i); len(v) > 0 {
+						v[0] = 'x'
+						model[k] = "x" + model[k][1:]
+					}
+				}
+				if len(tab.vacant) > vacant {
+					reclaimed++
+				}
+				if tab.live != len(model) {
+					t.Fatalf("op %d: live %d, model %d", op, tab.live, len(model))
+				}
 			}
-		}
-		if tab.live != len(model) {
-			t.Fatalf("op %d: live %d, model %d", op, tab.live, len(model))
-		}
-	}
-	n := 0
-	tab.each(func(i int) bool {
-		if model[string(tab.key(i))] != string(tab.value(i)) {
-			t.Fatalf("each: %s", tab.key(i))
-		}
-		n++
-		return true
-	})
-	if n != len(model) {
-		t.Fatalf("each visited %d of %d", n, len(model))
-	}
-	if tab.garbage*2 > len(tab.arena)+8192 {
-		t.Fatalf("arena not compacted: %d garbage of %d", tab.garbage, len(tab.arena))
+			n := 0
+			tab.each(func(i int) bool {
+				if model[string(tab.key(i))] != string(tab.value(i)) {
+					t.Fatalf("each: %s", tab.key(i))
+				}
+				n++
+				return true
+			})
+			if n != len(model) {
+				t.Fatalf("each visited %d of %d", n, len(model))
+			}
+			full := 0
+			for i, seg := range tab.segs {
+				if i != tab.cur && seg.garbage*2 > len(seg.buf) {
+					t.Errorf("segment %d not reclaimed: %d garbage of %d", i, seg.garbage, len(seg.buf))
+				}
+				if len(seg.buf) > 0 {
+					full++
+				}
+			}
+			if tc.segments && (full < 3 || reclaimed == 0) {
+				t.Fatalf("state in %d segments, %d reclaimed: the case does not exercise reclaiming", full, reclaimed)
+			}
+			var caps int64
+			for _, seg := range tab.segs {
+				caps += int64(cap(seg.buf))
+			}
+			for _, sp := range tab.spare {
+				caps += int64(cap(sp))
+			}
+			if caps != tab.bytes {
+				t.Fatalf("bytes %d, segments and spares hold %d", tab.bytes, caps)
+			}
+		})
 	}
 }
 
