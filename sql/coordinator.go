@@ -53,6 +53,9 @@ type coordinator struct {
 	// relations once the whole catalog is loaded.
 	pendingSources []pendingSource
 	ts             uint64
+	// sourceBatchBytes is the size of the last tick's batch that carried
+	// a source's changes: the next such tick starts its batch that large.
+	sourceBatchBytes int
 
 	// The published contents, updated for the objects in dirty.
 	snapTables *btree.Map[uint64, *tableSnap]
@@ -210,7 +213,13 @@ func tsValue(ts uint64) []byte { return binary.BigEndian.AppendUint64(nil, ts) }
 // writeTick applies a group of transactions, makes them durable in one
 // batch, maintains every dataflow and publishes the new snapshot.
 func (c *coordinator) writeTick(ctx context.Context, reqs []*coordReq) error {
-	batch := c.store.NewBatch()
+	fromSource := slices.ContainsFunc(reqs, func(r *coordReq) bool { return r.source != nil })
+	var batch *storage.Batch
+	if fromSource {
+		batch = c.store.NewBatchSized(c.sourceBatchBytes)
+	} else {
+		batch = c.store.NewBatch()
+	}
 	deltas := map[uint64]dataflow.Batch{}
 	pending := uniqueDelta{} // unique keys added by the tick's transactions so far
 	for _, r := range reqs {
@@ -246,6 +255,9 @@ func (c *coordinator) writeTick(ctx context.Context, reqs []*coordReq) error {
 	}
 	ts := c.nextTS()
 	batch.SetMeta("ts", tsValue(ts))
+	if fromSource {
+		c.sourceBatchBytes = batch.Len()
+	}
 	// The commit (Pebble's memtable insert and WAL fsync) runs beside
 	// view maintenance, which needs only memory: the tick's cost is the
 	// longer of the two instead of their sum. Nothing of the tick becomes

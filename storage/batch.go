@@ -18,6 +18,13 @@ func (db *DB) NewBatch() *Batch {
 	return &Batch{db: db, b: db.pdb.NewBatch()}
 }
 
+// NewBatchSized starts an empty batch with room for size bytes of
+// writes, so that a batch whose size is known roughly in advance (a
+// source's ticks are alike) is not copied every time it doubles.
+func (db *DB) NewBatchSized(size int) *Batch {
+	return &Batch{db: db, b: db.pdb.NewBatchWithSize(size)}
+}
+
 // PutCatalog stores a catalog entry.
 func (b *Batch) PutCatalog(id uint64, data []byte) {
 	b.key = binary.BigEndian.AppendUint64(append(b.key[:0], prefixCatalog), id)
