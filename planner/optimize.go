@@ -3,13 +3,15 @@ package planner
 // Optimize runs the rewrite pipeline over a relation: decorrelation first
 // (every subquery and Apply becomes joins), then predicate pushdown (which
 // turns the cross joins decorrelation leaves into equi-joins), then join
-// ordering (so that no join forms a needless cross product).
+// ordering (so that no join forms a needless cross product), and last
+// the top-k below windows whose row numbers a filter bounds (which
+// needs the filters pushed onto the windows).
 func Optimize(n Node) (Node, error) {
 	n, err := Decorrelate(n)
 	if err != nil {
 		return nil, err
 	}
-	return orderJoins(pushFilters(n)), nil
+	return limitWindows(orderJoins(pushFilters(n))), nil
 }
 
 // Decorrelate removes every subquery and Apply, the first stage of
