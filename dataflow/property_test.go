@@ -38,6 +38,9 @@ type scenario struct {
 	// anyWeights lets accumulated multiplicities go negative, for
 	// operators defined on all Z-sets (linear, bilinear, threshold).
 	anyWeights bool
+	// appendOnly draws insertions only, for operators that require an
+	// append-only input (MonotonicTopK).
+	appendOnly bool
 }
 
 func propertyScenarios() []scenario {
@@ -148,6 +151,23 @@ func propertyScenarios() []scenario {
 					{Kind: RowNumber},
 					{Kind: WindowAgg, Agg: sumAgg{col: 1, failOn: 4, resultFailAbove: 8}, Frame: rowsFrame(Preceding, 1, CurrentRow, 0)}}})
 			}},
+		{name: "monotonic-topk", inputs: 1, appendOnly: true,
+			build: func(g *Graph, in []Node) Node {
+				return g.MonotonicTopK(in[0], TopKSpec{Group: col(0), Compare: byCol1, Offset: 1, Limit: 2})
+			},
+			ref: func(in []Batch) Batch { return refTopK(in[0], col(0), byCol1, 1, 2) }},
+		{name: "monotonic-topk-sortkey", inputs: 1, appendOnly: true,
+			build: func(g *Graph, in []Node) Node {
+				return g.MonotonicTopK(in[0], TopKSpec{Group: col(2), SortKey: ColumnSortKey(sortCols), Limit: 3})
+			},
+			ref: func(in []Batch) Batch { return refTopK(in[0], col(2), sortColsCompare, 0, 3) }},
+		{name: "join-monotonic-topk-window", inputs: 2, appendOnly: true,
+			// q9's shape: the first row per group of a join, numbered.
+			build: func(g *Graph, in []Node) Node {
+				j := g.Join(in[0], in[1], on0)
+				spec := TopKSpec{Group: col(0), SortKey: ColumnSortKey([]SortColumn{{Col: 4, Desc: true}}), Limit: 1}
+				return g.Window(g.MonotonicTopK(j, spec), WindowSpec{Partition: col(0), SortKey: spec.SortKey, Funcs: []WindowFunc{{Kind: RowNumber}}})
+			}},
 		{name: "join-reduce-topk", inputs: 2,
 			build: func(g *Graph, in []Node) Node {
 				j := g.Join(in[0], in[1], on0)
@@ -216,8 +236,8 @@ func randRow(rng *rand.Rand) types.Row {
 // randHistory draws insertions of random rows and retractions of present
 // ones (so accumulated multiplicities stay non-negative unless anyWeights),
 // with repeated rows, weights above one and rows that appear and vanish
-// within a tick.
-func randHistory(rng *rand.Rand, inputs int, anyWeights bool) history {
+// within a tick; only insertions when appendOnly.
+func randHistory(rng *rand.Rand, inputs int, anyWeights, appendOnly bool) history {
 	var h history
 	present := make([]map[string]Update, inputs)
 	for i := range present {
@@ -230,7 +250,7 @@ func randHistory(rng *rand.Rand, inputs int, anyWeights bool) history {
 		switch p := rng.IntN(10); {
 		case anyWeights && p == 0:
 			u = Update{Row: randRow(rng), Diff: -1 - rng.Int64N(2)}
-		case p < 6 || len(present[in]) == 0:
+		case p < 6 || len(present[in]) == 0 || appendOnly:
 			u = Update{Row: randRow(rng), Diff: 1 + rng.Int64N(2)*rng.Int64N(3)}
 		default:
 			keys := make([]string, 0, len(present[in]))
@@ -251,7 +271,7 @@ func randHistory(rng *rand.Rand, inputs int, anyWeights bool) history {
 		}
 		h.input = append(h.input, in)
 		h.upd = append(h.upd, u)
-		if rng.IntN(8) == 0 { // appears and vanishes
+		if !appendOnly && rng.IntN(8) == 0 { // appears and vanishes
 			r := randRow(rng)
 			h.input = append(h.input, in, in)
 			h.upd = append(h.upd, Update{Row: r, Diff: 1}, Update{Row: r, Diff: -1})
@@ -284,7 +304,7 @@ func splits(rng *rand.Rand, n int) [][]int {
 // returns a description of the first discrepancy.
 func checkScenario(sc scenario, seed uint64) error {
 	rng := rand.New(rand.NewPCG(seed, 0x5eed))
-	h := randHistory(rng, sc.inputs, sc.anyWeights)
+	h := randHistory(rng, sc.inputs, sc.anyWeights, sc.appendOnly)
 	for _, cuts := range splits(rng, len(h.upd)) {
 		g := NewGraph()
 		ins, nodes := inputs(g, sc.inputs)

@@ -9,7 +9,10 @@ import (
 
 // ExplainDataflow renders the dataflow operators an optimised query
 // lowers to, in EXPLAIN's format: what EXPLAIN DATAFLOW shows. It mirrors
-// lower.go decision for decision, so the two must change together.
+// lower.go decision for decision, so the two must change together. It
+// shows the dataflow a maintained view of the query runs: an ad hoc
+// query's one-tick dataflow makes every top-k with a limit a
+// MonotonicTopK (see appendOnly).
 func ExplainDataflow(q *Query) string {
 	var b strings.Builder
 	root := q.Root
@@ -50,7 +53,11 @@ func explainDataflow(b *strings.Builder, n Node, depth int) {
 	case *Aggregate:
 		line(depth, "Reduce "+strings.TrimPrefix(describe(x), "Aggregate "))
 	case *TopK:
-		line(depth, describe(x))
+		if appendOnly(x.Input, false) && x.Limit != nil {
+			line(depth, "Monotonic"+describe(x))
+		} else {
+			line(depth, describe(x))
+		}
 	case *FlatMap:
 		line(depth, describe(x))
 	case *Window:

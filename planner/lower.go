@@ -23,6 +23,10 @@ type LowerContext struct {
 	// object (for a one-tick read, an input filled from a snapshot; for a
 	// maintained view, the input fed each tick's changes).
 	Get func(g *Get) (dataflow.Node, error)
+	// OneTick says the graph is stepped once (StepFinal: an ad hoc
+	// query), so that every Get's rows arrive as insertions and operators
+	// may keep only what later insertions need (see appendOnly).
+	OneTick bool
 
 	memo    map[Node]dataflow.Node
 	lowered []lowered // for shared
@@ -355,7 +359,12 @@ func lowerTopK(lc *LowerContext, t *TopK) (dataflow.Node, error) {
 			spec.Offset = 0
 		}
 	}
-	out := lc.Graph.TopK(in, spec)
+	var out dataflow.Node
+	if appendOnly(t.Input, lc.OneTick) {
+		out = lc.Graph.MonotonicTopK(in, spec)
+	} else {
+		out = lc.Graph.TopK(in, spec)
+	}
 	if w2 > width {
 		out = dropColumns(lc, out, width)
 	}

@@ -51,6 +51,10 @@ type Get struct {
 	// column (listed in Cols): UPDATE and DELETE find the rows they change
 	// by it.
 	WithKey bool
+	// AppendOnly promises that the object's rows are only ever inserted,
+	// never retracted (a source's append-only output), so that the
+	// operators above may keep less state (see appendOnly).
+	AppendOnly bool
 }
 
 // KeySpan is a set of keys of a Get: those whose leading key columns

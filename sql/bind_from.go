@@ -183,7 +183,7 @@ func (b *binder) rangeVar(rv *pg_query.RangeVar) (*fromItem, error) {
 // getObject returns the plan that reads a table or materialized view, with
 // the keys the planner may use for lookups.
 func (b *binder) getObject(obj *Object) *planner.Get {
-	g := &planner.Get{ID: planner.ObjectID(obj.ID), Name: obj.Name, Cols: obj.planColumns(), KeyCols: obj.PrimaryKey}
+	g := &planner.Get{ID: planner.ObjectID(obj.ID), Name: obj.Name, Cols: obj.planColumns(), KeyCols: obj.PrimaryKey, AppendOnly: obj.Cold}
 	for _, d := range b.cat.Dependents(obj.ID) {
 		if d.Kind == KindIndex && d.On == obj.ID {
 			g.Indexes = append(g.Indexes, planner.IndexRef{ID: planner.ObjectID(d.ID), Name: d.Name, KeyCols: d.KeyCols})

@@ -91,7 +91,7 @@ func (s *session) runQuery(ctx context.Context, q *planner.Query, params []types
 			read[w] = in.Node()
 		}
 		return in.Node(), nil
-	}}
+	}, OneTick: true}
 	root, err := planner.LowerQuery(lc, q)
 	if err != nil {
 		return nil, err
