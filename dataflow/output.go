@@ -1,12 +1,11 @@
 package dataflow
 
 import (
+	"bytes"
 	"context"
 	"slices"
 	"sync"
 	"unsafe"
-
-	"github.com/tidwall/btree"
 
 	"github.com/streamdb/streamdb/sql/types"
 )
@@ -21,14 +20,14 @@ func (g *Graph) Output(src Node) *Output {
 }
 
 // Output is a collection maintained by a graph and read by other
-// goroutines. The graph's goroutine applies each tick's consolidated delta
-// to an ordered copy-on-write B-tree (tidwall/btree) of encoded rows, keyed
+// goroutines. The graph's goroutine merges each tick's consolidated delta
+// into an ordered copy-on-write B+-tree of encoded rows (rowTree), keyed
 // by the memcomparable encoding of the row (for an Index: of the index key,
 // then the row), under a mutex held only while one tick's delta is applied.
-// Snapshot takes a lazy O(1) copy of the tree: the copy and the live tree
-// share nodes, and the live tree clones a node before its first mutation
-// after a copy, so a snapshot stays immutable while later ticks proceed and
-// readers iterate it without locks.
+// Snapshot takes an O(1) copy of the tree: the copy and the live tree
+// share nodes, and the live tree copies a node before its first change
+// after a snapshot, so a snapshot stays immutable while later ticks proceed
+// and readers iterate it without locks.
 type Output struct {
 	in  *stream
 	key func(types.Row) types.Row
@@ -38,11 +37,11 @@ type Output struct {
 	delta     Batch
 	deltaErrs []ErrorUpdate
 	kbuf      []byte
-	vbuf      []byte
-	hint      btree.PathHint
+	changes   []change
+	w         treeWriter
 
 	mu    sync.Mutex
-	tree  *btree.BTreeG[item]
+	tree  rowTree
 	errs  []ErrorUpdate
 	bytes int64
 	// snap is the snapshot of the current contents, nil until asked for
@@ -64,10 +63,8 @@ const sizeItem = int64(unsafe.Sizeof(item{}))
 func (it item) key() string { return it.kv[:it.klen] }
 func (it item) val() string { return it.kv[it.klen:] }
 
-func itemLess(a, b item) bool { return a.kv[:a.klen] < b.kv[:b.klen] }
-
 func newOutput(in *stream, key func(types.Row) types.Row) *Output {
-	return &Output{in: in, key: key, tree: btree.NewBTreeGOptions(itemLess, btree.Options{NoLocks: true})}
+	return &Output{in: in, key: key}
 }
 
 // Snapshot returns an immutable view of the collection as of the last
@@ -78,7 +75,7 @@ func (o *Output) Snapshot() *Snapshot {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if o.snap == nil {
-		o.snap = &Snapshot{tree: o.tree.Copy(), errs: slices.Clone(o.errs), keyed: o.key != nil}
+		o.snap = &Snapshot{tree: o.tree.snapshot(), errs: slices.Clone(o.errs), keyed: o.key != nil}
 	}
 	return o.snap
 }
@@ -117,54 +114,32 @@ func (o *Output) step() {
 	if len(o.delta) == 0 && len(o.deltaErrs) == 0 {
 		return
 	}
-	o.mu.Lock()
-	defer o.mu.Unlock()
+	o.changes = o.changes[:0]
+	o.kbuf = o.kbuf[:0]
 	for i, u := range o.delta {
 		k := o.cons.key(i)
 		if o.key != nil {
-			o.kbuf = types.AppendKeyRow(o.kbuf[:0], o.key(u.Row))
+			start := len(o.kbuf)
+			o.kbuf = types.AppendKeyRow(o.kbuf, o.key(u.Row))
 			o.kbuf = append(o.kbuf, k...)
-			k = o.kbuf
+			k = o.kbuf[start:len(o.kbuf):len(o.kbuf)]
 		}
-		o.apply(k, u)
+		o.changes = append(o.changes, change{key: k, u: u})
 	}
+	if o.key != nil {
+		// The delta is in row order; an index orders by its key first.
+		slices.SortFunc(o.changes, func(a, b change) int { return bytes.Compare(a.key, b.key) })
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.w.bytes = 0
+	o.w.apply(&o.tree, o.changes)
+	o.bytes += o.w.bytes
+	clear(o.changes)
 	if len(o.deltaErrs) > 0 {
 		o.errs = ConsolidateErrors(append(slices.Clone(o.errs), o.deltaErrs...))
 	}
 	o.snap = nil
-}
-
-// apply adds one consolidated update under its ordering key. Each
-// change costs one search in the common case: a retraction deletes its
-// row outright and puts it back only if copies remain, an insertion sets
-// its row and merges with the row it replaced only if there was one.
-func (o *Output) apply(k []byte, u Update) {
-	if u.Diff < 0 {
-		probe := item{kv: unsafe.String(unsafe.SliceData(k), len(k)), klen: len(k)}
-		if cur, ok := o.tree.DeleteHint(probe, &o.hint); ok {
-			if cur.n += u.Diff; cur.n != 0 {
-				o.tree.SetHint(cur, &o.hint)
-				return
-			}
-			o.bytes -= sizeItem + int64(len(cur.kv))
-			return
-		}
-	}
-	o.vbuf = appendRowValue(append(o.vbuf[:0], k...), u.Row)
-	it := item{kv: string(o.vbuf), klen: len(k), n: u.Diff}
-	prev, replaced := o.tree.SetHint(it, &o.hint)
-	if !replaced {
-		o.bytes += sizeItem + int64(len(it.kv))
-		return
-	}
-	// The row was present: it keeps its first stored form (rows that
-	// compare equal may differ in representation, numeric 1.0 and 1.00).
-	if prev.n += u.Diff; prev.n == 0 {
-		o.tree.DeleteHint(prev, &o.hint)
-		o.bytes -= sizeItem + int64(len(prev.kv))
-		return
-	}
-	o.tree.SetHint(prev, &o.hint)
 }
 
 // outputOp is the operator that maintains an Output (or Index).

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/tidwall/btree"
-
 	"github.com/streamdb/streamdb/sql/pgerr"
 	"github.com/streamdb/streamdb/sql/types"
 )
@@ -19,13 +17,13 @@ import (
 // encoding of their ordering key: for an Output the row itself (types
 // order, column by column, NULLs last), for an Index its key columns.
 type Snapshot struct {
-	tree  *btree.BTreeG[item]
+	tree  rowTree
 	errs  []ErrorUpdate
 	keyed bool
 }
 
 // Len returns the number of distinct rows.
-func (s *Snapshot) Len() int { return s.tree.Len() }
+func (s *Snapshot) Len() int { return s.tree.len() }
 
 // Errors returns the consolidated error collection at the snapshot's tick.
 func (s *Snapshot) Errors() []ErrorUpdate { return s.errs }
@@ -73,7 +71,7 @@ func (s *Snapshot) Lookup(key types.Row, fn func(row types.Row, n int64) bool) e
 // is reported as an internal error; it means the inputs retracted rows
 // they never inserted.
 func (s *Snapshot) Rows() ([]types.Row, error) {
-	rows := make([]types.Row, 0, s.tree.Len())
+	rows := make([]types.Row, 0, s.tree.len())
 	var bad error
 	err := s.Scan(func(row types.Row, n int64) bool {
 		if n <= 0 {
@@ -102,7 +100,7 @@ func (s *Snapshot) ascend(from, prefix string, fn func(row types.Row, n int64) b
 // the given prefix.
 func (s *Snapshot) scan(from, prefix string, fn func(row types.Row, n int64) bool) error {
 	var derr error
-	s.tree.Ascend(item{kv: from, klen: len(from)}, func(it item) bool {
+	s.tree.ascend(from, func(it item) bool {
 		if !strings.HasPrefix(it.key(), prefix) {
 			return false
 		}
