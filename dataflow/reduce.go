@@ -58,6 +58,13 @@ type reduceOp struct {
 	olds    []types.Datum
 	news    []types.Datum
 	slab    rowSlab
+	// retract holds the tick's retractions until its insertions are in.
+	retract []pendingRetraction
+}
+
+type pendingRetraction struct {
+	grp *group
+	u   *Update
 }
 
 // group is one group's state; its key is index.keys[pos]. A key of one
@@ -99,11 +106,7 @@ func (op *reduceOp) Step(context.Context) error {
 			op.touch(op.lookup(nil, op.index.hash(nil)), false)
 		}
 	}
-	// Insertions first, then retractions: every intermediate multiset an
-	// accumulator sees is then non-negative (see AggState).
-	if op.apply(true) {
-		op.apply(false)
-	}
+	op.apply()
 	for i := range op.touched {
 		op.finish(&op.touched[i])
 	}
@@ -114,41 +117,52 @@ func (op *reduceOp) Step(context.Context) error {
 	return nil
 }
 
-// apply feeds the delta's insertions (or retractions) to the groups'
-// accumulators. It reports whether the delta has any retraction.
-func (op *reduceOp) apply(insertions bool) (retractions bool) {
+// apply feeds the delta to the groups' accumulators: insertions first,
+// then retractions, so that every intermediate multiset an accumulator
+// sees is non-negative (see AggState). One pass finds each row's group
+// and applies the insertions; the retractions wait in op.retract with
+// their groups, so that a row is looked up once, and an update's −old
+// +new, adjacent in a consolidated delta, once between them.
+func (op *reduceOp) apply() {
 	var last *group
 	for i := range op.in.delta {
 		u := &op.in.delta[i]
-		if u.Diff <= 0 {
-			retractions = retractions || u.Diff < 0
-			if insertions || u.Diff == 0 {
-				continue
-			}
-		} else if !insertions {
+		if u.Diff == 0 {
 			continue
 		}
 		var key types.Row
 		if op.spec.Key != nil {
 			key = op.spec.Key(u.Row)
 		}
-		h := op.index.hash(key)
 		grp := last
-		if grp == nil || op.index.hashes[grp.pos] != h || !equalRows(op.index.keys[grp.pos], key) {
-			grp = op.lookup(key, h)
+		if grp == nil || !equalRows(op.index.keys[grp.pos], key) {
+			grp = op.lookup(key, op.index.hash(key))
 			last = grp
 		}
 		if grp.tick != op.g.tick {
 			op.touch(grp, op.exists(grp))
 		}
-		grp.n += u.Diff
-		for _, st := range grp.states {
-			if err := st.Update(u.Row, u.Diff); err != nil {
-				op.out.errs = append(op.out.errs, ErrorUpdate{Err: dataError(err), Diff: u.Diff})
-			}
+		if u.Diff < 0 {
+			op.retract = append(op.retract, pendingRetraction{grp: grp, u: u})
+			continue
+		}
+		op.update(grp, u)
+	}
+	for _, r := range op.retract {
+		op.update(r.grp, r.u)
+	}
+	clear(op.retract)
+	op.retract = op.retract[:0]
+}
+
+// update adds one row to a group's count and accumulators.
+func (op *reduceOp) update(grp *group, u *Update) {
+	grp.n += u.Diff
+	for _, st := range grp.states {
+		if err := st.Update(u.Row, u.Diff); err != nil {
+			op.out.errs = append(op.out.errs, ErrorUpdate{Err: dataError(err), Diff: u.Diff})
 		}
 	}
-	return retractions
 }
 
 // lookup returns the group of key (hash h), creating it with fresh
