@@ -16,10 +16,15 @@ func (c *countAcc) add(_ []types.Datum, diff int64) error { c.n += diff; return 
 func (c *countAcc) result() (types.Datum, error)          { return types.NewInt8(c.n), nil }
 
 // intSumAcc is sum over int2/int4 (result int8) and int8 (result numeric).
+// A numeric result is kept with the sum it was made of: Reduce asks for
+// a group's result before and after each tick that changes it, and the
+// first ask then reuses the last tick's decimal instead of allocating one.
 type intSumAcc struct {
 	sum     int128
 	n       int64
 	numeric bool
+	dec     *apd.Decimal
+	decSum  int128
 }
 
 func (s *intSumAcc) add(a []types.Datum, diff int64) error {
@@ -37,7 +42,14 @@ func (s *intSumAcc) result() (types.Datum, error) {
 		return types.Null, nil
 	}
 	if s.numeric {
-		return numResult(s.sum.decimal())
+		if s.dec == nil || s.decSum != s.sum {
+			d, err := numResult(s.sum.decimal())
+			if err != nil {
+				return d, err
+			}
+			s.dec, s.decSum = d.Decimal(), s.sum
+		}
+		return types.NewNumeric(s.dec), nil
 	}
 	v, ok := s.sum.int64()
 	if !ok {
