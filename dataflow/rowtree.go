@@ -102,13 +102,6 @@ func (n *tnode) route(k string) int {
 	return max(i-1, 0)
 }
 
-func (n *tnode) size() int {
-	if n.kids == nil {
-		return len(n.items)
-	}
-	return len(n.kids)
-}
-
 // treeWriter applies deltas to a rowTree, with the scratch space that
 // keeps the merge from allocating beyond the nodes it creates.
 type treeWriter struct {
@@ -153,7 +146,7 @@ func (w *treeWriter) apply(t *rowTree, changes []change) {
 	default:
 		t.root = w.inner(t, nil, nodes)
 	}
-	for t.root != nil && t.root.kids != nil && len(t.root.kids) == 1 {
+	for t.root != nil && len(t.root.kids) == 1 {
 		t.root = t.root.kids[0]
 	}
 }
@@ -291,7 +284,7 @@ func (w *treeWriter) leaf(t *rowTree, n *tnode, items []item) *tnode {
 func (w *treeWriter) rebalance(t *rowTree, nodes []*tnode) []*tnode {
 	for i := 0; i < len(nodes) && len(nodes) > 1; i++ {
 		n := nodes[i]
-		if n.kids == nil && len(n.items) >= minLeaf || n.kids != nil && len(n.kids) >= minKids {
+		if n.kids == nil && len(n.items) >= minLeaf || len(n.kids) >= minKids {
 			continue
 		}
 		a := max(i-1, 0)
