@@ -157,33 +157,47 @@ func (t *table) append(key, val []byte) int {
 		t.put(seg, key, val)
 		return seg << segShift
 	}
-	if t.cur < 0 || len(t.segs[t.cur].buf)+n > segSize {
-		var buf []byte
-		switch k := len(t.spare); {
-		case k > 0:
-			buf, t.spare = t.spare[k-1], t.spare[:k-1]
-		case t.cur >= 0:
-			buf = make([]byte, 0, segSize)
-			t.bytes += segSize
-		default:
-			buf = make([]byte, 0, min(segSize, max(segMinCap, 2*n)))
-			t.bytes += int64(cap(buf))
-		}
-		if t.cur >= 0 {
-			t.pending = append(t.pending, t.cur)
-		}
-		t.cur = t.newSegment(buf)
-	}
+	t.room(n)
 	seg := &t.segs[t.cur]
-	if len(seg.buf)+n > cap(seg.buf) {
-		grown := make([]byte, len(seg.buf), min(segSize, max(2*cap(seg.buf), len(seg.buf)+n)))
-		copy(grown, seg.buf)
-		t.bytes += int64(cap(grown) - cap(seg.buf))
-		seg.buf = grown
-	}
 	off := t.cur<<segShift | len(seg.buf)
 	t.put(t.cur, key, val)
 	return off
+}
+
+// room makes room for n bytes in the segment being filled: it grows that
+// segment while it is small and mostly live, and otherwise starts a new
+// one: a full-size one (a spare if there is one) once the table holds a
+// segment's worth, else one sized for twice the live bytes of the segment
+// it leaves, so that a small state with many updates stays small.
+func (t *table) room(n int) {
+	want := segMinCap
+	if t.cur >= 0 {
+		seg := &t.segs[t.cur]
+		if len(seg.buf)+n <= cap(seg.buf) {
+			return
+		}
+		if len(seg.buf)+n <= segSize && seg.garbage*2 <= len(seg.buf) {
+			grown := make([]byte, len(seg.buf), min(segSize, max(2*cap(seg.buf), len(seg.buf)+n)))
+			copy(grown, seg.buf)
+			t.bytes += int64(cap(grown) - cap(seg.buf))
+			seg.buf = grown
+			return
+		}
+		t.pending = append(t.pending, t.cur)
+		want = segSize
+		if t.bytes < segSize {
+			want = 2 * (len(seg.buf) - seg.garbage)
+		}
+	}
+	want = min(segSize, max(want, 2*n, segMinCap))
+	var buf []byte
+	if k := len(t.spare); want == segSize && k > 0 {
+		buf, t.spare = t.spare[k-1], t.spare[:k-1]
+	} else {
+		buf = make([]byte, 0, want)
+		t.bytes += int64(want)
+	}
+	t.cur = t.newSegment(buf)
 }
 
 // newSegment installs buf as a segment and returns its number.
