@@ -242,10 +242,17 @@ func TestKeySpanWrites(t *testing.T) {
 }
 
 // TestKeySpanExplain checks the EXPLAIN text of span reads against
-// testdata/keyspan_explain.txt: blocks of one statement, a "----" line
-// and the plan, separated by blank lines. -rewrite regenerates the file.
+// testdata/keyspan_explain.txt. -rewrite regenerates the file.
 func TestKeySpanExplain(t *testing.T) {
-	path := filepath.Join("testdata", "keyspan_explain.txt")
+	checkExplainGolden(t, "keyspan_explain.txt", "# EXPLAIN of reads through key spans (go test ./sql -run TestKeySpanExplain -rewrite).", keySpanSchema)
+}
+
+// checkExplainGolden checks the EXPLAIN text of the statements of
+// testdata/name, over the schema, against the file: blocks of one
+// statement, a "----" line and the plan, separated by blank lines; the
+// file begins with the header. -rewrite regenerates the file.
+func checkExplainGolden(t *testing.T, name, header string, schema []string) {
+	path := filepath.Join("testdata", name)
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
@@ -267,11 +274,11 @@ func TestKeySpanExplain(t *testing.T) {
 	f.Close()
 	srv := testserver.Start(t, testserver.Options{})
 	conn := connect(t, srv.URL)
-	for _, s := range keySpanSchema {
+	for _, s := range schema {
 		exec(t, conn, s)
 	}
 	var out strings.Builder
-	out.WriteString("# EXPLAIN of reads through key spans (go test ./sql -run TestKeySpanExplain -rewrite).\n")
+	out.WriteString(header + "\n")
 	for _, s := range stmts {
 		out.WriteString("\n" + s + "\n----\n" + explainText(t, conn, s) + "\n")
 	}

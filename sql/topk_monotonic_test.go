@@ -104,3 +104,14 @@ func explainDataflow(t *testing.T, conn *pgx.Conn, what string) string {
 	}
 	return strings.Join(lines, "\n")
 }
+
+// TestTopKExplain checks the plans and dataflows of top-k queries
+// against testdata/topk_explain.txt: where a row_number() bound puts a
+// TopK below its window, and which inputs make it a MonotonicTopK.
+// -rewrite regenerates the file.
+func TestTopKExplain(t *testing.T) {
+	checkExplainGolden(t, "topk_explain.txt", "# EXPLAIN of top-k queries (go test ./sql -run TestTopKExplain -rewrite).", []string{
+		"CREATE SOURCE n FROM LOAD GENERATOR NEXMARK (MAX EVENTS 1) FOR ALL TABLES",
+		"CREATE TABLE scores (g int, x int, name text)",
+	})
+}
