@@ -379,11 +379,15 @@ func (op *topKOp) insertHead(grp *topKGroup, item topKItem) {
 }
 
 // emitDiff emits a − b for two windows sorted in the group's order.
-func (op *topKOp) emitDiff(a, b []run) { emitRunDiff(op.out, a, b, &op.spec) }
+func (op *topKOp) emitDiff(a, b []run) { emitRunDiff(op.out, a, b, op) }
 
-// emitRunDiff appends a − b to out for two windows sorted in spec's
-// order.
-func emitRunDiff(out *stream, a, b []run, spec *TopKSpec) {
+// itemOrder is a top-k operator's order of its items.
+type itemOrder interface {
+	compare(a, b topKItem) int
+}
+
+// emitRunDiff appends a − b to out for two windows sorted in order.
+func emitRunDiff(out *stream, a, b []run, order itemOrder) {
 	i, j := 0, 0
 	for i < len(a) || j < len(b) {
 		var c int
@@ -393,7 +397,7 @@ func emitRunDiff(out *stream, a, b []run, spec *TopKSpec) {
 		case i == len(a):
 			c = 1
 		default:
-			c = spec.compare(a[i].item, b[j].item)
+			c = order.compare(a[i].item, b[j].item)
 		}
 		switch {
 		case c < 0:

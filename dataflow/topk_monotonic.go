@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"slices"
+	"unsafe"
 
 	"github.com/streamdb/streamdb/sql/pgerr"
 	"github.com/streamdb/streamdb/sql/types"
@@ -27,10 +28,20 @@ import (
 // result. A spec without a limit (Limit < 0) needs every row after the
 // offset, so for it MonotonicTopK is TopK.
 //
-// A tick touching a group costs one comparison per change that sorts
-// after the group's kept rows once it is full, plus, when some change
-// lands among them, a sort of those changes and a merge with the kept
-// rows, O(c·log c + m).
+// A change that sorts after a full window's last row costs one
+// comparison of sort keys, and nothing is stored or encoded for it.
+// With a small window (m ≤ monoEagerMax, the top-N-per-group case) a
+// change that enters it is inserted at once, so that the next change of
+// the same tick meets the window it left: a group whose rows all arrive
+// in one tick (a one-tick query's, or an auction's bids within a large
+// source batch) stores O(m·log(c/m)) of its c rows, not c. A larger
+// window takes the tick's entering changes sorted and merges them in,
+// O(c·log c + m). Either way the window before the tick is compared with
+// the window after it and their difference emitted.
+//
+// With a SortKey the state keeps each row's sort key alone, not TopK's
+// sort key and row encoding: rows whose sort keys are equal are ordered
+// by their encodings computed on demand, which gives TopK's order.
 //
 //	spec:   ORDER BY x LIMIT 2
 //	input:  +(3)   +(1) +(2)        +(0)        +(4)
@@ -53,29 +64,37 @@ type monoTopKOp struct {
 	index   *rowIndex
 	groups  []*monoTopKGroup // by index position
 	bytes   int64
-	// Per-tick scratch: touched groups in order of first touch, the
-	// changes that may enter a window with the index of their group,
-	// the same sorted by group, the merged window, and copies of the
-	// windows the offset shortens.
+	// Per-tick scratch: touched groups in order of first touch, their
+	// windows before the tick, the changes that may enter a large window
+	// with the index of their group, the same sorted by group, a merged
+	// window, a copy of a window the offset shortens, and key buffers.
 	touched []*monoTopKGroup
+	before  []run
 	changes []topKChange
 	sorted  []topKChange
 	merged  []run
-	oldWin  []run
 	newWin  []run
 	kbuf    []byte
+	abuf    []byte
+	bbuf    []byte
+	probe   topKEntry // the entry of a change not yet kept
 }
 
-// monoTopKGroup is a group's first m units in order. A run's item entry
-// holds the row's key; its multiplicity is the run's, never above what
-// the window can use.
+// monoTopKEagerMax is the largest window that changes enter one by one
+// (see MonotonicTopK): inserting into a sorted slice moves up to m runs.
+const monoTopKEagerMax = 64
+
+// monoTopKGroup is a group's first m units in order. A run's n is the
+// row's multiplicity in the window, never above what the window can
+// use; its item's entry holds the sort key (the entry's n is unused).
 type monoTopKGroup struct {
 	rows       []run
 	units      int64
 	bytes      int64
 	tick       uint64
 	idx        int
-	changeSpan // the group's changes in monoTopKOp.sorted
+	before     changeSpan // the window before the tick in monoTopKOp.before
+	changeSpan            // the group's changes in monoTopKOp.sorted
 }
 
 const sizeMonoTopKGroup = 96 + sizePointer
@@ -101,7 +120,7 @@ func (op *monoTopKOp) Step(context.Context) error {
 			continue
 		}
 		grp := op.lookup(u.Row)
-		item, ok := op.candidate(grp, u.Row, u.Diff)
+		item, ok := op.candidate(grp, u.Row)
 		if !ok {
 			continue
 		}
@@ -109,13 +128,24 @@ func (op *monoTopKOp) Step(context.Context) error {
 			grp.tick = op.g.tick
 			grp.idx = len(op.touched)
 			grp.start, grp.end = 0, 0
+			grp.before = changeSpan{len(op.before), len(op.before) + len(grp.rows)}
+			op.before = append(op.before, grp.rows...)
 			op.touched = append(op.touched, grp)
 		}
-		op.changes = append(op.changes, topKChange{group: grp.idx, item: item, diff: u.Diff})
+		if op.m <= monoTopKEagerMax {
+			op.insert(grp, item, u.Diff)
+		} else {
+			op.changes = append(op.changes, topKChange{group: grp.idx, item: item, diff: u.Diff})
+		}
 	}
-	op.sorted = bucketChanges(op.changes, func(c *topKChange) int { return c.group }, op.touched, op.sorted)
+	if op.m > monoTopKEagerMax {
+		op.sorted = bucketChanges(op.changes, func(c *topKChange) int { return c.group }, op.touched, op.sorted)
+		for _, grp := range op.touched {
+			op.merge(grp, op.sorted[grp.start:grp.end])
+		}
+	}
 	for _, grp := range op.touched {
-		op.stepGroup(grp, op.sorted[grp.start:grp.end])
+		op.emit(grp)
 	}
 	return nil
 }
@@ -127,6 +157,8 @@ var errMonotonicRetraction = pgerr.New(pgerr.InternalError, "monotonic top-k rec
 func (op *monoTopKOp) reset() {
 	clear(op.touched)
 	op.touched = op.touched[:0]
+	clear(op.before)
+	op.before = op.before[:0]
 	clear(op.changes)
 	op.changes = op.changes[:0]
 	clear(op.sorted)
@@ -157,37 +189,68 @@ func (op *monoTopKOp) lookup(row types.Row) *monoTopKGroup {
 // candidate returns the item of an insertion, or false when the group's
 // window is full and the row sorts at or after its last row: such a row
 // cannot enter the window (at the last row itself it only adds units
-// past the window). With a SortKey the row's sort key alone usually
-// decides, before the row is encoded.
-func (op *monoTopKOp) candidate(grp *monoTopKGroup, row types.Row, n int64) (topKItem, bool) {
-	full := grp.units >= op.m
-	var last topKItem
-	if full {
-		last = grp.rows[len(grp.rows)-1].item
+// past the window). Nothing is allocated for a row refused.
+func (op *monoTopKOp) candidate(grp *monoTopKGroup, row types.Row) (topKItem, bool) {
+	it := topKItem{row: row, e: &op.probe}
+	if op.spec.SortKey != nil {
+		op.kbuf = op.spec.SortKey(op.kbuf[:0], row)
+		op.probe.key = unsafe.String(unsafe.SliceData(op.kbuf), len(op.kbuf))
+		it.head = headOf(op.kbuf)
 	}
-	if op.spec.SortKey == nil {
-		it := topKItem{row: row, e: &topKEntry{n: n}}
-		if full && op.spec.compare(it, last) >= 0 {
-			return topKItem{}, false
-		}
-		return it, true
-	}
-	op.kbuf = op.spec.SortKey(op.kbuf[:0], row)
-	if full && bytes.Compare(op.kbuf, stored(last.e.key)) > 0 {
+	if grp.units >= op.m && op.compare(it, grp.rows[len(grp.rows)-1].item) >= 0 {
 		return topKItem{}, false
 	}
-	op.kbuf = types.AppendKeyRow(op.kbuf, row)
-	if full && bytes.Compare(op.kbuf, stored(last.e.key)) >= 0 {
-		return topKItem{}, false
-	}
-	return topKItem{head: headOf(op.kbuf), row: row, e: &topKEntry{key: string(op.kbuf), n: n}}, true
+	it.e = &topKEntry{key: string(op.kbuf)}
+	return it, true
 }
 
-// stepGroup merges a group's candidate changes into its window, keeps
-// the first m units and emits the window's change.
-func (op *monoTopKOp) stepGroup(grp *monoTopKGroup, changes []topKChange) {
-	spec := &op.spec
-	slices.SortFunc(changes, func(a, b topKChange) int { return spec.compare(a.item, b.item) })
+// compare orders items as TopK orders the same rows (see MonotonicTopK).
+func (op *monoTopKOp) compare(a, b topKItem) int {
+	if op.spec.SortKey == nil {
+		return op.spec.compare(a, b)
+	}
+	if c := a.head.compare(b.head); c != 0 {
+		return c
+	}
+	if c := bytes.Compare(stored(a.e.key), stored(b.e.key)); c != 0 {
+		return c
+	}
+	op.abuf = types.AppendKeyRow(op.abuf[:0], a.row)
+	op.bbuf = types.AppendKeyRow(op.bbuf[:0], b.row)
+	return bytes.Compare(op.abuf, op.bbuf)
+}
+
+// insert adds an entering change to a small window at once and drops
+// the units pushed past its m-th. A new row is stored as a copy: the
+// change's row may be carved from an upstream slab.
+func (op *monoTopKOp) insert(grp *monoTopKGroup, it topKItem, n int64) {
+	rows := grp.rows
+	i, found := slices.BinarySearchFunc(rows, it, func(r run, it topKItem) int { return op.compare(r.item, it) })
+	if found {
+		rows[i].n += n
+	} else {
+		it.row = it.row.Copy()
+		rows = slices.Insert(rows, i, run{item: it, n: n})
+	}
+	grp.units += n
+	for grp.units > op.m {
+		last := &rows[len(rows)-1]
+		if excess := grp.units - op.m; last.n > excess {
+			last.n -= excess
+			grp.units = op.m
+			break
+		}
+		grp.units -= last.n
+		*last = run{}
+		rows = rows[:len(rows)-1]
+	}
+	grp.rows = rows
+}
+
+// merge adds a tick's entering changes to a large window: sorted, then
+// merged with the window's rows up to its m-th unit.
+func (op *monoTopKOp) merge(grp *monoTopKGroup, changes []topKChange) {
+	slices.SortFunc(changes, func(a, b topKChange) int { return op.compare(a.item, b.item) })
 	merged := op.merged[:0]
 	var units int64
 	old := grp.rows
@@ -198,43 +261,44 @@ func (op *monoTopKOp) stepGroup(grp *monoTopKGroup, changes []topKChange) {
 		case j == len(changes):
 			c = -1
 		case i < len(old):
-			c = spec.compare(old[i].item, changes[j].item)
+			c = op.compare(old[i].item, changes[j].item)
 		}
 		var r run
 		if c <= 0 {
 			r = old[i]
 			i++
 		} else {
-			// A new row: its change's item, with a copy of the row,
-			// which may be carved from an upstream slab.
 			r = run{item: changes[j].item}
 			r.item.row = r.item.row.Copy()
 		}
-		for c >= 0 && j < len(changes) && spec.compare(changes[j].item, r.item) == 0 {
+		for c >= 0 && j < len(changes) && op.compare(changes[j].item, r.item) == 0 {
 			r.n += changes[j].diff
 			j++
 		}
 		r.n = min(r.n, op.m-units)
-		r.item.e.n = r.n
 		units += r.n
 		merged = append(merged, r)
 	}
-	oldWin, newWin := old, merged
-	if op.spec.Offset > 0 {
-		// skipUnits shortens a window's first run in place: copies.
-		op.oldWin = append(op.oldWin[:0], old...)
-		op.newWin = append(op.newWin[:0], merged...)
-		oldWin = skipUnits(op.oldWin, op.spec.Offset)
-		newWin = skipUnits(op.newWin, op.spec.Offset)
-	}
-	emitRunDiff(op.out, newWin, oldWin, spec)
-	clear(op.oldWin)
-	clear(op.newWin)
 	clear(grp.rows)
 	grp.rows = append(grp.rows[:0], merged...)
 	grp.units = units
 	clear(merged)
 	op.merged = merged[:0]
+}
+
+// emit emits the change of a touched group's window and accounts for
+// its new size.
+func (op *monoTopKOp) emit(grp *monoTopKGroup) {
+	oldWin, newWin := op.before[grp.before.start:grp.before.end], grp.rows
+	if op.spec.Offset > 0 {
+		// skipUnits shortens a window's first run in place: the old
+		// window is scratch already, the new one is copied.
+		op.newWin = append(op.newWin[:0], grp.rows...)
+		oldWin = skipUnits(oldWin, op.spec.Offset)
+		newWin = skipUnits(op.newWin, op.spec.Offset)
+	}
+	emitRunDiff(op.out, newWin, oldWin, op)
+	clear(op.newWin)
 	op.bytes -= grp.bytes
 	grp.bytes = int64(cap(grp.rows)) * sizeMonoTopKRun
 	for _, r := range grp.rows {
@@ -252,7 +316,7 @@ func (op *monoTopKOp) stepGroup(grp *monoTopKGroup, changes []topKChange) {
 func (op *monoTopKOp) checkGroup(grp *monoTopKGroup) {
 	var units int64
 	for i, r := range grp.rows {
-		if r.n <= 0 || (i > 0 && op.spec.compare(grp.rows[i-1].item, r.item) >= 0) {
+		if r.n <= 0 || (i > 0 && op.compare(grp.rows[i-1].item, r.item) >= 0) {
 			panic("dataflow: invariant: monotonic top-k window out of order")
 		}
 		units += r.n
