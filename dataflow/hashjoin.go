@@ -129,8 +129,9 @@ func (op *joinOp) hashJoin(ctx context.Context) error {
 	return nil
 }
 
-// arrange adds a delta to an arrangement without matching it.
-func (op *joinOp) arrange(delta Batch, keyFn KeyFunc, a *arrangement) {
+// arrange adds a delta of one side to its arrangement without matching
+// it.
+func (op *joinOp) arrange(delta Batch, keyFn KeyFunc, a *arrangement, right bool) {
 	for start := 0; start < len(delta); start += keyBatchSize {
 		chunk := delta[start:min(start+keyBatchSize, len(delta))]
 		op.keys.load(chunk, keyFn, a.tab)
@@ -140,7 +141,7 @@ func (op *joinOp) arrange(delta Batch, keyFn KeyFunc, a *arrangement) {
 			if !ok {
 				continue
 			}
-			op.vbuf = appendRowValue(op.vbuf[:0], u.Row)
+			op.vbuf = op.appendKept(op.vbuf[:0], u.Row, right)
 			a.update(key, h, op.vbuf, u.Diff)
 		}
 	}

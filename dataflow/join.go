@@ -23,6 +23,13 @@ type KeyFunc func(types.Row) (types.Row, bool)
 type JoinSpec struct {
 	LeftKey, RightKey KeyFunc
 	Output            func(l, r types.Row) types.Row
+	// LeftKeep and RightKeep, when set, are the only columns of each
+	// side's rows that Output reads: the arrangements store the others
+	// as NULL. The state of a join is every row of both inputs, and its
+	// consumers often read a few narrow columns of wide rows (an
+	// auction's category and times, not its description), so storing,
+	// and decoding at every match, only those shrinks both.
+	LeftKeep, RightKeep []int
 }
 
 // Join returns the inner equi-join of left and right.
@@ -56,6 +63,7 @@ type joinOp struct {
 	la, ra           *arrangement
 	keys             keyBatch
 	vbuf             []byte
+	kept             types.Row
 	slab             rowSlab
 	build            deltaIndex
 }
@@ -83,14 +91,31 @@ func (op *joinOp) Step(ctx context.Context) error {
 		if op.g.final {
 			return nil
 		}
-		op.arrange(op.left.delta, op.spec.LeftKey, op.la)
-		op.arrange(op.right.delta, op.spec.RightKey, op.ra)
+		op.arrange(op.left.delta, op.spec.LeftKey, op.la, false)
+		op.arrange(op.right.delta, op.spec.RightKey, op.ra, true)
 		return nil
 	}
 	if err := op.side(ctx, op.left.delta, op.spec.LeftKey, op.la, op.ra, false); err != nil {
 		return err
 	}
 	return op.side(ctx, op.right.delta, op.spec.RightKey, op.ra, op.la, true)
+}
+
+// appendKept appends the stored form of a row of one side: the columns
+// of the side's Keep, the others NULL.
+func (op *joinOp) appendKept(dst []byte, r types.Row, right bool) []byte {
+	keep := op.spec.LeftKeep
+	if right {
+		keep = op.spec.RightKeep
+	}
+	if keep == nil {
+		return appendRowValue(dst, r)
+	}
+	op.kept = append(op.kept[:0], make(types.Row, len(r))...)
+	for _, c := range keep {
+		op.kept[c] = r[c]
+	}
+	return appendRowValue(dst, op.kept)
 }
 
 func (op *joinOp) side(ctx context.Context, delta Batch, keyFn KeyFunc, own, other *arrangement, fromRight bool) error {
@@ -121,7 +146,7 @@ func (op *joinOp) side(ctx context.Context, delta Batch, keyFn KeyFunc, own, oth
 				}
 				op.out.delta = append(op.out.delta, Update{Row: res, Diff: u.Diff * it.n})
 			}
-			op.vbuf = appendRowValue(op.vbuf[:0], u.Row)
+			op.vbuf = op.appendKept(op.vbuf[:0], u.Row, fromRight)
 			own.update(key, h, op.vbuf, u.Diff)
 		}
 	}

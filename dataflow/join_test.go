@@ -44,6 +44,20 @@ func TestJoin(t *testing.T) {
 		ticks:  [][]string{{"+(1, a) +(1, b)"}, {"-(1, a)"}},
 		want: []string{"+(1, a, 1, a) +(1, a, 1, b) +(1, b, 1, a) +(1, b, 1, b)",
 			"-(1, a, 1, a) -(1, a, 1, b) -(1, b, 1, a)"},
+	}, {
+		// Left rows that differ only in a column the output does not
+		// read are stored alike; each still counts, and a retraction
+		// of either takes one away.
+		name:   "kept columns",
+		inputs: 2,
+		build: func(g *Graph, in []Node) Node {
+			return g.Join(in[0], in[1], JoinSpec{
+				LeftKey: keyCol(0), RightKey: keyCol(0), LeftKeep: []int{0}, RightKeep: []int{0, 1},
+				Output: func(l, r types.Row) types.Row { return types.Row{l[0], r[1]} },
+			})
+		},
+		ticks: [][]string{{"+(1, a) +(1, b)", ""}, {"", "+(1, x)"}, {"-(1, a)", ""}, {"+(1, c)", "-(1, x) +(1, y)"}},
+		want:  []string{"", "+2(1, x)", "-(1, x)", "-(1, x) +2(1, y)"},
 	}} {
 		runTrace(t, tc)
 	}

@@ -145,6 +145,15 @@ func rowKey(n int) dataflow.KeyFunc {
 	return func(r types.Row) (types.Row, bool) { return r[:n:n], true }
 }
 
+// nonNil returns cols, or an empty list for none: a JoinSpec's Keep is
+// nil only when every column is kept.
+func nonNil(cols []int) []int {
+	if cols == nil {
+		return []int{}
+	}
+	return cols
+}
+
 func lowerJoin(lc *LowerContext, j *Join) (dataflow.Node, error) {
 	l, err := Lower(lc, j.Left)
 	if err != nil {
@@ -175,9 +184,11 @@ func lowerJoin(lc *LowerContext, j *Join) (dataflow.Node, error) {
 			copy(out[lw:], b[:rw])
 			return out
 		}
+		spec := dataflow.JoinSpec{LeftKey: jk.leftKey, RightKey: jk.rightKey}
 		if lcols, rcols, ok := lc.need.joinOutput(j, lw, rw); ok && j.Kind == InnerJoin {
-			// Only the columns read above are copied; the rest stay
-			// NULL.
+			// Only the columns read above are copied, and stored in
+			// the join's state; the rest stay NULL.
+			spec.LeftKeep, spec.RightKeep = nonNil(lcols), nonNil(rcols)
 			output = func(a, b types.Row) types.Row {
 				out := slab.Row(lw + rw)
 				for _, c := range lcols {
@@ -189,9 +200,8 @@ func lowerJoin(lc *LowerContext, j *Join) (dataflow.Node, error) {
 				return out
 			}
 		}
-		n := g.Join(jk.left, jk.right, dataflow.JoinSpec{
-			LeftKey: jk.leftKey, RightKey: jk.rightKey, Output: output,
-		})
+		spec.Output = output
+		n := g.Join(jk.left, jk.right, spec)
 		if residual != nil {
 			n = g.Filter(n, residual)
 		}
