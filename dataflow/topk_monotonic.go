@@ -30,11 +30,12 @@ import (
 //
 // A change that sorts after a full window's last row costs one
 // comparison of sort keys, and nothing is stored or encoded for it.
-// With a small window (m ≤ monoEagerMax, the top-N-per-group case) a
-// change that enters it is inserted at once, so that the next change of
-// the same tick meets the window it left: a group whose rows all arrive
-// in one tick (a one-tick query's, or an auction's bids within a large
-// source batch) stores O(m·log(c/m)) of its c rows, not c. A larger
+// With a small window (m ≤ monoTopKEagerMax, the top-N-per-group case)
+// a change that enters it is inserted at once, so that the next change
+// of the same tick meets the window it left: of a group's c rows
+// arriving in one tick in random order (a one-tick query's, or an
+// auction's bids within a large source batch) about m·(1+ln(c/m)) are
+// copied and keyed, not c. A larger
 // window takes the tick's entering changes sorted and merges them in,
 // O(c·log c + m). Either way the window before the tick is compared with
 // the window after it and their difference emitted.

@@ -252,6 +252,7 @@ func TestKeySpanExplain(t *testing.T) {
 // statement, a "----" line and the plan, separated by blank lines; the
 // file begins with the header. -rewrite regenerates the file.
 func checkExplainGolden(t *testing.T, name, header string, schema []string) {
+	t.Helper()
 	path := filepath.Join("testdata", name)
 	f, err := os.Open(path)
 	if err != nil {
