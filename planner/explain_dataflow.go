@@ -92,6 +92,19 @@ func allSuffix(all bool) string {
 }
 
 func explainJoin(b *strings.Builder, j *Join, depth int, line func(int, string)) {
+	if v, constLeft, ok := constantJoin(j); ok {
+		if j.On != nil && !isTrue(j.On) {
+			line(depth, "Filter "+j.On.String())
+			depth++
+		}
+		line(depth, "FlatMap × constant rows="+strconv.Itoa(len(v.Rows)))
+		other := j.Left
+		if constLeft {
+			other = j.Right
+		}
+		explainDataflow(b, other, depth+1)
+		return
+	}
 	lw := len(j.Left.Columns())
 	pairs, rest := splitJoinCondition(j.On, lw, j.NullSafe)
 	keys := make([]string, len(pairs))

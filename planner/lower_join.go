@@ -3,6 +3,7 @@ package planner
 import (
 	"github.com/streamdb/streamdb/dataflow"
 	"github.com/streamdb/streamdb/planner/scalar"
+	"github.com/streamdb/streamdb/sql/pgerr"
 	"github.com/streamdb/streamdb/sql/types"
 )
 
@@ -145,6 +146,93 @@ func rowKey(n int) dataflow.KeyFunc {
 	return func(r types.Row) (types.Row, bool) { return r[:n:n], true }
 }
 
+// constantJoin reports whether j is an inner join with a VALUES list,
+// which lowers as a FlatMap (see lowerConstantJoin), and which side the
+// list is.
+func constantJoin(j *Join) (v *Values, constLeft, ok bool) {
+	if j.Kind != InnerJoin || j.NullSafe {
+		return nil, false, false
+	}
+	if v, ok := j.Right.(*Values); ok {
+		return v, false, true
+	}
+	v, ok = j.Left.(*Values)
+	return v, true, ok
+}
+
+// lowerConstantJoin lowers an inner join with a VALUES list (q5's
+// CROSS JOIN (VALUES (0), …, (4)), a hopping window) as a FlatMap that
+// pairs each row of the other side with every constant row, then the
+// join's condition as a filter: the same rows and errors a join and its
+// residual give, without the join's state. A join arranges both sides:
+// here that was every row of the other side, kept for a partner that can
+// never change. NULL-safe joins are left to the join, since their
+// equalities are not the condition's own.
+func lowerConstantJoin(lc *LowerContext, j *Join) (n dataflow.Node, ok bool, err error) {
+	v, constLeft, ok := constantJoin(j)
+	if !ok {
+		return n, false, nil
+	}
+	g := lc.Graph
+	var consts []types.Row
+	var errs []dataflow.ErrorUpdate
+	for _, exprs := range v.Rows {
+		fn, err := compileRow(lc, exprs)
+		if err != nil {
+			return n, true, err
+		}
+		row, err := fn(nil)
+		if err != nil {
+			pe := pgerr.As(err)
+			if pe == nil {
+				return n, true, err
+			}
+			errs = append(errs, dataflow.ErrorUpdate{Err: pe, Diff: 1})
+			continue
+		}
+		consts = append(consts, row)
+	}
+	other := j.Left
+	if constLeft {
+		other = j.Right
+	}
+	in, err := Lower(lc, other)
+	if err != nil {
+		return in, true, err
+	}
+	lw, rw := len(j.Left.Columns()), len(j.Right.Columns())
+	var slab dataflow.RowSlab
+	n = g.FlatMap(in, func(row types.Row, emit func(types.Row)) error {
+		for _, c := range consts {
+			out := slab.Row(lw + rw)
+			if constLeft {
+				copy(out, c)
+				copy(out[lw:], row[:rw])
+			} else {
+				copy(out, row[:lw])
+				copy(out[lw:], c)
+			}
+			emit(out)
+		}
+		return nil
+	})
+	if len(errs) > 0 {
+		// A VALUES row that fails is an error of the join's result,
+		// as the join passes on its inputs' errors.
+		bad := g.Input()
+		bad.PushErrors(errs)
+		n = g.Union(n, bad.Node())
+	}
+	if j.On != nil && !isTrue(j.On) {
+		pred, err := compilePred(lc, j.On)
+		if err != nil {
+			return n, true, err
+		}
+		n = g.Filter(n, pred)
+	}
+	return n, true, nil
+}
+
 // nonNil returns cols, or an empty list for none: a JoinSpec's Keep is
 // nil only when every column is kept.
 func nonNil(cols []int) []int {
@@ -155,6 +243,9 @@ func nonNil(cols []int) []int {
 }
 
 func lowerJoin(lc *LowerContext, j *Join) (dataflow.Node, error) {
+	if n, ok, err := lowerConstantJoin(lc, j); ok || err != nil {
+		return n, err
+	}
 	l, err := Lower(lc, j.Left)
 	if err != nil {
 		return l, err
