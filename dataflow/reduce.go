@@ -23,13 +23,13 @@ type ReduceSpec struct {
 
 // Reduce groups src by key and maintains the aggregates of every group.
 //
-// State is per group, never per input row: the group key, the number of
-// rows in the group and one accumulator per aggregate, found through a
-// hash index on the key (types.HashRow, equality by types.Compare). A
-// group exists while its row count is positive. Per tick, each group the
-// delta touches emits −old +new (or only +new when it appears, −old when
-// it disappears), and nothing when its output did not change; untouched
-// groups cost nothing.
+// State is per group, never per input row: the group's output row (its
+// key, then its aggregates' values), the number of rows in the group and
+// one accumulator per aggregate, found through a hash index on the key
+// (types.HashRow, equality by types.Compare). A group exists while its
+// row count is positive. Per tick, each group the delta touches emits
+// −old +new (or only +new when it appears, −old when it disappears), and
+// nothing when its output did not change; untouched groups cost nothing.
 //
 //	input:  +(a, 1) +(a, 2) +(b, 5)   -(a, 1)           -(b, 5)
 //	spec:   key (k), aggs count(*), sum(v)
@@ -51,13 +51,10 @@ type reduceOp struct {
 	groups  []*group // by index position
 	bytes   int64
 	started bool
-	// touched lists the groups changed in this tick with their output at
-	// the start of the tick; olds holds those outputs' aggregate values,
-	// len(spec.Aggs) per touched group that existed.
+	// touched lists the groups changed in this tick, with whether they had
+	// an output at the start of the tick.
 	touched []touchedGroup
-	olds    []types.Datum
 	news    []types.Datum
-	slab    rowSlab
 	// retract holds the tick's retractions until its insertions are in.
 	retract []pendingRetraction
 }
@@ -67,27 +64,35 @@ type pendingRetraction struct {
 	u   *Update
 }
 
-// group is one group's state; its key is index.keys[pos]. A key of one
-// column and up to two accumulators' interface values live inside the
-// group itself: with a million groups each separate allocation is one
-// more cache and TLB miss for every delta row that reaches the group,
-// twice per tick (when it is updated and when its row is emitted).
+// group is one group's state. Up to two accumulators' interface values
+// live inside the group itself: with a million groups each separate
+// allocation is one more cache and TLB miss for every delta row that
+// reaches the group.
+//
+// row is the group's output as last emitted: its key columns (which
+// index.keys[pos] shares) and the aggregates' values, or before its first
+// emission the key and zero values. An emitted row is never modified, so
+// the group's next change emits this very row as its retraction instead
+// of building the old output again: a tick computes each touched group's
+// results once and allocates one row for it, not two.
 type group struct {
 	n      int64
 	states []AggState
 	tick   uint64
 	pos    int32
+	// emitted tells that row has left the operator and must not change.
+	emitted bool
+	row     types.Row
+	// err is the group's output instead of row when its aggregates failed.
+	err *pgerr.Error
 	// size is the group's bytes for StateBytes, fixed at creation.
 	size      int64
-	keyBuf    [1]types.Datum
 	statesBuf [2]AggState
 }
 
 type touchedGroup struct {
 	grp     *group
 	existed bool
-	oldErr  *pgerr.Error
-	olds    int // offset of the old values in reduceOp.olds
 }
 
 const sizeGroup = int64(unsafe.Sizeof(group{})) + sizePointer
@@ -112,8 +117,7 @@ func (op *reduceOp) Step(context.Context) error {
 	}
 	clear(op.touched)
 	op.touched = op.touched[:0]
-	clear(op.olds)
-	op.olds = op.olds[:0]
+	clear(op.news)
 	return nil
 }
 
@@ -172,17 +176,10 @@ func (op *reduceOp) lookup(key types.Row, h uint64) *group {
 		return op.groups[p]
 	}
 	// The key may share the input row's storage: it is copied.
-	grp := &group{size: sizeGroup}
-	if len(key) <= len(grp.keyBuf) {
-		key = append(grp.keyBuf[:0:len(key)], key...)
-		for _, d := range key {
-			grp.size += int64(len(d.Str()))
-		}
-	} else {
-		key = key.Copy()
-		grp.size += rowBytes(key)
-	}
-	grp.pos = op.index.insert(key, h)
+	grp := &group{row: make(types.Row, len(key)+len(op.spec.Aggs))}
+	copy(grp.row, key)
+	grp.size = sizeGroup + rowBytes(grp.row)
+	grp.pos = op.index.insert(grp.row[:len(key):len(key)], h)
 	if n := len(op.spec.Aggs); n <= len(grp.statesBuf) {
 		grp.states = grp.statesBuf[:n:n]
 	} else {
@@ -206,14 +203,11 @@ func (op *reduceOp) exists(grp *group) bool {
 	return grp.n > 0 || (op.spec.Global && len(op.index.keys[grp.pos]) == 0)
 }
 
-// touch records grp's output at the start of the tick, if it had one.
+// touch records that grp changes in this tick and whether it had an
+// output before (its row or err, which stay as they are until finish).
 func (op *reduceOp) touch(grp *group, existed bool) {
 	grp.tick = op.g.tick
-	t := touchedGroup{grp: grp, existed: existed, olds: len(op.olds)}
-	if t.existed {
-		op.olds, t.oldErr = appendResults(op.olds, grp.states)
-	}
-	op.touched = append(op.touched, t)
+	op.touched = append(op.touched, touchedGroup{grp: grp, existed: existed})
 }
 
 // finish emits the change of one touched group and drops the group if it
@@ -226,33 +220,43 @@ func (op *reduceOp) finish(t *touchedGroup) {
 	if exists {
 		op.news, newErr = appendResults(op.news, grp.states)
 	}
-	olds := op.olds[t.olds : t.olds+len(grp.states)*boolInt(t.existed)]
-	if t.existed && exists && sameResults(olds, t.oldErr, op.news, newErr) {
+	nk := len(grp.row) - len(grp.states)
+	if t.existed && exists && sameResults(grp.row[nk:], grp.err, op.news, newErr) {
 		return
 	}
-	key := op.index.keys[grp.pos]
 	if t.existed {
-		op.emit(key, olds, t.oldErr, -1)
+		op.emit(grp.row, grp.err, -1)
 	}
-	if exists {
-		op.emit(key, op.news, newErr, +1)
-	} else if grp.n == 0 {
-		op.bytes -= grp.size
-		op.index.remove(grp.pos)
-		op.groups[grp.pos] = nil
+	if !exists {
+		if grp.n == 0 {
+			op.bytes -= grp.size
+			op.index.remove(grp.pos)
+			op.groups[grp.pos] = nil
+		}
+		return
 	}
+	grp.err = newErr
+	if newErr != nil {
+		op.emit(nil, newErr, +1)
+		return
+	}
+	if grp.emitted {
+		row := make(types.Row, len(grp.row))
+		copy(row, grp.row[:nk])
+		grp.row = row
+		op.index.keys[grp.pos] = row[:nk:nk]
+	}
+	copy(grp.row[nk:], op.news)
+	grp.emitted = true
+	op.emit(grp.row, nil, +1)
 }
 
-// emit outputs a group's row (key columns, then vals) or, when the
-// aggregates failed, the error.
-func (op *reduceOp) emit(key types.Row, vals []types.Datum, err *pgerr.Error, diff int64) {
+// emit outputs a group's row or, when its aggregates failed, the error.
+func (op *reduceOp) emit(row types.Row, err *pgerr.Error, diff int64) {
 	if err != nil {
 		op.out.errs = append(op.out.errs, ErrorUpdate{Err: err, Diff: diff})
 		return
 	}
-	row := op.slab.row(len(key) + len(vals))
-	copy(row, key)
-	copy(row[len(key):], vals)
 	op.out.delta = append(op.out.delta, Update{Row: row, Diff: diff})
 }
 
