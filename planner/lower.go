@@ -296,8 +296,15 @@ func columnKeys(lc *LowerContext, in dataflow.Node, width int, exprs []scalar.Ex
 	return out, width + len(extra), cols, err
 }
 
-// pick returns a function that extracts the given columns.
+// pick returns a function that extracts the given columns: a slice of
+// the row, without allocating, when they are adjacent and in order (a
+// PARTITION BY or group key usually is one column). Its callers copy the
+// keys they keep.
 func pick(cols []int) func(types.Row) types.Row {
+	if adjacent(cols) {
+		lo, hi := cols[0], cols[0]+len(cols)
+		return func(r types.Row) types.Row { return r[lo:hi:hi] }
+	}
 	return func(r types.Row) types.Row {
 		k := make(types.Row, len(cols))
 		for i, c := range cols {
@@ -305,6 +312,16 @@ func pick(cols []int) func(types.Row) types.Row {
 		}
 		return k
 	}
+}
+
+// adjacent reports whether cols are consecutive ascending positions.
+func adjacent(cols []int) bool {
+	for i := range cols {
+		if cols[i] != cols[0]+i {
+			return false
+		}
+	}
+	return len(cols) > 0
 }
 
 // dropColumns keeps the first n columns.
