@@ -70,6 +70,15 @@ type Batch struct {
 	// Time is when the data was produced, for freshness measurements;
 	// zero when unknown.
 	Time time.Time
+	// Replayable says the source produces this batch again, row for row,
+	// when it resumes from the position before it (NEXMARK is a function
+	// of its position). The engine then commits the batch without waiting
+	// for the disk: a crash of the machine can lose it only together with
+	// its position, and the source replays it. A batch whose upstream
+	// forgets what was acknowledged (a replication slot) or may be gone
+	// when read again (a Kafka topic past its retention) is not
+	// replayable.
+	Replayable bool
 }
 
 // State is the lifecycle state a source reports for SHOW SOURCES.

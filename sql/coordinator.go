@@ -208,6 +208,18 @@ func (c *coordinator) nextTS() uint64 {
 	return now
 }
 
+// replayable reports whether a tick carries only replayable source
+// batches (sources.Batch.Replayable), which need not wait for the disk:
+// a client's write, and any other source's batch, must.
+func replayable(reqs []*coordReq) bool {
+	for _, r := range reqs {
+		if r.source == nil || !r.batch.Replayable {
+			return false
+		}
+	}
+	return true
+}
+
 func tsValue(ts uint64) []byte { return binary.BigEndian.AppendUint64(nil, ts) }
 
 // writeTick applies a group of transactions, makes them durable in one
@@ -264,7 +276,11 @@ func (c *coordinator) writeTick(ctx context.Context, reqs []*coordReq) error {
 	// visible before both are done: publish and the subscriptions' pushes
 	// come after the commit, and a failed commit stops the engine.
 	committed := make(chan error, 1)
-	go func() { committed <- batch.Commit() }()
+	commit := batch.Commit
+	if replayable(reqs) {
+		commit = batch.CommitUnsynced
+	}
+	go func() { committed <- commit() }()
 	c.ts = ts
 	pushes, err := c.propagate(ctx, deltas)
 	if cerr := <-committed; cerr != nil {

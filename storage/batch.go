@@ -85,5 +85,14 @@ func (b *Batch) Commit() error {
 	return b.b.Commit(pebble.Sync)
 }
 
+// CommitUnsynced writes the batch atomically without waiting for the
+// disk: it survives the process but not the machine crashing, until the
+// next synced commit, which makes it durable too (the log is written in
+// order).
+func (b *Batch) CommitUnsynced() error {
+	defer b.b.Close()
+	return b.b.Commit(pebble.NoSync)
+}
+
 // Discard drops the batch without writing it.
 func (b *Batch) Discard() { _ = b.b.Close() }

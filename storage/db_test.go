@@ -87,6 +87,43 @@ func TestCommitReopen(t *testing.T) {
 	}
 }
 
+// TestCommitUnsynced: a batch committed without waiting for the disk is
+// read at once, and a later synced commit and a reopen keep it.
+func TestCommitUnsynced(t *testing.T) {
+	dir := t.TempDir()
+	db, err := Open(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := db.NewBatchSized(1 << 10)
+	b.Put(7, []byte{1}, []byte("replayed"))
+	b.SetPosition(9, "p0", []byte("10"))
+	if err := b.CommitUnsynced(); err != nil {
+		t.Fatal(err)
+	}
+	check := func(when string) {
+		t.Helper()
+		v, ok, err := db.Get(7, []byte{1})
+		if err != nil || !ok || string(v) != "replayed" {
+			t.Fatalf("%s: Get = %q, %v, %v", when, v, ok, err)
+		}
+	}
+	check("after the unsynced commit")
+	b = db.NewBatch()
+	b.Put(7, []byte{2}, []byte("synced"))
+	if err := b.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if db, err = Open(dir, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	check("after reopening")
+}
+
 func TestPrefixEnd(t *testing.T) {
 	for _, tc := range []struct{ in, want []byte }{
 		{[]byte{1, 2}, []byte{1, 3}},

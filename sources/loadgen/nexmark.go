@@ -114,7 +114,9 @@ func (s *nexmarkSource) emitUpTo(ctx context.Context, pos, end int64, sink sourc
 // at event pos.
 func (s *nexmarkSource) next(pos, end int64) *sources.Batch {
 	n := min(end-pos, MaxBatchChanges)
-	return newBatch(s.gen.batch(pos, n), pos+n, s.clk.Now())
+	b := newBatch(s.gen.batch(pos, n), pos+n, s.clk.Now())
+	b.Replayable = true
+	return b
 }
 
 // paced schedules event start+k at k/rate seconds after Run began. Every
