@@ -347,14 +347,5 @@ func (t *table) each(fn func(i int) bool) {
 	}
 }
 
-// garbage returns the bytes of dead records.
-func (t *table) garbage() int {
-	n := 0
-	for _, s := range t.segs {
-		n += s.garbage
-	}
-	return n
-}
-
 // size returns the bytes held: slots and segments.
 func (t *table) size() int64 { return int64(cap(t.slots))*8 + t.bytes }
