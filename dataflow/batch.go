@@ -66,12 +66,25 @@ type sortEntry struct {
 }
 
 func (c *consolidator) consolidate(b Batch) Batch {
+	tmp := c.into(c.tmp[:0], b)
+	n := copy(b, tmp)
+	clear(b[n:])
+	clear(tmp)
+	c.tmp = tmp[:0]
+	return b[:n]
+}
+
+// into appends the consolidation of src to dst and returns it, leaving
+// src as it is: a sink that keeps its own consolidated copy of a delta
+// (Output, Collect) writes each update once instead of copying the delta
+// and consolidating the copy in place.
+func (c *consolidator) into(dst, src Batch) Batch {
 	c.keys = c.keys[:0]
 	c.ents = c.ents[:0]
 	c.outKeys = c.outKeys[:0]
-	for i := range b {
+	for i := range src {
 		off := len(c.keys)
-		c.keys = types.AppendKeyRow(c.keys, b[i].Row)
+		c.keys = types.AppendKeyRow(c.keys, src[i].Row)
 		c.ents = append(c.ents, sortEntry{off: uint32(off), end: uint32(len(c.keys)), idx: int32(i)})
 	}
 	for i := range c.ents {
@@ -79,28 +92,24 @@ func (c *consolidator) consolidate(b Batch) Batch {
 		e.prefix = keyPrefix(c.keys[e.off:e.end])
 	}
 	slices.SortFunc(c.ents, c.compare)
-	tmp := c.tmp[:0]
+	start := len(dst)
 	for i := 0; i < len(c.ents); {
 		j := i + 1
-		d := b[c.ents[i].idx].Diff
+		d := src[c.ents[i].idx].Diff
 		for j < len(c.ents) && c.compare(c.ents[i], c.ents[j]) == 0 {
-			d += b[c.ents[j].idx].Diff
+			d += src[c.ents[j].idx].Diff
 			j++
 		}
 		if d != 0 {
-			tmp = append(tmp, Update{Row: b[c.ents[i].idx].Row, Diff: d})
+			dst = append(dst, Update{Row: src[c.ents[i].idx].Row, Diff: d})
 			c.outKeys = append(c.outKeys, int32(i))
 		}
 		i = j
 	}
-	n := copy(b, tmp)
-	clear(b[n:])
-	clear(tmp)
-	c.tmp = tmp[:0]
 	if invariants {
-		checkConsolidated(b[:n])
+		checkConsolidated(dst[start:])
 	}
-	return b[:n]
+	return dst
 }
 
 func (c *consolidator) compare(a, b sortEntry) int {

@@ -48,7 +48,7 @@ func (op *collectOp) Name() string { return "Collect" }
 func (op *collectOp) Step(context.Context) error {
 	c := op.c
 	clear(c.delta)
-	c.delta = c.cons.consolidate(append(c.delta[:0], c.in.delta...))
+	c.delta = c.cons.into(c.delta[:0], c.in.delta)
 	clear(c.errs)
 	c.errs = ConsolidateErrors(append(c.errs[:0], c.in.errs...))
 	return nil

@@ -108,7 +108,7 @@ func (o *Output) StateBytes() int64 {
 // step consolidates the tick's delta and applies it.
 func (o *Output) step() {
 	clear(o.delta)
-	o.delta = o.cons.consolidate(append(o.delta[:0], o.in.delta...))
+	o.delta = o.cons.into(o.delta[:0], o.in.delta)
 	clear(o.deltaErrs)
 	o.deltaErrs = ConsolidateErrors(append(o.deltaErrs[:0], o.in.errs...))
 	if len(o.delta) == 0 && len(o.deltaErrs) == 0 {
