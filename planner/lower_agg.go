@@ -32,8 +32,9 @@ func lowerAggregate(lc *LowerContext, a *Aggregate) (dataflow.Node, error) {
 	if len(keyCols) > 0 {
 		spec.Key = pickKey(keyCols)
 	}
+	appendOnly := appendOnly(a.Input, lc.OneTick)
 	for _, call := range aggs {
-		agg, err := buildAggregate(lc, call)
+		agg, err := buildAggregate(lc, call, appendOnly)
 		if err != nil {
 			return in, err
 		}
@@ -43,7 +44,8 @@ func lowerAggregate(lc *LowerContext, a *Aggregate) (dataflow.Node, error) {
 }
 
 // buildAggregate compiles one aggregate call into the engine's aggregate.
-func buildAggregate(lc *LowerContext, call AggCall) (dataflow.Aggregate, error) {
+// appendOnly says the aggregate's input never retracts (see appendOnly).
+func buildAggregate(lc *LowerContext, call AggCall, appendOnly bool) (dataflow.Aggregate, error) {
 	if call.Builtin == SingleValue {
 		col, ok := call.Args[0].(*scalar.ColRef)
 		if !ok {
@@ -59,7 +61,7 @@ func buildAggregate(lc *LowerContext, call AggCall) (dataflow.Aggregate, error) 
 		}
 		args[i] = ev
 	}
-	spec := scalar.AggSpec{Args: args, Distinct: call.Distinct, Eval: lc.Eval}
+	spec := scalar.AggSpec{Args: args, Distinct: call.Distinct, Eval: lc.Eval, AppendOnly: appendOnly}
 	if call.Filter != nil {
 		p, err := scalar.CompilePredicate(call.Filter)
 		if err != nil {

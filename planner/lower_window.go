@@ -73,7 +73,7 @@ func windowFunc(lc *LowerContext, c WindowCall, ordered bool) (dataflow.WindowFu
 		return dataflow.WindowFunc{}, err
 	}
 	if c.Agg != nil {
-		agg, err := buildAggregate(lc, AggCall{Func: c.Agg, Args: c.Args, Typ: c.Typ})
+		agg, err := buildAggregate(lc, AggCall{Func: c.Agg, Args: c.Args, Typ: c.Typ}, false)
 		if err != nil {
 			return dataflow.WindowFunc{}, err
 		}

@@ -24,7 +24,19 @@ type AggFunc struct {
 	// fed from a per-group multiset rather than one row at a time.
 	ordered bool
 	empty   types.Datum
+	// extreme marks min and max, which keep only their extreme over an
+	// append-only input (extremeState).
+	extreme extremeKind
 }
+
+// extremeKind tells min and max from the other aggregates.
+type extremeKind int8
+
+const (
+	notExtreme extremeKind = iota
+	extremeMin
+	extremeMax
+)
 
 // AggOrder is one ORDER BY key inside an aggregate call.
 type AggOrder struct {
@@ -45,6 +57,10 @@ type AggSpec struct {
 	Order []AggOrder
 	// Eval is the evaluation context for Args, Filter and Order.
 	Eval *EvalContext
+	// AppendOnly says the input never retracts a row (the planner's
+	// append-only analysis), so that min and max may keep their extreme
+	// alone.
+	AppendOnly bool
 }
 
 // Empty returns the aggregate's value over no rows: 0 for count, NULL for
@@ -59,7 +75,11 @@ func (f *AggFunc) Build(spec AggSpec) (dataflow.Aggregate, error) {
 	if len(spec.Args) != len(f.Params) {
 		return nil, pgerr.New(pgerr.InternalError, "aggregate %s built with %d arguments, wants %d", f.Name, len(spec.Args), len(f.Params))
 	}
-	return &aggregate{fn: f, spec: spec}, nil
+	a := &aggregate{fn: f, spec: spec}
+	if f.extreme != notExtreme && spec.AppendOnly && len(spec.Order) == 0 {
+		return extremeAgg{aggregate: a, max: f.extreme == extremeMax}, nil
+	}
+	return a, nil
 }
 
 // accumulator is an aggregate's per-group state over evaluated arguments.

@@ -31,7 +31,7 @@ func orderedAgg(name string, params []types.Type, ret types.Type, strict bool, f
 }
 
 func minMax(name string, max bool) *AggFunc {
-	return orderedAgg(name, ts(AnyElement), AnyElement, true, func(_ []types.Type, _ types.Type, m *multiset) (types.Datum, error) {
+	f := orderedAgg(name, ts(AnyElement), AnyElement, true, func(_ []types.Type, _ types.Type, m *multiset) (types.Datum, error) {
 		var args []types.Datum
 		var ok bool
 		if max {
@@ -44,6 +44,11 @@ func minMax(name string, max bool) *AggFunc {
 		}
 		return args[0], nil
 	})
+	f.extreme = extremeMin
+	if max {
+		f.extreme = extremeMax
+	}
+	return f
 }
 
 // stringAgg concatenates non-NULL values, each but the first preceded by
