@@ -3,6 +3,8 @@ package scalar
 import (
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/streamdb/streamdb/sql/types"
@@ -17,7 +19,10 @@ import (
 
 type charPattern struct {
 	name string
-	fn   func(c *charCtx) (string, bool) // value and whether it is numeric (zero padded)
+	fn   func(c *charCtx) string
+	// numeric patterns are zero padded; FM trims their zeros (others'
+	// trailing blanks), and only they take a TH suffix.
+	numeric bool
 }
 
 type charCtx struct {
@@ -49,10 +54,10 @@ func abs(n int) int {
 
 func init() {
 	num := func(name string, width int, f func(c *charCtx) int) charPattern {
-		return charPattern{name, func(c *charCtx) (string, bool) { return pad(f(c), width), true }}
+		return charPattern{name, func(c *charCtx) string { return pad(f(c), width) }, true}
 	}
 	word := func(name string, f func(c *charCtx) string) charPattern {
-		return charPattern{name, func(c *charCtx) (string, bool) { return f(c), false }}
+		return charPattern{name, f, false}
 	}
 	year := func(c *charCtx) int {
 		y := c.t.Year()
@@ -197,8 +202,29 @@ func ordinalSuffix(s string) string {
 	return "th"
 }
 
-func formatChar(c *charCtx, f string) string {
-	var b strings.Builder
+// charItem is one piece of a compiled to_char format: literal text, or a
+// template pattern with its FM prefix and a TH/th suffix ('T' or 't';
+// numeric patterns only).
+type charItem struct {
+	lit string
+	pat *charPattern
+	fm  bool
+	th  byte
+}
+
+// compileChar splits a format into items once, so that formatting a value
+// does not scan the format against every template pattern again: Nexmark
+// q17's to_char(date_time, 'YYYY-MM-DD') per bid spent most of its time
+// there.
+func compileChar(f string) []charItem {
+	var items []charItem
+	var lit strings.Builder
+	flush := func() {
+		if lit.Len() > 0 {
+			items = append(items, charItem{lit: lit.String()})
+			lit.Reset()
+		}
+	}
 	for i := 0; i < len(f); {
 		switch f[i] {
 		case '"':
@@ -207,14 +233,14 @@ func formatChar(c *charCtx, f string) string {
 				if f[j] == '\\' && j+1 < len(f) {
 					j++
 				}
-				b.WriteByte(f[j])
+				lit.WriteByte(f[j])
 				j++
 			}
 			i = j + 1
 			continue
 		case '\\':
 			if i+1 < len(f) {
-				b.WriteByte(f[i+1])
+				lit.WriteByte(f[i+1])
 				i += 2
 				continue
 			}
@@ -225,41 +251,86 @@ func formatChar(c *charCtx, f string) string {
 			i += 2
 		}
 		matched := false
-		for _, p := range charPatterns {
+		for k := range charPatterns {
+			p := &charPatterns[k]
 			if !strings.HasPrefix(f[i:], p.name) {
 				continue
 			}
-			s, numeric := p.fn(c)
-			if fm {
-				if numeric {
-					if t := strings.TrimLeft(s, "0"); t != "" {
-						s = t
-					} else {
-						s = "0"
-					}
-				} else {
-					s = strings.TrimRight(s, " ")
-				}
-			}
+			item := charItem{pat: p, fm: fm}
 			i += len(p.name)
-			if numeric && (strings.HasPrefix(f[i:], "TH") || strings.HasPrefix(f[i:], "th")) {
-				suf := ordinalSuffix(s)
-				if f[i] == 'T' {
-					suf = strings.ToUpper(suf)
-				}
-				s += suf
+			if p.numeric && (strings.HasPrefix(f[i:], "TH") || strings.HasPrefix(f[i:], "th")) {
+				item.th = f[i]
 				i += 2
 			}
-			b.WriteString(s)
+			flush()
+			items = append(items, item)
 			matched = true
 			break
 		}
 		if !matched && i < len(f) {
-			b.WriteByte(f[i])
+			lit.WriteByte(f[i])
 			i++
 		}
 	}
-	return b.String()
+	flush()
+	return items
+}
+
+// appendChar appends the value of c formatted by items.
+func appendChar(b []byte, c *charCtx, items []charItem) []byte {
+	for _, it := range items {
+		if it.pat == nil {
+			b = append(b, it.lit...)
+			continue
+		}
+		s := it.pat.fn(c)
+		if it.fm {
+			if it.pat.numeric {
+				if t := strings.TrimLeft(s, "0"); t != "" {
+					s = t
+				} else {
+					s = "0"
+				}
+			} else {
+				s = strings.TrimRight(s, " ")
+			}
+		}
+		b = append(b, s...)
+		if it.th != 0 {
+			suf := ordinalSuffix(s)
+			if it.th == 'T' {
+				suf = strings.ToUpper(suf)
+			}
+			b = append(b, suf...)
+		}
+	}
+	return b
+}
+
+// charFormats caches compiled formats by their text, up to
+// maxCharFormats of them (formats are almost always constants).
+var (
+	charFormats    sync.Map
+	charFormatsLen atomic.Int32
+)
+
+const maxCharFormats = 1024
+
+func compiledChar(f string) []charItem {
+	if v, ok := charFormats.Load(f); ok {
+		return v.([]charItem)
+	}
+	items := compileChar(f)
+	if charFormatsLen.Load() < maxCharFormats {
+		if _, loaded := charFormats.LoadOrStore(f, items); !loaded {
+			charFormatsLen.Add(1)
+		}
+	}
+	return items
+}
+
+func formatChar(c *charCtx, f string) string {
+	return string(appendChar(nil, c, compiledChar(f)))
 }
 
 func toChar(tz bool) Impl {
