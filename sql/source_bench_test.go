@@ -19,11 +19,10 @@ import (
 // has no view, q0 maintains a projection of every bid (the harness's
 // cheapest query), so the difference is the cost of view maintenance;
 // q4 and q7 join bids to auctions and to a windowed maximum under
-// aggregates, q17 aggregates bids per auction and day, q9 ranks the
-// bids of each auction joined with it, and q20 joins every bid with its auction, a join whose
-// state (every bid, hot auctions with tens of thousands) grows with the
-// input.
-// events/CPU-s counts the whole process's CPU time, which is steadier than
+// aggregates, q17 aggregates bids per auction and day, q9 ranks the bids
+// of each auction joined with it, and q20 joins every bid with its
+// auction, a join whose state (every bid, hot auctions with tens of
+// thousands) grows with the input. events/CPU-s counts the whole process's CPU time, which is steadier than
 // wall time on a shared machine.
 func BenchmarkNexmarkIngest(b *testing.B) {
 	for _, bc := range []struct{ name, view string }{
