@@ -56,6 +56,35 @@ func (need neededColumns) add(n Node, cols scalar.ColSet) {
 			s = union(s, exprColumns(e))
 		}
 		need.add(x.Input, s)
+	case *TopK:
+		// A top-k passes rows through: it reads what its consumers
+		// do, its groups and its ordering.
+		var own scalar.ColSet
+		for _, g := range x.Group {
+			own.Add(g)
+		}
+		for _, e := range NodeExprs(x) {
+			own = union(own, exprColumns(e))
+		}
+		need.add(x.Input, union(merged, own))
+	case *Window:
+		// A window appends its calls' results to the input row: it
+		// reads the input columns its consumers do, its partitions,
+		// its ordering and its calls' arguments.
+		w := len(x.Input.Columns())
+		var s scalar.ColSet
+		for _, c := range merged.Ordered() {
+			if c < w {
+				s.Add(c)
+			}
+		}
+		for _, p := range x.PartitionBy {
+			s.Add(p)
+		}
+		for _, e := range NodeExprs(x) {
+			s = union(s, exprColumns(e))
+		}
+		need.add(x.Input, s)
 	case *Join:
 		if x.Kind != InnerJoin {
 			need.addAll(x)
