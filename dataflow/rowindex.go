@@ -153,6 +153,24 @@ func (x *rowIndex) size() int64 {
 	return int64(cap(x.slots))*8 + int64(cap(x.keys))*(sizeSlice+8) + int64(cap(x.free))*4
 }
 
+// groupOf returns the group of key among groups, which sit at the
+// positions the index gives their keys, creating it with create when the
+// key is new. TopK, MonotonicTopK and Window keep their groups so.
+func groupOf[G any](x *rowIndex, groups *[]G, key types.Row, create func(pos int32) G) G {
+	h := x.hash(key)
+	if p := x.find(key, h); p >= 0 {
+		return (*groups)[p]
+	}
+	p := x.insert(key.Copy(), h)
+	g := create(p)
+	if int(p) == len(*groups) {
+		*groups = append(*groups, g)
+	} else {
+		(*groups)[p] = g
+	}
+	return g
+}
+
 // equalRows reports whether two keys are equal column by column under
 // types.Compare, comparing integers of one family directly.
 func equalRows(a, b types.Row) bool {

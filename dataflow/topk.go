@@ -213,22 +213,14 @@ func (op *topKOp) lookup(row types.Row) *topKGroup {
 	if op.spec.Group != nil {
 		key = op.spec.Group(row)
 	}
-	h := op.index.hash(key)
-	if p := op.index.find(key, h); p >= 0 {
-		return op.groups[p]
-	}
-	grp := &topKGroup{
-		rows:  btree.NewBTreeGOptions(op.less, btree.Options{NoLocks: true}),
-		pos:   op.index.insert(key.Copy(), h),
-		limit: 2 * op.headTarget(),
-	}
-	if int(grp.pos) == len(op.groups) {
-		op.groups = append(op.groups, grp)
-	} else {
-		op.groups[grp.pos] = grp
-	}
-	op.bytes += sizeTopKGroup
-	return grp
+	return groupOf(op.index, &op.groups, key, func(pos int32) *topKGroup {
+		op.bytes += sizeTopKGroup
+		return &topKGroup{
+			rows:  btree.NewBTreeGOptions(op.less, btree.Options{NoLocks: true}),
+			pos:   pos,
+			limit: 2 * op.headTarget(),
+		}
+	})
 }
 
 // sortChanges groups the tick's changes by group (a counting sort on the

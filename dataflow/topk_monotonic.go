@@ -171,20 +171,11 @@ func (op *monoTopKOp) lookup(row types.Row) *monoTopKGroup {
 	if op.spec.Group != nil {
 		key = op.spec.Group(row)
 	}
-	h := op.index.hash(key)
-	if p := op.index.find(key, h); p >= 0 {
-		return op.groups[p]
-	}
-	grp := &monoTopKGroup{}
-	op.bytes -= op.index.size()
-	p := op.index.insert(key.Copy(), h)
-	op.bytes += op.index.size() + sizeMonoTopKGroup + rowBytes(key)
-	if int(p) == len(op.groups) {
-		op.groups = append(op.groups, grp)
-	} else {
-		op.groups[p] = grp
-	}
-	return grp
+	before := op.index.size()
+	return groupOf(op.index, &op.groups, key, func(int32) *monoTopKGroup {
+		op.bytes += op.index.size() - before + sizeMonoTopKGroup + rowBytes(key)
+		return &monoTopKGroup{}
+	})
 }
 
 // candidate returns the item of an insertion, or false when the group's

@@ -278,18 +278,11 @@ func (op *windowOp) lookup(row types.Row) *wPart {
 	if op.spec.Partition != nil {
 		key = op.spec.Partition(row)
 	}
-	h := op.index.hash(key)
-	if p := op.index.find(key, h); p >= 0 {
-		return op.parts[p]
-	}
-	part := &wPart{pos: op.index.insert(key.Copy(), h)}
-	part.s.trackStarts = op.denseRank
-	if int(part.pos) == len(op.parts) {
-		op.parts = append(op.parts, part)
-	} else {
-		op.parts[part.pos] = part
-	}
-	return part
+	return groupOf(op.index, &op.parts, key, func(pos int32) *wPart {
+		part := &wPart{pos: pos}
+		part.s.trackStarts = op.denseRank
+		return part
+	})
 }
 
 // groupChanges sorts the changes by partition (counting sort), then each
