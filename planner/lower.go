@@ -182,29 +182,44 @@ func lowerProject(lc *LowerContext, in dataflow.Node, exprs []scalar.Expr, width
 // whose expression fails becomes an error carried as data.
 func lowerValues(lc *LowerContext, v *Values) (dataflow.Node, error) {
 	in := lc.Graph.Input()
-	var batch dataflow.Batch
-	var errs []dataflow.ErrorUpdate
-	for _, exprs := range v.Rows {
-		fn, err := compileRow(lc, exprs)
-		if err != nil {
-			return in.Node(), err
-		}
-		row, err := fn(nil)
-		if err != nil {
-			pe := pgerr.As(err)
-			if pe == nil {
-				return in.Node(), err
-			}
-			errs = append(errs, dataflow.ErrorUpdate{Err: pe, Diff: 1})
-			continue
-		}
-		batch = append(batch, dataflow.Update{Row: row, Diff: 1})
+	rows, errs, err := evalValues(lc, v)
+	if err != nil {
+		return in.Node(), err
+	}
+	batch := make(dataflow.Batch, len(rows))
+	for i, row := range rows {
+		batch[i] = dataflow.Update{Row: row, Diff: 1}
 	}
 	in.Push(batch)
 	if len(errs) > 0 {
 		in.PushErrors(errs)
 	}
 	return in.Node(), nil
+}
+
+// evalValues evaluates the rows of a VALUES list. A row whose evaluation
+// fails with a SQL error is data, an error update of the list; any other
+// failure fails the lowering.
+func evalValues(lc *LowerContext, v *Values) ([]types.Row, []dataflow.ErrorUpdate, error) {
+	var rows []types.Row
+	var errs []dataflow.ErrorUpdate
+	for _, exprs := range v.Rows {
+		fn, err := compileRow(lc, exprs)
+		if err != nil {
+			return nil, nil, err
+		}
+		row, err := fn(nil)
+		if err != nil {
+			pe := pgerr.As(err)
+			if pe == nil {
+				return nil, nil, err
+			}
+			errs = append(errs, dataflow.ErrorUpdate{Err: pe, Diff: 1})
+			continue
+		}
+		rows = append(rows, row)
+	}
+	return rows, errs, nil
 }
 
 // constInt evaluates a LIMIT/OFFSET expression.

@@ -3,7 +3,6 @@ package planner
 import (
 	"github.com/streamdb/streamdb/dataflow"
 	"github.com/streamdb/streamdb/planner/scalar"
-	"github.com/streamdb/streamdb/sql/pgerr"
 	"github.com/streamdb/streamdb/sql/types"
 )
 
@@ -174,23 +173,9 @@ func lowerConstantJoin(lc *LowerContext, j *Join) (n dataflow.Node, ok bool, err
 		return n, false, nil
 	}
 	g := lc.Graph
-	var consts []types.Row
-	var errs []dataflow.ErrorUpdate
-	for _, exprs := range v.Rows {
-		fn, err := compileRow(lc, exprs)
-		if err != nil {
-			return n, true, err
-		}
-		row, err := fn(nil)
-		if err != nil {
-			pe := pgerr.As(err)
-			if pe == nil {
-				return n, true, err
-			}
-			errs = append(errs, dataflow.ErrorUpdate{Err: pe, Diff: 1})
-			continue
-		}
-		consts = append(consts, row)
+	consts, errs, err := evalValues(lc, v)
+	if err != nil {
+		return n, true, err
 	}
 	other := j.Left
 	if constLeft {
