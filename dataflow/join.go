@@ -149,7 +149,11 @@ func (op *joinOp) appendKept(dst []byte, r types.Row, right bool) []byte {
 }
 
 func (op *joinOp) side(ctx context.Context, delta Batch, keyFn KeyFunc, own, other *arrangement, fromRight bool) error {
-	clear(op.decoded)
+	if len(op.decoded) > 0 {
+		// Clearing a map costs its capacity: skip it on the ticks that
+		// matched nothing.
+		clear(op.decoded)
+	}
 	for start := 0; start < len(delta); start += keyBatchSize {
 		// A join's output can dwarf its input (a cross join): let a
 		// canceled query stop here rather than at the end of the tick.

@@ -6,6 +6,7 @@ import (
 	"hash/maphash"
 	"math/rand/v2"
 	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/streamdb/streamdb/sql/types"
@@ -60,6 +61,41 @@ func TestJoin(t *testing.T) {
 		want:  []string{"", "+2(1, x)", "-(1, x)", "-(1, x) +2(1, y)"},
 	}} {
 		runTrace(t, tc)
+	}
+}
+
+// TestJoinKeptColumnsState: a join that keeps only the columns its
+// output reads stores less than one that keeps whole rows, for the same
+// output.
+func TestJoinKeptColumnsState(t *testing.T) {
+	wide := strings.Repeat("x", 200)
+	var left, right Batch
+	for i := range 100 {
+		left = append(left, Update{Row: types.Row{types.NewInt8(int64(i)), types.NewText(wide)}, Diff: 1})
+		right = append(right, Update{Row: types.Row{types.NewInt8(int64(i)), types.NewText(wide)}, Diff: 1})
+	}
+	state := func(spec JoinSpec) (int64, string) {
+		g := NewGraph()
+		li, ri := g.Input(), g.Input()
+		j := g.Join(li.Node(), ri.Node(), spec)
+		out := g.Output(j)
+		// Two ticks, so that the second meets the arrangements.
+		li.Push(left[:50])
+		ri.Push(right[:50])
+		step(t, g)
+		li.Push(left[50:])
+		ri.Push(right[50:])
+		step(t, g)
+		return j.StateBytes(), fmtBatch(snapshotBatch(t, out.Snapshot()))
+	}
+	keys := func(l, r types.Row) types.Row { return types.Row{l[0], r[0]} }
+	whole, wantRows := state(JoinSpec{LeftKey: keyCol(0), RightKey: keyCol(0), Output: keys})
+	kept, gotRows := state(JoinSpec{LeftKey: keyCol(0), RightKey: keyCol(0), Output: keys, LeftKeep: []int{0}, RightKeep: []int{}})
+	if gotRows != wantRows {
+		t.Fatalf("kept columns changed the output:\n%s\nwant\n%s", gotRows, wantRows)
+	}
+	if kept*2 > whole {
+		t.Errorf("state with kept columns %d bytes, whole rows %d: the wide columns are still stored", kept, whole)
 	}
 }
 
