@@ -386,14 +386,19 @@ func TestGroupMirrorsPositions(t *testing.T) {
 	sink, _ := start(t, mustNew(t, cfg), nil)
 	sink.waitChanges(t, 6)
 
-	adm := kadm.NewClient(p)
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-		got, err := groupOffsets(adm, "monitor")
-		if err == nil && maps.Equal(got, map[int32]int64{0: 3, 1: 3}) {
+	waitGroupOffsets(t, kadm.NewClient(p), "monitor", map[int32]int64{0: 3, 1: 3}, 10*time.Second)
+}
+
+// waitGroupOffsets waits until the offsets committed to group are want.
+func waitGroupOffsets(t *testing.T, adm *kadm.Client, group string, want map[int32]int64, timeout time.Duration) {
+	t.Helper()
+	for deadline := time.Now().Add(timeout); ; time.Sleep(50 * time.Millisecond) {
+		got, err := groupOffsets(adm, group)
+		if err == nil && maps.Equal(got, want) {
 			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("group offsets %v (error %v), want partitions 0 and 1 at 3", got, err)
+			t.Fatalf("group %s offsets %v (error %v), want %v", group, got, err, want)
 		}
 	}
 }
@@ -446,19 +451,9 @@ func TestGroupCommitRetried(t *testing.T) {
 	sink, _ := start(t, mustNew(t, cfg), nil)
 	sink.waitChanges(t, 4)
 
-	adm := kadm.NewClient(p)
-	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(100 * time.Millisecond) {
-		got, err := groupOffsets(adm, "lagged")
-		at, ok := got[0]
-		if ok && at == 4 {
-			if n := refused.Load(); n < 3 {
-				t.Fatalf("offsets committed after %d commit requests, want the two refusals first", n)
-			}
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("group offset %d after %d commit requests (error %v), want 4", at, refused.Load(), err)
-		}
+	waitGroupOffsets(t, kadm.NewClient(p), "lagged", map[int32]int64{0: 4}, 15*time.Second)
+	if n := refused.Load(); n < 3 {
+		t.Fatalf("offsets committed after %d commit requests, want the two refusals first", n)
 	}
 }
 
