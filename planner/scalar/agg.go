@@ -63,6 +63,15 @@ type AggSpec struct {
 	AppendOnly bool
 }
 
+// passes reports whether row passes the call's FILTER (every row does
+// without one).
+func (spec *AggSpec) passes(row types.Row) (bool, error) {
+	if spec.Filter == nil {
+		return true, nil
+	}
+	return spec.Filter(spec.Eval, row)
+}
+
 // Empty returns the aggregate's value over no rows: 0 for count, NULL for
 // the others.
 func (f *AggFunc) Empty() types.Datum { return f.empty }
@@ -173,11 +182,8 @@ type aggState struct {
 
 func (s *aggState) Update(row types.Row, diff int64) error {
 	spec := &s.agg.spec
-	if spec.Filter != nil {
-		ok, err := spec.Filter(spec.Eval, row)
-		if err != nil || !ok {
-			return err
-		}
+	if ok, err := spec.passes(row); err != nil || !ok {
+		return err
 	}
 	for i, ev := range spec.Args {
 		d, err := ev(spec.Eval, row)

@@ -38,11 +38,8 @@ func (a extremeAgg) NewState() dataflow.AggState {
 
 func (s *extremeState) Update(row types.Row, diff int64) error {
 	spec := &s.agg.spec
-	if spec.Filter != nil {
-		ok, err := spec.Filter(spec.Eval, row)
-		if err != nil || !ok {
-			return err
-		}
+	if ok, err := spec.passes(row); err != nil || !ok {
+		return err
 	}
 	d, err := spec.Args[0](spec.Eval, row)
 	if err != nil || d.IsNull() || diff == 0 {
