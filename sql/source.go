@@ -214,28 +214,27 @@ func upsertChanges(t *tableState, changes []sources.Change, batch *storage.Batch
 // are encoded into scratch buffers and stored as slices of one string
 // each, two allocations per batch rather than two per row; rows of an
 // append relation are rarely deleted, so the shared strings seldom outlive
-// most of their rows. A cold relation's rows go to the batch only.
+// most of their rows. A cold relation's rows go to the store in chunks
+// (appendCold).
 func appendChanges(rs *runningSource, t *tableState, changes []sources.Change, batch *storage.Batch, d dataflow.Batch) (dataflow.Batch, error) {
+	if t.store != nil {
+		return appendCold(rs, t, changes, batch, d)
+	}
 	id := t.obj.ID
 	idx := rs.byRow[id]
 	keys, vals, ends := rs.keyBuf[:0], rs.valBuf[:0], rs.ends[:0]
 	first := len(d)
 	// flush stores the inserts gathered since the last retraction.
 	flush := func() {
-		var ks, vs string
-		if t.rows != nil {
-			ks, vs = string(keys), string(vals)
-		}
+		ks, vs := string(keys), string(vals)
 		start := 0
 		for i, end := range ends {
 			batch.Put(id, keys[8*i:8*i+8], vals[start:end])
-			if t.rows != nil {
-				key := ks[8*i : 8*i+8]
-				t.rows.Load(storedRow{key: key, val: vs[start:end]})
-				if idx != nil {
-					p := string(types.AppendKeyRow(nil, d[first+i].Row))
-					idx[p] = append(idx[p], key)
-				}
+			key := ks[8*i : 8*i+8]
+			t.rows.Load(storedRow{key: key, val: vs[start:end]})
+			if idx != nil {
+				p := string(types.AppendKeyRow(nil, d[first+i].Row))
+				idx[p] = append(idx[p], key)
 			}
 			start = end
 		}
@@ -253,9 +252,6 @@ func appendChanges(rs *runningSource, t *tableState, changes []sources.Change, b
 		}
 		if ch.Diff >= 0 {
 			continue
-		}
-		if t.store != nil {
-			return d, fmt.Errorf("source relation %s is kept in storage only, but its source retracted a row", t.obj.Name)
 		}
 		flush()
 		if idx == nil {

@@ -27,9 +27,9 @@ func storedLess(a, b storedRow) bool { return a.key < b.key }
 //
 // A cold relation (Object.Cold: a source's append-only output) has no
 // tree: its rows live only in the store, where each tick's rows are
-// written under growing row ids, so memory does not grow with the data
-// ingested and the rows with ids below a tick's next id are that tick's
-// contents.
+// written under growing row ids (in chunks, see cold.go), so memory does
+// not grow with the data ingested and the rows with ids below a tick's
+// next id are that tick's contents.
 type tableState struct {
 	obj       *Object
 	rows      *btree.BTreeG[storedRow] // nil for a cold relation
@@ -126,43 +126,16 @@ func (s *tableSnap) scanRange(start, end string, fn func(key string, row types.R
 	return derr
 }
 
-// scanCold is scanRange over a cold relation's rows in the store.
-func (s *tableSnap) scanCold(start, end string, fn func(key string, row types.Row) bool) error {
-	if limit := rowIDKey(s.end); end == "" || end > limit {
-		end = limit
-	}
-	return s.store.ScanRange(s.obj.ID, []byte(start), []byte(end), func(k, v []byte) error {
-		row, err := types.DecodeRow(v, nil)
-		if err != nil {
-			return fmt.Errorf("table %s: corrupt row: %w", s.obj.Name, err)
-		}
-		if !fn(string(k), row) {
-			return storage.ErrStop
-		}
-		return nil
-	})
-}
-
 // get returns the row stored under key.
 func (s *tableSnap) get(key string) (types.Row, bool, error) {
-	var val []byte
 	if s.store != nil {
-		if len(key) != 8 || rowIDOf(key) >= s.end {
-			return nil, false, nil
-		}
-		v, found, err := s.store.Get(s.obj.ID, []byte(key))
-		if !found || err != nil {
-			return nil, false, err
-		}
-		val = v
-	} else {
-		r, found := s.getRaw(key)
-		if !found {
-			return nil, false, nil
-		}
-		val = []byte(r)
+		return s.getCold(key)
 	}
-	row, err := types.DecodeRow(val, nil)
+	r, found := s.getRaw(key)
+	if !found {
+		return nil, false, nil
+	}
+	row, err := types.DecodeRow([]byte(r), nil)
 	return row, err == nil, err
 }
 

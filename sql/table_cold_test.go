@@ -2,6 +2,7 @@ package sql
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/streamdb/streamdb/sources"
@@ -101,5 +102,82 @@ func TestColdRelation(t *testing.T) {
 	retract := []sources.Change{{Row: types.Row{types.NewInt8(10)}, Diff: -1}}
 	if _, err := appendChanges(rs, tbl, retract, b, nil); err == nil {
 		t.Error("a retraction in a cold relation was accepted")
+	}
+}
+
+// TestColdChunks stores ticks whose rows span several chunks, after rows
+// stored one per key as stores written before chunks hold them, and
+// checks every point read and every range, across chunk and tick
+// boundaries, against the rows appended.
+func TestColdChunks(t *testing.T) {
+	db, err := storage.Open(t.TempDir(), storage.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	obj := &Object{ID: 7, Name: "wide", Appends: true, Cold: true}
+	tbl := newColdState(obj, db)
+	rs := &runningSource{obj: obj}
+	// Rows of a third of a chunk: a tick of 10 spans four chunks.
+	pad := strings.Repeat("x", coldChunkBytes/3)
+	row := func(v int64) types.Row { return types.Row{types.NewInt8(v), types.NewText(pad)} }
+	var want []int64
+	legacy := db.NewBatch()
+	for ; tbl.nextRowID <= 3; tbl.nextRowID++ {
+		legacy.Put(obj.ID, []byte(rowIDKey(tbl.nextRowID)), types.AppendRow(nil, row(100+tbl.nextRowID)))
+		want = append(want, 100+tbl.nextRowID)
+	}
+	if err := legacy.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	for tick := range int64(3) {
+		var changes []sources.Change
+		for i := range int64(10) {
+			v := 1000*tick + i
+			changes = append(changes, sources.Change{Row: row(v), Diff: 1})
+			want = append(want, v)
+		}
+		b := db.NewBatch()
+		if _, err := appendChanges(rs, tbl, changes, b, nil); err != nil {
+			t.Fatal(err)
+		}
+		if err := b.Commit(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	snap := tbl.snapshot()
+	for i, v := range want {
+		got, ok, err := snap.get(rowIDKey(int64(i + 1)))
+		if err != nil || !ok || got[0].Int() != v || got[1].Str() != pad {
+			t.Fatalf("row %d = %v, %v, %v; want %d", i+1, got, ok, err, v)
+		}
+	}
+	if _, ok, err := snap.get(rowIDKey(int64(len(want) + 1))); ok || err != nil {
+		t.Errorf("a row past the end was found (err %v)", err)
+	}
+	for lo := 1; lo <= len(want); lo++ {
+		for hi := lo; hi <= len(want)+1; hi += 3 {
+			var got []int64
+			if err := snap.scanRange(rowIDKey(int64(lo)), rowIDKey(int64(hi)), func(key string, r types.Row) bool {
+				if key != rowIDKey(int64(lo+len(got))) {
+					t.Fatalf("range [%d, %d): key %x at position %d", lo, hi, key, len(got))
+				}
+				got = append(got, r[0].Int())
+				return true
+			}); err != nil {
+				t.Fatal(err)
+			}
+			if fmt.Sprint(got) != fmt.Sprint(want[lo-1:hi-1]) {
+				t.Fatalf("range [%d, %d) = %v, want %v", lo, hi, got, want[lo-1:hi-1])
+			}
+		}
+	}
+	c := &coordinator{store: db, tables: map[uint64]*tableState{}, dirty: map[uint64]bool{}}
+	var n int64
+	if err := c.loadRows(obj, &n); err != nil {
+		t.Fatal(err)
+	}
+	if got := c.tables[obj.ID].nextRowID; got != int64(len(want)+1) {
+		t.Errorf("recovered next row id %d, want %d", got, len(want)+1)
 	}
 }
