@@ -121,11 +121,15 @@ func (s *nexmarkSource) next(pos, end int64) *sources.Batch {
 
 // paced schedules event start+k at k/rate seconds after Run began. Every
 // wake-up emits all events whose time has come, then sleeps until the next
-// one is due, but at least one tick, so that events gather into batches.
+// one is due, but at least until a tick after the wake-up, so that events
+// gather into batches. The tick counts from the wake-up, not from the end
+// of the emission (which waits for the engine's commit): an event then
+// waits at most a tick or one emission's time to be emitted, not both.
 func (s *nexmarkSource) paced(ctx context.Context, pos int64, sink sources.Sink) error {
 	t0, n0 := s.clk.Now(), pos
 	for pos < s.limit {
-		elapsed := s.clk.Now().Sub(t0).Seconds()
+		woke := s.clk.Now()
+		elapsed := woke.Sub(t0).Seconds()
 		due := min(n0+int64(elapsed*s.rate)+1, s.limit)
 		var err error
 		if pos, err = s.emitUpTo(ctx, pos, due, sink); err != nil {
@@ -135,7 +139,8 @@ func (s *nexmarkSource) paced(ctx context.Context, pos int64, sink sources.Sink)
 			break
 		}
 		nextDue := time.Duration(float64(pos-n0) / s.rate * float64(time.Second))
-		wait := max(nextDue-s.clk.Now().Sub(t0), s.tick)
+		now := s.clk.Now()
+		wait := max(nextDue-now.Sub(t0), s.tick-now.Sub(woke))
 		if err := s.clk.Sleep(ctx, wait); err != nil {
 			return err
 		}
