@@ -123,6 +123,9 @@ func (op *joinOp) hashJoin(ctx context.Context) error {
 			} else {
 				res = op.spec.Output(u.Row, b.Row)
 			}
+			if res == nil {
+				continue
+			}
 			op.out.delta = append(op.out.delta, Update{Row: res, Diff: u.Diff * b.Diff})
 		}
 	}

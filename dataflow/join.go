@@ -179,6 +179,9 @@ func (op *joinOp) side(ctx context.Context, delta Batch, keyFn KeyFunc, own, oth
 				} else {
 					res = op.spec.Output(u.Row, r)
 				}
+				if res == nil {
+					continue
+				}
 				op.out.delta = append(op.out.delta, Update{Row: res, Diff: u.Diff * it.n})
 			}
 			op.vbuf = op.appendKept(op.vbuf[:0], u.Row, fromRight)

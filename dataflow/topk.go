@@ -19,12 +19,17 @@ import (
 // (ColumnSortKey builds one). It is the fast path for large groups: the
 // ordered state then compares inline byte prefixes, where Compare has to
 // reach every row it compares, a cache miss each on a large state.
+//
+// Gate, when set, is bound to a MonotonicTopK built from the spec, so
+// that an operator upstream can drop the rows it would refuse (see
+// TopKGate); TopK ignores it.
 type TopKSpec struct {
 	Group   func(types.Row) types.Row
 	SortKey func(dst []byte, row types.Row) []byte
 	Compare func(a, b types.Row) int
 	Offset  int64
 	Limit   int64
+	Gate    *TopKGate
 }
 
 // TopK returns, for each group, the rows at positions [Offset,

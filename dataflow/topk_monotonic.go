@@ -54,6 +54,9 @@ func (g *Graph) MonotonicTopK(src Node, spec TopKSpec) Node {
 	}
 	out := new(stream)
 	op := &monoTopKOp{g: g, in: g.input(src), out: out, spec: spec, m: spec.Offset + spec.Limit, index: newRowIndex()}
+	if spec.Gate != nil {
+		spec.Gate.op = op
+	}
 	return g.add(op, out)
 }
 
