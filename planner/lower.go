@@ -33,6 +33,9 @@ type LowerContext struct {
 	// need holds the columns each node's consumers read, computed from
 	// the first node lowered, the root.
 	need neededColumns
+	// refs counts the references to each node of the plan (see
+	// lowerTopKInput).
+	refs map[Node]int
 }
 
 // Lower builds the operators for n and returns the node producing its rows.
@@ -40,6 +43,7 @@ func Lower(lc *LowerContext, n Node) (dataflow.Node, error) {
 	if lc.memo == nil {
 		lc.memo = map[Node]dataflow.Node{}
 		lc.need = computeNeeded(n)
+		lc.refs = countRefs(n)
 	}
 	if d, ok := lc.memo[n]; ok {
 		return d, nil
@@ -89,7 +93,7 @@ func lower(lc *LowerContext, n Node) (dataflow.Node, error) {
 		}
 		return lowerProject(lc, in, x.Exprs, len(x.Input.Columns()))
 	case *Join:
-		return lowerJoin(lc, x)
+		return lowerJoin(lc, x, nil)
 	case *Aggregate:
 		return lowerAggregate(lc, x)
 	case *Distinct:
@@ -345,7 +349,7 @@ func dropColumns(lc *LowerContext, in dataflow.Node, n int) dataflow.Node {
 }
 
 func lowerTopK(lc *LowerContext, t *TopK) (dataflow.Node, error) {
-	in, err := Lower(lc, t.Input)
+	in, gate, err := lowerTopKInput(lc, t)
 	if err != nil {
 		return in, err
 	}
@@ -369,7 +373,7 @@ func lowerTopK(lc *LowerContext, t *TopK) (dataflow.Node, error) {
 	// A sort key where its order is provably the comparator's (see
 	// TestSortKeyMatchesComparator): TopK then compares inline key
 	// bytes rather than reaching every compared row.
-	spec := dataflow.TopKSpec{Limit: -1}
+	spec := dataflow.TopKSpec{Limit: -1, Gate: gate}
 	if exact {
 		spec.SortKey = dataflow.ColumnSortKey(sc)
 	} else {

@@ -227,7 +227,10 @@ func nonNil(cols []int) []int {
 	return cols
 }
 
-func lowerJoin(lc *LowerContext, j *Join) (dataflow.Node, error) {
+// lowerJoin lowers a join; gate, when not nil, is the gate of the
+// monotonic top-k that alone reads an inner join (see topk_gate.go),
+// applied when the join has no residual or one that cannot fail.
+func lowerJoin(lc *LowerContext, j *Join, gate *joinGate) (dataflow.Node, error) {
 	if n, ok, err := lowerConstantJoin(lc, j); ok || err != nil {
 		return n, err
 	}
@@ -276,9 +279,23 @@ func lowerJoin(lc *LowerContext, j *Join) (dataflow.Node, error) {
 				return out
 			}
 		}
-		spec.Output = output
+		// A residual that cannot fail is evaluated on the matched
+		// pair before its row is built, and so is the gate of a
+		// top-k above; one that can fails on the built row, as a
+		// filter, so that its errors travel with the rows.
+		pre := &prefilter{}
+		if residual != nil && allCannotFail(rest) {
+			pre.add(scalar.Columns(scalar.NewAnd(rest)).Ordered(), func(row types.Row) bool {
+				ok, err := residual(row)
+				return ok && err == nil // err is nil: see cannotFail
+			})
+		}
+		if gate != nil && j.Kind == InnerJoin && (residual == nil || pre.keep != nil) {
+			pre.add(gate.cols, gate.gate.Admits)
+		}
+		spec.Output = pre.output(output, lw, lw+rw)
 		n := g.Join(jk.left, jk.right, spec)
-		if residual != nil {
+		if residual != nil && pre.keep == nil {
 			n = g.Filter(n, residual)
 		}
 		return n
