@@ -12,16 +12,29 @@ func (g *Graph) Collect(src Node) *Collector {
 	return c
 }
 
+// CollectRows is Collect for a one-tick query, whose result is read as a
+// bag of rows: a delta without negative updates has nothing to cancel, so
+// it is kept as it is, unconsolidated (equal rows may stay separate
+// updates, in the order they arrived). Consolidating encodes and sorts
+// every row, most of the work of reading a large view.
+func (g *Graph) CollectRows(src Node) *Collector {
+	c := &Collector{in: g.input(src), bag: true}
+	g.add(&collectOp{c: c}, new(stream))
+	return c
+}
+
 // Collector holds the last Step's consolidated delta of a collection. It
 // belongs to the graph's goroutine.
 type Collector struct {
 	in    *stream
+	bag   bool // CollectRows: positive deltas stay unconsolidated
 	cons  consolidator
 	delta Batch
 	errs  []ErrorUpdate
 }
 
-// Delta returns the consolidated delta of the last Step, valid until the
+// Delta returns the consolidated delta of the last Step (for CollectRows,
+// possibly unconsolidated but without negative updates), valid until the
 // next Step.
 func (c *Collector) Delta() Batch { return c.delta }
 
@@ -48,10 +61,24 @@ func (op *collectOp) Name() string { return "Collect" }
 func (op *collectOp) Step(context.Context) error {
 	c := op.c
 	clear(c.delta)
-	c.delta = c.cons.into(c.delta[:0], c.in.delta)
+	if c.bag && positive(c.in.delta) {
+		c.delta = append(c.delta[:0], c.in.delta...)
+	} else {
+		c.delta = c.cons.into(c.delta[:0], c.in.delta)
+	}
 	clear(c.errs)
 	c.errs = ConsolidateErrors(append(c.errs[:0], c.in.errs...))
 	return nil
 }
 
 func (op *collectOp) StateBytes() int64 { return 0 }
+
+// positive reports whether every update of b inserts.
+func positive(b Batch) bool {
+	for i := range b {
+		if b[i].Diff < 0 {
+			return false
+		}
+	}
+	return true
+}

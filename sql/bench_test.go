@@ -58,3 +58,38 @@ func BenchmarkInsertRows(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.N*perStmt)/b.Elapsed().Seconds(), "rows/s")
 }
+
+// BenchmarkSelectView reads a whole materialized view of 200,000 rows
+// over the wire, as psql or a dashboard does: the snapshot's rows, their
+// text encoding and the protocol's framing, one query per iteration.
+func BenchmarkSelectView(b *testing.B) {
+	const rows = 200_000
+	srv := testserver.Start(b, testserver.Options{})
+	ctx := context.Background()
+	conn := testserver.Connect(b, srv.URL)
+	for _, s := range []string{
+		"CREATE TABLE bids (id int8 PRIMARY KEY, auction int8, price int8, at timestamp, channel text)",
+		fmt.Sprintf("INSERT INTO bids SELECT g, g %% 1000, g * 7, TIMESTAMP '2026-01-01' + g * INTERVAL '1 second', 'channel-' || (g %% 10) FROM generate_series(1, %d) g", rows),
+		"CREATE MATERIALIZED VIEW v AS SELECT id, auction, price, at, channel FROM bids",
+	} {
+		if _, err := conn.Exec(ctx, s); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		r, err := conn.Query(ctx, "SELECT * FROM v")
+		if err != nil {
+			b.Fatal(err)
+		}
+		n := 0
+		for r.Next() {
+			n++
+		}
+		if err := r.Err(); err != nil || n != rows {
+			b.Fatalf("read %d rows (%v), want %d", n, err, rows)
+		}
+	}
+	b.ReportMetric(float64(b.N*rows)/b.Elapsed().Seconds(), "rows/s")
+}

@@ -96,7 +96,7 @@ func (s *session) runQuery(ctx context.Context, q *planner.Query, params []types
 	if err != nil {
 		return nil, err
 	}
-	out := g.Collect(root)
+	out := g.CollectRows(root)
 	if err := g.StepFinal(ctx); err != nil {
 		return nil, err
 	}
@@ -122,8 +122,8 @@ func (s *session) runQuery(ctx context.Context, q *planner.Query, params []types
 	return rows, nil
 }
 
-// expand turns a consolidated Z-set into rows, each repeated by its
-// multiplicity.
+// expand turns a query's result, a Z-set without negative updates, into
+// rows, each repeated by its multiplicity.
 func expand(b dataflow.Batch) ([]types.Row, error) {
 	n := 0
 	for _, u := range b {
