@@ -3,6 +3,7 @@ package dataflow
 import (
 	"encoding/binary"
 	"hash/maphash"
+	"slices"
 	"unsafe"
 
 	"github.com/streamdb/streamdb/sql/types"
@@ -17,15 +18,16 @@ import (
 // A key's rows are packed in its table value as entries
 // [n int64][uvarint len][row]. Multiplicity changes are written in place;
 // adding or removing a row rewrites the value. A key that gathers more
-// than packedMax rows moves to a bucket (a Go slice of rows with a hash
-// index) so that a skewed key (a million orders of one customer) still
-// updates in O(1); its table value then holds bucketMarker and the
-// bucket's number.
+// than packedMax rows moves to a bucket (entries of the same form in a
+// byte slice of its own) so that a skewed key (a million orders of one
+// customer, the bids of a hot auction) still updates in O(1); its table
+// value then holds bucketMarker and the bucket's number.
 //
 // Rows are identified by their exact encoding: the arrangement is a Z-set
 // over row representations. Two representations of one value (numeric 1.0
 // and 1.00) are two entries; every result built from them is still the
-// right Z-set, and they meet again in any consolidation downstream.
+// right Z-set, and they meet again in any consolidation downstream. A
+// bucket may likewise hold one row in several entries (see bucket).
 type arrangement struct {
 	tab     *table
 	buckets []*bucket
@@ -43,64 +45,61 @@ const (
 
 func newArrangement(seed maphash.Seed) *arrangement { return &arrangement{tab: newTable(seed)} }
 
-// bucket holds the rows of one large key, with a hash index from row to
-// position.
+// bucket holds the rows of one large key as packed entries appended to
+// data. Its index from row to entry is built on the first retraction: an
+// append-only input (a source's bids) never retracts, and an insertion
+// then appends its entry without a lookup, and nothing per row is
+// allocated or left for the garbage collector to scan. Until then a row
+// inserted twice has two entries, which a join matches as the two rows
+// they stand for; building the index merges them. Entries whose
+// multiplicity drops to zero stay as holes, skipped by iteration, until
+// they are half of data and compact removes them.
 type bucket struct {
-	rows  []arranged
-	index map[string]int32
-}
-
-// arranged is one stored row and its multiplicity.
-type arranged struct {
-	row string
-	n   int64
+	data  []byte
+	index map[string]int // row to the offset of its entry; nil until a retraction
+	live  int            // entries with a multiplicity
+	holes int            // bytes of the entries without
+	keys  int64          // bytes of the index's keys
 }
 
 // Approximate in-memory sizes for StateBytes.
 const (
-	sizeString   = int64(unsafe.Sizeof(""))
-	sizeSlice    = int64(unsafe.Sizeof([]byte(nil)))
-	sizePointer  = int64(unsafe.Sizeof((*int)(nil)))
-	sizeDatum    = int64(unsafe.Sizeof(types.Datum{}))
-	sizeArranged = int64(unsafe.Sizeof(arranged{}))
+	sizeString  = int64(unsafe.Sizeof(""))
+	sizeSlice   = int64(unsafe.Sizeof([]byte(nil)))
+	sizePointer = int64(unsafe.Sizeof((*int)(nil)))
+	sizeDatum   = int64(unsafe.Sizeof(types.Datum{}))
+	sizeBucket  = int64(unsafe.Sizeof(bucket{}))
 	// sizeMapEntry is a Go map's overhead per entry beyond key and value:
 	// control bytes and the slack of its load factor.
 	sizeMapEntry = 16
-	// sizeIndexEntry is one bucket index entry; its key shares the row's
-	// bytes.
-	sizeIndexEntry = sizeString + 4 + sizeMapEntry
+	// sizeIndexEntry is one bucket index entry besides its key's bytes.
+	sizeIndexEntry = sizeString + 8 + sizeMapEntry
 )
 
 // rows is an iterator over the rows of one key, obtained from get. It
-// views the table: it is invalid after the arrangement changes.
+// views the table or the bucket: it is invalid after the arrangement
+// changes.
 type rows struct {
 	packed []byte
-	b      *bucket
 	i      int
 	row    []byte
 	n      int64
 }
 
-// next advances to the next row, setting it.row and it.n.
+// next advances to the next row, setting it.row and it.n. It skips the
+// entries of a bucket without a multiplicity.
 func (it *rows) next() bool {
-	if it.b != nil {
-		if it.i >= len(it.b.rows) {
-			return false
+	for it.i < len(it.packed) {
+		it.n = int64(binary.LittleEndian.Uint64(it.packed[it.i:]))
+		l, k := binary.Uvarint(it.packed[it.i+8:])
+		start := it.i + 8 + k
+		it.row = it.packed[start : start+int(l)]
+		it.i = start + int(l)
+		if it.n != 0 {
+			return true
 		}
-		e := &it.b.rows[it.i]
-		it.row, it.n = stored(e.row), e.n
-		it.i++
-		return true
 	}
-	if it.i >= len(it.packed) {
-		return false
-	}
-	it.n = int64(binary.LittleEndian.Uint64(it.packed[it.i:]))
-	l, k := binary.Uvarint(it.packed[it.i+8:])
-	start := it.i + 8 + k
-	it.row = it.packed[start : start+int(l)]
-	it.i = start + int(l)
-	return true
+	return false
 }
 
 // get returns the rows of key; h is the key's hash (a.tab.hash).
@@ -111,7 +110,7 @@ func (a *arrangement) get(key []byte, h uint64) rows {
 	}
 	v := a.tab.value(i)
 	if v[0] == bucketMarker {
-		return rows{b: a.buckets[binary.LittleEndian.Uint32(v[1:])]}
+		return rows{packed: a.buckets[binary.LittleEndian.Uint32(v[1:])].data}
 	}
 	return rows{packed: v[1:]}
 }
@@ -132,8 +131,11 @@ func (a *arrangement) update(key []byte, h uint64, row []byte, diff int64) {
 	if v[0] == bucketMarker {
 		num := binary.LittleEndian.Uint32(v[1:])
 		b := a.buckets[num]
-		a.bucketBytes += b.add(row, diff)
-		if len(b.rows) == 0 {
+		before := b.size()
+		b.add(row, diff)
+		a.bucketBytes += b.size() - before
+		if b.live == 0 {
+			a.bucketBytes -= b.size()
 			a.tab.delete(i)
 			a.buckets[num] = nil
 			a.free = append(a.free, num)
@@ -166,19 +168,16 @@ func (a *arrangement) update(key []byte, h uint64, row []byte, diff int64) {
 		a.scratch = appendEntry(append(a.scratch[:0], v...), row, diff)
 		a.tab.replace(i, a.scratch)
 	default:
-		a.toBucket(i, v, row, diff)
+		a.toBucket(i, v, count, row, diff)
 	}
 }
 
-// toBucket moves the packed rows of slot i and the new row into a bucket.
-func (a *arrangement) toBucket(i int, v, row []byte, diff int64) {
-	b := &bucket{rows: make([]arranged, 0, 2*packedMax)}
-	it := rows{packed: v[1:]}
-	for it.next() {
-		b.rows = append(b.rows, arranged{row: string(it.row), n: it.n})
-	}
-	b.rows = append(b.rows, arranged{row: string(row), n: diff})
-	b.buildIndex()
+// toBucket moves the count packed rows of slot i and the new row into a
+// bucket.
+func (a *arrangement) toBucket(i int, v []byte, count int, row []byte, diff int64) {
+	b := &bucket{data: make([]byte, 0, 2*len(v)), live: count}
+	b.data = append(b.data, v[1:]...)
+	b.add(row, diff)
 	var num uint32
 	if n := len(a.free); n > 0 {
 		num = a.free[n-1]
@@ -209,47 +208,86 @@ func uvarintLen(b []byte) int {
 	return k
 }
 
-// add adds diff to row's multiplicity and returns the change in bytes.
-func (b *bucket) add(row []byte, diff int64) int64 {
-	if i, ok := b.index[string(row)]; ok {
-		b.rows[i].n += diff
-		if b.rows[i].n != 0 {
-			return 0
+// add adds diff to row's multiplicity. An insertion before the first
+// retraction appends an entry; anything else goes through the index.
+func (b *bucket) add(row []byte, diff int64) {
+	if b.index == nil {
+		if diff > 0 {
+			b.append(row, diff)
+			return
 		}
-		return b.remove(int(i))
+		b.buildIndex()
 	}
-	s := string(row)
-	b.rows = append(b.rows, arranged{row: s, n: diff})
-	b.index[s] = int32(len(b.rows) - 1)
-	return int64(len(s)) + sizeArranged + sizeIndexEntry
+	off, ok := b.index[string(row)]
+	if !ok {
+		s := string(row)
+		b.index[s] = len(b.data)
+		b.keys += int64(len(s))
+		b.append(row, diff)
+		return
+	}
+	n := int64(binary.LittleEndian.Uint64(b.data[off:])) + diff
+	binary.LittleEndian.PutUint64(b.data[off:], uint64(n))
+	if n != 0 {
+		return
+	}
+	delete(b.index, string(row))
+	b.keys -= int64(len(row))
+	b.live--
+	b.holes += 8 + uvarintLen(b.data[off+8:]) + len(row)
+	if b.holes*2 > len(b.data) {
+		b.compact()
+	}
 }
 
-// remove deletes entry i by moving the last entry into its place and
-// returns the (negative) change in bytes.
-func (b *bucket) remove(i int) int64 {
-	gone := b.rows[i].row
-	last := len(b.rows) - 1
-	b.rows[i] = b.rows[last]
-	b.rows[last] = arranged{}
-	b.rows = b.rows[:last]
-	delete(b.index, gone)
-	if i < last {
-		b.index[b.rows[i].row] = int32(i)
+// append appends an entry, doubling data when it is full: a hot key's
+// bucket grows to megabytes, and append's smaller steps for large slices
+// would copy it several times over.
+func (b *bucket) append(row []byte, n int64) {
+	if need := 8 + binary.MaxVarintLen64 + len(row); cap(b.data)-len(b.data) < need {
+		b.data = slices.Grow(b.data, max(len(b.data), need))
 	}
-	return -(int64(len(gone)) + sizeArranged + sizeIndexEntry)
+	b.data = appendEntry(b.data, row, n)
+	b.live++
 }
 
+// buildIndex indexes the entries by row, merging the entries of a row
+// into its first: the others become holes.
 func (b *bucket) buildIndex() {
-	b.index = make(map[string]int32, 2*len(b.rows))
-	for i, r := range b.rows {
-		b.index[r.row] = int32(i)
+	b.index = make(map[string]int, b.live)
+	for off := 0; off < len(b.data); {
+		n := int64(binary.LittleEndian.Uint64(b.data[off:]))
+		l, k := binary.Uvarint(b.data[off+8:])
+		size := 8 + k + int(l)
+		row := b.data[off+8+k : off+size]
+		switch first, dup := b.index[string(row)]; {
+		case n == 0:
+		case dup:
+			m := int64(binary.LittleEndian.Uint64(b.data[first:])) + n
+			binary.LittleEndian.PutUint64(b.data[first:], uint64(m))
+			binary.LittleEndian.PutUint64(b.data[off:], 0)
+			b.live--
+			b.holes += size
+		default:
+			b.index[string(row)] = off
+			b.keys += int64(len(row))
+		}
+		off += size
 	}
 }
 
-func (b *bucket) size() int64 {
-	n := int64(len(b.rows)) * (sizeArranged + sizeIndexEntry)
-	for _, r := range b.rows {
-		n += int64(len(r.row))
+// compact rewrites data without its holes and re-points the index.
+func (b *bucket) compact() {
+	data := make([]byte, 0, 2*(len(b.data)-b.holes))
+	it := rows{packed: b.data}
+	for it.next() {
+		b.index[string(it.row)] = len(data)
+		data = appendEntry(data, it.row, it.n)
 	}
-	return n
+	b.data, b.holes = data, 0
+}
+
+// size returns the approximate bytes of the bucket.
+func (b *bucket) size() int64 {
+	return sizeBucket + int64(cap(b.data)) + b.keys + int64(len(b.index))*sizeIndexEntry
 }
