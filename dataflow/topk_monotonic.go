@@ -99,9 +99,11 @@ type monoTopKGroup struct {
 	idx        int
 	before     changeSpan // the window before the tick in monoTopKOp.before
 	changeSpan            // the group's changes in monoTopKOp.sorted
+	gateTick   uint64     // the tick of the group's keys in its TopKGate
+	gateAt     int32      // the group's place among them
 }
 
-const sizeMonoTopKGroup = 96 + sizePointer
+const sizeMonoTopKGroup = 112 + sizePointer
 
 // sizeMonoTopKRun is a kept row's run and entry, besides its key and row.
 const sizeMonoTopKRun = 16 + sizeSlice + sizePointer + 8 + sizeString + 8
