@@ -35,13 +35,10 @@ type observation struct {
 // the saturation throughput, so the engine is busy but not behind by
 // construction) and q as a materialized view. The paced generator emits
 // event k once k/rate seconds have passed since it started, so event k's
-// generation time is start + k/rate, where start is taken when CREATE
-// SOURCE returns: the engine starts the generator once the source's
-// catalog entry is committed, just before it replies, so start is late by
-// the reply's trip (well under a millisecond on loopback) and the measured
-// freshness low by as much. Taking start before CREATE SOURCE is sent
-// instead would add the statement's whole commit (tens of milliseconds
-// with its fsync) to every event. A poller reads the source's progress relation every
+// generation time is start + k/rate, where start is taken just before
+// CREATE SOURCE is sent: the generator starts later than that, so the
+// measured freshness is an upper bound, loose by at most CREATE SOURCE's
+// round trip. A poller reads the source's progress relation every
 // pollEvery; progress and view are committed by the same tick and every
 // SELECT reads one timestamp, so the poll that first returns an offset
 // above k proves event k visible in the view. Freshness of event k is that
@@ -61,12 +58,12 @@ func runFreshness(ctx context.Context, cfg config, q query, rate int64, report f
 	}
 	defer conn.Close(ctx)
 
+	start := time.Now()
 	src := fmt.Sprintf("CREATE SOURCE %s FROM LOAD GENERATOR NEXMARK (EVENTS PER SECOND %d, MAX EVENTS %d, SEED %d) FOR ALL TABLES",
 		sourceName, rate, f.Events, cfg.Seed)
 	if _, err := conn.Exec(ctx, src); err != nil {
 		return f, fmt.Errorf("create source: %w", err)
 	}
-	start := time.Now()
 	if _, err := conn.Exec(ctx, "CREATE MATERIALIZED VIEW "+q.Name+" AS "+q.SQL); err != nil {
 		return f, fmt.Errorf("create materialized view: %w", err)
 	}
