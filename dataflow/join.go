@@ -11,7 +11,9 @@ import (
 
 // KeyFunc extracts a join key from a row. It returns false when the key
 // holds a NULL: under SQL equality such a row matches nothing. A nil
-// KeyFunc stands for the empty key, which every row has.
+// KeyFunc stands for the empty key, which every row has. The key is
+// encoded before the next call, so it may be a slice of the row or a
+// buffer the KeyFunc reuses.
 type KeyFunc func(types.Row) (types.Row, bool)
 
 // JoinSpec describes an inner equi-join. Rows match when their keys have

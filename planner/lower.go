@@ -87,13 +87,16 @@ func lower(lc *LowerContext, n Node) (dataflow.Node, error) {
 		}
 		return lc.Graph.Filter(in, pred), nil
 	case *Project:
+		if d, ok, err := lowerJoinProject(lc, x); ok {
+			return d, err
+		}
 		in, err := Lower(lc, x.Input)
 		if err != nil {
 			return in, err
 		}
 		return lowerProject(lc, in, x.Exprs, len(x.Input.Columns()))
 	case *Join:
-		return lowerJoin(lc, x, nil)
+		return lowerJoin(lc, x, joinFusion{})
 	case *Aggregate:
 		return lowerAggregate(lc, x)
 	case *Distinct:

@@ -123,10 +123,25 @@ func prepareJoinKeys(lc *LowerContext, l, r dataflow.Node, lw, rw int, pairs []e
 }
 
 // keyFunc extracts key columns; a NULL in a component that is not
-// null-safe means the row matches nothing.
+// null-safe means the row matches nothing. The key is a slice of the row
+// when its columns are adjacent, else one buffer reused: a join encodes
+// each key at once (see dataflow.KeyFunc), and allocating one per row was
+// a tenth of a join's cost.
 func keyFunc(cols []int, nullSafe []bool) dataflow.KeyFunc {
+	if adjacent(cols) {
+		lo, hi := cols[0], cols[0]+len(cols)
+		return func(r types.Row) (types.Row, bool) {
+			k := r[lo:hi:hi]
+			for i := range k {
+				if k[i].IsNull() && !nullSafe[i] {
+					return nil, false
+				}
+			}
+			return k, true
+		}
+	}
+	k := make(types.Row, len(cols))
 	return func(r types.Row) (types.Row, bool) {
-		k := make(types.Row, len(cols))
 		for i, c := range cols {
 			d := r[c]
 			if d.IsNull() && !nullSafe[i] {
@@ -227,10 +242,9 @@ func nonNil(cols []int) []int {
 	return cols
 }
 
-// lowerJoin lowers a join; gate, when not nil, is the gate of the
-// monotonic top-k that alone reads an inner join (see topk_gate.go),
-// applied when the join has no residual or one that cannot fail.
-func lowerJoin(lc *LowerContext, j *Join, gate *joinGate) (dataflow.Node, error) {
+// lowerJoin lowers a join, with what the consumer that alone reads it
+// takes over (see join_fusion.go).
+func lowerJoin(lc *LowerContext, j *Join, fuse joinFusion) (dataflow.Node, error) {
 	if n, ok, err := lowerConstantJoin(lc, j); ok || err != nil {
 		return n, err
 	}
@@ -282,7 +296,8 @@ func lowerJoin(lc *LowerContext, j *Join, gate *joinGate) (dataflow.Node, error)
 		// A residual that cannot fail is evaluated on the matched
 		// pair before its row is built, and so is the gate of a
 		// top-k above; one that can fails on the built row, as a
-		// filter, so that its errors travel with the rows.
+		// filter, so that its errors travel with the rows. A
+		// projection above has the join build its rows.
 		pre := &prefilter{}
 		if residual != nil && allCannotFail(rest) {
 			pre.add(scalar.Columns(scalar.NewAnd(rest)).Ordered(), func(row types.Row) bool {
@@ -290,8 +305,21 @@ func lowerJoin(lc *LowerContext, j *Join, gate *joinGate) (dataflow.Node, error)
 				return ok && err == nil // err is nil: see cannotFail
 			})
 		}
-		if gate != nil && j.Kind == InnerJoin && (residual == nil || pre.keep != nil) {
-			pre.add(gate.cols, gate.gate.Admits)
+		if fuse.gate != nil {
+			pre.add(fuse.gate.cols, fuse.gate.gate.Admits)
+		}
+		if cols := fuse.project; cols != nil {
+			output = func(a, b types.Row) types.Row {
+				out := slab.Row(len(cols))
+				for i, c := range cols {
+					if c < lw {
+						out[i] = a[c]
+					} else {
+						out[i] = b[c-lw]
+					}
+				}
+				return out
+			}
 		}
 		spec.Output = pre.output(output, lw, lw+rw)
 		n := g.Join(jk.left, jk.right, spec)

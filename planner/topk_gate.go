@@ -15,11 +15,9 @@ import (
 //
 // The gate is sound only when every match the join emits would reach
 // the top-k with the same group and order columns, and without an error:
-// the top-k's input is the join itself, its residual cannot fail (an
-// error of a dropped row would be lost), the top-k orders by plain
-// columns, and nothing else reads the join (refs counts the plan's
-// references to each node; the join is lowered directly, not through
-// Lower, so that no equal subplan elsewhere reuses its gated output).
+// the top-k's input is the join itself, which it alone reads and whose
+// residual cannot fail (see fusableJoin), and the top-k orders by plain
+// columns.
 
 // joinGate is a top-k's gate and the columns of the join's output row it
 // reads: the top-k's group and order columns.
@@ -32,11 +30,7 @@ type joinGate struct {
 // top-k is to bind when its input is a join that honours one.
 func lowerTopKInput(lc *LowerContext, t *TopK) (dataflow.Node, *dataflow.TopKGate, error) {
 	j, ok := t.Input.(*Join)
-	if !ok || j.Kind != InnerJoin || t.Limit == nil || lc.refs[j] != 1 || !appendOnly(t.Input, lc.OneTick) {
-		in, err := Lower(lc, t.Input)
-		return in, nil, err
-	}
-	if _, _, constant := constantJoin(j); constant {
+	if !ok || t.Limit == nil || !fusableJoin(lc, j) || !appendOnly(t.Input, lc.OneTick) {
 		in, err := Lower(lc, t.Input)
 		return in, nil, err
 	}
@@ -49,26 +43,6 @@ func lowerTopKInput(lc *LowerContext, t *TopK) (dataflow.Node, *dataflow.TopKGat
 		}
 		jg.cols = append(jg.cols, c.Idx)
 	}
-	in, err := lowerJoin(lc, j, jg)
+	in, err := lowerJoin(lc, j, joinFusion{gate: jg})
 	return in, jg.gate, err
-}
-
-// countRefs counts the references to each node of the plan under root
-// (root itself has none): a node reached by two paths has two.
-func countRefs(root Node) map[Node]int {
-	refs := map[Node]int{}
-	seen := map[Node]bool{}
-	var visit func(n Node)
-	visit = func(n Node) {
-		if seen[n] {
-			return
-		}
-		seen[n] = true
-		for _, in := range n.Inputs() {
-			refs[in]++
-			visit(in)
-		}
-	}
-	visit(root)
-	return refs
 }
