@@ -106,6 +106,22 @@ func (t *table) find(key []byte, h uint64) int {
 	}
 }
 
+// findOff returns the slot index pointing at the record at off, whose
+// key has hash h, or -1. It compares offsets, not keys, so it reads no
+// record.
+func (t *table) findOff(h uint64, off int) int {
+	mask := uint64(len(t.slots) - 1)
+	want := slotFor(h, off)
+	for i := h & mask; ; i = (i + 1) & mask {
+		switch s := t.slots[i]; s {
+		case slotEmpty:
+			return -1
+		case want:
+			return int(i)
+		}
+	}
+}
+
 // rec returns the segment bytes from the record at off on.
 func (t *table) rec(off int) []byte { return t.segs[off>>segShift].buf[off&(segSize-1):] }
 
@@ -124,8 +140,15 @@ func (t *table) recVal(off int) []byte {
 }
 
 func recLen(r []byte) int {
-	return recHeader + int(binary.LittleEndian.Uint32(r)) + int(binary.LittleEndian.Uint32(r[4:]))
+	return recHeader + int(binary.LittleEndian.Uint32(r)&^recDead) + int(binary.LittleEndian.Uint32(r[4:]))
 }
+
+// recDead is set in the key length of a record that is garbage, so that
+// reclaiming a segment skips it without the hash and probe that would
+// tell: a segment is reclaimed when it is more than half garbage, and
+// an arrangement's growing keys, rewritten at every row, leave mostly
+// garbage behind.
+const recDead = 1 << 31
 
 // key returns the key at slot i, a view valid until the next mutation.
 func (t *table) key(i int) []byte { return t.recKey(slotOff(t.slots[i])) }
@@ -273,7 +296,9 @@ func (t *table) delete(i int) {
 // dead counts the record at off as garbage of its segment.
 func (t *table) dead(off int) {
 	n := off >> segShift
-	t.segs[n].garbage += recLen(t.rec(off))
+	r := t.rec(off)
+	t.segs[n].garbage += recLen(r)
+	binary.LittleEndian.PutUint32(r, binary.LittleEndian.Uint32(r)|recDead)
 	if n != t.cur && t.segs[n].garbage*2 > len(t.segs[n].buf) {
 		t.pending = append(t.pending, n)
 	}
@@ -293,16 +318,19 @@ func (t *table) settle() {
 
 // reclaim moves the live records of segment n to the segment being
 // filled and releases n. A record is live when its key's slot points at
-// it.
+// it; one marked dead is not looked up, and for the others the slot is
+// found by offset.
 func (t *table) reclaim(n int) {
 	buf := t.segs[n].buf
 	for o := 0; o < len(buf); {
 		r := buf[o:]
 		size := recLen(r)
-		key := r[recHeader : recHeader+int(binary.LittleEndian.Uint32(r))]
-		h := t.hash(key)
-		if i := t.find(key, h); i >= 0 && slotOff(t.slots[i]) == n<<segShift|o {
-			t.slots[i] = slotFor(h, t.append(key, r[recHeader+len(key):size]))
+		if klen := binary.LittleEndian.Uint32(r); klen&recDead == 0 {
+			key := r[recHeader : recHeader+int(klen)]
+			h := t.hash(key)
+			if i := t.findOff(h, n<<segShift|o); i >= 0 {
+				t.slots[i] = slotFor(h, t.append(key, r[recHeader+len(key):size]))
+			}
 		}
 		o += size
 	}
