@@ -133,7 +133,7 @@ func fmtErrors(errs []ErrorUpdate) string {
 func snapshotBatch(t testing.TB, s *Snapshot) Batch {
 	t.Helper()
 	var b Batch
-	if err := (&Snapshot{tree: s.tree, keyed: s.keyed}).Scan(func(r types.Row, n int64) bool {
+	if err := s.ScanAll(func(r types.Row, n int64) bool {
 		b = append(b, Update{Row: r, Diff: n})
 		return true
 	}); err != nil {

@@ -13,8 +13,15 @@ import (
 // Output returns a maintained, readable collection: the full consolidated
 // contents of src (row → multiplicity) and the consolidated errors of
 // everything upstream of it. It backs materialized views and tables.
+//
+// An Output that reads a Reduce directly keeps the Reduce's groups (see
+// groupItem) rather than a consolidated copy of its delta.
 func (g *Graph) Output(src Node) *Output {
 	o := newOutput(g.input(src), nil)
+	if r, ok := g.ops[src.id].(*reduceOp); ok && !r.keyed && !r.started {
+		r.keyed, o.red = true, r
+		o.gw.m = &o.gm
+	}
 	g.add(&outputOp{o: o}, new(stream))
 	return o
 }
@@ -38,12 +45,19 @@ type Output struct {
 	deltaErrs []ErrorUpdate
 	kbuf      []byte
 	changes   []change
-	w         treeWriter
+	w         treeWriter[item, change]
+	m         itemMerger
+	// red is the Reduce whose groups a grouped Output keeps, nil for any
+	// other Output; gw and gm merge its changes into groups.
+	red *reduceOp
+	gw  treeWriter[groupItem, groupChange]
+	gm  groupMerger
 
-	mu    sync.Mutex
-	tree  rowTree
-	errs  []ErrorUpdate
-	bytes int64
+	mu     sync.Mutex
+	tree   rowTree[item]
+	groups rowTree[groupItem]
+	errs   []ErrorUpdate
+	bytes  int64
 	// snap is the snapshot of the current contents, nil until asked for
 	// after a change.
 	snap *Snapshot
@@ -63,8 +77,44 @@ const sizeItem = int64(unsafe.Sizeof(item{}))
 func (it item) key() string { return it.kv[:it.klen] }
 func (it item) val() string { return it.kv[it.klen:] }
 
+// change is one consolidated update of an Output under its ordering key.
+type change struct {
+	key []byte
+	u   Update
+}
+
+// itemMerger merges changes into an Output's items: a change to a present
+// row adds to its multiplicity (dropping it at zero); a change to an
+// absent row inserts it with the change's weight.
+type itemMerger struct {
+	vbuf []byte
+	// bytes is the change of the stored items' size during a merge.
+	bytes int64
+}
+
+func (m *itemMerger) key(c *change) string { return keyString(c.key) }
+
+func (m *itemMerger) update(it item, c *change) (item, bool) {
+	// A present row keeps its first stored form (rows that compare equal
+	// may differ in representation, numeric 1.0 and 1.00).
+	if it.n += c.u.Diff; it.n == 0 {
+		m.bytes -= sizeItem + int64(len(it.kv))
+		return it, false
+	}
+	return it, true
+}
+
+func (m *itemMerger) insert(c *change) (item, bool) {
+	m.vbuf = appendRowValue(append(m.vbuf[:0], c.key...), c.u.Row)
+	it := item{kv: string(m.vbuf), klen: len(c.key), n: c.u.Diff}
+	m.bytes += sizeItem + int64(len(it.kv))
+	return it, true
+}
+
 func newOutput(in *stream, key func(types.Row) types.Row) *Output {
-	return &Output{in: in, key: key}
+	o := &Output{in: in, key: key}
+	o.w.m = &o.m
+	return o
 }
 
 // Snapshot returns an immutable view of the collection as of the last
@@ -76,6 +126,9 @@ func (o *Output) Snapshot() *Snapshot {
 	defer o.mu.Unlock()
 	if o.snap == nil {
 		o.snap = &Snapshot{tree: o.tree.snapshot(), errs: slices.Clone(o.errs), keyed: o.key != nil}
+		if o.red != nil {
+			o.snap.grouped, o.snap.groups, o.snap.aggs = true, o.groups.snapshot(), len(o.red.spec.Aggs)
+		}
 	}
 	return o.snap
 }
@@ -107,6 +160,10 @@ func (o *Output) StateBytes() int64 {
 
 // step consolidates the tick's delta and applies it.
 func (o *Output) step() {
+	if o.red != nil {
+		o.stepGroups()
+		return
+	}
 	clear(o.delta)
 	o.delta = o.cons.into(o.delta[:0], o.in.delta)
 	clear(o.deltaErrs)
@@ -132,14 +189,20 @@ func (o *Output) step() {
 	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	o.w.bytes = 0
+	o.m.bytes = 0
 	o.w.apply(&o.tree, o.changes)
-	o.bytes += o.w.bytes
+	o.bytes += o.m.bytes
 	clear(o.changes)
+	o.mergeErrors()
+	o.snap = nil
+}
+
+// mergeErrors adds the tick's error delta to the error collection, a new
+// slice since snapshots share the old one. The caller holds o.mu.
+func (o *Output) mergeErrors() {
 	if len(o.deltaErrs) > 0 {
 		o.errs = ConsolidateErrors(append(slices.Clone(o.errs), o.deltaErrs...))
 	}
-	o.snap = nil
 }
 
 // outputOp is the operator that maintains an Output (or Index).

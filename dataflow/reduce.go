@@ -2,6 +2,8 @@ package dataflow
 
 import (
 	"context"
+	"slices"
+	"strings"
 	"unsafe"
 
 	"github.com/streamdb/streamdb/sql/pgerr"
@@ -57,6 +59,14 @@ type reduceOp struct {
 	news    []types.Datum
 	// retract holds the tick's retractions until its insertions are in.
 	retract []pendingRetraction
+	// keyed is set when an Output keeps this Reduce's groups (see
+	// Graph.Output): groups then carry their key encodings, a tick's
+	// touched groups are finished in key order, so that the delta comes
+	// out consolidated, and changes lists each changed group's new row
+	// for the Output.
+	keyed   bool
+	kbuf    []byte
+	changes []groupChange
 }
 
 type pendingRetraction struct {
@@ -88,11 +98,26 @@ type group struct {
 	// size is the group's bytes for StateBytes, fixed at creation.
 	size      int64
 	statesBuf [2]AggState
+	// kenc is the key encoding of the group's key and head its head,
+	// kept only for an Output that holds the groups (reduceOp.keyed).
+	kenc string
+	head keyHead
 }
 
+// touchedGroup is a group changed in the current tick, with its key's
+// head inline so that sorting the touched groups seldom reaches them.
 type touchedGroup struct {
 	grp     *group
 	existed bool
+	head    keyHead
+}
+
+// compareTouched orders touched groups by key encoding.
+func compareTouched(a, b touchedGroup) int {
+	if c := a.head.compare(b.head); c != 0 {
+		return c
+	}
+	return strings.Compare(a.grp.kenc, b.grp.kenc)
 }
 
 const sizeGroup = int64(unsafe.Sizeof(group{})) + sizePointer
@@ -103,6 +128,8 @@ func (op *reduceOp) Name() string { return "Reduce" }
 
 func (op *reduceOp) Step(context.Context) error {
 	op.out.passErrors(op.in)
+	clear(op.changes)
+	op.changes = op.changes[:0]
 	if !op.started {
 		op.started = true
 		if op.spec.Global {
@@ -112,6 +139,9 @@ func (op *reduceOp) Step(context.Context) error {
 		}
 	}
 	op.apply()
+	if op.keyed {
+		slices.SortFunc(op.touched, compareTouched)
+	}
 	for i := range op.touched {
 		op.finish(&op.touched[i])
 	}
@@ -179,6 +209,11 @@ func (op *reduceOp) lookup(key types.Row, h uint64) *group {
 	grp := &group{row: make(types.Row, len(key)+len(op.spec.Aggs))}
 	copy(grp.row, key)
 	grp.size = sizeGroup + rowBytes(grp.row)
+	if op.keyed {
+		op.kbuf = types.AppendKeyRow(op.kbuf[:0], key)
+		grp.kenc, grp.head = string(op.kbuf), headOf(op.kbuf)
+		grp.size += int64(len(grp.kenc))
+	}
 	grp.pos = op.index.insert(grp.row[:len(key):len(key)], h)
 	if n := len(op.spec.Aggs); n <= len(grp.statesBuf) {
 		grp.states = grp.statesBuf[:n:n]
@@ -207,7 +242,7 @@ func (op *reduceOp) exists(grp *group) bool {
 // output before (its row or err, which stay as they are until finish).
 func (op *reduceOp) touch(grp *group, existed bool) {
 	grp.tick = op.g.tick
-	op.touched = append(op.touched, touchedGroup{grp: grp, existed: existed})
+	op.touched = append(op.touched, touchedGroup{grp: grp, existed: existed, head: grp.head})
 }
 
 // finish emits the change of one touched group and drops the group if it
@@ -221,9 +256,24 @@ func (op *reduceOp) finish(t *touchedGroup) {
 		op.news, newErr = appendResults(op.news, grp.states)
 	}
 	nk := len(grp.row) - len(grp.states)
-	if t.existed && exists && sameResults(grp.row[nk:], grp.err, op.news, newErr) {
-		return
+	order := 0
+	if t.existed && exists {
+		var same bool
+		if same, order = compareResults(grp.row[nk:], grp.err, op.news, newErr); same {
+			return
+		}
 	}
+	start := len(op.out.delta)
+	op.replace(t, exists, newErr, nk)
+	if op.keyed {
+		op.changed(grp, exists && newErr == nil, start, order)
+	}
+}
+
+// replace emits a touched group's −old +new, with its new results in
+// op.news (or newErr), and drops the group if it no longer has rows.
+func (op *reduceOp) replace(t *touchedGroup, exists bool, newErr *pgerr.Error, nk int) {
+	grp := t.grp
 	if t.existed {
 		op.emit(grp.row, grp.err, -1)
 	}
@@ -249,6 +299,30 @@ func (op *reduceOp) finish(t *touchedGroup) {
 	copy(grp.row[nk:], op.news)
 	grp.emitted = true
 	op.emit(grp.row, nil, +1)
+}
+
+// changed records the change of a group in a keyed Reduce: its new row,
+// or nil when it has none (no rows, or an error). It also puts the
+// group's −old +new, emitted from start on, in row order (order compares
+// the new row with the old), so that the delta stays consolidated. When
+// they compare equal (a result that changed representation only) it
+// drops both and leaves the Output its old row, as consolidation would.
+func (op *reduceOp) changed(grp *group, hasRow bool, start, order int) {
+	if d := op.out.delta[start:]; len(d) == 2 {
+		switch {
+		case order == 0:
+			clear(d)
+			op.out.delta = op.out.delta[:start]
+			return
+		case order < 0:
+			d[0], d[1] = d[1], d[0]
+		}
+	}
+	var row types.Row
+	if hasRow {
+		row = grp.row
+	}
+	op.changes = append(op.changes, groupChange{kenc: grp.kenc, row: row})
 }
 
 // emit outputs a group's row or, when its aggregates failed, the error.
@@ -291,16 +365,30 @@ func appendResults(dst []types.Datum, states []AggState) ([]types.Datum, *pgerr.
 	return dst, nil
 }
 
+// sameResults reports whether results b (or error bErr) are the same as
+// results a (or aErr); see compareResults.
 func sameResults(a []types.Datum, aErr *pgerr.Error, b []types.Datum, bErr *pgerr.Error) bool {
+	same, _ := compareResults(a, aErr, b, bErr)
+	return same
+}
+
+// compareResults reports whether a group's new results b (or error bErr)
+// are the same as its old ones a (or aErr), equal and of the same kinds,
+// and, when both are rows, how b compares with a (types.CompareRows).
+func compareResults(a []types.Datum, aErr *pgerr.Error, b []types.Datum, bErr *pgerr.Error) (same bool, order int) {
 	if aErr != nil || bErr != nil {
-		return aErr != nil && bErr != nil && compareErrors(aErr, bErr) == 0
+		return aErr != nil && bErr != nil && compareErrors(aErr, bErr) == 0, 0
 	}
+	same = true
 	for i := range a {
-		if types.Compare(a[i], b[i]) != 0 || a[i].Kind() != b[i].Kind() {
-			return false
+		if c := types.Compare(b[i], a[i]); c != 0 {
+			return false, c
+		}
+		if a[i].Kind() != b[i].Kind() {
+			same = false
 		}
 	}
-	return true
+	return same, 0
 }
 
 func boolInt(b bool) int {

@@ -7,7 +7,9 @@ import (
 
 // rowTree is the ordered collection behind an Output: a copy-on-write
 // B+-tree of items (rows under their ordering key), leaves holding the
-// items, inner nodes routing by their children's first keys.
+// items, inner nodes routing by their children's first keys. The item
+// type is a parameter: an Output keeps encoded rows with multiplicities
+// (item), a grouped Output its Reduce's rows by group (groupItem).
 //
 // A tick's consolidated delta is sorted by the same key, so it is applied
 // in one merge: the delta is split among the children of each node it
@@ -20,20 +22,25 @@ import (
 // generation it was made in; taking a snapshot starts a new generation,
 // and the live tree copies a node of an older generation before changing
 // it, so a snapshot never sees a later tick.
-type rowTree struct {
-	root *tnode
+type rowTree[I treeItem] struct {
+	root *tnode[I]
 	gen  uint64
+}
+
+// treeItem is an element of a rowTree, ordered by its key.
+type treeItem interface {
+	key() string
 }
 
 // tnode is a leaf (items) or an inner node (kids, with firsts[i] the
 // first key of kids[i]). first is the node's own first key; count the
 // items beneath it.
-type tnode struct {
+type tnode[I treeItem] struct {
 	gen    uint64
 	count  int
 	first  string
-	items  []item
-	kids   []*tnode
+	items  []I
+	kids   []*tnode[I]
 	firsts []string
 }
 
@@ -47,14 +54,17 @@ const (
 	minKids = maxKids / 4
 )
 
-// change is one consolidated update of an Output under its ordering key.
-type change struct {
-	key []byte
-	u   Update
+// merger tells a treeWriter how a change of type C acts on the items of
+// its key: it replaces a present item (update) or makes one where the key
+// is absent (insert), or drops or makes none when ok is false.
+type merger[I treeItem, C any] interface {
+	key(c *C) string
+	update(it I, c *C) (res I, ok bool)
+	insert(c *C) (res I, ok bool)
 }
 
 // len returns the number of distinct rows.
-func (t *rowTree) len() int {
+func (t *rowTree[I]) len() int {
 	if t.root == nil {
 		return 0
 	}
@@ -62,7 +72,7 @@ func (t *rowTree) len() int {
 }
 
 // snapshot returns an immutable copy of the tree as it is now.
-func (t *rowTree) snapshot() rowTree {
+func (t *rowTree[I]) snapshot() rowTree[I] {
 	s := *t
 	t.gen++
 	return s
@@ -70,13 +80,13 @@ func (t *rowTree) snapshot() rowTree {
 
 // ascend calls fn for every item from the key from on, in key order,
 // until fn returns false.
-func (t *rowTree) ascend(from string, fn func(item) bool) {
+func (t *rowTree[I]) ascend(from string, fn func(I) bool) {
 	if t.root != nil {
 		t.root.ascend(from, fn)
 	}
 }
 
-func (n *tnode) ascend(from string, fn func(item) bool) bool {
+func (n *tnode[I]) ascend(from string, fn func(I) bool) bool {
 	if n.kids == nil {
 		i := sort.Search(len(n.items), func(i int) bool { return n.items[i].key() >= from })
 		for _, it := range n.items[i:] {
@@ -97,37 +107,33 @@ func (n *tnode) ascend(from string, fn func(item) bool) bool {
 
 // route returns the index of the child whose keys span k: the last one
 // whose first key is at most k, or the first.
-func (n *tnode) route(k string) int {
+func (n *tnode[I]) route(k string) int {
 	i := sort.Search(len(n.firsts), func(i int) bool { return n.firsts[i] > k })
 	return max(i-1, 0)
 }
 
-// treeWriter applies deltas to a rowTree, with the scratch space that
-// keeps the merge from allocating beyond the nodes it creates.
-type treeWriter struct {
-	items []item
+// treeWriter applies deltas of changes C to a rowTree, with the scratch
+// space that keeps the merge from allocating beyond the nodes it creates.
+type treeWriter[I treeItem, C any] struct {
+	m     merger[I, C]
+	items []I
 	// nodes[d] collects the new children of the node being merged at
 	// depth d.
-	nodes [][]*tnode
-	vbuf  []byte
-	// bytes is the change of the stored items' size during apply.
-	bytes int64
+	nodes [][]*tnode[I]
 }
 
-// apply merges changes, sorted by key with each key once, into t. A
-// change to a present row adds to its multiplicity (dropping it at zero);
-// a change to an absent row inserts it with the change's weight.
-func (w *treeWriter) apply(t *rowTree, changes []change) {
+// apply merges changes, sorted by key with each key once, into t.
+func (w *treeWriter[I, C]) apply(t *rowTree[I], changes []C) {
 	if len(changes) == 0 {
 		return
 	}
 	root := t.root
 	if root == nil {
-		root = &tnode{gen: t.gen}
+		root = &tnode[I]{gen: t.gen}
 	}
 	nodes := w.merge(t, nil, root, changes, 0)
 	for len(nodes) > maxKids {
-		var parents []*tnode
+		var parents []*tnode[I]
 		for len(nodes) > 0 {
 			k := min(len(nodes), maxKids)
 			if len(nodes)-k < minKids && len(nodes) > k {
@@ -153,7 +159,7 @@ func (w *treeWriter) apply(t *rowTree, changes []change) {
 
 // merge applies changes to n and appends the nodes that replace it (none,
 // n itself or a copy, or several after a split) to dst.
-func (w *treeWriter) merge(t *rowTree, dst []*tnode, n *tnode, changes []change, depth int) []*tnode {
+func (w *treeWriter[I, C]) merge(t *rowTree[I], dst []*tnode[I], n *tnode[I], changes []C, depth int) []*tnode[I] {
 	if n.kids == nil {
 		return w.mergeLeaf(t, dst, n, changes)
 	}
@@ -166,7 +172,7 @@ func (w *treeWriter) merge(t *rowTree, dst []*tnode, n *tnode, changes []change,
 		end := len(changes)
 		if i+1 < len(n.kids) {
 			next := n.firsts[i+1]
-			end = j + sort.Search(len(changes)-j, func(x int) bool { return keyString(changes[j+x].key) >= next })
+			end = j + sort.Search(len(changes)-j, func(x int) bool { return w.m.key(&changes[j+x]) >= next })
 		}
 		if end == j {
 			kids = append(kids, kid)
@@ -180,7 +186,7 @@ func (w *treeWriter) merge(t *rowTree, dst []*tnode, n *tnode, changes []change,
 	if len(kids) == 0 {
 		return dst
 	}
-	var own *tnode
+	var own *tnode[I]
 	if n.gen == t.gen {
 		own = n
 	}
@@ -200,9 +206,9 @@ func (w *treeWriter) merge(t *rowTree, dst []*tnode, n *tnode, changes []change,
 
 // inner returns an inner node over kids (copied), reusing n if it is
 // given.
-func (w *treeWriter) inner(t *rowTree, n *tnode, kids []*tnode) *tnode {
+func (w *treeWriter[I, C]) inner(t *rowTree[I], n *tnode[I], kids []*tnode[I]) *tnode[I] {
 	if n == nil {
-		n = &tnode{gen: t.gen}
+		n = &tnode[I]{gen: t.gen}
 	}
 	n.kids = append(n.kids[:0], kids...)
 	n.firsts = n.firsts[:0]
@@ -216,31 +222,27 @@ func (w *treeWriter) inner(t *rowTree, n *tnode, kids []*tnode) *tnode {
 }
 
 // mergeLeaf merges changes into leaf n's items.
-func (w *treeWriter) mergeLeaf(t *rowTree, dst []*tnode, n *tnode, changes []change) []*tnode {
+func (w *treeWriter[I, C]) mergeLeaf(t *rowTree[I], dst []*tnode[I], n *tnode[I], changes []C) []*tnode[I] {
 	out := w.items[:0]
 	i := 0
-	for _, c := range changes {
-		k := keyString(c.key)
+	for j := range changes {
+		c := &changes[j]
+		k := w.m.key(c)
 		for i < len(n.items) && n.items[i].key() < k {
 			out = append(out, n.items[i])
 			i++
 		}
+		var it I
+		var ok bool
 		if i < len(n.items) && n.items[i].key() == k {
-			it := n.items[i]
+			it, ok = w.m.update(n.items[i], c)
 			i++
-			// A present row keeps its first stored form (rows that compare
-			// equal may differ in representation, numeric 1.0 and 1.00).
-			if it.n += c.u.Diff; it.n == 0 {
-				w.bytes -= sizeItem + int64(len(it.kv))
-				continue
-			}
-			out = append(out, it)
-			continue
+		} else {
+			it, ok = w.m.insert(c)
 		}
-		w.vbuf = appendRowValue(append(w.vbuf[:0], c.key...), c.u.Row)
-		it := item{kv: string(w.vbuf), klen: len(c.key), n: c.u.Diff}
-		w.bytes += sizeItem + int64(len(it.kv))
-		out = append(out, it)
+		if ok {
+			out = append(out, it)
+		}
 	}
 	out = append(out, n.items[i:]...)
 	w.items = out
@@ -264,9 +266,9 @@ func (w *treeWriter) mergeLeaf(t *rowTree, dst []*tnode, n *tnode, changes []cha
 }
 
 // leaf returns a leaf holding items (copied), reusing n if it is given.
-func (w *treeWriter) leaf(t *rowTree, n *tnode, items []item) *tnode {
+func (w *treeWriter[I, C]) leaf(t *rowTree[I], n *tnode[I], items []I) *tnode[I] {
 	if n == nil {
-		n = &tnode{gen: t.gen, items: make([]item, 0, maxLeaf)}
+		n = &tnode[I]{gen: t.gen, items: make([]I, 0, maxLeaf)}
 	}
 	old := len(n.items)
 	n.items = append(n.items[:0], items...)
@@ -281,7 +283,7 @@ func (w *treeWriter) leaf(t *rowTree, n *tnode, items []item) *tnode {
 // rebalance joins each node of a list of siblings that fell below its
 // minimum size with a neighbour, splitting the join again if it is too
 // large.
-func (w *treeWriter) rebalance(t *rowTree, nodes []*tnode) []*tnode {
+func (w *treeWriter[I, C]) rebalance(t *rowTree[I], nodes []*tnode[I]) []*tnode[I] {
 	for i := 0; i < len(nodes) && len(nodes) > 1; i++ {
 		n := nodes[i]
 		if n.kids == nil && len(n.items) >= minLeaf || len(n.kids) >= minKids {
@@ -297,7 +299,7 @@ func (w *treeWriter) rebalance(t *rowTree, nodes []*tnode) []*tnode {
 
 // join returns the contents of siblings a and b (a before b) in one node,
 // or two if they do not fit in one.
-func (w *treeWriter) join(t *rowTree, a, b *tnode) []*tnode {
+func (w *treeWriter[I, C]) join(t *rowTree[I], a, b *tnode[I]) []*tnode[I] {
 	own := a
 	if a.gen != t.gen {
 		own = nil
@@ -305,22 +307,22 @@ func (w *treeWriter) join(t *rowTree, a, b *tnode) []*tnode {
 	if a.kids == nil {
 		items := append(append(w.items[:0], a.items...), b.items...)
 		w.items = items
-		var res []*tnode
+		var res []*tnode[I]
 		if len(items) > maxLeaf {
 			h := len(items) / 2
-			res = []*tnode{w.leaf(t, own, items[:h]), w.leaf(t, nil, items[h:])}
+			res = []*tnode[I]{w.leaf(t, own, items[:h]), w.leaf(t, nil, items[h:])}
 		} else {
-			res = []*tnode{w.leaf(t, own, items)}
+			res = []*tnode[I]{w.leaf(t, own, items)}
 		}
 		clear(w.items)
 		return res
 	}
-	kids := append(append([]*tnode(nil), a.kids...), b.kids...)
+	kids := append(append([]*tnode[I](nil), a.kids...), b.kids...)
 	if len(kids) > maxKids {
 		h := len(kids) / 2
-		return []*tnode{w.inner(t, own, kids[:h]), w.inner(t, nil, kids[h:])}
+		return []*tnode[I]{w.inner(t, own, kids[:h]), w.inner(t, nil, kids[h:])}
 	}
-	return []*tnode{w.inner(t, own, kids)}
+	return []*tnode[I]{w.inner(t, own, kids)}
 }
 
 // keyString views a key's bytes as a string for comparison, without

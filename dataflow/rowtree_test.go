@@ -18,11 +18,11 @@ import (
 func TestRowTree(t *testing.T) {
 	for seed := range uint64(20) {
 		rng := rand.New(rand.NewPCG(seed, 7))
-		var tree rowTree
-		var w treeWriter
+		var tree rowTree[item]
+		w := treeWriter[item, change]{m: &itemMerger{}}
 		want := map[string]int64{}
 		type snap struct {
-			tree rowTree
+			tree rowTree[item]
 			want map[string]int64
 		}
 		var snaps []snap
@@ -60,7 +60,7 @@ func TestRowTree(t *testing.T) {
 	}
 }
 
-func checkTree(t *testing.T, tree *rowTree, want map[string]int64) {
+func checkTree(t *testing.T, tree *rowTree[item], want map[string]int64) {
 	t.Helper()
 	got := map[string]int64{}
 	last := ""
@@ -93,7 +93,7 @@ func checkTree(t *testing.T, tree *rowTree, want map[string]int64) {
 	}
 }
 
-func checkNode(t *testing.T, n *tnode, root bool) int {
+func checkNode(t *testing.T, n *tnode[item], root bool) int {
 	t.Helper()
 	if n.kids == nil {
 		if len(n.items) == 0 || len(n.items) > maxLeaf || n.count != len(n.items) || n.first != n.items[0].key() {

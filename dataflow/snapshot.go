@@ -17,13 +17,23 @@ import (
 // encoding of their ordering key: for an Output the row itself (types
 // order, column by column, NULLs last), for an Index its key columns.
 type Snapshot struct {
-	tree  rowTree
+	tree  rowTree[item]
 	errs  []ErrorUpdate
 	keyed bool
+	// grouped snapshots hold a grouped Output's groups, whose rows end
+	// in aggs aggregate columns, instead of tree.
+	grouped bool
+	groups  rowTree[groupItem]
+	aggs    int
 }
 
 // Len returns the number of distinct rows.
-func (s *Snapshot) Len() int { return s.tree.len() }
+func (s *Snapshot) Len() int {
+	if s.grouped {
+		return s.groups.len()
+	}
+	return s.tree.len()
+}
 
 // Errors returns the consolidated error collection at the snapshot's tick.
 func (s *Snapshot) Errors() []ErrorUpdate { return s.errs }
@@ -39,7 +49,7 @@ func (s *Snapshot) Err() error {
 // Scan calls fn for every row in order with its multiplicity until fn
 // returns false. Each row is freshly decoded; fn may keep it.
 func (s *Snapshot) Scan(fn func(row types.Row, n int64) bool) error {
-	return s.ascend("", "", fn)
+	return s.ascend(nil, false, fn)
 }
 
 // ScanAll is Scan that ignores the snapshot's errors. It is for feeding
@@ -47,14 +57,14 @@ func (s *Snapshot) Scan(fn func(row types.Row, n int64) bool) error {
 // separately (Errors) and carries them as data; a SQL read must use Scan,
 // which fails instead.
 func (s *Snapshot) ScanAll(fn func(row types.Row, n int64) bool) error {
-	return s.scan("", "", fn)
+	return s.scan(nil, false, fn)
 }
 
 // Seek is Scan starting at the first row whose ordering key is at or after
 // key's encoding: for an Output, key is a prefix of the row's columns; for
 // an Index, of the index key's columns.
 func (s *Snapshot) Seek(key types.Row, fn func(row types.Row, n int64) bool) error {
-	return s.ascend(string(types.AppendKeyRow(nil, key)), "", fn)
+	return s.ascend(key, false, fn)
 }
 
 // Lookup calls fn for every row whose leading ordering-key columns equal
@@ -62,8 +72,7 @@ func (s *Snapshot) Seek(key types.Row, fn func(row types.Row, n int64) bool) err
 // index key (or key prefix); for an Output, the rows starting with those
 // column values.
 func (s *Snapshot) Lookup(key types.Row, fn func(row types.Row, n int64) bool) error {
-	prefix := string(types.AppendKeyRow(nil, key))
-	return s.ascend(prefix, prefix, fn)
+	return s.ascend(key, true, fn)
 }
 
 // Rows returns every row, repeated by its multiplicity: the SQL result of
@@ -71,7 +80,7 @@ func (s *Snapshot) Lookup(key types.Row, fn func(row types.Row, n int64) bool) e
 // is reported as an internal error; it means the inputs retracted rows
 // they never inserted.
 func (s *Snapshot) Rows() ([]types.Row, error) {
-	rows := make([]types.Row, 0, s.tree.len())
+	rows := make([]types.Row, 0, s.Len())
 	var bad error
 	err := s.Scan(func(row types.Row, n int64) bool {
 		if n <= 0 {
@@ -89,16 +98,24 @@ func (s *Snapshot) Rows() ([]types.Row, error) {
 	return rows, bad
 }
 
-func (s *Snapshot) ascend(from, prefix string, fn func(row types.Row, n int64) bool) error {
+func (s *Snapshot) ascend(key types.Row, lookup bool, fn func(row types.Row, n int64) bool) error {
 	if err := s.Err(); err != nil {
 		return err
 	}
-	return s.scan(from, prefix, fn)
+	return s.scan(key, lookup, fn)
 }
 
-// scan calls fn for the rows from the key from on while their keys have
-// the given prefix.
-func (s *Snapshot) scan(from, prefix string, fn func(row types.Row, n int64) bool) error {
+// scan calls fn for the rows from key's encoding on, and with lookup only
+// while their ordering keys start with it.
+func (s *Snapshot) scan(key types.Row, lookup bool, fn func(row types.Row, n int64) bool) error {
+	if s.grouped {
+		return s.scanGroups(key, lookup, fn)
+	}
+	from := string(types.AppendKeyRow(nil, key))
+	var prefix string
+	if lookup {
+		prefix = from
+	}
 	var derr error
 	s.tree.ascend(from, func(it item) bool {
 		if !strings.HasPrefix(it.key(), prefix) {

@@ -1,0 +1,92 @@
+package dataflow
+
+import (
+	"context"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/streamdb/streamdb/sql/types"
+)
+
+// TestGroupedOutput checks a grouped Output against a plain Output of the
+// same Reduce (only the first Output of a Reduce keeps its groups): the
+// same snapshots, seeks, lookups (by group key prefixes and by keys
+// reaching into the aggregates), errors and consolidated deltas at every
+// tick (a sum above 40 fails, so that groups go in and out of error),
+// and every snapshot unchanged by the ticks after it.
+func TestGroupedOutput(t *testing.T) {
+	reads := 0
+	for seed := range uint64(10) {
+		rng := rand.New(rand.NewPCG(seed, 3))
+		g := NewGraph()
+		in := g.Input()
+		key := func(r types.Row) types.Row { return r[:2] }
+		red := g.Reduce(in.Node(), ReduceSpec{Key: key, Aggs: []Aggregate{countAgg{}, sumAgg{col: 2, resultFailAbove: 40}}})
+		grouped, plain := g.Output(red), g.Output(red)
+		if grouped.red == nil || plain.red != nil {
+			t.Fatal("the first Output of a Reduce should keep its groups, the second not")
+		}
+		type kept struct {
+			snap *Snapshot
+			want string
+		}
+		var snaps []kept
+		var live []types.Row
+		for tick := range 40 {
+			var b Batch
+			for range rng.IntN(12) {
+				if len(live) > 0 && rng.IntN(3) == 0 {
+					i := rng.IntN(len(live))
+					b = append(b, Update{Row: live[i], Diff: -1})
+					live = append(live[:i], live[i+1:]...)
+					continue
+				}
+				r := types.Row{types.NewInt8(int64(rng.IntN(4))), types.NewInt8(int64(rng.IntN(3))), types.NewInt8(int64(rng.IntN(9)))}
+				b = append(b, Update{Row: r, Diff: 1})
+				live = append(live, r)
+			}
+			in.Push(b)
+			if err := g.Step(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			checkConsolidated(grouped.Delta())
+			if got, want := fmtBatch(grouped.Delta()), fmtBatch(plain.Delta()); got != want {
+				t.Fatalf("seed %d tick %d: delta %s, want %s", seed, tick, got, want)
+			}
+			gs, ps := grouped.Snapshot(), plain.Snapshot()
+			want := fmtBatch(snapshotBatch(t, ps))
+			if got := fmtBatch(snapshotBatch(t, gs)); got != want {
+				t.Fatalf("seed %d tick %d: snapshot %s, want %s", seed, tick, got, want)
+			}
+			if gs.Len() != ps.Len() || fmtErrors(gs.Errors()) != fmtErrors(ps.Errors()) {
+				t.Fatalf("seed %d tick %d: len %d errors %s, want %d %s", seed, tick, gs.Len(), fmtErrors(gs.Errors()), ps.Len(), fmtErrors(ps.Errors()))
+			}
+			for range 4 {
+				k := make(types.Row, rng.IntN(4))
+				for i := range k {
+					k[i] = types.NewInt8(int64(rng.IntN(5)))
+				}
+				for _, read := range []func(*Snapshot, types.Row, func(types.Row, int64) bool) error{(*Snapshot).Seek, (*Snapshot).Lookup} {
+					var got, want Batch
+					gerr := read(gs, k, func(r types.Row, n int64) bool { got = append(got, Update{Row: r, Diff: n}); return true })
+					perr := read(ps, k, func(r types.Row, n int64) bool { want = append(want, Update{Row: r, Diff: n}); return true })
+					if len(want) > 0 {
+						reads++
+					}
+					if fmtBatch(got) != fmtBatch(want) || (gerr == nil) != (perr == nil) || gerr != nil && gerr.Error() != perr.Error() {
+						t.Fatalf("seed %d tick %d: read %s: %s, want %s", seed, tick, fmtRow(k), fmtBatch(got), fmtBatch(want))
+					}
+				}
+			}
+			snaps = append(snaps, kept{gs, want})
+		}
+		for i, s := range snaps {
+			if got := fmtBatch(snapshotBatch(t, s.snap)); got != s.want {
+				t.Fatalf("seed %d: snapshot of tick %d changed: %s, want %s", seed, i, got, s.want)
+			}
+		}
+	}
+	if reads < 100 {
+		t.Fatalf("only %d reads found rows", reads)
+	}
+}
