@@ -22,7 +22,9 @@ import (
 //
 // Gate, when set, is bound to a MonotonicTopK built from the spec, so
 // that an operator upstream can drop the rows it would refuse (see
-// TopKGate); TopK ignores it.
+// TopKGate); TopK ignores it. Number asks a MonotonicTopK with a limit
+// and no offset to append each row's position in its group's window (see
+// emitNumbered); TopK does not number.
 type TopKSpec struct {
 	Group   func(types.Row) types.Row
 	SortKey func(dst []byte, row types.Row) []byte
@@ -30,6 +32,7 @@ type TopKSpec struct {
 	Offset  int64
 	Limit   int64
 	Gate    *TopKGate
+	Number  bool
 }
 
 // TopK returns, for each group, the rows at positions [Offset,

@@ -82,6 +82,7 @@ type monoTopKOp struct {
 	abuf    []byte
 	bbuf    []byte
 	probe   topKEntry // the entry of a change not yet kept
+	slab    rowSlab   // numbered rows (see emitNumbered)
 }
 
 // monoTopKEagerMax is the largest window that changes enter one by one
@@ -294,7 +295,11 @@ func (op *monoTopKOp) emit(grp *monoTopKGroup) {
 		oldWin = skipUnits(oldWin, op.spec.Offset)
 		newWin = skipUnits(op.newWin, op.spec.Offset)
 	}
-	emitRunDiff(op.out, newWin, oldWin, op)
+	if op.spec.Number {
+		op.emitNumbered(newWin, oldWin)
+	} else {
+		emitRunDiff(op.out, newWin, oldWin, op)
+	}
 	clear(op.newWin)
 	op.bytes -= grp.bytes
 	grp.bytes = int64(cap(grp.rows)) * sizeMonoTopKRun

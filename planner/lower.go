@@ -108,7 +108,7 @@ func lower(lc *LowerContext, n Node) (dataflow.Node, error) {
 	case *SetOp:
 		return lowerSetOp(lc, x)
 	case *TopK:
-		return lowerTopK(lc, x)
+		return lowerTopK(lc, x, false)
 	case *FlatMap:
 		return lowerFlatMap(lc, x)
 	case *Window:
@@ -351,7 +351,9 @@ func dropColumns(lc *LowerContext, in dataflow.Node, n int) dataflow.Node {
 	return lc.Graph.Map(in, func(r types.Row) (types.Row, error) { return r[:n:n], nil })
 }
 
-func lowerTopK(lc *LowerContext, t *TopK) (dataflow.Node, error) {
+// lowerTopK lowers a top-k; number asks for its rows numbered (see
+// numberedTopK).
+func lowerTopK(lc *LowerContext, t *TopK, number bool) (dataflow.Node, error) {
 	in, gate, err := lowerTopKInput(lc, t)
 	if err != nil {
 		return in, err
@@ -376,7 +378,7 @@ func lowerTopK(lc *LowerContext, t *TopK) (dataflow.Node, error) {
 	// A sort key where its order is provably the comparator's (see
 	// TestSortKeyMatchesComparator): TopK then compares inline key
 	// bytes rather than reaching every compared row.
-	spec := dataflow.TopKSpec{Limit: -1, Gate: gate}
+	spec := dataflow.TopKSpec{Limit: -1, Gate: gate, Number: number}
 	if exact {
 		spec.SortKey = dataflow.ColumnSortKey(sc)
 	} else {
@@ -397,6 +399,9 @@ func lowerTopK(lc *LowerContext, t *TopK) (dataflow.Node, error) {
 		if spec.Offset < 0 {
 			spec.Offset = 0
 		}
+	}
+	if number && (spec.Limit < 0 || spec.Offset > 0 || w2 > width || !appendOnly(t.Input, lc.OneTick)) {
+		return in, pgerr.New(pgerr.InternalError, "numbered top-k without a limit, with an offset or over computed keys")
 	}
 	var out dataflow.Node
 	if appendOnly(t.Input, lc.OneTick) {

@@ -11,6 +11,9 @@ import (
 // Arguments that are not plain columns are computed as extra trailing
 // columns first and dropped from the output again.
 func lowerWindow(lc *LowerContext, w *Window) (dataflow.Node, error) {
+	if numberedTopK(lc, w) {
+		return lowerTopK(lc, w.Input.(*TopK), true)
+	}
 	in, err := Lower(lc, w.Input)
 	if err != nil {
 		return in, err

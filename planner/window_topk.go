@@ -1,6 +1,8 @@
 package planner
 
 import (
+	"slices"
+
 	"github.com/streamdb/streamdb/dataflow"
 	"github.com/streamdb/streamdb/planner/scalar"
 	"github.com/streamdb/streamdb/sql/types"
@@ -101,4 +103,34 @@ func rowNumberBound(col int, p scalar.Expr) (int64, bool) {
 		return 0, false
 	}
 	return max(k, 0), true
+}
+
+// numberedTopK reports whether a Window is row_number() alone over the
+// top-k limitWindows put below it, in the same groups and order, which
+// it alone reads, and whose input is append-only: the top-k, a
+// MonotonicTopK, then numbers its window's rows itself
+// (dataflow.TopKSpec.Number), in the order the Window would, and the
+// Window's state, a second copy of the top-k's rows, is not kept. The
+// top-k is lowered directly, not through Lower, so that no equal subplan
+// reuses its numbered output.
+func numberedTopK(lc *LowerContext, w *Window) bool {
+	t, ok := w.Input.(*TopK)
+	if !ok || lc.refs[t] != 1 || t.Limit == nil || t.Offset != nil || len(w.Calls) != 1 || len(w.Cols) != 1 {
+		return false
+	}
+	if c := w.Calls[0]; c.Func == nil || c.Func.Kind != scalar.WinRowNumber || w.Cols[0].Type != types.TypeInt8 {
+		return false
+	}
+	if !slices.Equal(t.Group, w.PartitionBy) || len(t.Order) != len(w.Order) {
+		return false
+	}
+	for i, k := range t.Order {
+		a, okA := k.Expr.(*scalar.ColRef)
+		b, okB := w.Order[i].Expr.(*scalar.ColRef)
+		if !okA || !okB || a.Idx != b.Idx || k.Desc != w.Order[i].Desc || k.NullsFirst != w.Order[i].NullsFirst ||
+			!dataflow.SortKeyExact(a.Typ.Family) {
+			return false
+		}
+	}
+	return appendOnly(t.Input, lc.OneTick)
 }
