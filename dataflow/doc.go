@@ -80,9 +80,10 @@
 // # Reading
 //
 // Output maintains a collection in a copy-on-write B-tree ordered by the
-// key encoding of the rows (Index: of chosen key columns); Snapshot hands
-// readers an O(1) immutable copy they can scan, seek and look up on any
-// goroutine while later ticks proceed. Delta and Collect expose the
-// consolidated change of the last tick, to feed dependent graphs and to
-// read one-tick queries.
+// key encoding of the rows (Index: of chosen key columns); an Output
+// reading a Reduce keeps the Reduce's own group rows instead, by group key.
+// Snapshot hands readers an O(1) immutable copy they can scan, seek and
+// look up on any goroutine while later ticks proceed. Delta and Collect
+// expose the consolidated change of the last tick, to feed dependent
+// graphs and to read one-tick queries.
 package dataflow

@@ -34,7 +34,8 @@ func (g *Graph) Output(src Node) *Output {
 // Snapshot takes an O(1) copy of the tree: the copy and the live tree
 // share nodes, and the live tree copies a node before its first change
 // after a snapshot, so a snapshot stays immutable while later ticks proceed
-// and readers iterate it without locks.
+// and readers iterate it without locks. An Output that reads a Reduce
+// keeps the Reduce's rows by group instead (output_group.go).
 type Output struct {
 	in  *stream
 	key func(types.Row) types.Row
