@@ -2,6 +2,7 @@ package dataflow
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
 	"testing"
 
@@ -13,7 +14,8 @@ import (
 // same snapshots, seeks, lookups (by group key prefixes and by keys
 // reaching into the aggregates), errors and consolidated deltas at every
 // tick (a sum above 40 fails, so that groups go in and out of error),
-// and every snapshot unchanged by the ticks after it.
+// and every snapshot unchanged by the ticks after it, read on another
+// goroutine while they run (run with -race).
 func TestGroupedOutput(t *testing.T) {
 	reads := 0
 	for seed := range uint64(10) {
@@ -30,7 +32,17 @@ func TestGroupedOutput(t *testing.T) {
 			snap *Snapshot
 			want string
 		}
-		var snaps []kept
+		snaps := make(chan kept, 40)
+		done := make(chan string)
+		go func() {
+			bad := ""
+			for s := range snaps {
+				if got := fmtBatch(snapshotBatch(nopTB{}, s.snap)); got != s.want && bad == "" {
+					bad = fmt.Sprintf("seed %d: a snapshot changed: %s, want %s", seed, got, s.want)
+				}
+			}
+			done <- bad
+		}()
 		var live []types.Row
 		for tick := range 40 {
 			var b Batch
@@ -78,12 +90,11 @@ func TestGroupedOutput(t *testing.T) {
 					}
 				}
 			}
-			snaps = append(snaps, kept{gs, want})
+			snaps <- kept{gs, want}
 		}
-		for i, s := range snaps {
-			if got := fmtBatch(snapshotBatch(t, s.snap)); got != s.want {
-				t.Fatalf("seed %d: snapshot of tick %d changed: %s, want %s", seed, i, got, s.want)
-			}
+		close(snaps)
+		if bad := <-done; bad != "" {
+			t.Fatal(bad)
 		}
 	}
 	if reads < 100 {
