@@ -381,10 +381,15 @@ func (op *topKOp) insertHead(grp *topKGroup, item topKItem) {
 // emitDiff emits a − b for two windows sorted in the group's order.
 func (op *topKOp) emitDiff(a, b []run) { emitRunDiff(op.out, a, b, op) }
 
-// itemOrder is a top-k operator's order of its items.
+// itemOrder is a top-k operator's order of its items, and the rows they
+// stand for.
 type itemOrder interface {
 	compare(a, b topKItem) int
+	keptRow(it topKItem) types.Row
 }
+
+// keptRow returns an item's row, which TopK keeps decoded.
+func (op *topKOp) keptRow(it topKItem) types.Row { return it.row }
 
 // emitRunDiff appends a − b to out for two windows sorted in order.
 func emitRunDiff(out *stream, a, b []run, order itemOrder) {
@@ -401,14 +406,14 @@ func emitRunDiff(out *stream, a, b []run, order itemOrder) {
 		}
 		switch {
 		case c < 0:
-			out.delta = append(out.delta, Update{Row: a[i].item.row, Diff: a[i].n})
+			out.delta = append(out.delta, Update{Row: order.keptRow(a[i].item), Diff: a[i].n})
 			i++
 		case c > 0:
-			out.delta = append(out.delta, Update{Row: b[j].item.row, Diff: -b[j].n})
+			out.delta = append(out.delta, Update{Row: order.keptRow(b[j].item), Diff: -b[j].n})
 			j++
 		default:
 			if d := a[i].n - b[j].n; d != 0 {
-				out.delta = append(out.delta, Update{Row: a[i].item.row, Diff: d})
+				out.delta = append(out.delta, Update{Row: order.keptRow(a[i].item), Diff: d})
 			}
 			i++
 			j++

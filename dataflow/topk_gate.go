@@ -125,7 +125,7 @@ func (g *TopKGate) afterLast(grp *monoTopKGroup) bool {
 	if c := headOf(g.kbuf).compare(last.head); c != 0 {
 		return c > 0
 	}
-	return bytes.Compare(g.kbuf, stored(last.e.key)) > 0
+	return bytes.Compare(g.kbuf, sortKey(last.e)) > 0
 }
 
 // admitsCompare is Admits for a top-k ordered by a Compare: against the

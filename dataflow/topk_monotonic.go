@@ -40,9 +40,10 @@ import (
 // O(c·log c + m). Either way the window before the tick is compared with
 // the window after it and their difference emitted.
 //
-// With a SortKey the state keeps each row's sort key alone, not TopK's
-// sort key and row encoding: rows whose sort keys are equal are ordered
-// by their encodings computed on demand, which gives TopK's order.
+// With a SortKey the state keeps each row's sort key and the row in its
+// value encoding (see keptRow), not TopK's key encoding and decoded row:
+// rows whose sort keys are equal are ordered by their key encodings
+// computed on demand, which gives TopK's order.
 //
 //	spec:   ORDER BY x LIMIT 2
 //	input:  +(3)   +(1) +(2)        +(0)        +(4)
@@ -198,8 +199,37 @@ func (op *monoTopKOp) candidate(grp *monoTopKGroup, row types.Row) (topKItem, bo
 	if grp.units >= op.m && op.compare(it, grp.rows[len(grp.rows)-1].item) >= 0 {
 		return topKItem{}, false
 	}
-	it.e = &topKEntry{key: string(op.kbuf)}
+	if op.spec.SortKey == nil {
+		it.e = &topKEntry{}
+		return it, true
+	}
+	// The entry keeps the row too, encoded after its sort key (see
+	// keptRow).
+	op.kbuf = appendRowValue(op.kbuf, row)
+	it.e = &topKEntry{key: string(op.kbuf), n: int64(len(op.kbuf) - len(op.probe.key))}
 	return it, true
+}
+
+// sortKey returns the sort key of an item's entry.
+func sortKey(e *topKEntry) []byte { b := stored(e.key); return b[:int64(len(b))-e.n] }
+
+// keptRow returns an item's row: with a SortKey a kept row is held only
+// encoded, after its entry's sort key (e.n is the encoding's length), and
+// decoded when it is emitted or its sort key ties. A row decoded for
+// each of an auction's winning bids cost a fraction of a row of Datums
+// kept for it (17 Datums, ~1 KB, where most of q6's columns are NULL).
+// An item inserted in this tick still holds its input row until the
+// tick's emit.
+func (op *monoTopKOp) keptRow(it topKItem) types.Row {
+	if it.row != nil {
+		return it.row
+	}
+	b := stored(it.e.key)
+	r, err := op.slab.decode(b[int64(len(b))-it.e.n:])
+	if err != nil {
+		panic("dataflow: monotonic top-k: corrupt kept row: " + err.Error())
+	}
+	return r
 }
 
 // compare orders items as TopK orders the same rows (see MonotonicTopK).
@@ -210,24 +240,30 @@ func (op *monoTopKOp) compare(a, b topKItem) int {
 	if c := a.head.compare(b.head); c != 0 {
 		return c
 	}
-	if c := bytes.Compare(stored(a.e.key), stored(b.e.key)); c != 0 {
+	if a.e == b.e {
+		return 0
+	}
+	if c := bytes.Compare(sortKey(a.e), sortKey(b.e)); c != 0 {
 		return c
 	}
-	op.abuf = types.AppendKeyRow(op.abuf[:0], a.row)
-	op.bbuf = types.AppendKeyRow(op.bbuf[:0], b.row)
+	op.abuf = types.AppendKeyRow(op.abuf[:0], op.keptRow(a))
+	op.bbuf = types.AppendKeyRow(op.bbuf[:0], op.keptRow(b))
 	return bytes.Compare(op.abuf, op.bbuf)
 }
 
 // insert adds an entering change to a small window at once and drops
-// the units pushed past its m-th. A new row is stored as a copy: the
-// change's row may be carved from an upstream slab.
+// the units pushed past its m-th. A new row is stored encoded in its
+// entry (see keptRow) or, with a Compare, as a copy: the change's row
+// may be carved from an upstream slab.
 func (op *monoTopKOp) insert(grp *monoTopKGroup, it topKItem, n int64) {
 	rows := grp.rows
 	i, found := slices.BinarySearchFunc(rows, it, func(r run, it topKItem) int { return op.compare(r.item, it) })
 	if found {
 		rows[i].n += n
 	} else {
-		it.row = it.row.Copy()
+		if op.spec.SortKey == nil {
+			it.row = it.row.Copy()
+		}
 		rows = slices.Insert(rows, i, run{item: it, n: n})
 	}
 	grp.units += n
@@ -267,7 +303,9 @@ func (op *monoTopKOp) merge(grp *monoTopKGroup, changes []topKChange) {
 			i++
 		} else {
 			r = run{item: changes[j].item}
-			r.item.row = r.item.row.Copy()
+			if op.spec.SortKey == nil {
+				r.item.row = r.item.row.Copy()
+			}
 		}
 		for c >= 0 && j < len(changes) && op.compare(changes[j].item, r.item) == 0 {
 			r.n += changes[j].diff
@@ -303,8 +341,15 @@ func (op *monoTopKOp) emit(grp *monoTopKGroup) {
 	clear(op.newWin)
 	op.bytes -= grp.bytes
 	grp.bytes = int64(cap(grp.rows)) * sizeMonoTopKRun
-	for _, r := range grp.rows {
-		grp.bytes += int64(len(r.item.e.key)) + rowBytes(r.item.row)
+	for i := range grp.rows {
+		r := &grp.rows[i]
+		grp.bytes += int64(len(r.item.e.key))
+		if op.spec.SortKey != nil {
+			// The row is in the entry; the input row is let go.
+			r.item.row = nil
+			continue
+		}
+		grp.bytes += rowBytes(r.item.row)
 	}
 	op.bytes += grp.bytes
 	if invariants {

@@ -31,10 +31,10 @@ func (op *monoTopKOp) emitNumbered(a, b []run) {
 		same := i < len(a) && j < len(b) && op.compare(a[i].item, b[j].item) == 0
 		if !same {
 			if j < len(b) {
-				op.out.delta = append(op.out.delta, Update{Row: op.numbered(b[j].item.row, pos), Diff: -1})
+				op.out.delta = append(op.out.delta, Update{Row: op.numbered(op.keptRow(b[j].item), pos), Diff: -1})
 			}
 			if i < len(a) {
-				op.out.delta = append(op.out.delta, Update{Row: op.numbered(a[i].item.row, pos), Diff: 1})
+				op.out.delta = append(op.out.delta, Update{Row: op.numbered(op.keptRow(a[i].item), pos), Diff: 1})
 			}
 		}
 		if i < len(a) {
