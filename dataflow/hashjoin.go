@@ -99,13 +99,17 @@ func (op *joinOp) hashJoin(ctx context.Context) error {
 		}
 	}
 	op.out.delta = slices.Grow(op.out.delta, total)
+	check := 0 // the output's length at the next check for cancellation
 	for i := range probe {
-		// A join's output can dwarf its input (a cross join): let a
-		// canceled query stop here rather than at the end of the tick.
-		if i%4096 == 0 {
+		// A join's output can dwarf its input (a cross join, where each
+		// probe row matches thousands): let a canceled query stop here,
+		// every few thousand probe rows or output rows, rather than at
+		// the end of the tick.
+		if i%4096 == 0 || len(op.out.delta) >= check {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
+			check = len(op.out.delta) + 1<<16
 		}
 		u := &probe[i]
 		key, h, ok := pk.get(i)
