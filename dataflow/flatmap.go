@@ -30,15 +30,30 @@ type flatMapOp struct {
 	// input row; diff is the weight of the row being expanded.
 	emit func(types.Row)
 	diff int64
+	// ctx is the Step's context, checked every cancelCheckRows rows
+	// emitted: one input row can expand into millions
+	// (generate_series(1, 1e8)). Once it is canceled, err holds why and
+	// the rest of the expansion is dropped.
+	ctx     context.Context
+	emitted int
+	err     error
 }
+
+// cancelCheckRows is how many output rows an operator that can expand its
+// input produces between checks for cancellation.
+const cancelCheckRows = 1 << 16
 
 var _ operator = (*flatMapOp)(nil)
 
 func (op *flatMapOp) Name() string { return "FlatMap" }
 
-func (op *flatMapOp) Step(context.Context) error {
+func (op *flatMapOp) Step(ctx context.Context) error {
 	op.out.passErrors(op.in)
+	op.ctx, op.err = ctx, ctx.Err()
 	for _, u := range op.in.delta {
+		if op.err != nil {
+			break
+		}
 		mark := len(op.out.delta)
 		op.diff = u.Diff
 		if err := op.fn(u.Row, op.emit); err != nil {
@@ -47,10 +62,19 @@ func (op *flatMapOp) Step(context.Context) error {
 			op.out.errs = append(op.out.errs, ErrorUpdate{Err: dataError(err), Diff: u.Diff})
 		}
 	}
-	return nil
+	op.ctx = nil
+	return op.err
 }
 
 func (op *flatMapOp) emitRow(r types.Row) {
+	if op.err != nil {
+		return
+	}
+	if op.emitted++; op.emitted%cancelCheckRows == 0 {
+		if op.err = op.ctx.Err(); op.err != nil {
+			return
+		}
+	}
 	op.out.delta = append(op.out.delta, Update{Row: r, Diff: op.diff})
 }
 

@@ -1,6 +1,8 @@
 package dataflow
 
 import (
+	"context"
+	"errors"
 	"testing"
 
 	"github.com/streamdb/streamdb/sql/types"
@@ -29,5 +31,32 @@ func TestFlatMap(t *testing.T) {
 		wantErrs: []string{"+2 22012 division by zero", "-2 22012 division by zero"},
 	}} {
 		runTrace(t, tc)
+	}
+}
+
+// TestFlatMapCanceled expands one row into a million and cancels the
+// step's context after the first ten: the step must stop with the
+// context's error within a check's worth of rows, not at the end.
+func TestFlatMapCanceled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	const rows = 1_000_000
+	g := NewGraph()
+	in := g.Input()
+	out := g.Collect(g.FlatMap(in.Node(), func(_ types.Row, emit func(types.Row)) error {
+		for i := range int64(rows) {
+			if i == 10 {
+				cancel()
+			}
+			emit(types.Row{types.NewInt8(i)})
+		}
+		return nil
+	}))
+	in.Push(Batch{{Row: types.Row{types.NewInt8(0)}, Diff: 1}})
+	if err := g.Step(ctx); !errors.Is(err, context.Canceled) {
+		t.Fatalf("step = %v, want %v", err, context.Canceled)
+	}
+	if n := len(out.in.delta); n > cancelCheckRows {
+		t.Errorf("%d rows expanded after the cancellation, want at most %d", n, cancelCheckRows)
 	}
 }

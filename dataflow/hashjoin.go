@@ -109,7 +109,7 @@ func (op *joinOp) hashJoin(ctx context.Context) error {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			check = len(op.out.delta) + 1<<16
+			check = len(op.out.delta) + cancelCheckRows
 		}
 		u := &probe[i]
 		key, h, ok := pk.get(i)
