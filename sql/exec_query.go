@@ -84,7 +84,7 @@ func (s *session) runQuery(ctx context.Context, q *planner.Query, params []types
 			return n, nil
 		}
 		in := g.Input()
-		if err := s.feedObject(snap, in, get, ev); err != nil {
+		if err := s.feedObject(ctx, snap, in, get, ev); err != nil {
 			return dataflow.Node{}, err
 		}
 		if reusable {
@@ -143,7 +143,7 @@ func expand(b dataflow.Batch) ([]types.Row, error) {
 
 // feedObject pushes an object's contents as of the snapshot into a
 // one-tick input: the rows of a key lookup, or all rows.
-func (s *session) feedObject(snap *snapshot, in *dataflow.Input, get *planner.Get, ev *scalar.EvalContext) error {
+func (s *session) feedObject(ctx context.Context, snap *snapshot, in *dataflow.Input, get *planner.Get, ev *scalar.EvalContext) error {
 	id := uint64(get.ID)
 	if isSystemID(id) {
 		return s.feedSystem(snap, in, get)
@@ -153,13 +153,13 @@ func (s *session) feedObject(snap *snapshot, in *dataflow.Input, get *planner.Ge
 		return pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", get.Name)
 	}
 	if get.Index != 0 {
-		return s.feedIndexLookup(snap, in, obj, get, ev)
+		return s.feedIndexLookup(ctx, snap, in, obj, get, ev)
 	}
 	if obj.hasRows() {
 		if get.Spans != nil {
 			return s.feedSpans(snap, in, obj, get, ev)
 		}
-		b, err := s.tableInput(snap, obj, get.WithKey)
+		b, err := s.tableInput(ctx, snap, obj, get.WithKey)
 		if err != nil {
 			return err
 		}
@@ -175,9 +175,15 @@ func (s *session) feedObject(snap *snapshot, in *dataflow.Input, get *planner.Ge
 	}
 	var b dataflow.Batch
 	err := vs.Scan(func(row types.Row, n int64) bool {
+		if len(b)%scanCheckRows == 0 && ctx.Err() != nil {
+			return false
+		}
 		b = append(b, dataflow.Update{Row: row, Diff: n})
 		return true
 	})
+	if err == nil {
+		err = ctx.Err()
+	}
 	in.Push(b)
 	return err
 }
@@ -251,7 +257,7 @@ func (s *session) feedSpans(snap *snapshot, in *dataflow.Input, obj *Object, get
 // index. A transaction's own pending writes are not in the index, and an
 // index row of a table without primary key does not say where the row is
 // stored, so in those cases the table is scanned and filtered instead.
-func (s *session) feedIndexLookup(snap *snapshot, in *dataflow.Input, obj *Object, get *planner.Get, ev *scalar.EvalContext) error {
+func (s *session) feedIndexLookup(ctx context.Context, snap *snapshot, in *dataflow.Input, obj *Object, get *planner.Get, ev *scalar.EvalContext) error {
 	keys, err := spanPoints(get, ev)
 	if err != nil || len(keys) == 0 {
 		return err
@@ -263,7 +269,7 @@ func (s *session) feedIndexLookup(snap *snapshot, in *dataflow.Input, obj *Objec
 		}
 	}
 	if scan {
-		all, err := s.tableInput(snap, obj, get.WithKey)
+		all, err := s.tableInput(ctx, snap, obj, get.WithKey)
 		if err != nil {
 			return err
 		}

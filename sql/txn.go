@@ -200,7 +200,7 @@ func (s *session) rollback(ctx context.Context) {
 }
 
 // tableInput returns a table's rows as the current transaction sees them.
-func (s *session) tableInput(snap *snapshot, obj *Object, withKey bool) (dataflow.Batch, error) {
+func (s *session) tableInput(ctx context.Context, snap *snapshot, obj *Object, withKey bool) (dataflow.Batch, error) {
 	base, ok := snap.table(obj.ID)
 	if !ok {
 		return nil, pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", obj.Name)
@@ -213,9 +213,21 @@ func (s *session) tableInput(snap *snapshot, obj *Object, withKey bool) (dataflo
 		}
 	}
 	b = make(dataflow.Batch, 0, base.sizeHint())
+	// A scan of a large source relation reads millions of rows from the
+	// store: a canceled query stops it every scanCheckRows rows.
 	err := base.scan(func(key string, row types.Row) bool {
+		if len(b)%scanCheckRows == 0 && ctx.Err() != nil {
+			return false
+		}
 		emit(keyed(row, key, withKey))
 		return true
 	})
+	if err == nil {
+		err = ctx.Err()
+	}
 	return b, err
 }
+
+// scanCheckRows is how many rows a query's scan reads between checks for
+// cancellation.
+const scanCheckRows = 1 << 16
