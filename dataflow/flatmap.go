@@ -16,7 +16,11 @@ import (
 //	input:  +(2)          -(2)
 //	fn:     x -> generate_series(1, x)
 //	output: +(1) +(2)     -(1) -(2)
-func (g *Graph) FlatMap(src Node, fn func(row types.Row, emit func(types.Row)) error) Node {
+//
+// emit returns false once the step's context is canceled: fn should stop
+// then, since one input row can expand into millions
+// (generate_series(1, 1e8)).
+func (g *Graph) FlatMap(src Node, fn func(row types.Row, emit func(types.Row) bool) error) Node {
 	out := new(stream)
 	op := &flatMapOp{in: g.input(src), out: out, fn: fn}
 	op.emit = op.emitRow
@@ -25,15 +29,14 @@ func (g *Graph) FlatMap(src Node, fn func(row types.Row, emit func(types.Row)) e
 
 type flatMapOp struct {
 	in, out *stream
-	fn      func(row types.Row, emit func(types.Row)) error
+	fn      func(row types.Row, emit func(types.Row) bool) error
 	// emit is op.emitRow bound once, so that no closure is allocated per
 	// input row; diff is the weight of the row being expanded.
-	emit func(types.Row)
+	emit func(types.Row) bool
 	diff int64
 	// ctx is the Step's context, checked every cancelCheckRows rows
-	// emitted: one input row can expand into millions
-	// (generate_series(1, 1e8)). Once it is canceled, err holds why and
-	// the rest of the expansion is dropped.
+	// emitted. Once it is canceled, err holds why and emit refuses the
+	// rest of the expansion.
 	ctx     context.Context
 	emitted int
 	err     error
@@ -66,16 +69,17 @@ func (op *flatMapOp) Step(ctx context.Context) error {
 	return op.err
 }
 
-func (op *flatMapOp) emitRow(r types.Row) {
+func (op *flatMapOp) emitRow(r types.Row) bool {
 	if op.err != nil {
-		return
+		return false
 	}
 	if op.emitted++; op.emitted%cancelCheckRows == 0 {
 		if op.err = op.ctx.Err(); op.err != nil {
-			return
+			return false
 		}
 	}
 	op.out.delta = append(op.out.delta, Update{Row: r, Diff: op.diff})
+	return true
 }
 
 func (op *flatMapOp) StateBytes() int64 { return 0 }

@@ -9,9 +9,11 @@ import (
 )
 
 func TestFlatMap(t *testing.T) {
-	series := func(r types.Row, emit func(types.Row)) error {
+	series := func(r types.Row, emit func(types.Row) bool) error {
 		for i := int64(1); i <= r[0].Int(); i++ {
-			emit(types.Row{types.NewInt8(i)})
+			if !emit(types.Row{types.NewInt8(i)}) {
+				break
+			}
 		}
 		if r[0].Int() > 3 {
 			return errDivByZero
@@ -36,19 +38,24 @@ func TestFlatMap(t *testing.T) {
 
 // TestFlatMapCanceled expands one row into a million and cancels the
 // step's context after the first ten: the step must stop with the
-// context's error within a check's worth of rows, not at the end.
+// context's error within a check's worth of rows, and emit tell the
+// expansion to stop there.
 func TestFlatMapCanceled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	const rows = 1_000_000
 	g := NewGraph()
 	in := g.Input()
-	out := g.Collect(g.FlatMap(in.Node(), func(_ types.Row, emit func(types.Row)) error {
+	calls := 0
+	out := g.Collect(g.FlatMap(in.Node(), func(_ types.Row, emit func(types.Row) bool) error {
 		for i := range int64(rows) {
 			if i == 10 {
 				cancel()
 			}
-			emit(types.Row{types.NewInt8(i)})
+			calls++
+			if !emit(types.Row{types.NewInt8(i)}) {
+				return nil
+			}
 		}
 		return nil
 	}))
@@ -57,6 +64,9 @@ func TestFlatMapCanceled(t *testing.T) {
 		t.Fatalf("step = %v, want %v", err, context.Canceled)
 	}
 	if n := len(out.in.delta); n > cancelCheckRows {
-		t.Errorf("%d rows expanded after the cancellation, want at most %d", n, cancelCheckRows)
+		t.Errorf("%d rows kept after the cancellation, want at most %d", n, cancelCheckRows)
+	}
+	if calls > cancelCheckRows {
+		t.Errorf("emit was called %d times, want it to refuse rows after %d", calls, cancelCheckRows)
 	}
 }

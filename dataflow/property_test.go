@@ -64,8 +64,10 @@ func propertyScenarios() []scenario {
 					}
 					return types.Row{r[2], r[0]}, nil
 				})
-				return g.FlatMap(m, func(r types.Row, emit func(types.Row)) error {
-					emit(r)
+				return g.FlatMap(m, func(r types.Row, emit func(types.Row) bool) error {
+					if !emit(r) {
+						return nil
+					}
 					if !r[1].IsNull() {
 						emit(types.Row{r[0], types.NewInt8(r[1].Int() * 10)})
 					}

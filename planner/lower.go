@@ -462,20 +462,21 @@ func lowerFlatMap(lc *LowerContext, f *FlatMap) (dataflow.Node, error) {
 		extra++
 	}
 	ordinality := f.Ordinality
-	return lc.Graph.FlatMap(in, func(row types.Row, emit func(types.Row)) error {
+	var slab dataflow.RowSlab
+	return lc.Graph.FlatMap(in, func(row types.Row, emit func(types.Row) bool) error {
 		a, err := args(row)
 		if err != nil {
 			return err
 		}
 		var n int64
-		return tf.Eval(ev, a, func(out types.Row) {
-			r := make(types.Row, 0, len(row)+extra)
-			r = append(append(r, row...), out...)
+		return tf.Eval(ev, a, func(out types.Row) bool {
+			r := slab.Row(len(row) + extra)
+			copy(r[copy(r, row):], out)
 			if ordinality {
 				n++
-				r = append(r, types.NewInt8(n))
+				r[len(r)-1] = types.NewInt8(n)
 			}
-			emit(r)
+			return emit(r)
 		})
 	}), nil
 }

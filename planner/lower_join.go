@@ -202,7 +202,7 @@ func lowerConstantJoin(lc *LowerContext, j *Join) (n dataflow.Node, ok bool, err
 	}
 	lw, rw := len(j.Left.Columns()), len(j.Right.Columns())
 	var slab dataflow.RowSlab
-	n = g.FlatMap(in, func(row types.Row, emit func(types.Row)) error {
+	n = g.FlatMap(in, func(row types.Row, emit func(types.Row) bool) error {
 		for _, c := range consts {
 			out := slab.Row(lw + rw)
 			if constLeft {
@@ -212,7 +212,9 @@ func lowerConstantJoin(lc *LowerContext, j *Join) (n dataflow.Node, ok bool, err
 				copy(out, row[:lw])
 				copy(out[lw:], c)
 			}
-			emit(out)
+			if !emit(out) {
+				break
+			}
 		}
 		return nil
 	})

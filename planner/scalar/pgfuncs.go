@@ -70,11 +70,13 @@ func init() {
 
 // expandArray is information_schema._pg_expandarray(array): each element
 // with its position, counted from 1.
-func expandArray(_ *EvalContext, a []types.Datum, emit func(types.Row)) error {
+func expandArray(_ *EvalContext, a []types.Datum, emit func(types.Row) bool) error {
 	row := make(types.Row, 2)
 	for i, e := range a[0].Array().Elems {
 		row[0], row[1] = e, types.NewInt4(int32(i+1))
-		emit(row)
+		if !emit(row) {
+			return nil
+		}
 	}
 	return nil
 }
@@ -113,7 +115,7 @@ func formatType(ctx *EvalContext, a []types.Datum) (types.Datum, error) {
 
 // subscripts is generate_subscripts(array, dim [, reverse]): the
 // subscripts of a one-dimensional array's first dimension.
-func subscripts(_ *EvalContext, a []types.Datum, emit func(types.Row)) error {
+func subscripts(_ *EvalContext, a []types.Datum, emit func(types.Row) bool) error {
 	if a[1].Int() != 1 {
 		return nil
 	}
@@ -126,7 +128,9 @@ func subscripts(_ *EvalContext, a []types.Datum, emit func(types.Row)) error {
 			v = n + 1 - i
 		}
 		row[0] = types.NewInt4(int32(v))
-		emit(row)
+		if !emit(row) {
+			return nil
+		}
 	}
 	return nil
 }

@@ -22,7 +22,7 @@ type TableFunc struct {
 	Volatility Volatility
 	// cols gives the output columns for concrete argument types.
 	cols func(args []types.Type) []Column
-	eval func(ctx *EvalContext, args []types.Datum, emit func(types.Row)) error
+	eval func(ctx *EvalContext, args []types.Datum, emit func(types.Row) bool) error
 }
 
 // Columns returns the output columns for the argument types chosen by
@@ -31,8 +31,8 @@ func (f *TableFunc) Columns(args []types.Type) []Column { return f.cols(args) }
 
 // Eval emits the function's rows for evaluated arguments. A NULL argument
 // produces no rows (the functions are strict). emit must not retain the
-// row.
-func (f *TableFunc) Eval(ctx *EvalContext, args []types.Datum, emit func(types.Row)) error {
+// row; it returns false to stop the function early (a canceled query).
+func (f *TableFunc) Eval(ctx *EvalContext, args []types.Datum, emit func(types.Row) bool) error {
 	for _, a := range args {
 		if a.IsNull() {
 			return nil
@@ -76,8 +76,8 @@ func errStepZero() error {
 
 // seriesInt is generate_series over integers: inclusive bounds, stepping
 // until the next value would pass stop or overflow.
-func seriesInt(f types.Family) func(*EvalContext, []types.Datum, func(types.Row)) error {
-	return func(_ *EvalContext, a []types.Datum, emit func(types.Row)) error {
+func seriesInt(f types.Family) func(*EvalContext, []types.Datum, func(types.Row) bool) error {
+	return func(_ *EvalContext, a []types.Datum, emit func(types.Row) bool) error {
 		start, stop, step := a[0].Int(), a[1].Int(), int64(1)
 		if len(a) > 2 {
 			step = a[2].Int()
@@ -88,7 +88,9 @@ func seriesInt(f types.Family) func(*EvalContext, []types.Datum, func(types.Row)
 		row := make(types.Row, 1)
 		for v := start; step > 0 && v <= stop || step < 0 && v >= stop; {
 			row[0] = types.NewInt(f, v)
-			emit(row)
+			if !emit(row) {
+				return nil
+			}
 			next := v + step
 			if (step > 0) != (next > v) {
 				break
@@ -102,7 +104,7 @@ func seriesInt(f types.Family) func(*EvalContext, []types.Datum, func(types.Row)
 	}
 }
 
-func seriesNumeric(_ *EvalContext, a []types.Datum, emit func(types.Row)) error {
+func seriesNumeric(_ *EvalContext, a []types.Datum, emit func(types.Row) bool) error {
 	start, stop := a[0].Decimal(), a[1].Decimal()
 	step := apd.New(1, 0)
 	if len(a) > 2 {
@@ -121,7 +123,9 @@ func seriesNumeric(_ *EvalContext, a []types.Datum, emit func(types.Row)) error 
 	for (step.Sign() > 0 && v.Cmp(stop) <= 0) || (step.Sign() < 0 && v.Cmp(stop) >= 0) {
 		out := new(apd.Decimal).Set(v)
 		row[0] = types.NewNumeric(out)
-		emit(row)
+		if !emit(row) {
+			return nil
+		}
 		next := new(apd.Decimal)
 		if _, err := exactCtx.Add(next, v, step); err != nil {
 			return errNumericOverflow()
@@ -131,8 +135,8 @@ func seriesNumeric(_ *EvalContext, a []types.Datum, emit func(types.Row)) error 
 	return nil
 }
 
-func seriesTimestamp(f types.Family) func(*EvalContext, []types.Datum, func(types.Row)) error {
-	return func(ctx *EvalContext, a []types.Datum, emit func(types.Row)) error {
+func seriesTimestamp(f types.Family) func(*EvalContext, []types.Datum, func(types.Row) bool) error {
+	return func(ctx *EvalContext, a []types.Datum, emit func(types.Row) bool) error {
 		start, stop, step := a[0].Int(), a[1].Int(), a[2].Interval()
 		if step == (types.IntervalValue{}) {
 			return errStepZero()
@@ -145,7 +149,9 @@ func seriesTimestamp(f types.Family) func(*EvalContext, []types.Datum, func(type
 		// with repeated timestamp + interval; an overflow ends the series.
 		for v := start; positive && v <= stop || !positive && v >= stop; {
 			row[0] = types.NewInt(f, v)
-			emit(row)
+			if !emit(row) {
+				return nil
+			}
 			next, err := addInterval(v, step, loc)
 			if err != nil || next == v {
 				return nil
@@ -156,17 +162,19 @@ func seriesTimestamp(f types.Family) func(*EvalContext, []types.Datum, func(type
 	}
 }
 
-func unnest(_ *EvalContext, a []types.Datum, emit func(types.Row)) error {
+func unnest(_ *EvalContext, a []types.Datum, emit func(types.Row) bool) error {
 	row := make(types.Row, 1)
 	for _, e := range a[0].Array().Elems {
 		row[0] = e
-		emit(row)
+		if !emit(row) {
+			return nil
+		}
 	}
 	return nil
 }
 
-func jsonElements(asText bool) func(*EvalContext, []types.Datum, func(types.Row)) error {
-	return func(_ *EvalContext, a []types.Datum, emit func(types.Row)) error {
+func jsonElements(asText bool) func(*EvalContext, []types.Datum, func(types.Row) bool) error {
+	return func(_ *EvalContext, a []types.Datum, emit func(types.Row) bool) error {
 		v, err := parseJSONDatum(a[0])
 		if err != nil {
 			return err
@@ -185,14 +193,16 @@ func jsonElements(asText bool) func(*EvalContext, []types.Datum, func(types.Row)
 			} else {
 				row[0] = jsonDatum(e, a[0].Kind())
 			}
-			emit(row)
+			if !emit(row) {
+				return nil
+			}
 		}
 		return nil
 	}
 }
 
-func jsonEach(asText, keysOnly bool) func(*EvalContext, []types.Datum, func(types.Row)) error {
-	return func(_ *EvalContext, a []types.Datum, emit func(types.Row)) error {
+func jsonEach(asText, keysOnly bool) func(*EvalContext, []types.Datum, func(types.Row) bool) error {
+	return func(_ *EvalContext, a []types.Datum, emit func(types.Row) bool) error {
 		v, err := parseJSONDatum(a[0])
 		if err != nil {
 			return err
@@ -221,7 +231,9 @@ func jsonEach(asText, keysOnly bool) func(*EvalContext, []types.Datum, func(type
 					row[1] = jsonDatum(p.Value, a[0].Kind())
 				}
 			}
-			emit(row)
+			if !emit(row) {
+				return nil
+			}
 		}
 		return nil
 	}
@@ -232,7 +244,7 @@ func fixedCols(cols ...Column) func([]types.Type) []Column {
 }
 
 func init() {
-	series := func(t types.Type, params []types.Type, eval func(*EvalContext, []types.Datum, func(types.Row)) error) *TableFunc {
+	series := func(t types.Type, params []types.Type, eval func(*EvalContext, []types.Datum, func(types.Row) bool) error) *TableFunc {
 		return &TableFunc{Name: "generate_series", Params: params, Ret: t, eval: eval,
 			cols: fixedCols(Column{Name: "generate_series", Type: t})}
 	}
@@ -257,7 +269,7 @@ func init() {
 			&TableFunc{Name: p + "_object_keys", Params: ts(f), Ret: textT, eval: jsonEach(false, true), cols: fixedCols(Column{Name: p + "_object_keys", Type: textT})},
 		)
 	}
-	matches := func(_ *EvalContext, a []types.Datum, emit func(types.Row)) error {
+	matches := func(_ *EvalContext, a []types.Datum, emit func(types.Row) bool) error {
 		f := regexFlags{}
 		if len(a) > 2 {
 			var err error
@@ -276,7 +288,9 @@ func init() {
 		row := make(types.Row, 1)
 		for _, m := range re.FindAllStringSubmatchIndex(a[0].Str(), n) {
 			row[0] = matchArray(a[0].Str(), m)
-			emit(row)
+			if !emit(row) {
+				return nil
+			}
 		}
 		return nil
 	}
@@ -286,7 +300,7 @@ func init() {
 }
 
 func init() {
-	splitRows := func(ctx *EvalContext, a []types.Datum, emit func(types.Row)) error {
+	splitRows := func(ctx *EvalContext, a []types.Datum, emit func(types.Row) bool) error {
 		arr, err := stringToArray(ctx, a)
 		if err != nil || arr.IsNull() {
 			return err

@@ -29,7 +29,7 @@ func runTable(t *testing.T, name string, argSrc ...string) (string, error) {
 	}
 	cols := tf.Columns(targets)
 	var out []string
-	err = tf.Eval(&EvalContext{}, vals, func(r types.Row) {
+	err = tf.Eval(&EvalContext{}, vals, func(r types.Row) bool {
 		var fields []string
 		for i, d := range r {
 			if d.IsNull() {
@@ -39,6 +39,7 @@ func runTable(t *testing.T, name string, argSrc ...string) (string, error) {
 			}
 		}
 		out = append(out, strings.Join(fields, "|"))
+		return true
 	})
 	return strings.Join(out, ","), err
 }
