@@ -50,6 +50,12 @@ type table struct {
 	live    int   // keys present
 	used    int   // slots not empty: live keys and tombstones
 	bytes   int64 // capacity of the segments and the spares
+	// gen counts the segments reclaimed and the values rewritten in
+	// place: otherwise a record's address holds the same bytes (or
+	// garbage no one reads) until its segment is reclaimed and its
+	// memory reused, so a cache of decoded records by address is valid
+	// while gen stays (see joinOp.decodeArranged).
+	gen uint64
 }
 
 // segment is a run of records and the bytes of them that are dead.
@@ -270,6 +276,7 @@ func (t *table) replace(i int, val []byte) {
 	off := slotOff(s)
 	if cur := t.recVal(off); len(cur) == len(val) {
 		copy(cur, val)
+		t.gen++
 		return
 	}
 	t.slots[i] = s>>48<<48 | uint64(t.append(t.recKey(off), val)+2)
@@ -321,6 +328,7 @@ func (t *table) settle() {
 // it; one marked dead is not looked up, and for the others the slot is
 // found by offset.
 func (t *table) reclaim(n int) {
+	t.gen++
 	buf := t.segs[n].buf
 	for o := 0; o < len(buf); {
 		r := buf[o:]
