@@ -37,6 +37,28 @@ func fill(b *testing.B, g *Graph, in *Input, n int, row func(i int) types.Row) {
 	}
 }
 
+// appendTicks runs b.N ticks that each insert benchDelta fresh rows,
+// row(from), row(from+1), …, as an append-only source's ticks do (the
+// state grows), and reports rows/s.
+func appendTicks(b *testing.B, g *Graph, in *Input, from int, row func(i int) types.Row) {
+	b.Helper()
+	ctx := context.Background()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		batch := make(Batch, benchDelta)
+		for j := range batch {
+			batch[j] = Update{Row: row(from + i*benchDelta + j), Diff: 1}
+		}
+		in.Push(batch)
+		if err := g.Step(ctx); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(b.N*benchDelta)/b.Elapsed().Seconds(), "rows/s")
+}
+
 // churn runs b.N ticks that each insert one pre-built batch of fresh rows
 // and retract the batch inserted by the tick before, so that the state
 // keeps its size, and reports rows/s and ns per delta row.

@@ -175,21 +175,7 @@ func BenchmarkJoinHotKeys(b *testing.B) {
 			}
 			fill(b, g, r, keys, func(i int) types.Row { return int8Row(int64(i), int64(i)*7) })
 			fill(b, g, l, st.n, row)
-			ctx := context.Background()
-			b.ReportAllocs()
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				batch := make(Batch, benchDelta)
-				for j := range batch {
-					batch[j] = Update{Row: row(st.n + i*benchDelta + j), Diff: 1}
-				}
-				l.Push(batch)
-				if err := g.Step(ctx); err != nil {
-					b.Fatal(err)
-				}
-			}
-			b.StopTimer()
-			b.ReportMetric(float64(b.N*benchDelta)/b.Elapsed().Seconds(), "rows/s")
+			appendTicks(b, g, l, st.n, row)
 			b.ReportMetric(float64(g.StateBytes())/float64(st.n+b.N*benchDelta), "state-bytes/row")
 		})
 	}

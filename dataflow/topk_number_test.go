@@ -71,21 +71,7 @@ func BenchmarkMonotonicTopKNumbered(b *testing.B) {
 				rng := rand.New(rand.NewPCG(1, uint64(st.n)))
 				row := func(i int) types.Row { return int8Row(rng.Int64N(1e3), rng.Int64N(1<<40), int64(i)) }
 				fill(b, g, in, st.n, row)
-				ctx := context.Background()
-				b.ReportAllocs()
-				b.ResetTimer()
-				for i := 0; i < b.N; i++ {
-					batch := make(Batch, benchDelta)
-					for j := range batch {
-						batch[j] = Update{Row: row(st.n + i*benchDelta + j), Diff: 1}
-					}
-					in.Push(batch)
-					if err := g.Step(ctx); err != nil {
-						b.Fatal(err)
-					}
-				}
-				b.StopTimer()
-				b.ReportMetric(float64(b.N*benchDelta)/b.Elapsed().Seconds(), "rows/s")
+				appendTicks(b, g, in, st.n, row)
 				b.ReportMetric(float64(g.StateBytes()), "state-B")
 			})
 		}
