@@ -16,7 +16,7 @@ func (g *Graph) Collect(src Node) *Collector {
 // bag of rows: a delta without negative updates has nothing to cancel, so
 // it is kept as it is, unconsolidated (equal rows may stay separate
 // updates, in the order they arrived). Consolidating encodes and sorts
-// every row, most of the work of reading a large view.
+// every row, half the work of reading a large view.
 func (g *Graph) CollectRows(src Node) *Collector {
 	c := &Collector{in: g.input(src), bag: true}
 	g.add(&collectOp{c: c}, new(stream))

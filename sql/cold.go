@@ -14,8 +14,8 @@ import (
 // tick under a single store key, the id of the chunk's last row. Pebble's
 // cost is mostly per key (the memtable's skiplist, each sstable's block
 // entries, every compaction's merge), and a source's rows are small and
-// only ever appended and read in order, so one key per ~16 kB instead of
-// one per ~150-byte row is most of what ingestion pays the store less.
+// only ever appended and read in order: one key per ~16 kB instead of one
+// per ~150-byte row takes most of that cost off ingestion.
 // Keying a chunk by its last id keeps the greatest key the greatest row
 // id, which is how recovery finds where the ids end, and makes a point
 // read one seek to the first key at or after the id.
@@ -103,7 +103,7 @@ func (s *tableSnap) scanCold(start, end string, fn func(key string, row types.Ro
 		end = limit
 	}
 	var derr error
-	err := s.store.ScanRange(s.obj.ID, []byte(start), nil, func(k, v []byte) error {
+	return s.store.ScanRange(s.obj.ID, []byte(start), nil, func(k, v []byte) error {
 		stop := false
 		err := coldRows(k, v, func(id int64, enc []byte) bool {
 			key := rowIDKey(id)
@@ -132,7 +132,6 @@ func (s *tableSnap) scanCold(start, end string, fn func(key string, row types.Ro
 		}
 		return nil
 	})
-	return err
 }
 
 // getCold returns the row of a cold relation stored under the row id key.

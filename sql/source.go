@@ -32,7 +32,8 @@ type runningSource struct {
 	// encoding once a retraction needs it (see applyChanges), by
 	// relation id.
 	byRow map[uint64]map[string][]string
-	// keyBuf, valBuf and ends are appendChanges' scratch space.
+	// keyBuf, valBuf and ends are appendChanges' scratch space (for a
+	// cold relation, appendCold's chunk and row).
 	keyBuf, valBuf []byte
 	ends           []int
 

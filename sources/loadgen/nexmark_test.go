@@ -1,6 +1,7 @@
 package loadgen
 
 import (
+	"context"
 	"fmt"
 	"regexp"
 	"slices"
@@ -277,4 +278,21 @@ func TestNexmarkGolden(t *testing.T) {
 		n++
 	})
 	checkGolden(t, "nexmark.golden", b.String())
+}
+
+// TestNexmarkPacedSlowCommit paces NEXMARK on a virtual clock whose
+// every emission takes 8 ms (the engine's commit): the generator must
+// wake a tick (10 ms) after its last wake-up, not a tick after the
+// emission ended, so that batches stay a tick apart and no event waits
+// for both.
+func TestNexmarkPacedSlowCommit(t *testing.T) {
+	clk := newVirtualClock(testEpoch)
+	src := newTestSource(t, "NEXMARK", Options{EventsPerSecond: 100_000}, clk)
+	r := run(t, src, nil, func(r *recorder) bool {
+		_ = clk.Sleep(context.Background(), 8*time.Millisecond)
+		return len(r.batches) >= 20
+	}, time.Minute)
+	if got := r.batches[19].Time.Sub(r.batches[9].Time); got != 100*time.Millisecond {
+		t.Errorf("10 batches took %v, want 100ms (one tick each)", got)
+	}
 }
