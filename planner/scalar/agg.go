@@ -143,19 +143,9 @@ func (a *aggregate) newPlainState(acc accumulator) *aggState {
 			s, acc = &p.aggState, &p.acc
 			break
 		}
-		p := &struct {
-			aggState
-			acc countAcc
-			arg [1]types.Datum
-		}{acc: *c}
-		s, acc, args = &p.aggState, &p.acc, p.arg[:]
+		s, acc, args = withArg(*c)
 	case *intSumAcc:
-		p := &struct {
-			aggState
-			acc intSumAcc
-			arg [1]types.Datum
-		}{acc: *c}
-		s, acc, args = &p.aggState, &p.acc, p.arg[:]
+		s, acc, args = withArg(*c)
 	default:
 		s = &aggState{}
 	}
@@ -164,6 +154,20 @@ func (a *aggregate) newPlainState(acc accumulator) *aggState {
 	}
 	s.agg, s.args, s.acc = a, args, acc
 	return s
+}
+
+// withArg allocates a state, its accumulator (a copy of acc) and a
+// one-argument buffer together (see newPlainState).
+func withArg[A any, P interface {
+	*A
+	accumulator
+}](acc A) (*aggState, accumulator, []types.Datum) {
+	p := &struct {
+		aggState
+		acc A
+		arg [1]types.Datum
+	}{acc: acc}
+	return &p.aggState, P(&p.acc), p.arg[:]
 }
 
 // aggState evaluates arguments, applies FILTER and strictness, and feeds
