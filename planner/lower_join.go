@@ -301,7 +301,8 @@ func lowerJoin(lc *LowerContext, j *Join, fuse joinFusion) (dataflow.Node, error
 		// filter, so that its errors travel with the rows. A
 		// projection above has the join build its rows.
 		pre := &prefilter{}
-		if residual != nil && allCannotFail(rest) {
+		early := residual != nil && allCannotFail(rest)
+		if early {
 			pre.add(scalar.Columns(scalar.NewAnd(rest)).Ordered(), func(row types.Row) bool {
 				ok, err := residual(row)
 				return ok && err == nil // err is nil: see cannotFail
@@ -325,7 +326,7 @@ func lowerJoin(lc *LowerContext, j *Join, fuse joinFusion) (dataflow.Node, error
 		}
 		spec.Output = pre.output(output, lw, lw+rw)
 		n := g.Join(jk.left, jk.right, spec)
-		if residual != nil && pre.keep == nil {
+		if residual != nil && !early {
 			n = g.Filter(n, residual)
 		}
 		return n
