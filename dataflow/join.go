@@ -133,11 +133,12 @@ type decodeCache struct {
 // bids go to) matches many rows of one delta, an auction is matched by
 // bids of many ticks (q20: 186k matches of 12k auctions, 12k decodes
 // with this cache), and decoding it again for each (its strings copied
-// each time) cost more than the rest of the join. A stored row's bytes never change in place,
-// and its address is not reused for another row until its table
-// reclaims a segment, which changes the table's generation (see
-// side); a row that moved is a miss, and the entry of its old address,
-// which the map's key keeps from being freed, is never asked for again.
+// each time) cost more than the rest of the join. A stored row's bytes
+// never change in place, and its address is not reused for another row
+// until its table reclaims a segment, which changes the table's
+// generation (see side); a row that moved is a miss, and the entry of
+// its old address, which the map's key keeps from being freed, is never
+// asked for again.
 func (op *joinOp) decodeArranged(c *decodeCache, stored []byte) (types.Row, error) {
 	p := unsafe.SliceData(stored)
 	if r, ok := c.rows[p]; ok {
