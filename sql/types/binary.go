@@ -27,6 +27,9 @@ func AppendBinary(dst []byte, d Datum, t Type) []byte {
 	case Float8:
 		return binary.BigEndian.AppendUint64(dst, uint64(d.i))
 	case Numeric:
+		if d.dec == nil {
+			return appendCoefBinary(dst, d.i, int32(d.j))
+		}
 		return appendNumericBinary(dst, d.dec)
 	case Text, Varchar, Char, Name, Bytea, JSON, UUID:
 		return append(dst, d.s...)

@@ -2,6 +2,7 @@ package types
 
 import (
 	"encoding/binary"
+	"strconv"
 	"strings"
 
 	"github.com/cockroachdb/apd/v3"
@@ -22,77 +23,84 @@ const (
 // first of which has value 10000^weight. Leading and trailing zero
 // digits are not sent.
 func appendNumericBinary(dst []byte, d *apd.Decimal) []byte {
-	header := func(ndigits, weight int, sign uint16, dscale int) []byte {
-		dst = binary.BigEndian.AppendUint16(dst, uint16(ndigits))
-		dst = binary.BigEndian.AppendUint16(dst, uint16(int16(weight)))
-		dst = binary.BigEndian.AppendUint16(dst, sign)
-		return binary.BigEndian.AppendUint16(dst, uint16(dscale))
-	}
 	switch d.Form {
 	case apd.NaN, apd.NaNSignaling:
-		return header(0, 0, numericNaN, 0)
+		return appendNumericBinaryHeader(dst, 0, 0, numericNaN, 0)
 	case apd.Infinite:
 		// numeric_send reports infinities with display scale 32, the
 		// scale PostgreSQL uses for them in arithmetic.
 		if d.Negative {
-			return header(0, 0, numericNinf, 32)
+			return appendNumericBinaryHeader(dst, 0, 0, numericNinf, 32)
 		}
-		return header(0, 0, numericPinf, 32)
+		return appendNumericBinaryHeader(dst, 0, 0, numericPinf, 32)
 	}
 	var scratch [40]byte
-	digits := d.Coeff.Append(scratch[:0], 10)
-	exp := int(d.Exponent)
-	dscale := max(0, -exp)
-	// Split into integer and fraction digit strings.
-	var intPart, fracPart string
-	switch {
-	case exp >= 0:
-		intPart = string(digits) + strings.Repeat("0", exp)
-	case -exp >= len(digits):
-		fracPart = strings.Repeat("0", -exp-len(digits)) + string(digits)
-	default:
-		intPart = string(digits[:len(digits)+exp])
-		fracPart = string(digits[len(digits)+exp:])
-	}
-	if pad := (4 - len(intPart)%4) % 4; pad > 0 {
-		intPart = strings.Repeat("0", pad) + intPart
-	}
-	if pad := (4 - len(fracPart)%4) % 4; pad > 0 {
-		fracPart += strings.Repeat("0", pad)
-	}
-	all := intPart + fracPart
-	groups := make([]uint16, 0, len(all)/4)
-	for i := 0; i < len(all); i += 4 {
-		v := uint16(0)
-		for _, c := range all[i : i+4] {
-			v = v*10 + uint16(c-'0')
+	return appendDigitsBinary(dst, d.Negative, d.Coeff.Append(scratch[:0], 10), int(d.Exponent))
+}
+
+// appendCoefBinary is appendNumericBinary for an inline numeric.
+func appendCoefBinary(dst []byte, coef int64, exponent int32) []byte {
+	var scratch [20]byte
+	return appendDigitsBinary(dst, coef < 0, strconv.AppendUint(scratch[:0], coefMagnitude(coef), 10), int(exponent))
+}
+
+func appendNumericBinaryHeader(dst []byte, ndigits, weight int, sign uint16, dscale int) []byte {
+	dst = binary.BigEndian.AppendUint16(dst, uint16(ndigits))
+	dst = binary.BigEndian.AppendUint16(dst, uint16(int16(weight)))
+	dst = binary.BigEndian.AppendUint16(dst, sign)
+	return binary.BigEndian.AppendUint16(dst, uint16(dscale))
+}
+
+// appendDigitsBinary writes the finite numeric digits × 10^exp, negative
+// when neg, where digits are the coefficient's decimal digits. Base-10000
+// digit g holds the decimal powers 4g to 4g+3, so the digits span the
+// groups from floorDiv(exp, 4) up to that of the leading digit; the zero
+// groups at either end are not sent.
+func appendDigitsBinary(dst []byte, neg bool, digits []byte, exp int) []byte {
+	top := exp + len(digits) - 1 // the leading digit's power of ten
+	group := func(g int) uint16 {
+		var v uint16
+		for p := 4*g + 3; p >= 4*g; p-- {
+			v *= 10
+			if k := top - p; k >= 0 && k < len(digits) {
+				v += uint16(digits[k] - '0')
+			}
 		}
-		groups = append(groups, v)
+		return v
 	}
-	weight := len(intPart)/4 - 1
-	for len(groups) > 0 && groups[0] == 0 {
-		groups = groups[1:]
-		weight--
+	hi, lo := floorDiv4(top), floorDiv4(exp)
+	for hi >= lo && group(hi) == 0 {
+		hi--
 	}
-	for len(groups) > 0 && groups[len(groups)-1] == 0 {
-		groups = groups[:len(groups)-1]
+	for lo <= hi && group(lo) == 0 {
+		lo++
 	}
 	sign := uint16(numericPos)
-	if d.Negative {
+	if neg {
 		sign = numericNeg
 	}
-	if len(groups) == 0 {
-		weight, sign = 0, numericPos
+	if hi < lo {
+		// Zero: no digits, weight 0, never negative.
+		return appendNumericBinaryHeader(dst, 0, 0, numericPos, max(0, -exp))
 	}
-	dst = header(len(groups), weight, sign, dscale)
-	for _, g := range groups {
-		dst = binary.BigEndian.AppendUint16(dst, g)
+	dst = appendNumericBinaryHeader(dst, hi-lo+1, hi, sign, max(0, -exp))
+	for g := hi; g >= lo; g-- {
+		dst = binary.BigEndian.AppendUint16(dst, group(g))
 	}
 	return dst
 }
 
+// floorDiv4 is ⌊n/4⌋, rounding towards minus infinity.
+func floorDiv4(n int) int {
+	if n < 0 {
+		return -((-n + 3) / 4)
+	}
+	return n / 4
+}
+
 // parseNumericBinary is numeric_recv: digits beyond the display scale
-// are truncated away.
+// are truncated away. A value whose coefficient fits an int64 comes back
+// inline.
 func parseNumericBinary(b []byte) (Datum, error) {
 	if len(b) < 8 {
 		return Null, errBinary("insufficient data left in message")
@@ -105,15 +113,12 @@ func parseNumericBinary(b []byte) (Datum, error) {
 	if ndigits < 0 || len(b) != 2*ndigits {
 		return Null, errBinaryLength()
 	}
-	d := new(apd.Decimal)
 	switch sign {
 	case numericPos, numericNeg:
 	case numericNaN:
-		d.Form = apd.NaN
-		return NewNumeric(d), nil
+		return NewNumeric(&apd.Decimal{Form: apd.NaN}), nil
 	case numericPinf, numericNinf:
-		d.Form, d.Negative = apd.Infinite, sign == numericNinf
-		return NewNumeric(d), nil
+		return NewNumeric(&apd.Decimal{Form: apd.Infinite, Negative: sign == numericNinf}), nil
 	default:
 		return Null, errBinary("invalid sign in external \"numeric\" value")
 	}
@@ -147,19 +152,20 @@ func parseNumericBinary(b []byte) (Datum, error) {
 	if digits == "" {
 		digits = "0"
 	}
+	var d apd.Decimal
 	if _, ok := d.Coeff.SetString(digits, 10); !ok {
 		return Null, errBinary("invalid digit in external \"numeric\" value")
 	}
 	d.Exponent = int32(exp)
 	if exp > -dscale {
 		// Add trailing zeros up to the display scale.
-		if _, err := numericCtx.Quantize(d, d, int32(-dscale)); err != nil {
+		if _, err := numericCtx.Quantize(&d, &d, int32(-dscale)); err != nil {
 			return Null, errNumericOverflow()
 		}
 	}
 	d.Negative = sign == numericNeg && d.Coeff.Sign() != 0
-	if err := normalizeNumeric(d); err != nil {
+	if err := normalizeNumeric(&d); err != nil {
 		return Null, err
 	}
-	return NewNumeric(d), nil
+	return numericDatum(&d), nil
 }

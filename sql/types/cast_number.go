@@ -38,7 +38,7 @@ func castNumber(d Datum, from, to Type) (Datum, error) {
 	case Float4, Float8:
 		return castFromFloat(d.Float(), d.kind, tf)
 	case Numeric:
-		return castFromNumeric(d.dec, tf)
+		return castFromNumeric(d, tf)
 	}
 	return Null, errCannotCast(from, to)
 }
@@ -56,7 +56,7 @@ func castFromInt(v int64, from, tf Family) (Datum, error) {
 	case Float8:
 		return NewFloat8(float64(v)), nil
 	case Numeric:
-		return NewNumeric(apd.New(v, 0)), nil
+		return NewNumericCoef(v, 0), nil
 	case Oid, RegClass, RegType, RegProc, RegNamespace:
 		if from == Int8 {
 			if v < 0 || v > math.MaxUint32 {
@@ -119,7 +119,11 @@ func castFromFloat(f float64, from, tf Family) (Datum, error) {
 	return Null, errCannotCast(Type{Family: from}, Type{Family: tf})
 }
 
-func castFromNumeric(d *apd.Decimal, tf Family) (Datum, error) {
+func castFromNumeric(n Datum, tf Family) (Datum, error) {
+	if n.dec == nil {
+		return castFromCoef(n, tf)
+	}
+	d := n.dec
 	switch tf {
 	case Int2, Int4, Int8:
 		switch d.Form {
@@ -142,7 +146,27 @@ func castFromNumeric(d *apd.Decimal, tf Family) (Datum, error) {
 		text := string(appendNumeric(nil, d))
 		return parseFloat(text, tf)
 	case Numeric:
-		return NewNumeric(d), nil
+		return n, nil
+	}
+	return Null, errCannotCast(TypeNumeric, Type{Family: tf})
+}
+
+// castFromCoef is castFromNumeric for an inline numeric: to an integer
+// by rounding the coefficient, to a float through the same text.
+func castFromCoef(n Datum, tf Family) (Datum, error) {
+	switch tf {
+	case Int2, Int4, Int8:
+		v, ok := roundCoef(n.i, int32(n.j), 0)
+		lo, hi := IntRange(tf)
+		if !ok || v < lo || v > hi {
+			return Null, ErrIntRange(tf)
+		}
+		return NewInt(tf, v), nil
+	case Float4, Float8:
+		var buf [32]byte
+		return parseFloat(string(appendCoefText(buf[:0], n.i, int32(n.j))), tf)
+	case Numeric:
+		return n, nil
 	}
 	return Null, errCannotCast(TypeNumeric, Type{Family: tf})
 }

@@ -45,7 +45,7 @@ func Compare(a, b Datum) int {
 	case Float4, Float8:
 		return compareFloat(a.Float(), b.Float())
 	case Numeric:
-		return compareDecimal(a.dec, b.dec)
+		return compareNumeric(a, b)
 	case Char:
 		return strings.Compare(strings.TrimRight(a.s, " "), strings.TrimRight(b.s, " "))
 	case Text, Varchar, Name, Bytea, JSON, UUID:

@@ -14,7 +14,9 @@ import (
 //	Bool                  i = 0 or 1
 //	Int2, Int4, Int8, Oid i
 //	Float4, Float8        i = math.Float64bits (Float4 holds a float32 value)
-//	Numeric               dec (never mutated once in a Datum)
+//	Numeric               dec (never mutated once in a Datum); or, when
+//	                      dec is nil, the finite value i × 10^j held
+//	                      inline (see NewNumericCoef)
 //	Text, Varchar, Char,
 //	Name, Bytea, JSON     s (bytes for bytea; JSON keeps its input text)
 //	JSONB                 s in canonical jsonb text form
@@ -151,8 +153,16 @@ func (d Datum) Int() int64 { return d.i }
 func (d Datum) Float() float64 { return math.Float64frombits(uint64(d.i)) }
 
 // Decimal returns the value of a numeric Datum. The result must not be
-// modified.
-func (d Datum) Decimal() *apd.Decimal { return d.dec }
+// modified: for a Datum built by NewNumeric it is the Datum's own
+// decimal. For the inline form of NewNumericCoef it is a new decimal on
+// every call, so code on a per-row path should prefer DecimalTo or
+// NumericCoef.
+func (d Datum) Decimal() *apd.Decimal {
+	if d.dec == nil && d.kind == Numeric {
+		return apd.New(d.i, int32(d.j))
+	}
+	return d.dec
+}
 
 // Str returns the payload of a string-like, bytea, json or uuid Datum.
 func (d Datum) Str() string { return d.s }

@@ -41,7 +41,12 @@ func randomDatum(rng *rand.Rand, f Family) Datum {
 	case Float8:
 		return NewFloat8(randomFloat(rng))
 	case Numeric:
-		return NewNumeric(randomDecimal(rng))
+		d := randomDecimal(rng)
+		if rng.IntN(2) == 0 {
+			// Either form: inline whenever the value fits.
+			return numericDatum(d)
+		}
+		return NewNumeric(d)
 	case Text, Varchar, Name, Bytea, JSON:
 		return NewString(f, randomString(rng))
 	case Char:
@@ -91,7 +96,8 @@ func randomFloat(rng *rand.Rand) float64 {
 
 func randomDecimal(rng *rand.Rand) *apd.Decimal {
 	specials := []string{"NaN", "Infinity", "-Infinity", "0", "0.000", "-0", "1", "1.0", "1.00", "-1.0",
-		"100", "1e2", "0.001", "12345678901234567890.123456789", "-99.5", "99.50"}
+		"100", "1e2", "0.001", "12345678901234567890.123456789", "-99.5", "99.50",
+		"9223372036854775807", "-9223372036854775808", "9223372036854775808", "-922337203685477580.9"}
 	var s string
 	if rng.IntN(3) == 0 {
 		s = specials[rng.IntN(len(specials))]

@@ -2,8 +2,10 @@ package types
 
 import (
 	"encoding/binary"
-	"github.com/cockroachdb/apd/v3"
 	"hash/maphash"
+	"strconv"
+
+	"github.com/cockroachdb/apd/v3"
 )
 
 // Hash adds d to h so that values Equal under Compare hash alike: the
@@ -83,6 +85,9 @@ func appendHashBytes(b []byte, d Datum) []byte {
 		b = binary.LittleEndian.AppendUint64(append(b, byte(Interval)), uint64(days))
 		return binary.LittleEndian.AppendUint64(b, uint64(micros))
 	case Numeric:
+		if d.dec == nil {
+			return appendCoefHash(b, d.i, int32(d.j))
+		}
 		return appendNumericHash(b, d.dec)
 	}
 	return b
@@ -101,8 +106,26 @@ func appendNumericHash(b []byte, dec *apd.Decimal) []byte {
 	}
 	b = append(b, boolByte(dec.Negative))
 	start := len(b)
-	b = dec.Coeff.Append(b, 10)
-	exp := int64(dec.Exponent) + int64(len(b)-start)
+	return trimHashDigits(dec.Coeff.Append(b, 10), start, dec.Exponent)
+}
+
+// appendCoefHash is appendNumericHash for an inline numeric, writing the
+// same bytes for the same value.
+func appendCoefHash(b []byte, coef int64, exponent int32) []byte {
+	b = append(b, byte(Numeric))
+	if coef == 0 {
+		return append(b, 'z')
+	}
+	b = append(b, boolByte(coef < 0))
+	start := len(b)
+	return trimHashDigits(strconv.AppendUint(b, coefMagnitude(coef), 10), start, exponent)
+}
+
+// trimHashDigits ends a numeric's hash bytes: b[start:] holds the
+// coefficient's digits, which lose their trailing zeros and gain the
+// exponent of the first digit.
+func trimHashDigits(b []byte, start int, exponent int32) []byte {
+	exp := int64(exponent) + int64(len(b)-start)
 	for len(b) > start+1 && b[len(b)-1] == '0' {
 		b = b[:len(b)-1]
 	}

@@ -15,7 +15,11 @@ func debugDatum(d Datum) string {
 	case Unknown:
 		return "NULL"
 	case Numeric:
-		return fmt.Sprintf("numeric(%s)", d.dec.String())
+		form := "apd"
+		if d.dec == nil {
+			form = "inline"
+		}
+		return fmt.Sprintf("numeric(%s, %s)", d.Decimal(), form)
 	case Float4, Float8:
 		return fmt.Sprintf("%v(%v)", d.kind, d.Float())
 	case Interval:

@@ -3,6 +3,7 @@ package types
 import (
 	"encoding/binary"
 	"math"
+	"strconv"
 	"strings"
 
 	"github.com/cockroachdb/apd/v3"
@@ -98,6 +99,9 @@ func appendKeyAsc(dst []byte, d Datum) []byte {
 	case Float8:
 		return binary.BigEndian.AppendUint64(dst, float64Key(d.Float()))
 	case Numeric:
+		if d.dec == nil {
+			return appendCoefKey(dst, d.i, int32(d.j))
+		}
 		return appendNumericKey(dst, d.dec)
 	case Char:
 		return appendStringKey(dst, strings.TrimRight(d.s, " "))
@@ -207,23 +211,39 @@ func appendNumericKey(dst []byte, d *apd.Decimal) []byte {
 	case d.Coeff.Sign() == 0:
 		return append(dst, keyNumZero)
 	}
-	if d.Negative {
+	var scratch [32]byte
+	return appendFiniteKey(dst, d.Negative, d.Coeff.Append(scratch[:0], 10), d.Exponent)
+}
+
+// appendCoefKey is appendNumericKey for an inline numeric, writing the
+// same bytes for the same value.
+func appendCoefKey(dst []byte, coef int64, exponent int32) []byte {
+	if coef == 0 {
+		return append(dst, keyNumZero)
+	}
+	var scratch [20]byte
+	return appendFiniteKey(dst, coef < 0, strconv.AppendUint(scratch[:0], coefMagnitude(coef), 10), exponent)
+}
+
+// appendFiniteKey encodes a non-zero numeric given as its sign and the
+// decimal digits of its coefficient.
+func appendFiniteKey(dst []byte, neg bool, digits []byte, exponent int32) []byte {
+	if neg {
 		dst = append(dst, keyNumNeg)
 		start := len(dst)
-		dst = appendDecimalMagnitude(dst, d)
+		dst = appendDecimalMagnitude(dst, digits, exponent)
 		invert(dst[start:])
 		return dst
 	}
 	dst = append(dst, keyNumPos)
-	return appendDecimalMagnitude(dst, d)
+	return appendDecimalMagnitude(dst, digits, exponent)
 }
 
-// appendDecimalMagnitude writes |d| = 0.DIGITS × 10^E as E (varint) and
-// DIGITS in pairs (each pair byte is 1 + 10*hi + lo), then a 0 terminator.
-func appendDecimalMagnitude(dst []byte, d *apd.Decimal) []byte {
-	var scratch [32]byte
-	digits := d.Coeff.Append(scratch[:0], 10)
-	exp := int64(d.Exponent) + int64(len(digits))
+// appendDecimalMagnitude writes the magnitude DIGITS × 10^exponent =
+// 0.DIGITS × 10^E as E (varint) and DIGITS, trailing zeros removed, in
+// pairs (each pair byte is 1 + 10*hi + lo), then a 0 terminator.
+func appendDecimalMagnitude(dst []byte, digits []byte, exponent int32) []byte {
+	exp := int64(exponent) + int64(len(digits))
 	for len(digits) > 0 && digits[len(digits)-1] == '0' {
 		digits = digits[:len(digits)-1]
 	}

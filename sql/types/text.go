@@ -32,6 +32,9 @@ func AppendText(dst []byte, d Datum, t Type, cfg *TextConfig) []byte {
 	case Float8:
 		return appendFloat(dst, d.Float(), 64, cfg.ExtraFloatDigits)
 	case Numeric:
+		if d.dec == nil {
+			return appendCoefText(dst, d.i, int32(d.j))
+		}
 		return appendNumeric(dst, d.dec)
 	case Text, Varchar, Char, Name, JSON, JSONB:
 		return append(dst, d.s...)

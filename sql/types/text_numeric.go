@@ -23,8 +23,8 @@ var numericCtx = &apd.Context{
 // Infinity and inf (signed) in any case.
 func parseNumeric(s string) (Datum, error) {
 	t := trimSpace(s)
-	if d, ok := parseSmallDecimal(t); ok {
-		return NewNumeric(d), nil
+	if coef, exp, ok := parseSmallDecimal(t); ok {
+		return NewNumericCoef(coef, exp), nil
 	}
 	d := new(apd.Decimal)
 	switch strings.ToLower(t) {
@@ -56,10 +56,11 @@ func parseNumeric(s string) (Datum, error) {
 }
 
 // parseSmallDecimal reads [+-]digits[.digits] of at most 18 digits — what
-// bulk loads are mostly made of — straight into a coefficient that fits
-// an int64, without apd's general parser and its allocations. ok is false
-// for anything else, which parseDecimalText handles.
-func parseSmallDecimal(s string) (*apd.Decimal, bool) {
+// bulk loads are mostly made of — straight into the coefficient and
+// exponent of an inline numeric, without apd's general parser and its
+// allocations. ok is false for anything else, which parseDecimalText
+// handles.
+func parseSmallDecimal(s string) (int64, int32, bool) {
 	i, neg := 0, false
 	if i < len(s) && (s[i] == '+' || s[i] == '-') {
 		neg = s[i] == '-'
@@ -78,17 +79,17 @@ func parseSmallDecimal(s string) (*apd.Decimal, bool) {
 		case c == '.' && !point:
 			point = true
 		default:
-			return nil, false
+			return 0, 0, false
 		}
 	}
 	if digits == 0 || digits > 18 {
-		return nil, false
+		return 0, 0, false
 	}
-	d := new(apd.Decimal)
-	d.Coeff.SetInt64(coeff)
-	d.Exponent = -int32(frac)
-	d.Negative = neg && coeff != 0
-	return d, true
+	if neg {
+		// -0 is 0, as numeric_in makes it.
+		coeff = -coeff
+	}
+	return coeff, -int32(frac), true
 }
 
 // RoundNumeric applies numeric(precision, scale): rounds half away from
@@ -114,16 +115,22 @@ func RoundNumeric(d *apd.Decimal, precision, scale int32) (*apd.Decimal, error) 
 	}
 	if r.Coeff.Sign() == 0 {
 		r.Negative = false
-	} else if maxDigits := precision - scale; r.NumDigits()+int64(r.Exponent) > int64(maxDigits) {
-		limit := "1"
-		if maxDigits != 0 {
-			limit = fmt.Sprintf("10^%d", maxDigits)
-		}
-		return nil, pgerr.New(pgerr.NumericValueOutOfRange, "numeric field overflow").
-			WithDetail("A field with precision %d, scale %d must round to an absolute value less than %s.", precision, scale, limit)
+	} else if r.NumDigits()+int64(r.Exponent) > int64(precision-scale) {
+		return nil, errNumericFieldOverflow(precision, scale)
 	}
 	if err := normalizeNumeric(r); err != nil {
 		return nil, err
 	}
 	return r, nil
+}
+
+// errNumericFieldOverflow is numeric(precision, scale)'s error for a
+// value with too many digits before the point.
+func errNumericFieldOverflow(precision, scale int32) error {
+	limit := "1"
+	if maxDigits := precision - scale; maxDigits != 0 {
+		limit = fmt.Sprintf("10^%d", maxDigits)
+	}
+	return pgerr.New(pgerr.NumericValueOutOfRange, "numeric field overflow").
+		WithDetail("A field with precision %d, scale %d must round to an absolute value less than %s.", precision, scale, limit)
 }

@@ -1,6 +1,10 @@
 package types
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/cockroachdb/apd/v3"
+)
 
 // TestSmallDecimalMatchesApd checks the fast path of numeric input
 // against apd's parser: the same coefficient, exponent and sign, before
@@ -9,11 +13,12 @@ import "testing"
 func TestSmallDecimalMatchesApd(t *testing.T) {
 	for _, s := range []string{"0", "-0", "+0", "0.00", "-0.00", "1", "-1", "123.45", "-123.45", "+7.5", "007.50", ".5", "-.5", "5.",
 		"999999999999999999", "-999999999999999999", "0.00000000000000001", "12345678.123456789"} {
-		fast, ok := parseSmallDecimal(s)
+		coef, exp, ok := parseSmallDecimal(s)
 		if !ok {
 			t.Errorf("%q: fast path declined", s)
 			continue
 		}
+		fast := apd.New(coef, exp)
 		slow, err := parseDecimalText(s)
 		if err != nil {
 			t.Fatalf("%q: %v", s, err)
@@ -30,7 +35,7 @@ func TestSmallDecimalMatchesApd(t *testing.T) {
 		}
 	}
 	for _, s := range []string{"", "-", ".", "1e5", "1.2.3", "NaN", "Infinity", "1 ", "1234567890123456789", "0x10", "1_000"} {
-		if _, ok := parseSmallDecimal(s); ok {
+		if _, _, ok := parseSmallDecimal(s); ok {
 			t.Errorf("%q: fast path accepted", s)
 		}
 	}

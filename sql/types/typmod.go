@@ -27,7 +27,14 @@ func applyTypmod(d Datum, t Type, explicit bool) (Datum, error) {
 			return d, nil
 		}
 		p, s, _ := t.NumericPrecisionScale()
-		r, err := RoundNumeric(d.dec, p, s)
+		if d.dec == nil {
+			// Without allocating, unless the result needs a coefficient
+			// beyond int64.
+			if r, ok, err := roundNumericCoef(d.i, int32(d.j), p, s); ok {
+				return r, err
+			}
+		}
+		r, err := RoundNumeric(d.Decimal(), p, s)
 		if err != nil {
 			return Null, err
 		}

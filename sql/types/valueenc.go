@@ -60,6 +60,9 @@ func AppendValue(dst []byte, d Datum) []byte {
 	case Float8:
 		return binary.LittleEndian.AppendUint64(dst, uint64(d.i))
 	case Numeric:
+		if d.dec == nil {
+			return appendCoefValue(dst, d.i, int32(d.j))
+		}
 		return appendNumericValue(dst, d.dec)
 	case Text, Varchar, Char, Name, Bytea, JSON, JSONB:
 		dst = binary.AppendUvarint(dst, uint64(len(d.s)))
@@ -106,6 +109,14 @@ func appendNumericValue(dst []byte, d *apd.Decimal) []byte {
 	mag := d.Coeff.Bytes()
 	dst = binary.AppendUvarint(dst, uint64(len(mag)))
 	return append(dst, mag...)
+}
+
+// appendCoefValue is appendNumericValue for an inline numeric, writing
+// the same bytes for the same value.
+func appendCoefValue(dst []byte, coef int64, exponent int32) []byte {
+	dst = append(dst, valNumPos+boolByte(coef < 0))
+	dst = binary.AppendVarint(dst, int64(exponent))
+	return binary.AppendUvarint(dst, coefMagnitude(coef))
 }
 
 // AppendRow appends the exact encoding of row to dst.
@@ -243,8 +254,7 @@ func (r *valueReader) datum(depth int) (Datum, error) {
 		}
 		return Datum{kind: Float8, i: int64(binary.LittleEndian.Uint64(b))}, nil
 	case Numeric:
-		d, err := r.numeric()
-		return NewNumeric(d), err
+		return r.numeric()
 	case Text, Varchar, Char, Name, Bytea, JSON, JSONB:
 		n, err := r.uvarint()
 		if err != nil {
@@ -263,45 +273,54 @@ func (r *valueReader) datum(depth int) (Datum, error) {
 	return Null, errCorruptValue("tag")
 }
 
-func (r *valueReader) numeric() (*apd.Decimal, error) {
+// numeric decodes a numeric, inline when the value allows: decoding a
+// typical numeric then allocates nothing.
+func (r *valueReader) numeric() (Datum, error) {
 	b, err := r.bytes(1)
 	if err != nil {
-		return nil, err
+		return Null, err
 	}
-	d := new(apd.Decimal)
 	form := b[0]
 	switch form {
 	case valNumNaN:
-		d.Form = apd.NaN
-		return d, nil
+		return NewNumeric(&apd.Decimal{Form: apd.NaN}), nil
 	case valNumPosInf, valNumNegInf:
-		d.Form, d.Negative = apd.Infinite, form == valNumNegInf
-		return d, nil
+		return NewNumeric(&apd.Decimal{Form: apd.Infinite, Negative: form == valNumNegInf}), nil
 	case valNumPos, valNumNeg, valNumBigPos, valNumBigNeg:
 	default:
-		return nil, errCorruptValue("numeric form")
+		return Null, errCorruptValue("numeric form")
 	}
 	exp, err := r.varint()
 	if err != nil {
-		return nil, err
+		return Null, err
 	}
 	if exp < math.MinInt32 || exp > math.MaxInt32 {
-		return nil, errCorruptValue("numeric exponent")
+		return Null, errCorruptValue("numeric exponent")
 	}
-	d.Exponent = int32(exp)
-	d.Negative = form == valNumNeg || form == valNumBigNeg
+	neg := form == valNumNeg || form == valNumBigNeg
 	if form <= valNumNeg {
 		c, err := r.uvarint()
+		if err != nil {
+			return Null, err
+		}
+		if coef, ok := signedCoef(c, neg); ok {
+			return NewNumericCoef(coef, int32(exp)), nil
+		}
+		d := &apd.Decimal{Exponent: int32(exp), Negative: neg}
 		d.Coeff.SetUint64(c)
-		return d, err
+		return NewNumeric(d), nil
 	}
+	d := &apd.Decimal{Exponent: int32(exp), Negative: neg}
 	n, err := r.uvarint()
 	if err != nil {
-		return nil, err
+		return Null, err
 	}
 	mag, err := r.bytes(n)
+	if err != nil {
+		return Null, err
+	}
 	d.Coeff.SetBytes(mag)
-	return d, err
+	return NewNumeric(d), nil
 }
 
 func (r *valueReader) interval() (Datum, error) {

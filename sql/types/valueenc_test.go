@@ -8,15 +8,17 @@ import (
 )
 
 // identical reports whether two Datums hold exactly the same value,
-// including the detail Compare ignores.
+// including the detail Compare ignores; a numeric's two forms are alike.
 func identical(a, b Datum) bool {
+	if a.kind == Numeric && b.kind == Numeric {
+		x, y := a.Decimal(), b.Decimal()
+		return x.Form == y.Form && x.Negative == y.Negative &&
+			x.Exponent == y.Exponent && x.Coeff.Cmp(&y.Coeff) == 0
+	}
 	if a.kind != b.kind || a.i != b.i || a.j != b.j || a.s != b.s {
 		return false
 	}
 	switch a.kind {
-	case Numeric:
-		return a.dec.Form == b.dec.Form && a.dec.Negative == b.dec.Negative &&
-			a.dec.Exponent == b.dec.Exponent && a.dec.Coeff.Cmp(&b.dec.Coeff) == 0
 	case Array:
 		if a.arr.Elem != b.arr.Elem || len(a.arr.Elems) != len(b.arr.Elems) {
 			return false
