@@ -143,8 +143,8 @@ func castFromNumeric(n Datum, tf Family) (Datum, error) {
 		}
 		return NewInt(tf, v), nil
 	case Float4, Float8:
-		text := string(appendNumeric(nil, d))
-		return parseFloat(text, tf)
+		var buf [32]byte
+		return parseFloat(string(appendNumeric(buf[:0], d)), tf)
 	case Numeric:
 		return n, nil
 	}
