@@ -250,6 +250,32 @@ func (s *sumState) Result() (types.Datum, error) {
 	return types.NewInt8(s.sum), nil
 }
 
+// flatCountAgg and flatSumAgg are countAgg and sumAgg as FlatAggregates,
+// their states in the group's words.
+type flatCountAgg struct{ countAgg }
+
+func (flatCountAgg) Words() int                                   { return 1 }
+func (flatCountAgg) Add(w []int64, _ types.Row, diff int64) error { w[0] += diff; return nil }
+func (flatCountAgg) Result(w []int64) (types.Datum, error)        { return types.NewInt8(w[0]), nil }
+
+type flatSumAgg struct{ sumAgg }
+
+func (flatSumAgg) Words() int { return 2 }
+
+func (a flatSumAgg) Add(w []int64, r types.Row, diff int64) error {
+	s := sumState{agg: a.sumAgg, sum: w[0], cnt: w[1]}
+	if err := s.Update(r, diff); err != nil {
+		return err
+	}
+	w[0], w[1] = s.sum, s.cnt
+	return nil
+}
+
+func (a flatSumAgg) Result(w []int64) (types.Datum, error) {
+	s := sumState{agg: a.sumAgg, sum: w[0], cnt: w[1]}
+	return s.Result()
+}
+
 // minAgg is min(col) (max when max is set), keeping the multiset of
 // values so that deleting the current extreme works.
 type minAgg struct {

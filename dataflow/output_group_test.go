@@ -14,8 +14,9 @@ import (
 // same snapshots, seeks, lookups (by group key prefixes and by keys
 // reaching into the aggregates), errors and consolidated deltas at every
 // tick (a sum above 40 fails, so that groups go in and out of error),
-// and every snapshot unchanged by the ticks after it, read on another
-// goroutine while they run (run with -race).
+// with AggStates and with FlatAggregates in turn, and every snapshot
+// unchanged by the ticks after it, read on another goroutine while they
+// run (run with -race).
 func TestGroupedOutput(t *testing.T) {
 	reads := 0
 	for seed := range uint64(10) {
@@ -23,7 +24,11 @@ func TestGroupedOutput(t *testing.T) {
 		g := NewGraph()
 		in := g.Input()
 		key := func(r types.Row) types.Row { return r[:2] }
-		red := g.Reduce(in.Node(), ReduceSpec{Key: key, Aggs: []Aggregate{countAgg{}, sumAgg{col: 2, resultFailAbove: 40}}})
+		aggs := []Aggregate{countAgg{}, sumAgg{col: 2, resultFailAbove: 40}}
+		if seed%2 == 1 {
+			aggs = []Aggregate{flatCountAgg{}, flatSumAgg{sumAgg{col: 2, resultFailAbove: 40}}}
+		}
+		red := g.Reduce(in.Node(), ReduceSpec{Key: key, Aggs: aggs})
 		grouped, plain := g.Output(red), g.Output(red)
 		if grouped.red == nil || plain.red != nil {
 			t.Fatal("the first Output of a Reduce should keep its groups, the second not")

@@ -93,6 +93,19 @@ func propertyScenarios() []scenario {
 		{name: "reduce", inputs: 1,
 			build: func(g *Graph, in []Node) Node { return g.Reduce(in[0], countSumMin) },
 			ref:   refReduce},
+		{name: "reduce-flat", inputs: 1,
+			build: func(g *Graph, in []Node) Node {
+				return g.Reduce(in[0], ReduceSpec{Key: col(0), Aggs: []Aggregate{flatCountAgg{}, flatSumAgg{sumAgg{col: 1}}, minAgg{col: 1}, minAgg{col: 2, max: true}}})
+			},
+			ref: refReduce},
+		{name: "reduce-flat-wide", inputs: 1,
+			build: func(g *Graph, in []Node) Node {
+				return g.Reduce(in[0], ReduceSpec{Key: col(2), Aggs: []Aggregate{flatSumAgg{sumAgg{col: 1}}, flatCountAgg{}, flatSumAgg{sumAgg{col: 0}}, flatSumAgg{sumAgg{col: 1, failOn: 4}}}})
+			}},
+		{name: "reduce-flat-global", inputs: 1,
+			build: func(g *Graph, in []Node) Node {
+				return g.Reduce(in[0], ReduceSpec{Aggs: []Aggregate{flatCountAgg{}, flatSumAgg{sumAgg{col: 1, resultFailAbove: 12}}}, Global: true})
+			}},
 		{name: "reduce-global", inputs: 1,
 			build: func(g *Graph, in []Node) Node {
 				return g.Reduce(in[0], ReduceSpec{Aggs: []Aggregate{countAgg{}, sumAgg{col: 1}}, Global: true})

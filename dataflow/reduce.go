@@ -42,6 +42,16 @@ type ReduceSpec struct {
 func (g *Graph) Reduce(src Node, spec ReduceSpec) Node {
 	out := new(stream)
 	op := &reduceOp{g: g, in: g.input(src), out: out, spec: spec, index: newRowIndex()}
+	op.aggs = make([]reduceAgg, len(spec.Aggs))
+	for i, a := range spec.Aggs {
+		if f, ok := a.(FlatAggregate); ok {
+			op.aggs[i] = reduceAgg{flat: f, off: op.stride, n: f.Words()}
+			op.stride += f.Words()
+			continue
+		}
+		op.aggs[i] = reduceAgg{off: op.nstates}
+		op.nstates++
+	}
 	return g.add(op, out)
 }
 
@@ -50,13 +60,26 @@ type reduceOp struct {
 	in, out *stream
 	spec    ReduceSpec
 	index   *rowIndex
-	groups  []*group // by index position
+	// groups holds each group by its index position, by value: a delta
+	// row reaches its group in one step, not through a pointer.
+	groups []group
+	// aggs says where each aggregate's state lives: a FlatAggregate's in
+	// the group's words (stride of them per group), the others' in the
+	// group's states (nstates of them).
+	aggs    []reduceAgg
+	stride  int
+	nstates int
+	// wide holds the groups' words, by position, when they do not fit in
+	// a group's own.
+	wide    []int64
 	bytes   int64
 	started bool
 	// touched lists the groups changed in this tick, with whether they had
 	// an output at the start of the tick.
 	touched []touchedGroup
-	news    []types.Datum
+	// spare is the other buffer of sortTouched.
+	spare []touchedGroup
+	news  []types.Datum
 	// retract holds the tick's retractions until its insertions are in.
 	retract []pendingRetraction
 	// keyed is set when an Output keeps this Reduce's groups (see
@@ -69,15 +92,26 @@ type reduceOp struct {
 	changes []groupChange
 }
 
+// reduceAgg is where one aggregate's state lives in a group: n words from
+// off on for a FlatAggregate, else the AggState at states[off].
+type reduceAgg struct {
+	flat   FlatAggregate
+	off, n int
+}
+
 type pendingRetraction struct {
-	grp *group
+	pos int32
 	u   *Update
 }
 
-// group is one group's state. Up to two accumulators' interface values
-// live inside the group itself: with a million groups each separate
-// allocation is one more cache and TLB miss for every delta row that
-// reaches the group.
+// groupWords is the number of flat aggregate words a group holds itself:
+// count(*) with a sum, or an avg.
+const groupWords = 4
+
+// group is one group's state. The accumulators of FlatAggregates are
+// words inside it (or in reduceOp.wide), and up to two AggStates' interface
+// values: with a million groups each separate allocation is one more cache
+// and TLB miss for every delta row that reaches the group.
 //
 // row is the group's output as last emitted: its key columns (which
 // index.keys[pos] shares) and the aggregates' values, or before its first
@@ -86,16 +120,17 @@ type pendingRetraction struct {
 // of building the old output again: a tick computes each touched group's
 // results once and allocates one row for it, not two.
 type group struct {
-	n      int64
-	states []AggState
-	tick   uint64
-	pos    int32
+	n     int64
+	tick  uint64
+	words [groupWords]int64
 	// emitted tells that row has left the operator and must not change.
 	emitted bool
 	row     types.Row
 	// err is the group's output instead of row when its aggregates failed.
-	err *pgerr.Error
-	// size is the group's bytes for StateBytes, fixed at creation.
+	err    *pgerr.Error
+	states []AggState
+	// size is the group's bytes for StateBytes beyond its slot in groups,
+	// fixed at creation.
 	size      int64
 	statesBuf [2]AggState
 	// kenc is the key encoding of the group's key and head its head,
@@ -107,9 +142,11 @@ type group struct {
 // touchedGroup is a group changed in the current tick, with its key's
 // head inline so that sorting the touched groups seldom reaches them.
 type touchedGroup struct {
-	grp     *group
-	existed bool
 	head    keyHead
+	pos     int32
+	existed bool
+	// kenc is the group's key encoding, for the rare ties of heads.
+	kenc string
 }
 
 // compareTouched orders touched groups by key encoding.
@@ -117,10 +154,10 @@ func compareTouched(a, b touchedGroup) int {
 	if c := a.head.compare(b.head); c != 0 {
 		return c
 	}
-	return strings.Compare(a.grp.kenc, b.grp.kenc)
+	return strings.Compare(a.kenc, b.kenc)
 }
 
-const sizeGroup = int64(unsafe.Sizeof(group{})) + sizePointer
+const sizeGroup = int64(unsafe.Sizeof(group{}))
 
 var _ operator = (*reduceOp)(nil)
 
@@ -140,7 +177,7 @@ func (op *reduceOp) Step(context.Context) error {
 	}
 	op.apply()
 	if op.keyed {
-		slices.SortFunc(op.touched, compareTouched)
+		op.sortTouched()
 	}
 	for i := range op.touched {
 		op.finish(&op.touched[i])
@@ -151,6 +188,35 @@ func (op *reduceOp) Step(context.Context) error {
 	return nil
 }
 
+// sortTouched puts the tick's touched groups in key order: by head with
+// a radix sort, then groups of equal heads by their whole keys.
+func (op *reduceOp) sortTouched() {
+	t := op.touched
+	if len(t) < 32 {
+		slices.SortFunc(t, compareTouched)
+		return
+	}
+	if cap(op.spare) < len(t) {
+		op.spare = make([]touchedGroup, len(t), cap(t))
+	}
+	spare := op.spare[:len(t)]
+	sorted := sortByHead(t, spare, func(g *touchedGroup) keyHead { return g.head })
+	for i := 0; i < len(sorted); {
+		j := i + 1
+		for j < len(sorted) && sorted[j].head == sorted[i].head {
+			j++
+		}
+		if j-i > 1 {
+			slices.SortFunc(sorted[i:j], compareTouched)
+		}
+		i = j
+	}
+	if &sorted[0] == &spare[0] {
+		op.touched, op.spare, spare = sorted, t, t
+	}
+	clear(spare)
+}
+
 // apply feeds the delta to the groups' accumulators: insertions first,
 // then retractions, so that every intermediate multiset an accumulator
 // sees is non-negative (see AggState). One pass finds each row's group
@@ -158,7 +224,7 @@ func (op *reduceOp) Step(context.Context) error {
 // their groups, so that a row is looked up once, and an update's −old
 // +new, adjacent in a consolidated delta, once between them.
 func (op *reduceOp) apply() {
-	var last *group
+	last := int32(-1)
 	for i := range op.in.delta {
 		u := &op.in.delta[i]
 		if u.Diff == 0 {
@@ -168,94 +234,123 @@ func (op *reduceOp) apply() {
 		if op.spec.Key != nil {
 			key = op.spec.Key(u.Row)
 		}
-		grp := last
-		if grp == nil || !equalRows(op.index.keys[grp.pos], key) {
-			grp = op.lookup(key, op.index.hash(key))
-			last = grp
+		pos := last
+		if pos < 0 || !equalRows(op.index.keys[pos], key) {
+			pos = op.lookup(key, op.index.hash(key))
+			last = pos
 		}
-		if grp.tick != op.g.tick {
-			op.touch(grp, op.exists(grp))
+		if op.groups[pos].tick != op.g.tick {
+			op.touch(pos, op.exists(pos))
 		}
 		if u.Diff < 0 {
-			op.retract = append(op.retract, pendingRetraction{grp: grp, u: u})
+			op.retract = append(op.retract, pendingRetraction{pos: pos, u: u})
 			continue
 		}
-		op.update(grp, u)
+		op.update(pos, u)
 	}
 	for _, r := range op.retract {
-		op.update(r.grp, r.u)
+		op.update(r.pos, r.u)
 	}
 	clear(op.retract)
 	op.retract = op.retract[:0]
 }
 
 // update adds one row to a group's count and accumulators.
-func (op *reduceOp) update(grp *group, u *Update) {
+func (op *reduceOp) update(pos int32, u *Update) {
+	grp := &op.groups[pos]
 	grp.n += u.Diff
-	for _, st := range grp.states {
-		if err := st.Update(u.Row, u.Diff); err != nil {
+	var words []int64
+	if op.stride > 0 {
+		words = op.words(pos)
+	}
+	for _, a := range op.aggs {
+		var err error
+		if a.flat != nil {
+			err = a.flat.Add(words[a.off:a.off+a.n:a.off+a.n], u.Row, u.Diff)
+		} else {
+			err = grp.states[a.off].Update(u.Row, u.Diff)
+		}
+		if err != nil {
 			op.out.errs = append(op.out.errs, ErrorUpdate{Err: dataError(err), Diff: u.Diff})
 		}
 	}
 }
 
-// lookup returns the group of key (hash h), creating it with fresh
-// accumulators.
-func (op *reduceOp) lookup(key types.Row, h uint64) *group {
+// words returns the flat aggregates' words of the group at pos.
+func (op *reduceOp) words(pos int32) []int64 {
+	if op.stride <= groupWords {
+		return op.groups[pos].words[:op.stride:op.stride]
+	}
+	at := int(pos) * op.stride
+	return op.wide[at : at+op.stride : at+op.stride]
+}
+
+// lookup returns the position of the group of key (hash h), creating it
+// with fresh accumulators.
+func (op *reduceOp) lookup(key types.Row, h uint64) int32 {
 	if p := op.index.find(key, h); p >= 0 {
-		return op.groups[p]
+		return p
 	}
 	// The key may share the input row's storage: it is copied.
-	grp := &group{row: make(types.Row, len(key)+len(op.spec.Aggs))}
-	copy(grp.row, key)
-	grp.size = sizeGroup + rowBytes(grp.row)
+	row := make(types.Row, len(key)+len(op.spec.Aggs))
+	copy(row, key)
+	pos := op.index.insert(row[:len(key):len(key)], h)
+	if int(pos) == len(op.groups) {
+		op.groups = append(op.groups, group{})
+		if op.stride > groupWords {
+			op.wide = append(op.wide, make([]int64, op.stride)...)
+		}
+	}
+	grp := &op.groups[pos]
+	*grp = group{row: row, size: rowBytes(row)}
+	if op.stride > groupWords {
+		clear(op.words(pos))
+	}
 	if op.keyed {
 		op.kbuf = types.AppendKeyRow(op.kbuf[:0], key)
 		grp.kenc, grp.head = string(op.kbuf), headOf(op.kbuf)
 		grp.size += int64(len(grp.kenc))
 	}
-	grp.pos = op.index.insert(grp.row[:len(key):len(key)], h)
-	if n := len(op.spec.Aggs); n <= len(grp.statesBuf) {
+	if n := op.nstates; n <= len(grp.statesBuf) {
 		grp.states = grp.statesBuf[:n:n]
 	} else {
 		grp.states = make([]AggState, n)
 		grp.size += int64(n) * (2 * sizePointer)
 	}
-	for i, a := range op.spec.Aggs {
-		grp.states[i] = a.NewState()
-	}
-	if int(grp.pos) == len(op.groups) {
-		op.groups = append(op.groups, grp)
-	} else {
-		op.groups[grp.pos] = grp
+	for i, a := range op.aggs {
+		if a.flat == nil {
+			grp.states[a.off] = op.spec.Aggs[i].NewState()
+		}
 	}
 	op.bytes += grp.size
-	return grp
+	return pos
 }
 
-// exists reports whether grp has an output row.
-func (op *reduceOp) exists(grp *group) bool {
-	return grp.n > 0 || (op.spec.Global && len(op.index.keys[grp.pos]) == 0)
+// exists reports whether the group at pos has an output row.
+func (op *reduceOp) exists(pos int32) bool {
+	return op.groups[pos].n > 0 || (op.spec.Global && len(op.index.keys[pos]) == 0)
 }
 
-// touch records that grp changes in this tick and whether it had an
-// output before (its row or err, which stay as they are until finish).
-func (op *reduceOp) touch(grp *group, existed bool) {
+// touch records that the group at pos changes in this tick and whether it
+// had an output before (its row or err, which stay as they are until
+// finish).
+func (op *reduceOp) touch(pos int32, existed bool) {
+	grp := &op.groups[pos]
 	grp.tick = op.g.tick
-	op.touched = append(op.touched, touchedGroup{grp: grp, existed: existed, head: grp.head})
+	op.touched = append(op.touched, touchedGroup{pos: pos, existed: existed, head: grp.head, kenc: grp.kenc})
 }
 
 // finish emits the change of one touched group and drops the group if it
 // no longer has rows.
 func (op *reduceOp) finish(t *touchedGroup) {
-	grp := t.grp
-	exists := op.exists(grp)
+	grp := &op.groups[t.pos]
+	exists := op.exists(t.pos)
 	var newErr *pgerr.Error
 	op.news = op.news[:0]
 	if exists {
-		op.news, newErr = appendResults(op.news, grp.states)
+		op.news, newErr = op.appendResults(op.news, t.pos)
 	}
-	nk := len(grp.row) - len(grp.states)
+	nk := len(grp.row) - len(op.aggs)
 	order := 0
 	if t.existed && exists {
 		var same bool
@@ -266,22 +361,48 @@ func (op *reduceOp) finish(t *touchedGroup) {
 	start := len(op.out.delta)
 	op.replace(t, exists, newErr, nk)
 	if op.keyed {
-		op.changed(grp, exists && newErr == nil, start, order)
+		op.changed(t.kenc, exists && newErr == nil, start, order, grp.row)
 	}
+}
+
+// appendResults appends the aggregates' results of the group at pos to
+// dst; on the first failure it returns the error instead (the group's
+// output is the error).
+func (op *reduceOp) appendResults(dst []types.Datum, pos int32) ([]types.Datum, *pgerr.Error) {
+	start := len(dst)
+	grp := &op.groups[pos]
+	var words []int64
+	if op.stride > 0 {
+		words = op.words(pos)
+	}
+	for _, a := range op.aggs {
+		var d types.Datum
+		var err error
+		if a.flat != nil {
+			d, err = a.flat.Result(words[a.off : a.off+a.n : a.off+a.n])
+		} else {
+			d, err = grp.states[a.off].Result()
+		}
+		if err != nil {
+			return append(dst[:start], make([]types.Datum, len(op.aggs))...), dataError(err)
+		}
+		dst = append(dst, d)
+	}
+	return dst, nil
 }
 
 // replace emits a touched group's −old +new, with its new results in
 // op.news (or newErr), and drops the group if it no longer has rows.
 func (op *reduceOp) replace(t *touchedGroup, exists bool, newErr *pgerr.Error, nk int) {
-	grp := t.grp
+	grp := &op.groups[t.pos]
 	if t.existed {
 		op.emit(grp.row, grp.err, -1)
 	}
 	if !exists {
 		if grp.n == 0 {
 			op.bytes -= grp.size
-			op.index.remove(grp.pos)
-			op.groups[grp.pos] = nil
+			op.index.remove(t.pos)
+			*grp = group{}
 		}
 		return
 	}
@@ -294,7 +415,7 @@ func (op *reduceOp) replace(t *touchedGroup, exists bool, newErr *pgerr.Error, n
 		row := make(types.Row, len(grp.row))
 		copy(row, grp.row[:nk])
 		grp.row = row
-		op.index.keys[grp.pos] = row[:nk:nk]
+		op.index.keys[t.pos] = row[:nk:nk]
 	}
 	copy(grp.row[nk:], op.news)
 	grp.emitted = true
@@ -302,12 +423,12 @@ func (op *reduceOp) replace(t *touchedGroup, exists bool, newErr *pgerr.Error, n
 }
 
 // changed records the change of a group in a keyed Reduce: its new row,
-// or nil when it has none (no rows, or an error). It also puts the
+// or none when it has none (no rows, or an error). It also puts the
 // group's −old +new, emitted from start on, in row order (order compares
 // the new row with the old), so that the delta stays consolidated. When
 // they compare equal (a result that changed representation only) it
 // drops both and leaves the Output its old row, as consolidation would.
-func (op *reduceOp) changed(grp *group, hasRow bool, start, order int) {
+func (op *reduceOp) changed(kenc string, hasRow bool, start, order int, row types.Row) {
 	if d := op.out.delta[start:]; len(d) == 2 {
 		switch {
 		case order == 0:
@@ -318,11 +439,10 @@ func (op *reduceOp) changed(grp *group, hasRow bool, start, order int) {
 			d[0], d[1] = d[1], d[0]
 		}
 	}
-	var row types.Row
-	if hasRow {
-		row = grp.row
+	if !hasRow {
+		row = nil
 	}
-	op.changes = append(op.changes, groupChange{kenc: grp.kenc, row: row})
+	op.changes = append(op.changes, groupChange{kenc: kenc, row: row})
 }
 
 // emit outputs a group's row or, when its aggregates failed, the error.
@@ -335,12 +455,12 @@ func (op *reduceOp) emit(row types.Row, err *pgerr.Error, diff int64) {
 }
 
 func (op *reduceOp) StateBytes() int64 {
-	n := op.bytes + op.index.size() + int64(cap(op.groups))*sizePointer
-	for _, grp := range op.groups {
-		if grp == nil {
-			continue
-		}
-		for _, st := range grp.states {
+	n := op.bytes + op.index.size() + int64(cap(op.groups))*sizeGroup + int64(cap(op.wide))*8
+	if op.nstates == 0 {
+		return n
+	}
+	for i := range op.groups {
+		for _, st := range op.groups[i].states {
 			if s, ok := st.(StateSizer); ok {
 				n += s.StateBytes()
 			} else {
@@ -349,20 +469,6 @@ func (op *reduceOp) StateBytes() int64 {
 		}
 	}
 	return n
-}
-
-// appendResults appends the aggregates' results to dst; on the first
-// failure it returns the error instead (the group's output is the error).
-func appendResults(dst []types.Datum, states []AggState) ([]types.Datum, *pgerr.Error) {
-	start := len(dst)
-	for _, st := range states {
-		d, err := st.Result()
-		if err != nil {
-			return append(dst[:start], make([]types.Datum, len(states))...), dataError(err)
-		}
-		dst = append(dst, d)
-	}
-	return dst, nil
 }
 
 // sameResults reports whether results b (or error bErr) are the same as

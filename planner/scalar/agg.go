@@ -88,6 +88,9 @@ func (f *AggFunc) Build(spec AggSpec) (dataflow.Aggregate, error) {
 	if f.extreme != notExtreme && spec.AppendOnly && len(spec.Order) == 0 {
 		return extremeAgg{aggregate: a, max: f.extreme == extremeMax}, nil
 	}
+	if flat := flatten(a); flat != nil {
+		return flat, nil
+	}
 	return a, nil
 }
 

@@ -1,0 +1,125 @@
+package scalar
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/streamdb/streamdb/dataflow"
+	"github.com/streamdb/streamdb/sql/pgerr"
+	"github.com/streamdb/streamdb/sql/types"
+)
+
+// TestFlatAggregateMatchesState feeds each aggregate that has a flat form
+// the same random insertions and retractions (NULLs, a FILTER, results
+// and sums that overflow) as words and as an AggState, and compares every Add's error
+// and every result: the two forms of one aggregate must not differ.
+func TestFlatAggregateMatchesState(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 8))
+	ints := func(t types.Type) func() types.Datum {
+		return func() types.Datum {
+			v := int64(rng.IntN(40) - 10)
+			switch t.Family {
+			case types.Int2:
+				return types.NewInt2(int16(v))
+			case types.Int4:
+				return types.NewInt4(int32(v))
+			}
+			if rng.IntN(6) == 0 {
+				v = math.MaxInt64 - v // sums overflow int8 and then 128 bits
+			}
+			return types.NewInt8(v)
+		}
+	}
+	bools := func() types.Datum { return types.NewBool(rng.IntN(4) > 0) }
+	for _, tc := range []struct {
+		agg    string
+		arg    []types.Type
+		values func() types.Datum
+	}{
+		{"count", nil, ints(int4T)}, {"count", ts(int4T), ints(int4T)},
+		{"sum", ts(types.TypeInt2), ints(types.TypeInt2)}, {"sum", ts(int4T), ints(int4T)}, {"sum", ts(int8T), ints(int8T)},
+		{"avg", ts(types.TypeInt2), ints(types.TypeInt2)}, {"avg", ts(int4T), ints(int4T)}, {"avg", ts(int8T), ints(int8T)},
+		{"bool_and", ts(boolT), bools}, {"bool_or", ts(boolT), bools},
+	} {
+		for _, filtered := range []bool{false, true} {
+			f, _, err := ResolveAggregate(tc.agg, tc.arg, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			spec := AggSpec{Eval: &EvalContext{}}
+			if tc.arg != nil {
+				spec.Args = []Evaluator{func(_ *EvalContext, row types.Row) (types.Datum, error) { return row[0], nil }}
+			}
+			if filtered {
+				spec.Filter = func(_ *EvalContext, row types.Row) (bool, error) { return row[1].Bool(), nil }
+			}
+			agg, err := f.Build(spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			flat, ok := agg.(dataflow.FlatAggregate)
+			if !ok {
+				t.Fatalf("%s(%v) has no flat form", tc.agg, tc.arg)
+			}
+			for trial := range 20 {
+				st, words := flat.NewState(), make([]int64, flat.Words())
+				var pool []dataflow.Update
+				for step := range 50 {
+					u := dataflow.Update{Row: types.Row{tc.values(), types.NewBool(rng.IntN(3) > 0)}, Diff: 1}
+					if rng.IntN(8) == 0 {
+						u.Row[0] = types.Null
+					}
+					if rng.IntN(10) == 0 {
+						u.Diff = math.MaxInt64 // a weight that overflows 128-bit sums
+					}
+					if len(pool) > 0 && rng.IntN(3) == 0 {
+						i := rng.IntN(len(pool))
+						u = dataflow.Update{Row: pool[i].Row, Diff: -pool[i].Diff}
+						pool = append(pool[:i], pool[i+1:]...)
+					}
+					errState, errFlat := st.Update(u.Row, u.Diff), flat.Add(words, u.Row, u.Diff)
+					if pgerr.CodeOf(errState) != pgerr.CodeOf(errFlat) {
+						t.Fatalf("%s(%v) trial %d step %d: Update %v, Add %v", tc.agg, tc.arg, trial, step, errState, errFlat)
+					}
+					if errState == nil && u.Diff > 0 {
+						pool = append(pool, u)
+					}
+					want, err1 := st.Result()
+					got, err2 := flat.Result(words)
+					if pgerr.CodeOf(err1) != pgerr.CodeOf(err2) || err1 == nil && (!sameDatum(got, want) || got.Kind() != want.Kind()) {
+						t.Fatalf("%s(%v) trial %d step %d: flat %v (%v), state %v (%v)", tc.agg, tc.arg, trial, step,
+							show(got, f.Ret), err2, show(want, f.Ret), err1)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestFlatAggregateOnlyWhenFlat checks the aggregates whose accumulators
+// need more than words keep their AggStates.
+func TestFlatAggregateOnlyWhenFlat(t *testing.T) {
+	arg := []Evaluator{func(_ *EvalContext, row types.Row) (types.Datum, error) { return row[0], nil }}
+	for _, tc := range []struct {
+		agg      string
+		arg      types.Type
+		distinct bool
+	}{{"count", int4T, true}, {"sum", numT, false}, {"sum", f8, false}, {"avg", numT, false}, {"min", int4T, false}, {"variance", int4T, false}} {
+		f, params, err := ResolveAggregate(tc.agg, ts(tc.arg), tc.distinct)
+		if err != nil {
+			t.Fatal(err)
+		}
+		spec := AggSpec{Eval: &EvalContext{}, Distinct: tc.distinct}
+		for range params {
+			spec.Args = append(spec.Args, arg[0])
+		}
+		agg, err := f.Build(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := agg.(dataflow.FlatAggregate); ok {
+			t.Errorf("%s(%v distinct=%v) is flat", tc.agg, tc.arg, tc.distinct)
+		}
+	}
+}
