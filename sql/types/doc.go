@@ -17,6 +17,13 @@
 // PostgreSQL's btree order per family (C collation for strings, NaN above
 // every number, jsonb's own order); Equal and Hash agree with it.
 //
+// A numeric is held either inline (NewNumericCoef: a coefficient that fits
+// an int64 and an exponent, no allocation) or as an *apd.Decimal
+// (NewNumeric: NaN, infinities, larger coefficients, negative zero). The
+// two forms of one value are interchangeable: they compare, hash, encode
+// and print alike, so code outside this package never needs to know which
+// it holds (numeric_coef.go).
+//
 // # Three encodings, three purposes
 //
 // The key encoding (AppendKey, DecodeKey) is for ordering and equality:

@@ -192,7 +192,7 @@ func numDigits(c int64) int {
 // the result does not fit the inline form, for RoundNumeric to do.
 func roundNumericCoef(coef int64, exp, precision, scale int32) (d Datum, ok bool, err error) {
 	c, ok := roundCoef(coef, exp, scale)
-	if !ok || -scale < -numericMaxScale {
+	if !ok || scale > numericMaxScale {
 		return Null, false, nil
 	}
 	if c != 0 && int64(numDigits(c))-int64(scale) > int64(precision-scale) {

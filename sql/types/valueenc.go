@@ -12,7 +12,8 @@ import (
 // the key encoding it does not preserve order; it is compact and exact:
 // decoding gives back a Datum identical to the one encoded (numeric scale,
 // char padding, json text, -0 and NaN payloads, the interval's fields, the
-// array's element type).
+// array's element type). Both forms of a numeric write the same bytes,
+// which decode to the inline form whenever it can hold the value.
 //
 // A value is a tag byte (the family; 0 for NULL) followed by a payload:
 //
