@@ -123,6 +123,11 @@ type group struct {
 	n     int64
 	tick  uint64
 	words [groupWords]int64
+	// ikey is the value of a key of one integer, date or timestamp
+	// column, and iclass its class (see inlineKey), so that finding the
+	// group compares the key here, not in a row of its own.
+	ikey   int64
+	iclass types.Family
 	// emitted tells that row has left the operator and must not change.
 	emitted bool
 	row     types.Row
@@ -235,7 +240,7 @@ func (op *reduceOp) apply() {
 			key = op.spec.Key(u.Row)
 		}
 		pos := last
-		if pos < 0 || !equalRows(op.index.keys[pos], key) {
+		if pos < 0 || !op.keyIs(pos, key) {
 			pos = op.lookup(key, op.index.hash(key))
 			last = pos
 		}
@@ -285,10 +290,36 @@ func (op *reduceOp) words(pos int32) []int64 {
 	return op.wide[at : at+op.stride : at+op.stride]
 }
 
+// inlineKey returns the value and class of a key that a group keeps
+// inline: one column of an integer (class Int8: integers of all widths
+// are equal when their values are, and hash alike), a date or a
+// timestamp; ok is false for any other key.
+func inlineKey(key types.Row) (v int64, class types.Family, ok bool) {
+	if len(key) != 1 {
+		return 0, 0, false
+	}
+	switch k := key[0].Kind(); {
+	case k.IsInteger():
+		return key[0].Int(), types.Int8, true
+	case k == types.Date || k == types.Timestamp || k == types.TimestampTZ:
+		return key[0].Int(), k, true
+	}
+	return 0, 0, false
+}
+
+// keyIs reports whether the group at pos has key.
+func (op *reduceOp) keyIs(pos int32, key types.Row) bool {
+	if v, class, ok := inlineKey(key); ok {
+		grp := &op.groups[pos]
+		return grp.iclass == class && grp.ikey == v
+	}
+	return equalRows(op.index.keys[pos], key)
+}
+
 // lookup returns the position of the group of key (hash h), creating it
 // with fresh accumulators.
 func (op *reduceOp) lookup(key types.Row, h uint64) int32 {
-	if p := op.index.find(key, h); p >= 0 {
+	if p := op.index.findFunc(h, func(p int32) bool { return op.keyIs(p, key) }); p >= 0 {
 		return p
 	}
 	// The key may share the input row's storage: it is copied.
@@ -303,6 +334,7 @@ func (op *reduceOp) lookup(key types.Row, h uint64) int32 {
 	}
 	grp := &op.groups[pos]
 	*grp = group{row: row, size: rowBytes(row)}
+	grp.ikey, grp.iclass, _ = inlineKey(key)
 	if op.stride > groupWords {
 		clear(op.words(pos))
 	}
@@ -337,7 +369,11 @@ func (op *reduceOp) exists(pos int32) bool {
 func (op *reduceOp) touch(pos int32, existed bool) {
 	grp := &op.groups[pos]
 	grp.tick = op.g.tick
-	op.touched = append(op.touched, touchedGroup{pos: pos, existed: existed, head: grp.head, kenc: grp.kenc})
+	t := touchedGroup{pos: pos, existed: existed}
+	if op.keyed {
+		t.head, t.kenc = grp.head, grp.kenc
+	}
+	op.touched = append(op.touched, t)
 }
 
 // finish emits the change of one touched group and drops the group if it

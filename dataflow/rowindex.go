@@ -66,6 +66,13 @@ func slotPos(s uint64) int32 { return int32(uint32(s)) - 2 }
 
 // find returns the position of key (hash h), or -1.
 func (x *rowIndex) find(key types.Row, h uint64) int32 {
+	return x.findFunc(h, func(p int32) bool { return equalRows(x.keys[p], key) })
+}
+
+// findFunc returns the position of the key of hash h for which is says
+// true, or -1: for a caller that can tell a key at p from state it must
+// reach anyway, without the miss of reading the key's row.
+func (x *rowIndex) findFunc(h uint64, is func(p int32) bool) int32 {
 	mask := uint64(len(x.slots) - 1)
 	tag := h >> 32
 	for i := h & mask; ; i = (i + 1) & mask {
@@ -74,7 +81,7 @@ func (x *rowIndex) find(key types.Row, h uint64) int32 {
 		case s == slotEmpty:
 			return -1
 		case s != slotTombstone && s>>32 == tag:
-			if p := slotPos(s); equalRows(x.keys[p], key) {
+			if p := slotPos(s); is(p) {
 				return p
 			}
 		}

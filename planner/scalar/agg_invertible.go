@@ -16,15 +16,12 @@ func (c *countAcc) add(_ []types.Datum, diff int64) error { c.n += diff; return 
 func (c *countAcc) result() (types.Datum, error)          { return types.NewInt8(c.n), nil }
 
 // intSumAcc is sum over int2/int4 (result int8) and int8 (result numeric).
-// A numeric result is kept with the sum it was made of: Reduce asks for
-// a group's result before and after each tick that changes it, and the
-// first ask then reuses the last tick's decimal instead of allocating one.
+// A numeric result that fits in 64 bits, as nearly every sum does, is an
+// inline numeric: no decimal is allocated per group and tick.
 type intSumAcc struct {
 	sum     int128
 	n       int64
 	numeric bool
-	dec     *apd.Decimal
-	decSum  int128
 }
 
 func (s *intSumAcc) add(a []types.Datum, diff int64) error {
@@ -41,18 +38,13 @@ func (s *intSumAcc) result() (types.Datum, error) {
 	if s.n <= 0 {
 		return types.Null, nil
 	}
-	if s.numeric {
-		if s.dec == nil || s.decSum != s.sum {
-			d, err := numResult(s.sum.decimal())
-			if err != nil {
-				return d, err
-			}
-			s.dec, s.decSum = d.Decimal(), s.sum
-		}
-		return types.NewNumeric(s.dec), nil
-	}
 	v, ok := s.sum.int64()
-	if !ok {
+	switch {
+	case s.numeric && ok:
+		return types.NewNumericCoef(v, 0), nil
+	case s.numeric:
+		return numResult(s.sum.decimal())
+	case !ok:
 		return types.Null, types.ErrIntRange(types.Int8)
 	}
 	return types.NewInt8(v), nil
