@@ -38,6 +38,13 @@ type LowerContext struct {
 	refs map[Node]int
 }
 
+// Needed returns the columns of n that the plan being lowered reads, and
+// false when it reads n whole: a Get callback may leave the others NULL.
+func (lc *LowerContext) Needed(n Node) (scalar.ColSet, bool) {
+	cols, ok := lc.need[n]
+	return cols, ok && cols.Len() < len(n.Columns())
+}
+
 // Lower builds the operators for n and returns the node producing its rows.
 func Lower(lc *LowerContext, n Node) (dataflow.Node, error) {
 	if lc.memo == nil {

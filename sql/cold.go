@@ -98,7 +98,7 @@ func coldRows(key, val []byte, fn func(id int64, row []byte) bool) error {
 
 // scanCold is scanRange over a cold relation's rows in the store: from
 // the chunk holding start, until end or the snapshot's end.
-func (s *tableSnap) scanCold(start, end string, fn func(key string, row types.Row) bool) error {
+func (s *tableSnap) scanCold(start, end string, dec *rowReader, fn func(key string, row types.Row) bool) error {
 	if limit := rowIDKey(s.end); end == "" || end > limit {
 		end = limit
 	}
@@ -114,7 +114,7 @@ func (s *tableSnap) scanCold(start, end string, fn func(key string, row types.Ro
 				stop = true
 				return false
 			}
-			row, err := types.DecodeRow(enc, nil)
+			row, err := dec.decode(enc)
 			if err != nil {
 				derr = fmt.Errorf("table %s: corrupt row: %w", s.obj.Name, err)
 				return false
@@ -141,7 +141,7 @@ func (s *tableSnap) getCold(key string) (types.Row, bool, error) {
 	}
 	var row types.Row
 	found := false
-	err := s.scanCold(key, rowIDKey(rowIDOf(key)+1), func(_ string, r types.Row) bool {
+	err := s.scanCold(key, rowIDKey(rowIDOf(key)+1), nil, func(_ string, r types.Row) bool {
 		row, found = r, true
 		return false
 	})

@@ -2,6 +2,7 @@ package sql
 
 import (
 	"context"
+	"fmt"
 	"maps"
 	"slices"
 	"strconv"
@@ -71,20 +72,26 @@ func (s *session) runQuery(ctx context.Context, q *planner.Query, params []types
 	g := dataflow.NewGraph()
 	ev := s.evalContext(params)
 	// An object read whole more than once (a CTE used twice, a self
-	// join) is read and decoded once.
+	// join) is read and decoded once, in the columns the reads need.
 	type whole struct {
 		id      planner.ObjectID
 		withKey bool
+		cols    string
 	}
 	read := map[whole]dataflow.Node{}
-	lc := &planner.LowerContext{Graph: g, Eval: ev, Get: func(get *planner.Get) (dataflow.Node, error) {
-		w := whole{get.ID, get.WithKey}
+	var lc *planner.LowerContext
+	lc = &planner.LowerContext{Graph: g, Eval: ev, Get: func(get *planner.Get) (dataflow.Node, error) {
+		var keep func(int) bool
+		w := whole{id: get.ID, withKey: get.WithKey}
+		if cols, ok := lc.Needed(get); ok {
+			keep, w.cols = cols.Contains, fmt.Sprint(cols.Ordered())
+		}
 		reusable := get.Index == 0 && get.Spans == nil
 		if n, ok := read[w]; ok && reusable {
 			return n, nil
 		}
 		in := g.Input()
-		if err := s.feedObject(ctx, snap, in, get, ev); err != nil {
+		if err := s.feedObject(ctx, snap, in, get, ev, keep); err != nil {
 			return dataflow.Node{}, err
 		}
 		if reusable {
@@ -142,8 +149,9 @@ func expand(b dataflow.Batch) ([]types.Row, error) {
 }
 
 // feedObject pushes an object's contents as of the snapshot into a
-// one-tick input: the rows of a key lookup, or all rows.
-func (s *session) feedObject(ctx context.Context, snap *snapshot, in *dataflow.Input, get *planner.Get, ev *scalar.EvalContext) error {
+// one-tick input: the rows of a key lookup, or all rows, of which a
+// table's are decoded only in the columns keep reports (all when nil).
+func (s *session) feedObject(ctx context.Context, snap *snapshot, in *dataflow.Input, get *planner.Get, ev *scalar.EvalContext, keep func(col int) bool) error {
 	id := uint64(get.ID)
 	if isSystemID(id) {
 		return s.feedSystem(snap, in, get)
@@ -159,7 +167,7 @@ func (s *session) feedObject(ctx context.Context, snap *snapshot, in *dataflow.I
 		if get.Spans != nil {
 			return s.feedSpans(snap, in, obj, get, ev)
 		}
-		b, err := s.tableInput(ctx, snap, obj, get.WithKey)
+		b, err := s.tableInput(ctx, snap, obj, get.WithKey, keep)
 		if err != nil {
 			return err
 		}
@@ -230,7 +238,7 @@ func (s *session) feedSpans(snap *snapshot, in *dataflow.Input, obj *Object, get
 			b = append(b, dataflow.Update{Row: keyed(row, iv.start, get.WithKey), Diff: 1})
 			continue
 		}
-		err := base.scanRange(iv.start, iv.end, func(key string, row types.Row) bool {
+		err := base.scanRange(iv.start, iv.end, nil, func(key string, row types.Row) bool {
 			if tt != nil {
 				if _, touched := tt.changes[key]; touched {
 					return true
@@ -269,7 +277,7 @@ func (s *session) feedIndexLookup(ctx context.Context, snap *snapshot, in *dataf
 		}
 	}
 	if scan {
-		all, err := s.tableInput(ctx, snap, obj, get.WithKey)
+		all, err := s.tableInput(ctx, snap, obj, get.WithKey, nil)
 		if err != nil {
 			return err
 		}

@@ -97,21 +97,22 @@ func (s *tableSnap) sizeHint() int {
 
 // scan calls fn for every row in key order until fn returns false.
 func (s *tableSnap) scan(fn func(key string, row types.Row) bool) error {
-	return s.scanRange("", "", fn)
+	return s.scanRange("", "", nil, fn)
 }
 
 // scanRange calls fn for every row whose key lies in [start, end) (an
-// empty end is unbounded), in key order, until fn returns false.
-func (s *tableSnap) scanRange(start, end string, fn func(key string, row types.Row) bool) error {
+// empty end is unbounded), in key order, until fn returns false. The rows
+// are decoded by dec, or whole into rows of their own when dec is nil.
+func (s *tableSnap) scanRange(start, end string, dec *rowReader, fn func(key string, row types.Row) bool) error {
 	if s.store != nil {
-		return s.scanCold(start, end, fn)
+		return s.scanCold(start, end, dec, fn)
 	}
 	var derr error
 	visit := func(r storedRow) bool {
 		if end != "" && r.key >= end {
 			return false
 		}
-		row, err := types.DecodeRow([]byte(r.val), nil)
+		row, err := dec.decode([]byte(r.val))
 		if err != nil {
 			derr = fmt.Errorf("table %s: corrupt row: %w", s.obj.Name, err)
 			return false

@@ -75,7 +75,7 @@ func TestColdRelation(t *testing.T) {
 		t.Errorf("second snapshot's row 4 = %v, %v, %v", row, ok, err)
 	}
 	var ranged []string
-	if err := second.scanRange(rowIDKey(3), rowIDKey(6), func(_ string, row types.Row) bool {
+	if err := second.scanRange(rowIDKey(3), rowIDKey(6), nil, func(_ string, row types.Row) bool {
 		ranged = append(ranged, fmt.Sprint(row[0].Int()))
 		return true
 	}); err != nil {
@@ -158,7 +158,7 @@ func TestColdChunks(t *testing.T) {
 	for lo := 1; lo <= len(want); lo++ {
 		for hi := lo; hi <= len(want)+1; hi += 3 {
 			var got []int64
-			if err := snap.scanRange(rowIDKey(int64(lo)), rowIDKey(int64(hi)), func(key string, r types.Row) bool {
+			if err := snap.scanRange(rowIDKey(int64(lo)), rowIDKey(int64(hi)), nil, func(key string, r types.Row) bool {
 				if key != rowIDKey(int64(lo+len(got))) {
 					t.Fatalf("range [%d, %d): key %x at position %d", lo, hi, key, len(got))
 				}

@@ -200,7 +200,9 @@ func (s *session) rollback(ctx context.Context) {
 }
 
 // tableInput returns a table's rows as the current transaction sees them.
-func (s *session) tableInput(ctx context.Context, snap *snapshot, obj *Object, withKey bool) (dataflow.Batch, error) {
+// keep, when not nil, names the columns the query reads; the others may
+// be NULL (see rowReader).
+func (s *session) tableInput(ctx context.Context, snap *snapshot, obj *Object, withKey bool, keep func(col int) bool) (dataflow.Batch, error) {
 	base, ok := snap.table(obj.ID)
 	if !ok {
 		return nil, pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", obj.Name)
@@ -215,7 +217,8 @@ func (s *session) tableInput(ctx context.Context, snap *snapshot, obj *Object, w
 	b = make(dataflow.Batch, 0, base.sizeHint())
 	// A scan of a large source relation reads millions of rows from the
 	// store: a canceled query stops it every scanCheckRows rows.
-	err := base.scan(func(key string, row types.Row) bool {
+	dec := newRowReader(len(obj.Columns), keep)
+	err := base.scanRange("", "", dec, func(key string, row types.Row) bool {
 		if len(b)%scanCheckRows == 0 && ctx.Err() != nil {
 			return false
 		}

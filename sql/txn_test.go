@@ -25,14 +25,14 @@ func TestTableInputCanceled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	s := &session{}
-	b, err := s.tableInput(ctx, snap, obj, false)
+	b, err := s.tableInput(ctx, snap, obj, false, nil)
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("scan = %v, want %v", err, context.Canceled)
 	}
 	if len(b) >= 3*scanCheckRows {
 		t.Errorf("the canceled scan read all %d rows", len(b))
 	}
-	if b, err = s.tableInput(context.Background(), snap, obj, false); err != nil || len(b) != 3*scanCheckRows {
+	if b, err = s.tableInput(context.Background(), snap, obj, false, nil); err != nil || len(b) != 3*scanCheckRows {
 		t.Errorf("scan read %d rows (%v), want %d", len(b), err, 3*scanCheckRows)
 	}
 }

@@ -195,6 +195,14 @@ func DecodeValue(src []byte) (Datum, []byte, error) {
 // DecodeRow decodes a row written by AppendRow, reusing dst's storage.
 // The whole of src must be one row.
 func DecodeRow(src []byte, dst Row) (Row, error) {
+	return DecodeRowColumns(src, dst, nil)
+}
+
+// DecodeRowColumns is DecodeRow for the columns keep reports true for
+// (all of them when keep is nil); the others are NULL. A query that
+// reads two columns of a wide row pays neither for the other values nor,
+// when no text column is kept, for the copy of the row's strings.
+func DecodeRowColumns(src []byte, dst Row, keep func(col int) bool) (Row, error) {
 	r := valueReader{b: src}
 	n, err := r.uvarint()
 	if err != nil {
@@ -208,7 +216,14 @@ func DecodeRow(src []byte, dst Row) (Row, error) {
 		dst = make(Row, 0, n)
 	}
 	dst = dst[:0]
-	for i := uint64(0); i < n; i++ {
+	for i := 0; i < int(n); i++ {
+		if keep != nil && !keep(i) {
+			if err := r.skip(); err != nil {
+				return dst, err
+			}
+			dst = append(dst, Null)
+			continue
+		}
 		d, err := r.datum(0)
 		if err != nil {
 			return dst, err
@@ -219,6 +234,30 @@ func DecodeRow(src []byte, dst Row) (Row, error) {
 		return dst, errCorruptValue("trailing bytes")
 	}
 	return dst, nil
+}
+
+// skip passes over one value: strings by their length, without the copy
+// datum makes, anything else by decoding it.
+func (r *valueReader) skip() error {
+	if r.pos >= len(r.b) {
+		return errCorruptValue("truncated")
+	}
+	var n uint64 = 16
+	switch Family(r.b[r.pos]) {
+	case Text, Varchar, Char, Name, Bytea, JSON, JSONB:
+		r.pos++
+		var err error
+		if n, err = r.uvarint(); err != nil {
+			return err
+		}
+	case UUID:
+		r.pos++
+	default:
+		_, err := r.datum(0)
+		return err
+	}
+	_, err := r.bytes(n)
+	return err
 }
 
 func (r *valueReader) datum(depth int) (Datum, error) {
