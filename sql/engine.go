@@ -24,6 +24,10 @@ type Config struct {
 	// DataDir is where the Pebble store lives.
 	DataDir string
 	Logger  *slog.Logger
+	// MemoryLimit is the size of the heap above which running
+	// statements are canceled (see memoryGuard); zero means three
+	// quarters of the memory the process may use.
+	MemoryLimit uint64
 }
 
 // Engine is streamdb's SQL engine. It implements pgwire.Engine.
@@ -34,6 +38,7 @@ type Engine struct {
 
 	mu       sync.Mutex
 	sessions map[uint32]*session
+	guard    *memoryGuard
 }
 
 var _ pgwire.Engine = (*Engine)(nil)
@@ -68,12 +73,19 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		return nil, err
 	}
 	c.publish()
-	e := &Engine{c: c, log: log, started: time.Now(), sessions: map[uint32]*session{}}
+	limit := cfg.MemoryLimit
+	if limit == 0 {
+		limit = defaultMemoryLimit()
+	}
+	e := &Engine{c: c, log: log, started: time.Now(), sessions: map[uint32]*session{}, guard: newMemoryGuard(limit)}
 	return e, nil
 }
 
 // Run runs the tick loop until ctx ends.
-func (e *Engine) Run(ctx context.Context) error { return e.c.run(ctx) }
+func (e *Engine) Run(ctx context.Context) error {
+	go e.guard.run(ctx)
+	return e.c.run(ctx)
+}
 
 // Close closes the store. Run must have returned.
 func (e *Engine) Close() error {

@@ -61,7 +61,10 @@ func (st *statement) Execute(ctx context.Context, params []types.Datum) (pgwire.
 		s.fail()
 		return nil, err
 	}
-	res, err := s.runTimed(ctx, b, params)
+	gctx, done := s.e.guard.track(ctx)
+	res, err := s.runTimed(gctx, b, params)
+	err = s.e.guard.statementError(gctx, err)
+	done()
 	if err != nil {
 		s.fail()
 		return nil, err

@@ -33,6 +33,8 @@ type Options struct {
 	Dir string
 	// Log receives the server's log; discarded when nil.
 	Log io.Writer
+	// MemoryLimit is the engine's (sql.Config.MemoryLimit).
+	MemoryLimit uint64
 }
 
 // Start runs a server until the test ends.
@@ -59,7 +61,7 @@ func Run(opts Options, tempDir func() string) (*Server, error) {
 	}
 	log := slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	ctx, cancel := context.WithCancel(context.Background())
-	engine, err := sql.Open(ctx, sql.Config{DataDir: dir, Logger: log})
+	engine, err := sql.Open(ctx, sql.Config{DataDir: dir, Logger: log, MemoryLimit: opts.MemoryLimit})
 	if err != nil {
 		cancel()
 		return nil, err
