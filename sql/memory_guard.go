@@ -69,29 +69,49 @@ func defaultMemoryLimit() uint64 {
 func (g *memoryGuard) run(ctx context.Context) {
 	t := time.NewTicker(memoryGuardEvery)
 	defer t.Stop()
+	var collected time.Time
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
 		}
-		if heapObjects() <= g.limit {
+		if g.idle() || heapBytes(heapObjectsMetric) <= g.limit {
 			continue
 		}
-		// Objects count until they are swept: judge the live heap.
-		runtime.GC()
-		if heapObjects() > g.limit {
+		// Objects count until they are swept, so the live heap is
+		// judged: after a collection of our own, or, within a second of
+		// one (a collection of a large heap takes a while), as the
+		// latest collection found it.
+		live := heapBytes(heapLiveMetric)
+		if time.Since(collected) >= time.Second {
+			runtime.GC()
+			collected = time.Now()
+			live = heapBytes(heapObjectsMetric)
+		}
+		if live > g.limit {
 			g.cancelAll()
 		}
 	}
 }
 
-// heapObjects returns the bytes of the heap's objects, live or not yet
-// swept.
-func heapObjects() uint64 {
-	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+const (
+	heapObjectsMetric = "/memory/classes/heap/objects:bytes"
+	heapLiveMetric    = "/gc/heap/live:bytes"
+)
+
+// heapBytes reads one of the heap's metrics.
+func heapBytes(name string) uint64 {
+	s := []metrics.Sample{{Name: name}}
 	metrics.Read(s)
 	return s[0].Value.Uint64()
+}
+
+// idle reports whether no statement is running.
+func (g *memoryGuard) idle() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return len(g.active) == 0
 }
 
 func (g *memoryGuard) cancelAll() {
