@@ -343,7 +343,8 @@ func (b *binder) unaryOp(op string, arg scalar.Expr, pos int) (scalar.Expr, erro
 			}
 			return scalar.NewConst(types.NewInt8(-v), types.TypeInt8), nil
 		case types.Numeric:
-			d := new(apd.Decimal).Neg(k.Val.Decimal())
+			var scratch apd.Decimal
+			d := new(apd.Decimal).Neg(k.Val.DecimalTo(&scratch))
 			if d.Form == apd.Finite && d.Exponent == 0 && d.Negative && d.Coeff.String() == "9223372036854775808" {
 				return scalar.NewConst(types.NewInt8(-1<<63), types.TypeInt8), nil
 			}

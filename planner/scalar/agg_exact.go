@@ -175,8 +175,10 @@ func (s *numSum) add(d *apd.Decimal, n int64) error {
 }
 
 // value returns the sum at the largest live scale.
-func (s *numSum) value() *apd.Decimal {
-	r := new(apd.Decimal)
+func (s *numSum) value() *apd.Decimal { return s.valueTo(new(apd.Decimal)) }
+
+// valueTo is value into r, which it returns.
+func (s *numSum) valueTo(r *apd.Decimal) *apd.Decimal {
 	switch {
 	case s.nan > 0 || s.posInf > 0 && s.negInf > 0:
 		r.Form = apd.NaN

@@ -85,7 +85,8 @@ type numSumAcc struct {
 }
 
 func (s *numSumAcc) add(a []types.Datum, diff int64) error {
-	if err := s.sum.add(a[0].Decimal(), diff); err != nil {
+	var x apd.Decimal
+	if err := s.sum.add(a[0].DecimalTo(&x), diff); err != nil {
 		return errNumericOverflow()
 	}
 	s.n += diff
@@ -96,12 +97,15 @@ func (s *numSumAcc) result() (types.Datum, error) {
 	if s.n <= 0 {
 		return types.Null, nil
 	}
-	return numResult(s.sum.value())
+	var r apd.Decimal
+	return numResultOf(s.sum.valueTo(&r))
 }
 
 // avgAcc is avg: the exact sum divided by the count, with numeric's
 // division scale for integers and numerics (avg(1, 2) = 1.5000000000000000)
-// and float8 division for floats.
+// and float8 division for floats. An average of integers whose
+// coefficient at that scale fits an int64 is computed in integers and
+// returned inline (intAvg): no decimal per group and tick.
 type avgAcc struct {
 	kind types.Family
 	ints intSumAcc
@@ -120,8 +124,6 @@ func (s *avgAcc) add(a []types.Datum, diff int64) error {
 }
 
 func (s *avgAcc) result() (types.Datum, error) {
-	var sum *apd.Decimal
-	var n int64
 	switch s.kind {
 	case types.Float4, types.Float8:
 		if s.flts.n <= 0 {
@@ -129,13 +131,22 @@ func (s *avgAcc) result() (types.Datum, error) {
 		}
 		return types.NewFloat8(s.flts.sum.value() / float64(s.flts.n)), nil
 	case types.Numeric:
-		sum, n = s.nums.sum.value(), s.nums.n
-	default:
-		sum, n = s.ints.sum.decimal(), s.ints.n
+		if s.nums.n <= 0 {
+			return types.Null, nil
+		}
+		return numAvg(s.nums.sum.value(), s.nums.n)
 	}
-	if n <= 0 {
+	if s.ints.n <= 0 {
 		return types.Null, nil
 	}
+	if d, ok := intAvg(s.ints.sum, s.ints.n); ok {
+		return d, nil
+	}
+	return numAvg(s.ints.sum.decimal(), s.ints.n)
+}
+
+// numAvg is sum / n with numeric division's scale and rounding.
+func numAvg(sum *apd.Decimal, n int64) (types.Datum, error) {
 	if sum.Form != apd.Finite {
 		return numResult(sum)
 	}

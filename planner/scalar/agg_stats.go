@@ -31,11 +31,12 @@ func (v *varianceAcc) add(a []types.Datum, diff int64) error {
 		v.n += diff
 		return nil
 	}
-	var x *apd.Decimal
+	var scratch apd.Decimal
+	x := &scratch
 	if a[0].Kind() == types.Numeric {
-		x = a[0].Decimal()
+		x = a[0].DecimalTo(&scratch)
 	} else {
-		x = apd.New(a[0].Int(), 0)
+		scratch.SetInt64(a[0].Int())
 	}
 	if x.Form != apd.Finite {
 		return v.sumX.add(x, diff)

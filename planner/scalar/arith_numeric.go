@@ -13,13 +13,76 @@ var numT = types.TypeNumeric
 // numeric results never carry the argument's typmod.
 func retNumeric([]types.Type) types.Type { return numT }
 
-func numBinary(f func(r, x, y *apd.Decimal) error) Impl {
+// numOp is a numeric function of two arguments. numBinary calls it
+// through apply's switch rather than a function value: the operands are
+// read into stack scratch, which a call through a function value would
+// move to the heap.
+type numOp uint8
+
+const (
+	numAddOp numOp = iota
+	numSubOp
+	numMulOp
+	numQuoOp
+	numModOp
+	numPowOp
+	numLogOp
+	numDivTruncOp
+)
+
+func (op numOp) apply(r, x, y *apd.Decimal) error {
+	switch op {
+	case numAddOp:
+		return numAdd(r, x, y)
+	case numSubOp:
+		return numSub(r, x, y)
+	case numMulOp:
+		return numMul(r, x, y)
+	case numQuoOp:
+		return numQuo(r, x, y)
+	case numModOp:
+		return numMod(r, x, y)
+	case numPowOp:
+		return numPow(r, x, y)
+	case numLogOp:
+		return numLog(r, x, y)
+	}
+	return numDivTrunc(r, x, y)
+}
+
+// inline computes + - * of two inline numerics in int64 (numeric_inline.go);
+// ok is false for other operators and when the result needs apd.
+func (op numOp) inline(x, y types.Datum) (types.Datum, bool) {
+	xc, xe, ok := x.NumericCoef()
+	if !ok {
+		return types.Null, false
+	}
+	yc, ye, ok := y.NumericCoef()
+	switch {
+	case !ok:
+		return types.Null, false
+	case op == numAddOp:
+		return addCoef(xc, xe, yc, ye)
+	case op == numSubOp:
+		return subCoef(xc, xe, yc, ye)
+	case op == numMulOp:
+		return mulCoef(xc, xe, yc, ye)
+	}
+	return types.Null, false
+}
+
+// numBinary is the Impl of op: + - * of two inline numerics in int64,
+// everything else in apd over operands read into stack scratch.
+func numBinary(op numOp) Impl {
 	return func(_ *EvalContext, args []types.Datum) (types.Datum, error) {
-		r := new(apd.Decimal)
-		if err := f(r, args[0].Decimal(), args[1].Decimal()); err != nil {
+		if d, ok := op.inline(args[0], args[1]); ok {
+			return d, nil
+		}
+		var r, x, y apd.Decimal
+		if err := op.apply(&r, args[0].DecimalTo(&x), args[1].DecimalTo(&y)); err != nil {
 			return types.Null, err
 		}
-		return numResult(r)
+		return numResultOf(&r)
 	}
 }
 
@@ -111,26 +174,40 @@ func numPow(r, x, y *apd.Decimal) error {
 
 func init() {
 	addOp(
-		&Func{Name: "+", Params: ts(numT, numT), Ret: numT, Strict: true, Impl: numBinary(numAdd), retFn: retNumeric},
-		&Func{Name: "-", Params: ts(numT, numT), Ret: numT, Strict: true, Impl: numBinary(numSub), retFn: retNumeric},
-		&Func{Name: "*", Params: ts(numT, numT), Ret: numT, Strict: true, Impl: numBinary(numMul), retFn: retNumeric},
-		&Func{Name: "/", Params: ts(numT, numT), Ret: numT, Strict: true, Impl: numBinary(numQuo), retFn: retNumeric},
-		&Func{Name: "%", Params: ts(numT, numT), Ret: numT, Strict: true, Impl: numBinary(numMod), retFn: retNumeric},
-		&Func{Name: "^", Params: ts(numT, numT), Ret: numT, Strict: true, Impl: numBinary(numPow), retFn: retNumeric},
-		&Func{Name: "-", Params: ts(numT), Ret: numT, Strict: true, Impl: numUnary(func(r, x *apd.Decimal) { r.Neg(x) }), retFn: retNumeric},
+		&Func{Name: "+", Params: ts(numT, numT), Ret: numT, Strict: true, Impl: numBinary(numAddOp), retFn: retNumeric},
+		&Func{Name: "-", Params: ts(numT, numT), Ret: numT, Strict: true, Impl: numBinary(numSubOp), retFn: retNumeric},
+		&Func{Name: "*", Params: ts(numT, numT), Ret: numT, Strict: true, Impl: numBinary(numMulOp), retFn: retNumeric},
+		&Func{Name: "/", Params: ts(numT, numT), Ret: numT, Strict: true, Impl: numBinary(numQuoOp), retFn: retNumeric},
+		&Func{Name: "%", Params: ts(numT, numT), Ret: numT, Strict: true, Impl: numBinary(numModOp), retFn: retNumeric},
+		&Func{Name: "^", Params: ts(numT, numT), Ret: numT, Strict: true, Impl: numBinary(numPowOp), retFn: retNumeric},
+		&Func{Name: "-", Params: ts(numT), Ret: numT, Strict: true, Impl: numNeg(false), retFn: retNumeric},
 		&Func{Name: "+", Params: ts(numT), Ret: numT, Strict: true, Impl: identity, retFn: retNumeric},
-		&Func{Name: "@", Params: ts(numT), Ret: numT, Strict: true, Impl: numUnary(func(r, x *apd.Decimal) { r.Abs(x) }), retFn: retNumeric},
+		&Func{Name: "@", Params: ts(numT), Ret: numT, Strict: true, Impl: numNeg(true), retFn: retNumeric},
 	)
 	addFunc(
-		&Func{Name: "abs", Params: ts(numT), Ret: numT, Strict: true, Impl: numUnary(func(r, x *apd.Decimal) { r.Abs(x) }), retFn: retNumeric},
-		&Func{Name: "mod", Params: ts(numT, numT), Ret: numT, Strict: true, Impl: numBinary(numMod), retFn: retNumeric},
+		&Func{Name: "abs", Params: ts(numT), Ret: numT, Strict: true, Impl: numNeg(true), retFn: retNumeric},
+		&Func{Name: "mod", Params: ts(numT, numT), Ret: numT, Strict: true, Impl: numBinary(numModOp), retFn: retNumeric},
 	)
 }
 
-func numUnary(f func(r, x *apd.Decimal)) Impl {
+// numNeg is unary minus (abs false) or absolute value (abs true).
+func numNeg(abs bool) Impl {
 	return func(_ *EvalContext, args []types.Datum) (types.Datum, error) {
+		if c, e, ok := args[0].NumericCoef(); ok && c != math.MinInt64 {
+			if !abs || c < 0 {
+				c = -c
+			}
+			if d, ok := coefResult(c, int64(e)); ok {
+				return d, nil
+			}
+		}
+		var x apd.Decimal
 		r := new(apd.Decimal)
-		f(r, args[0].Decimal())
+		if abs {
+			r.Abs(args[0].DecimalTo(&x))
+		} else {
+			r.Neg(args[0].DecimalTo(&x))
+		}
 		return numResult(r)
 	}
 }

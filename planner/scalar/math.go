@@ -94,7 +94,8 @@ func numFn(f func(r, x *apd.Decimal) error) Impl {
 
 func numRoundTo(trunc bool) Impl {
 	return func(_ *EvalContext, a []types.Datum) (types.Datum, error) {
-		x := a[0].Decimal()
+		var scratch apd.Decimal
+		x := a[0].DecimalTo(&scratch)
 		scale := 0
 		if len(a) > 1 {
 			scale = int(max(min(a[1].Int(), 2000), -2000))
@@ -388,16 +389,18 @@ func init() {
 		&Func{Name: "ln", Params: ts(n), Ret: n, Strict: true, Impl: numFn(numLn), retFn: retNumeric},
 		&Func{Name: "log", Params: ts(n), Ret: n, Strict: true, Impl: numFn(func(r, x *apd.Decimal) error { return numLog(r, apd.New(10, 0), x) }), retFn: retNumeric},
 		&Func{Name: "log10", Params: ts(n), Ret: n, Strict: true, Impl: numFn(func(r, x *apd.Decimal) error { return numLog(r, apd.New(10, 0), x) }), retFn: retNumeric},
-		&Func{Name: "log", Params: ts(n, n), Ret: n, Strict: true, Impl: numBinary(numLog), retFn: retNumeric},
-		&Func{Name: "power", Params: ts(n, n), Ret: n, Strict: true, Impl: numBinary(numPow), retFn: retNumeric},
-		&Func{Name: "pow", Params: ts(n, n), Ret: n, Strict: true, Impl: numBinary(numPow), retFn: retNumeric},
+		&Func{Name: "log", Params: ts(n, n), Ret: n, Strict: true, Impl: numBinary(numLogOp), retFn: retNumeric},
+		&Func{Name: "power", Params: ts(n, n), Ret: n, Strict: true, Impl: numBinary(numPowOp), retFn: retNumeric},
+		&Func{Name: "pow", Params: ts(n, n), Ret: n, Strict: true, Impl: numBinary(numPowOp), retFn: retNumeric},
 		&Func{Name: "sign", Params: ts(n), Ret: n, Strict: true, Impl: numFn(numSign), retFn: retNumeric},
-		&Func{Name: "div", Params: ts(n, n), Ret: n, Strict: true, Impl: numBinary(numDivTrunc), retFn: retNumeric},
+		&Func{Name: "div", Params: ts(n, n), Ret: n, Strict: true, Impl: numBinary(numDivTruncOp), retFn: retNumeric},
 		&Func{Name: "scale", Params: ts(n), Ret: int4T, Strict: true, Impl: func(_ *EvalContext, a []types.Datum) (types.Datum, error) {
-			return int4Of(dscale(a[0].Decimal())), nil
+			var scratch apd.Decimal
+			return int4Of(dscale(a[0].DecimalTo(&scratch))), nil
 		}},
 		&Func{Name: "min_scale", Params: ts(n), Ret: int4T, Strict: true, Impl: func(_ *EvalContext, a []types.Datum) (types.Datum, error) {
-			return int4Of(minScale(a[0].Decimal())), nil
+			var scratch apd.Decimal
+			return int4Of(minScale(a[0].DecimalTo(&scratch))), nil
 		}},
 		&Func{Name: "trim_scale", Params: ts(n), Ret: n, Strict: true, Impl: numFn(func(r, x *apd.Decimal) error {
 			r.Set(x)

@@ -295,9 +295,10 @@ func (t *numTemplate) nonFinite(d *apd.Decimal) string {
 
 func toCharNum(_ *EvalContext, a []types.Datum) (types.Datum, error) {
 	var d *apd.Decimal
+	var scratch apd.Decimal
 	switch a[0].Kind() {
 	case types.Numeric:
-		d = a[0].Decimal()
+		d = a[0].DecimalTo(&scratch)
 	case types.Float4, types.Float8:
 		v, _, err := apd.NewFromString(strconv.FormatFloat(a[0].Float(), 'f', -1, 64))
 		if err != nil {
