@@ -19,11 +19,23 @@ func ExplainDataflow(q *Query) string {
 	if q.Limit != nil || q.Offset != nil {
 		root = &TopK{Input: q.Root, Order: q.Order, Limit: q.Limit, Offset: q.Offset}
 	}
-	explainDataflow(&b, root, 0)
+	e := &dataflowExplainer{b: &b, lc: &LowerContext{refs: countRefs(root)}, fused: map[*Join]string{}}
+	e.node(root, 0)
 	return b.String()
 }
 
-func explainDataflow(b *strings.Builder, n Node, depth int) {
+// dataflowExplainer writes EXPLAIN DATAFLOW; lc answers the questions
+// lowering asks of the plan (references, append-only inputs).
+type dataflowExplainer struct {
+	b  *strings.Builder
+	lc *LowerContext
+	// fused holds what joins do beyond joining, as lowering fuses it
+	// into them: the top-k gate, the projection of their output.
+	fused map[*Join]string
+}
+
+func (e *dataflowExplainer) node(n Node, depth int) {
+	b := e.b
 	line := func(d int, s string) {
 		b.WriteString(strings.Repeat("  ", d))
 		b.WriteString(s)
@@ -47,12 +59,22 @@ func explainDataflow(b *strings.Builder, n Node, depth int) {
 	case *Filter:
 		line(depth, "Filter "+x.Pred.String())
 	case *Project:
+		if isIdentity(x.Exprs, len(x.Input.Columns())) {
+			e.node(x.Input, depth)
+			return
+		}
+		if j, ok := x.Input.(*Join); ok && fusableJoin(e.lc, j) && plainColumns(x.Exprs) {
+			e.fused[j] += " output=[" + exprList(x.Exprs) + "]"
+			e.node(j, depth)
+			return
+		}
 		line(depth, "Map "+exprList(x.Exprs))
 	case *Distinct:
 		line(depth, "Distinct")
 	case *Aggregate:
 		line(depth, "Reduce "+strings.TrimPrefix(describe(x), "Aggregate "))
 	case *TopK:
+		e.gate(x)
 		if appendOnly(x.Input, false) && x.Limit != nil {
 			line(depth, "Monotonic"+describe(x))
 		} else {
@@ -61,6 +83,14 @@ func explainDataflow(b *strings.Builder, n Node, depth int) {
 	case *FlatMap:
 		line(depth, describe(x))
 	case *Window:
+		if numberedTopK(e.lc, x) {
+			// The top-k numbers its rows; no Window runs.
+			t := x.Input.(*TopK)
+			line(depth, "Monotonic"+describe(t)+" numbered")
+			e.gate(t)
+			e.node(t.Input, depth+1)
+			return
+		}
 		line(depth, describe(x))
 	case *SetOp:
 		switch {
@@ -74,13 +104,13 @@ func explainDataflow(b *strings.Builder, n Node, depth int) {
 			line(depth, "Threshold "+x.Kind.String()+allSuffix(x.All))
 		}
 	case *Join:
-		explainJoin(b, x, depth, line)
+		e.join(x, depth, line)
 		return
 	default:
 		line(depth, describe(n))
 	}
 	for _, in := range n.Inputs() {
-		explainDataflow(b, in, depth+1)
+		e.node(in, depth+1)
 	}
 }
 
@@ -91,7 +121,7 @@ func allSuffix(all bool) string {
 	return ""
 }
 
-func explainJoin(b *strings.Builder, j *Join, depth int, line func(int, string)) {
+func (e *dataflowExplainer) join(j *Join, depth int, line func(int, string)) {
 	if v, constLeft, ok := constantJoin(j); ok {
 		if j.On != nil && !isTrue(j.On) {
 			line(depth, "Filter "+j.On.String())
@@ -102,7 +132,7 @@ func explainJoin(b *strings.Builder, j *Join, depth int, line func(int, string))
 		if constLeft {
 			other = j.Right
 		}
-		explainDataflow(b, other, depth+1)
+		e.node(other, depth+1)
 		return
 	}
 	lw := len(j.Left.Columns())
@@ -125,7 +155,7 @@ func explainJoin(b *strings.Builder, j *Join, depth int, line func(int, string))
 	}
 	switch j.Kind {
 	case InnerJoin:
-		line(depth, "Join "+desc+residual)
+		line(depth, "Join "+desc+residual+e.fused[j])
 	case SemiJoin, AntiJoin:
 		name := "SemiJoin"
 		if j.Kind == AntiJoin {
@@ -146,6 +176,34 @@ func explainJoin(b *strings.Builder, j *Join, depth int, line func(int, string))
 		}
 		depth++
 	}
-	explainDataflow(b, j.Left, depth+1)
-	explainDataflow(b, j.Right, depth+1)
+	e.node(j.Left, depth+1)
+	e.node(j.Right, depth+1)
+}
+
+// gate notes a join that drops the matches top-k t would refuse, as
+// lowerTopKInput builds it.
+func (e *dataflowExplainer) gate(t *TopK) {
+	if j, ok := t.Input.(*Join); ok && t.Limit != nil && fusableJoin(e.lc, j) && appendOnly(j, false) && orderedByColumns(t) {
+		e.fused[j] += " gated by the top-k"
+	}
+}
+
+// plainColumns reports whether every expression is a plain column.
+func plainColumns(exprs []scalar.Expr) bool {
+	for _, x := range exprs {
+		if _, ok := x.(*scalar.ColRef); !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// orderedByColumns reports whether a top-k orders by plain columns.
+func orderedByColumns(t *TopK) bool {
+	for _, k := range t.Order {
+		if _, ok := k.Expr.(*scalar.ColRef); !ok {
+			return false
+		}
+	}
+	return true
 }

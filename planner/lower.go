@@ -172,23 +172,28 @@ func compileRow(lc *LowerContext, exprs []scalar.Expr) (func(types.Row) (types.R
 
 // lowerProject maps rows through exprs; an identity projection is free.
 func lowerProject(lc *LowerContext, in dataflow.Node, exprs []scalar.Expr, width int) (dataflow.Node, error) {
-	if len(exprs) == width {
-		identity := true
-		for i, e := range exprs {
-			if cr, ok := e.(*scalar.ColRef); !ok || cr.Idx != i {
-				identity = false
-				break
-			}
-		}
-		if identity {
-			return in, nil
-		}
+	if isIdentity(exprs, width) {
+		return in, nil
 	}
 	fn, err := compileRow(lc, exprs)
 	if err != nil {
 		return in, err
 	}
 	return lc.Graph.Map(in, fn), nil
+}
+
+// isIdentity reports whether exprs project rows of width columns onto
+// themselves.
+func isIdentity(exprs []scalar.Expr, width int) bool {
+	if len(exprs) != width {
+		return false
+	}
+	for i, e := range exprs {
+		if cr, ok := e.(*scalar.ColRef); !ok || cr.Idx != i {
+			return false
+		}
+	}
+	return true
 }
 
 // lowerValues feeds constant rows through an input once: a one-tick read
