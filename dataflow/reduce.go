@@ -62,7 +62,7 @@ type reduceOp struct {
 	index   *rowIndex
 	// groups holds each group by its index position, by value: a delta
 	// row reaches its group in one step, not through a pointer.
-	groups []group
+	groups chunks[group]
 	// aggs says where each aggregate's state lives: a FlatAggregate's in
 	// the group's words (stride of them per group), the others' in the
 	// group's states (nstates of them).
@@ -244,7 +244,7 @@ func (op *reduceOp) apply() {
 			pos = op.lookup(key, op.index.hash(key))
 			last = pos
 		}
-		if op.groups[pos].tick != op.g.tick {
+		if op.groups.at(pos).tick != op.g.tick {
 			op.touch(pos, op.exists(pos))
 		}
 		if u.Diff < 0 {
@@ -262,7 +262,7 @@ func (op *reduceOp) apply() {
 
 // update adds one row to a group's count and accumulators.
 func (op *reduceOp) update(pos int32, u *Update) {
-	grp := &op.groups[pos]
+	grp := op.groups.at(pos)
 	grp.n += u.Diff
 	var words []int64
 	if op.stride > 0 {
@@ -284,7 +284,7 @@ func (op *reduceOp) update(pos int32, u *Update) {
 // words returns the flat aggregates' words of the group at pos.
 func (op *reduceOp) words(pos int32) []int64 {
 	if op.stride <= groupWords {
-		return op.groups[pos].words[:op.stride:op.stride]
+		return op.groups.at(pos).words[:op.stride:op.stride]
 	}
 	at := int(pos) * op.stride
 	return op.wide[at : at+op.stride : at+op.stride]
@@ -310,7 +310,7 @@ func inlineKey(key types.Row) (v int64, class types.Family, ok bool) {
 // keyIs reports whether the group at pos has key.
 func (op *reduceOp) keyIs(pos int32, key types.Row) bool {
 	if v, class, ok := inlineKey(key); ok {
-		grp := &op.groups[pos]
+		grp := op.groups.at(pos)
 		return grp.iclass == class && grp.ikey == v
 	}
 	return equalRows(op.index.keys[pos], key)
@@ -326,13 +326,13 @@ func (op *reduceOp) lookup(key types.Row, h uint64) int32 {
 	row := make(types.Row, len(key)+len(op.spec.Aggs))
 	copy(row, key)
 	pos := op.index.insert(row[:len(key):len(key)], h)
-	if int(pos) == len(op.groups) {
-		op.groups = append(op.groups, group{})
+	if int(pos) == op.groups.len() {
+		op.groups.grow()
 		if op.stride > groupWords {
 			op.wide = append(op.wide, make([]int64, op.stride)...)
 		}
 	}
-	grp := &op.groups[pos]
+	grp := op.groups.at(pos)
 	*grp = group{row: row, size: rowBytes(row)}
 	grp.ikey, grp.iclass, _ = inlineKey(key)
 	if op.stride > groupWords {
@@ -360,14 +360,14 @@ func (op *reduceOp) lookup(key types.Row, h uint64) int32 {
 
 // exists reports whether the group at pos has an output row.
 func (op *reduceOp) exists(pos int32) bool {
-	return op.groups[pos].n > 0 || (op.spec.Global && len(op.index.keys[pos]) == 0)
+	return op.groups.at(pos).n > 0 || (op.spec.Global && len(op.index.keys[pos]) == 0)
 }
 
 // touch records that the group at pos changes in this tick and whether it
 // had an output before (its row or err, which stay as they are until
 // finish).
 func (op *reduceOp) touch(pos int32, existed bool) {
-	grp := &op.groups[pos]
+	grp := op.groups.at(pos)
 	grp.tick = op.g.tick
 	t := touchedGroup{pos: pos, existed: existed}
 	if op.keyed {
@@ -379,7 +379,7 @@ func (op *reduceOp) touch(pos int32, existed bool) {
 // finish emits the change of one touched group and drops the group if it
 // no longer has rows.
 func (op *reduceOp) finish(t *touchedGroup) {
-	grp := &op.groups[t.pos]
+	grp := op.groups.at(t.pos)
 	exists := op.exists(t.pos)
 	var newErr *pgerr.Error
 	op.news = op.news[:0]
@@ -406,7 +406,7 @@ func (op *reduceOp) finish(t *touchedGroup) {
 // output is the error).
 func (op *reduceOp) appendResults(dst []types.Datum, pos int32) ([]types.Datum, *pgerr.Error) {
 	start := len(dst)
-	grp := &op.groups[pos]
+	grp := op.groups.at(pos)
 	var words []int64
 	if op.stride > 0 {
 		words = op.words(pos)
@@ -430,7 +430,7 @@ func (op *reduceOp) appendResults(dst []types.Datum, pos int32) ([]types.Datum, 
 // replace emits a touched group's −old +new, with its new results in
 // op.news (or newErr), and drops the group if it no longer has rows.
 func (op *reduceOp) replace(t *touchedGroup, exists bool, newErr *pgerr.Error, nk int) {
-	grp := &op.groups[t.pos]
+	grp := op.groups.at(t.pos)
 	if t.existed {
 		op.emit(grp.row, grp.err, -1)
 	}
@@ -491,19 +491,19 @@ func (op *reduceOp) emit(row types.Row, err *pgerr.Error, diff int64) {
 }
 
 func (op *reduceOp) StateBytes() int64 {
-	n := op.bytes + op.index.size() + int64(cap(op.groups))*sizeGroup + int64(cap(op.wide))*8
+	n := op.bytes + op.index.size() + int64(op.groups.slots())*sizeGroup + int64(cap(op.wide))*8
 	if op.nstates == 0 {
 		return n
 	}
-	for i := range op.groups {
-		for _, st := range op.groups[i].states {
+	op.groups.each(func(grp *group) {
+		for _, st := range grp.states {
 			if s, ok := st.(StateSizer); ok {
 				n += s.StateBytes()
 			} else {
 				n += sizeAggState
 			}
 		}
-	}
+	})
 	return n
 }
 
