@@ -150,7 +150,8 @@ type touchedGroup struct {
 	head    keyHead
 	pos     int32
 	existed bool
-	// kenc is the group's key encoding, for the rare ties of heads.
+	// kenc is the group's key encoding in a keyed Reduce: it orders
+	// groups whose heads tie and names the group's change to the Output.
 	kenc string
 }
 
