@@ -22,11 +22,10 @@ type flatAggregate struct {
 type flatKind int8
 
 const (
-	flatCountRows flatKind = iota // count(*): n
-	flatCount                     // count(x): n
-	flatIntSum                    // sum of integers: sum (hi, lo), n
-	flatIntAvg                    // avg of integers: sum (hi, lo), n
-	flatBool                      // bool_and, bool_or: trues, falses
+	flatCount  flatKind = iota // count(*), count(x): n
+	flatIntSum                 // sum of integers: sum (hi, lo), n
+	flatIntAvg                 // avg of integers: sum (hi, lo), n
+	flatBool                   // bool_and, bool_or: trues, falses
 )
 
 var _ dataflow.FlatAggregate = (*flatAggregate)(nil)
@@ -41,9 +40,6 @@ func flatten(a *aggregate) *flatAggregate {
 	switch acc := a.fn.newAcc(a.fn.Params, a.fn.Ret).(type) {
 	case *countAcc:
 		f.kind = flatCount
-		if len(a.spec.Args) == 0 {
-			f.kind = flatCountRows
-		}
 	case *intSumAcc:
 		f.kind, f.numeric = flatIntSum, acc.numeric
 	case *avgAcc:
@@ -56,7 +52,9 @@ func flatten(a *aggregate) *flatAggregate {
 	default:
 		return nil
 	}
-	if f.kind != flatCountRows && (len(a.spec.Args) != 1 || !a.fn.Strict) {
+	// Build checked the arity (none for count(*), else one); Add skips a
+	// NULL argument, which only a strict aggregate may.
+	if len(a.spec.Args) > 0 && !a.fn.Strict {
 		return nil
 	}
 	return f
@@ -77,29 +75,33 @@ func (f *flatAggregate) Add(w []int64, row types.Row, diff int64) error {
 	if ok, err := spec.passes(row); err != nil || !ok {
 		return err
 	}
-	if f.kind == flatCountRows {
-		w[0] += diff
-		return nil
-	}
-	d, err := spec.Args[0](spec.Eval, row)
-	if err != nil || d.IsNull() {
-		return err
+	var args [1]types.Datum
+	if len(spec.Args) > 0 {
+		d, err := spec.Args[0](spec.Eval, row)
+		if err != nil || d.IsNull() {
+			return err
+		}
+		args[0] = d
 	}
 	switch f.kind {
-	case flatCount:
-		w[0] += diff
 	case flatIntSum, flatIntAvg:
-		sum := int128{hi: w[0], lo: uint64(w[1])}
-		if !sum.addMul(d.Int(), diff) {
-			return errNumericOverflow()
+		acc := f.intSum(w)
+		if err := acc.add(args[:], diff); err != nil {
+			return err
 		}
-		w[0], w[1], w[2] = sum.hi, int64(sum.lo), w[2]+diff
+		w[0], w[1], w[2] = acc.sum.hi, int64(acc.sum.lo), acc.n
 	case flatBool:
-		if d.Bool() {
-			w[0] += diff
-		} else {
-			w[1] += diff
+		acc := f.bools(w)
+		if err := acc.add(args[:], diff); err != nil {
+			return err
 		}
+		w[0], w[1] = acc.t, acc.f
+	default:
+		acc := countAcc{n: w[0]}
+		if err := acc.add(args[:], diff); err != nil {
+			return err
+		}
+		w[0] = acc.n
 	}
 	return nil
 }
@@ -113,13 +115,19 @@ func (f *flatAggregate) Result(w []int64) (types.Datum, error) {
 		acc := avgAcc{kind: f.fn.Params[0].Family, ints: f.intSum(w)}
 		return acc.result()
 	case flatBool:
-		acc := boolAcc{t: w[0], f: w[1], or: f.or}
+		acc := f.bools(w)
 		return acc.result()
 	}
-	return types.NewInt8(w[0]), nil
+	acc := countAcc{n: w[0]}
+	return acc.result()
 }
 
 // intSum loads a sum's words into its accumulator.
 func (f *flatAggregate) intSum(w []int64) intSumAcc {
-	return intSumAcc{sum: int128{hi: w[0], lo: uint64(w[1])}, n: w[2], numeric: f.numeric || f.kind == flatIntAvg}
+	return intSumAcc{sum: int128{hi: w[0], lo: uint64(w[1])}, n: w[2], numeric: f.numeric}
+}
+
+// bools loads bool_and's or bool_or's words into its accumulator.
+func (f *flatAggregate) bools(w []int64) boolAcc {
+	return boolAcc{t: w[0], f: w[1], or: f.or}
 }
