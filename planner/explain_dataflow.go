@@ -63,7 +63,7 @@ func (e *dataflowExplainer) node(n Node, depth int) {
 			e.node(x.Input, depth)
 			return
 		}
-		if j, ok := x.Input.(*Join); ok && fusableJoin(e.lc, j) && plainColumns(x.Exprs) {
+		if j, _, ok := projectedJoin(e.lc, x); ok {
 			e.fused[j] += " output=[" + exprList(x.Exprs) + "]"
 			e.node(j, depth)
 			return
@@ -180,30 +180,9 @@ func (e *dataflowExplainer) join(j *Join, depth int, line func(int, string)) {
 	e.node(j.Right, depth+1)
 }
 
-// gate notes a join that drops the matches top-k t would refuse, as
-// lowerTopKInput builds it.
+// gate notes a join that drops the matches top-k t would refuse.
 func (e *dataflowExplainer) gate(t *TopK) {
-	if j, ok := t.Input.(*Join); ok && t.Limit != nil && fusableJoin(e.lc, j) && appendOnly(j, false) && orderedByColumns(t) {
+	if j, _, ok := gatedJoin(e.lc, t); ok {
 		e.fused[j] += " gated by the top-k"
 	}
-}
-
-// plainColumns reports whether every expression is a plain column.
-func plainColumns(exprs []scalar.Expr) bool {
-	for _, x := range exprs {
-		if _, ok := x.(*scalar.ColRef); !ok {
-			return false
-		}
-	}
-	return true
-}
-
-// orderedByColumns reports whether a top-k orders by plain columns.
-func orderedByColumns(t *TopK) bool {
-	for _, k := range t.Order {
-		if _, ok := k.Expr.(*scalar.ColRef); !ok {
-			return false
-		}
-	}
-	return true
 }

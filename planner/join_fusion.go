@@ -44,20 +44,38 @@ func fusableJoin(lc *LowerContext, j *Join) bool {
 // alone reads as the join building the projected rows; ok is false when
 // p is not one.
 func lowerJoinProject(lc *LowerContext, p *Project) (n dataflow.Node, ok bool, err error) {
-	j, isJoin := p.Input.(*Join)
-	if !isJoin || !fusableJoin(lc, j) {
+	j, cols, ok := projectedJoin(lc, p)
+	if !ok {
 		return n, false, nil
-	}
-	cols := make([]int, len(p.Exprs))
-	for i, e := range p.Exprs {
-		c, isCol := e.(*scalar.ColRef)
-		if !isCol {
-			return n, false, nil
-		}
-		cols[i] = c.Idx
 	}
 	n, err = lowerJoin(lc, j, joinFusion{project: cols})
 	return n, true, err
+}
+
+// projectedJoin returns the join projection p reads and the columns p
+// keeps when the join can build p's rows itself; EXPLAIN DATAFLOW asks it
+// too.
+func projectedJoin(lc *LowerContext, p *Project) (*Join, []int, bool) {
+	j, ok := p.Input.(*Join)
+	if !ok || !fusableJoin(lc, j) {
+		return nil, nil, false
+	}
+	cols, ok := columnIndexes(p.Exprs)
+	return j, cols, ok
+}
+
+// columnIndexes returns the positions of exprs when every one is a plain
+// column.
+func columnIndexes(exprs []scalar.Expr) ([]int, bool) {
+	cols := make([]int, len(exprs))
+	for i, e := range exprs {
+		c, ok := e.(*scalar.ColRef)
+		if !ok {
+			return nil, false
+		}
+		cols[i] = c.Idx
+	}
+	return cols, true
 }
 
 // countRefs counts the references to each node of the plan under root

@@ -29,20 +29,31 @@ type joinGate struct {
 // lowerTopKInput lowers a top-k's input, returning with it the gate the
 // top-k is to bind when its input is a join that honours one.
 func lowerTopKInput(lc *LowerContext, t *TopK) (dataflow.Node, *dataflow.TopKGate, error) {
-	j, ok := t.Input.(*Join)
-	if !ok || t.Limit == nil || !fusableJoin(lc, j) || !appendOnly(t.Input, lc.OneTick) {
+	j, cols, ok := gatedJoin(lc, t)
+	if !ok {
 		in, err := Lower(lc, t.Input)
 		return in, nil, err
 	}
-	jg := &joinGate{gate: new(dataflow.TopKGate), cols: append([]int(nil), t.Group...)}
-	for _, k := range t.Order {
-		c, ok := k.Expr.(*scalar.ColRef)
-		if !ok {
-			in, err := Lower(lc, t.Input)
-			return in, nil, err
-		}
-		jg.cols = append(jg.cols, c.Idx)
-	}
+	jg := &joinGate{gate: new(dataflow.TopKGate), cols: cols}
 	in, err := lowerJoin(lc, j, joinFusion{gate: jg})
 	return in, jg.gate, err
+}
+
+// gatedJoin returns the join top-k t reads and the columns of its output
+// the gate reads (t's group, then order columns) when the join can drop
+// what t would refuse; EXPLAIN DATAFLOW asks it too.
+func gatedJoin(lc *LowerContext, t *TopK) (*Join, []int, bool) {
+	j, ok := t.Input.(*Join)
+	if !ok || t.Limit == nil || !fusableJoin(lc, j) || !appendOnly(t.Input, lc.OneTick) {
+		return nil, nil, false
+	}
+	order := make([]scalar.Expr, len(t.Order))
+	for i, k := range t.Order {
+		order[i] = k.Expr
+	}
+	cols, ok := columnIndexes(order)
+	if !ok {
+		return nil, nil, false
+	}
+	return j, append(append([]int(nil), t.Group...), cols...), true
 }
