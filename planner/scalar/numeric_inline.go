@@ -17,28 +17,6 @@ import (
 // scale (1.50 + 1 = 2.50, 1.5 * 1.50 = 2.250). Results apd computes into
 // scratch are returned inline too when they fit (numResultOf).
 
-// pow10 holds 10^0 through 10^18, the powers of ten an int64 holds.
-var pow10 = func() (p [19]int64) {
-	p[0] = 1
-	for i := 1; i < len(p); i++ {
-		p[i] = p[i-1] * 10
-	}
-	return p
-}()
-
-// scaleCoef returns c × 10^n for n ≥ 0 when it fits an int64. n is an
-// int64 so that differences of two int32 exponents fit.
-func scaleCoef(c, n int64) (int64, bool) {
-	switch {
-	case c == 0 || n == 0:
-		return c, true
-	case n >= int64(len(pow10)):
-		return 0, false
-	}
-	hi, lo := bits.Mul64(coefMagnitude(c), uint64(pow10[n]))
-	return signedCoef(hi, lo, c < 0)
-}
-
 // coefMagnitude is |c|, exact for math.MinInt64.
 func coefMagnitude(c int64) uint64 {
 	if c < 0 {
@@ -65,7 +43,7 @@ func signedCoef(hi, lo uint64, neg bool) (int64, bool) {
 // numResult reports as an error.
 func coefResult(coef, exp int64) (types.Datum, bool) {
 	if exp > 0 {
-		c, ok := scaleCoef(coef, exp)
+		c, ok := types.ScaleCoef(coef, exp)
 		return types.NewNumericCoef(c, 0), ok
 	}
 	return types.NewNumericCoef(coef, int32(exp)), exp >= -maxScale
@@ -77,7 +55,7 @@ func addCoef(x int64, xe int32, y int64, ye int32) (types.Datum, bool) {
 	if xe < ye {
 		x, xe, y, ye = y, ye, x, xe
 	}
-	x, ok := scaleCoef(x, int64(xe)-int64(ye))
+	x, ok := types.ScaleCoef(x, int64(xe)-int64(ye))
 	s := x + y
 	// Two's-complement addition overflowed when both operands' signs
 	// differ from the sum's.
@@ -91,10 +69,10 @@ func addCoef(x int64, xe int32, y int64, ye int32) (types.Datum, bool) {
 func subCoef(x int64, xe int32, y int64, ye int32) (types.Datum, bool) {
 	var ok bool
 	e := min(xe, ye)
-	if x, ok = scaleCoef(x, int64(xe)-int64(e)); !ok {
+	if x, ok = types.ScaleCoef(x, int64(xe)-int64(e)); !ok {
 		return types.Null, false
 	}
-	if y, ok = scaleCoef(y, int64(ye)-int64(e)); !ok {
+	if y, ok = types.ScaleCoef(y, int64(ye)-int64(e)); !ok {
 		return types.Null, false
 	}
 	s := x - y
@@ -185,9 +163,10 @@ func nbaseHead(m uint64) (weight int, d0 uint64) {
 func mulPow10(m uint64, k int) (hi, lo uint64, ok bool) {
 	lo = m
 	for k > 0 {
-		s := min(k, len(pow10)-1)
-		h1, l := bits.Mul64(lo, uint64(pow10[s]))
-		h2, h := bits.Mul64(hi, uint64(pow10[s]))
+		s := min(k, 18)
+		p, _ := types.ScaleCoef(1, int64(s)) // 10^s
+		h1, l := bits.Mul64(lo, uint64(p))
+		h2, h := bits.Mul64(hi, uint64(p))
 		h, carry := bits.Add64(h, h1, 0)
 		if h2 != 0 || carry != 0 {
 			return 0, 0, false

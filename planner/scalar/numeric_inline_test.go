@@ -26,11 +26,17 @@ var inlineEdges = []types.Datum{
 	types.NewNumericCoef(4, -9000),
 }
 
+// tenTo returns 10^n for n ≤ 18.
+func tenTo(n int) int64 {
+	p, _ := types.ScaleCoef(1, int64(n))
+	return p
+}
+
 // randomInline returns an inline numeric with a random number of digits
 // (1 to 19), sign and scale.
 func randomInline(r *rand.Rand) types.Datum {
 	digits := 1 + r.IntN(19)
-	c := r.Int64N(pow10[digits-1]) + pow10[digits-1]/10*int64(r.IntN(2))
+	c := r.Int64N(tenTo(digits-1)) + tenTo(digits-1)/10*int64(r.IntN(2))
 	if digits == 19 {
 		c = r.Int64()
 	}
@@ -180,8 +186,8 @@ func TestIntAvgInline(t *testing.T) {
 	sums := []int64{0, 1, -1, 2, 3, -3, 5, 9999, 10000, -10001, math.MaxInt64, math.MinInt64, math.MaxInt64 - 1, 1 << 40}
 	counts := []int64{1, 2, 3, 6, 7, 9, 10, 9999, 10000, 10001, 1 << 20, 1e15, 1e16, 1e18, math.MaxInt64}
 	for range 2000 {
-		sums = append(sums, r.Int64N(pow10[r.IntN(19)])*int64(1-2*r.IntN(2)))
-		counts = append(counts, 1+r.Int64N(pow10[r.IntN(19)]))
+		sums = append(sums, r.Int64N(tenTo(r.IntN(19)))*int64(1-2*r.IntN(2)))
+		counts = append(counts, 1+r.Int64N(tenTo(r.IntN(19))))
 	}
 	inline := 0
 	for i, s := range sums {

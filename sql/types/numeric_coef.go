@@ -107,9 +107,10 @@ var pow10 = func() (p [20]uint64) {
 	return p
 }()
 
-// scaleCoef returns c × 10^n for n ≥ 0; ok is false when it overflows an
+// ScaleCoef returns c × 10^n for n ≥ 0; ok is false when it overflows an
 // int64. n is an int64 so that differences of two int32 exponents fit.
-func scaleCoef(c int64, n int64) (int64, bool) {
+// Arithmetic on inline numerics aligns their exponents with it.
+func ScaleCoef(c int64, n int64) (int64, bool) {
 	switch {
 	case c == 0 || n == 0:
 		return c, true
@@ -134,12 +135,12 @@ func compareCoef(x int64, xe int32, y int64, ye int32) int {
 		return cmp.Compare(sx, sy)
 	}
 	if xe > ye {
-		if xs, ok := scaleCoef(x, int64(xe)-int64(ye)); ok {
+		if xs, ok := ScaleCoef(x, int64(xe)-int64(ye)); ok {
 			return cmp.Compare(xs, y)
 		}
 		return cmp.Compare(x, 0)
 	}
-	if ys, ok := scaleCoef(y, int64(ye)-int64(xe)); ok {
+	if ys, ok := ScaleCoef(y, int64(ye)-int64(xe)); ok {
 		return cmp.Compare(x, ys)
 	}
 	return -cmp.Compare(y, 0)
@@ -162,7 +163,7 @@ func roundCoef(coef int64, exp, scale int32) (int64, bool) {
 	shift := int64(exp) + int64(scale)
 	switch {
 	case shift >= 0:
-		return scaleCoef(coef, shift)
+		return ScaleCoef(coef, shift)
 	case shift < -int64(len(pow10)-1):
 		// 10^20 / 2 exceeds every int64 magnitude: rounds to zero.
 		return 0, true
@@ -201,7 +202,7 @@ func roundNumericCoef(coef int64, exp, precision, scale int32) (d Datum, ok bool
 	e := -scale
 	if e > 0 {
 		// numeric holds no positive exponent (normalizeNumeric).
-		if c, ok = scaleCoef(c, int64(e)); !ok {
+		if c, ok = ScaleCoef(c, int64(e)); !ok {
 			return Null, false, nil
 		}
 		e = 0
