@@ -23,9 +23,12 @@ import (
 // heap's live objects exceed the limit, every running statement is
 // canceled and fails with 53200 (out_of_memory), as PostgreSQL fails a
 // query that cannot allocate; the views, sources and sessions carry on.
-// One goroutine samples the heap for all statements.
+// One goroutine samples the heap for all statements, and sleeps while
+// none runs.
 type memoryGuard struct {
 	limit uint64
+	// started wakes the sampler when a statement starts.
+	started chan struct{}
 
 	mu     sync.Mutex
 	next   uint64
@@ -40,7 +43,7 @@ var errOverMemory = errors.New("server memory over its limit")
 const memoryGuardEvery = 10 * time.Millisecond
 
 func newMemoryGuard(limit uint64) *memoryGuard {
-	return &memoryGuard{limit: limit, active: map[uint64]context.CancelCauseFunc{}}
+	return &memoryGuard{limit: limit, started: make(chan struct{}, 1), active: map[uint64]context.CancelCauseFunc{}}
 }
 
 // defaultMemoryLimit is three quarters of the memory the process may use:
@@ -71,12 +74,21 @@ func (g *memoryGuard) run(ctx context.Context) {
 	defer t.Stop()
 	var collected time.Time
 	for {
+		if g.idle() {
+			t.Stop()
+			select {
+			case <-ctx.Done():
+				return
+			case <-g.started:
+			}
+			t.Reset(memoryGuardEvery)
+		}
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
 		}
-		if g.idle() || heapBytes(heapObjectsMetric) <= g.limit {
+		if heapBytes(heapObjectsMetric) <= g.limit {
 			continue
 		}
 		// Objects count until they are swept, so the live heap is
@@ -131,6 +143,10 @@ func (g *memoryGuard) track(ctx context.Context) (context.Context, func()) {
 	g.next++
 	g.active[id] = cancel
 	g.mu.Unlock()
+	select {
+	case g.started <- struct{}{}:
+	default:
+	}
 	return ctx, func() {
 		g.mu.Lock()
 		delete(g.active, id)
