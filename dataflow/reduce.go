@@ -69,9 +69,10 @@ type reduceOp struct {
 	aggs    []reduceAgg
 	stride  int
 	nstates int
-	// wide holds the groups' words, by position, when they do not fit in
-	// a group's own.
-	wide    []int64
+	// wide holds the groups' words when they do not fit in a group's
+	// own: the words of chunkSize groups to a slice, so that, as with
+	// groups, growing never copies more than one chunk.
+	wide    [][]int64
 	bytes   int64
 	started bool
 	// touched lists the groups changed in this tick, with whether they had
@@ -287,8 +288,8 @@ func (op *reduceOp) words(pos int32) []int64 {
 	if op.stride <= groupWords {
 		return op.groups.at(pos).words[:op.stride:op.stride]
 	}
-	at := int(pos) * op.stride
-	return op.wide[at : at+op.stride : at+op.stride]
+	at := int(pos&(chunkSize-1)) * op.stride
+	return op.wide[pos>>chunkBits][at : at+op.stride : at+op.stride]
 }
 
 // inlineKey returns the value and class of a key that a group keeps
@@ -329,8 +330,11 @@ func (op *reduceOp) lookup(key types.Row, h uint64) int32 {
 	pos := op.index.insert(row[:len(key):len(key)], h)
 	if int(pos) == op.groups.len() {
 		op.groups.grow()
-		if op.stride > groupWords {
-			op.wide = append(op.wide, make([]int64, op.stride)...)
+		if i := int(pos >> chunkBits); op.stride > groupWords {
+			if i == len(op.wide) {
+				op.wide = append(op.wide, nil)
+			}
+			op.wide[i] = append(op.wide[i], make([]int64, op.stride)...)
 		}
 	}
 	grp := op.groups.at(pos)
@@ -492,7 +496,10 @@ func (op *reduceOp) emit(row types.Row, err *pgerr.Error, diff int64) {
 }
 
 func (op *reduceOp) StateBytes() int64 {
-	n := op.bytes + op.index.size() + int64(op.groups.slots())*sizeGroup + int64(cap(op.wide))*8
+	n := op.bytes + op.index.size() + int64(op.groups.slots())*sizeGroup
+	for _, w := range op.wide {
+		n += int64(cap(w)) * 8
+	}
 	if op.nstates == 0 {
 		return n
 	}
