@@ -91,6 +91,10 @@ type reduceOp struct {
 	keyed   bool
 	kbuf    []byte
 	changes []groupChange
+	// hashes holds the tick's key hashes when it prefetches, and sink
+	// the sum of the prefetching loads.
+	hashes []uint64
+	sink   uint64
 }
 
 // reduceAgg is where one aggregate's state lives in a group: n words from
@@ -182,9 +186,13 @@ func (op *reduceOp) Step(context.Context) error {
 			op.touch(op.lookup(nil, op.index.hash(nil)), false)
 		}
 	}
-	op.apply()
+	hashes := op.prefetch()
+	op.apply(hashes)
 	if op.keyed {
 		op.sortTouched()
+	}
+	if hashes != nil {
+		op.prefetchRows()
 	}
 	for i := range op.touched {
 		op.finish(&op.touched[i])
@@ -229,8 +237,9 @@ func (op *reduceOp) sortTouched() {
 // sees is non-negative (see AggState). One pass finds each row's group
 // and applies the insertions; the retractions wait in op.retract with
 // their groups, so that a row is looked up once, and an update's −old
-// +new, adjacent in a consolidated delta, once between them.
-func (op *reduceOp) apply() {
+// +new, adjacent in a consolidated delta, once between them. hashes, when
+// not nil, holds the hash of each delta row's key (see prefetch).
+func (op *reduceOp) apply(hashes []uint64) {
 	last := int32(-1)
 	for i := range op.in.delta {
 		u := &op.in.delta[i]
@@ -243,7 +252,13 @@ func (op *reduceOp) apply() {
 		}
 		pos := last
 		if pos < 0 || !op.keyIs(pos, key) {
-			pos = op.lookup(key, op.index.hash(key))
+			var h uint64
+			if hashes != nil {
+				h = hashes[i]
+			} else {
+				h = op.index.hash(key)
+			}
+			pos = op.lookup(key, h)
 			last = pos
 		}
 		if op.groups.at(pos).tick != op.g.tick {
@@ -261,6 +276,61 @@ func (op *reduceOp) apply() {
 	clear(op.retract)
 	op.retract = op.retract[:0]
 }
+
+// prefetch hashes the delta's keys and reads the index slots and groups
+// they lead to before apply reaches them, when the index is too large
+// for the caches: reads for different rows are independent, so the
+// processor overlaps their misses, where apply, one row at a time, waits
+// for each in turn (a million groups: 1.8–2.6× the cost per delta row of
+// a thousand, 1.4–1.7× with prefetching). It returns the keys' hashes, or
+// nil when it did nothing. Go has no prefetch instruction; the loads'
+// sum is stored so that the compiler keeps them.
+func (op *reduceOp) prefetch() []uint64 {
+	d := op.in.delta
+	if len(op.index.slots) < prefetchSlots || len(d) < 16 {
+		return nil
+	}
+	hs := slices.Grow(op.hashes[:0], len(d))[:len(d)]
+	op.hashes = hs
+	slots := op.index.slots
+	mask := uint64(len(slots) - 1)
+	var sink uint64
+	for i := range d {
+		var key types.Row
+		if op.spec.Key != nil {
+			key = op.spec.Key(d[i].Row)
+		}
+		h := op.index.hash(key)
+		hs[i] = h
+		sink += slots[h&mask]
+	}
+	for _, h := range hs {
+		if s := slots[h&mask]; s > slotTombstone && s>>32 == h>>32 {
+			grp := op.groups.at(slotPos(s))
+			sink += uint64(grp.ikey) + uint64(len(grp.row))
+		}
+	}
+	op.sink = sink
+	return hs
+}
+
+// prefetchRows reads, after prefetch, the output rows of the touched
+// groups, which finish compares with their new results and copies the
+// keys of, and their index entries, which finish rewrites.
+func (op *reduceOp) prefetchRows() {
+	var sink uint64
+	for _, t := range op.touched {
+		if r := op.groups.at(t.pos).row; len(r) > 0 {
+			sink += uint64(r[len(r)-1].Kind()) + uint64(r[0].Kind())
+		}
+		sink += uint64(len(op.index.keys[t.pos]))
+	}
+	op.sink += sink
+}
+
+// prefetchSlots is the index size from which apply prefetches: 2^17
+// slots (1 MiB) and their groups no longer stay in the caches.
+const prefetchSlots = 1 << 17
 
 // update adds one row to a group's count and accumulators.
 func (op *reduceOp) update(pos int32, u *Update) {

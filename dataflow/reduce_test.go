@@ -116,7 +116,7 @@ func BenchmarkReduce(b *testing.B) {
 			b.Run(name, func(b *testing.B) {
 				g := NewGraph()
 				in := g.Input()
-				g.Collect(g.Reduce(in.Node(), ReduceSpec{Key: col(0), Aggs: []Aggregate{flatCountAgg{}, flatSumAgg{sumAgg{col: 1}}}}))
+				g.Collect(g.Reduce(in.Node(), ReduceSpec{Key: prefixKey, Aggs: []Aggregate{flatCountAgg{}, flatSumAgg{sumAgg{col: 1}}}}))
 				rng := rand.New(rand.NewPCG(1, uint64(st.n)))
 				fill(b, g, in, st.n, func(i int) types.Row { return int8Row(int64(i%ngroups), int64(i)) })
 				batches := make([]Batch, 16)
@@ -273,6 +273,88 @@ func TestReduceWideWords(t *testing.T) {
 		r := got[k]
 		if r == nil || r[1].Int() != a.s1 || r[2].Int() != a.n || r[3].Int() != a.s2 {
 			t.Fatalf("group %d: %v, want sum %d count %d sum %d", k, r, a.s1, a.n, a.s2)
+		}
+	}
+}
+
+// TestReducePrefetch runs Reduces over enough groups that they prefetch
+// (see reduceOp.prefetch), one read as a delta and one kept by an Output,
+// through ticks that add to, empty and refill random groups, and checks
+// both against a direct computation after every tick.
+func TestReducePrefetch(t *testing.T) {
+	const groups = 100_000
+	g := NewGraph()
+	in := g.Input()
+	spec := func() ReduceSpec {
+		return ReduceSpec{Key: col(0), Aggs: []Aggregate{flatCountAgg{}, flatSumAgg{sumAgg{col: 1}}}}
+	}
+	red := g.Reduce(in.Node(), spec())
+	out := g.Collect(red)
+	kept := g.Output(g.Reduce(in.Node(), spec()))
+	type acc struct{ n, s int64 }
+	want := map[int64]acc{}
+	rows := map[int64][]int64{}
+	got := map[int64]types.Row{}
+	rng := rand.New(rand.NewPCG(7, 8))
+	var b Batch
+	for k := range int64(groups) {
+		b = append(b, Update{Row: int8Row(k, k), Diff: 1})
+		rows[k] = []int64{k}
+	}
+	for tick := range 12 {
+		if tick > 0 {
+			for range 500 {
+				k := rng.Int64N(groups + groups/10)
+				if vs := rows[k]; len(vs) > 0 && rng.IntN(2) == 0 {
+					b = append(b, Update{Row: int8Row(k, vs[0]), Diff: -1})
+					rows[k] = vs[1:]
+					continue
+				}
+				v := rng.Int64N(100)
+				b = append(b, Update{Row: int8Row(k, v), Diff: 1})
+				rows[k] = append(rows[k], v)
+			}
+		}
+		in.Push(b)
+		b = nil
+		step(t, g)
+		if n := len(g.ops[red.id].(*reduceOp).index.slots); n < prefetchSlots {
+			t.Fatalf("index of %d slots: the Reduce does not prefetch", n)
+		}
+		for _, u := range out.Delta() {
+			if u.Diff > 0 {
+				got[u.Row[0].Int()] = u.Row
+			} else if r, ok := got[u.Row[0].Int()]; ok && equalRows(r, u.Row) {
+				delete(got, u.Row[0].Int())
+			}
+		}
+		clear(want)
+		for k, vs := range rows {
+			if len(vs) == 0 {
+				continue
+			}
+			a := acc{n: int64(len(vs))}
+			for _, v := range vs {
+				a.s += v
+			}
+			want[k] = a
+		}
+		snap, err := kept.Snapshot().Rows()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != len(want) || len(snap) != len(want) {
+			t.Fatalf("tick %d: %d groups in the delta's sum, %d kept, want %d", tick, len(got), len(snap), len(want))
+		}
+		for _, r := range snap {
+			if a := want[r[0].Int()]; r[1].Int() != a.n || r[2].Int() != a.s {
+				t.Fatalf("tick %d: kept group %v, want count %d sum %d", tick, r, a.n, a.s)
+			}
+		}
+		for k, a := range want {
+			if r := got[k]; r == nil || r[1].Int() != a.n || r[2].Int() != a.s {
+				t.Fatalf("tick %d: group %d: %v, want count %d sum %d", tick, k, r, a.n, a.s)
+			}
 		}
 	}
 }
