@@ -51,7 +51,10 @@ const sizeAggState = 32
 // not call NewState of a FlatAggregate; Window does.
 //
 // Add and Result have AggState's contracts (Update and Result), over a
-// group's state w of Words words, all zero for an empty group.
+// group's state w of Words words, all zero for an empty group. Result
+// must also be safe to call from any goroutine: a GROUP BY view's Output
+// keeps its groups' words and computes their results when it is read
+// (see wordItem).
 type FlatAggregate interface {
 	Aggregate
 	Words() int

@@ -16,6 +16,8 @@ type Graph struct {
 	// lastReader[i] is the last operator that reads stream i, -1 if none:
 	// a final Step drops each delta once its last reader has run.
 	lastReader []int
+	// readers[i] is the number of operators that read stream i.
+	readers []int
 	// tick counts completed and running Steps; operators use it to mark
 	// state touched in the current tick without clearing marks afterwards.
 	tick uint64
@@ -90,6 +92,7 @@ func (g *Graph) add(op operator, out *stream) Node {
 	g.ops = append(g.ops, op)
 	g.streams = append(g.streams, out)
 	g.lastReader = append(g.lastReader, -1)
+	g.readers = append(g.readers, 0)
 	return Node{g: g, id: len(g.ops) - 1}
 }
 
@@ -101,6 +104,7 @@ func (g *Graph) input(n Node) *stream {
 	}
 	// The reader is the operator being built, added next.
 	g.lastReader[n.id] = len(g.ops)
+	g.readers[n.id]++
 	return g.streams[n.id]
 }
 

@@ -19,8 +19,8 @@ import (
 func (g *Graph) Output(src Node) *Output {
 	o := newOutput(g.input(src), nil)
 	if r, ok := g.ops[src.id].(*reduceOp); ok && !r.keyed && !r.started {
-		r.keyed, o.red = true, r
-		o.gw.m = &o.gm
+		r.keyed, o.red, o.wm.red = true, r, r
+		o.gw.m, o.ww.m = &o.gm, &o.wm
 	}
 	g.add(&outputOp{o: o}, new(stream))
 	return o
@@ -53,10 +53,18 @@ type Output struct {
 	red *reduceOp
 	gw  treeWriter[groupItem, groupChange]
 	gm  groupMerger
+	// In words mode (see output_group.go), ww and wm merge the Reduce's
+	// wchanges into words, and wdelta is the tick's delta, built when
+	// asked for.
+	ww     treeWriter[wordItem, wordsChange]
+	wm     wordMerger
+	wdelta Batch
+	built  bool
 
 	mu     sync.Mutex
 	tree   rowTree[item]
 	groups rowTree[groupItem]
+	words  rowTree[wordItem]
 	errs   []ErrorUpdate
 	bytes  int64
 	// snap is the snapshot of the current contents, nil until asked for
@@ -129,6 +137,9 @@ func (o *Output) Snapshot() *Snapshot {
 		o.snap = &Snapshot{tree: o.tree.snapshot(), errs: slices.Clone(o.errs), keyed: o.key != nil}
 		if o.red != nil {
 			o.snap.grouped, o.snap.groups, o.snap.aggs = true, o.groups.snapshot(), len(o.red.spec.Aggs)
+			if o.red.wordsMode {
+				o.snap.words, o.snap.wgroups, o.snap.flat = true, o.words.snapshot(), o.red.aggs
+			}
 		}
 	}
 	return o.snap
@@ -137,7 +148,12 @@ func (o *Output) Snapshot() *Snapshot {
 // Delta returns the consolidated change of the last Step, to feed
 // dependent graphs. It belongs to the graph's goroutine and is valid until
 // the next Step.
-func (o *Output) Delta() Batch { return o.delta }
+func (o *Output) Delta() Batch {
+	if o.red != nil && o.red.wordsMode {
+		return o.wordsDelta()
+	}
+	return o.delta
+}
 
 // DeltaErrors returns the consolidated change of the error collection in
 // the last Step; see Delta.

@@ -14,22 +14,32 @@ import (
 // same snapshots, seeks, lookups (by group key prefixes and by keys
 // reaching into the aggregates), errors and consolidated deltas at every
 // tick (a sum above 40 fails, so that groups go in and out of error),
-// with AggStates and with FlatAggregates in turn, and every snapshot
-// unchanged by the ticks after it, read on another goroutine while they
-// run (run with -race).
+// with AggStates and with FlatAggregates in turn, and with
+// FlatAggregates in words mode (a grouped Output that is its Reduce's
+// only reader, checked against a second Reduce of the same rows), and
+// every snapshot unchanged by the ticks after it, read on another
+// goroutine while they run (run with -race).
 func TestGroupedOutput(t *testing.T) {
 	reads := 0
-	for seed := range uint64(10) {
+	for seed := range uint64(15) {
 		rng := rand.New(rand.NewPCG(seed, 3))
 		g := NewGraph()
 		in := g.Input()
 		key := func(r types.Row) types.Row { return r[:2] }
 		aggs := []Aggregate{countAgg{}, sumAgg{col: 2, resultFailAbove: 40}}
-		if seed%2 == 1 {
+		if seed%3 != 0 {
 			aggs = []Aggregate{flatCountAgg{}, flatSumAgg{sumAgg{col: 2, resultFailAbove: 40}}}
 		}
 		red := g.Reduce(in.Node(), ReduceSpec{Key: key, Aggs: aggs})
-		grouped, plain := g.Output(red), g.Output(red)
+		words := seed%3 == 2
+		grouped := g.Output(red)
+		var plain *Output
+		if words {
+			same := func(r types.Row) (types.Row, error) { return r, nil }
+			plain = g.Output(g.Map(g.Reduce(in.Node(), ReduceSpec{Key: key, Aggs: aggs}), same))
+		} else {
+			plain = g.Output(red)
+		}
 		if grouped.red == nil || plain.red != nil {
 			t.Fatal("the first Output of a Reduce should keep its groups, the second not")
 		}
@@ -65,6 +75,9 @@ func TestGroupedOutput(t *testing.T) {
 			in.Push(b)
 			if err := g.Step(context.Background()); err != nil {
 				t.Fatal(err)
+			}
+			if grouped.red.wordsMode != words {
+				t.Fatalf("seed %d: words mode %v, want %v", seed, grouped.red.wordsMode, words)
 			}
 			checkConsolidated(grouped.Delta())
 			if got, want := fmtBatch(grouped.Delta()), fmtBatch(plain.Delta()); got != want {

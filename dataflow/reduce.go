@@ -2,6 +2,7 @@ package dataflow
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"unsafe"
@@ -52,7 +53,9 @@ func (g *Graph) Reduce(src Node, spec ReduceSpec) Node {
 		op.aggs[i] = reduceAgg{off: op.nstates}
 		op.nstates++
 	}
-	return g.add(op, out)
+	n := g.add(op, out)
+	op.node = n.id
+	return n
 }
 
 type reduceOp struct {
@@ -95,6 +98,16 @@ type reduceOp struct {
 	// the sum of the prefetching loads.
 	hashes []uint64
 	sink   uint64
+	// wordsMode is set, at the first Step, for a keyed Reduce of flat
+	// aggregates whose Output is its only reader: the Output then keeps
+	// each group's key and words (wordItem) and computes the results
+	// when it is read, so a tick builds no output row (see finishWords).
+	// olds holds the words of the tick's touched groups as they were
+	// before it, and wchanges the changed groups, for the Output.
+	wordsMode bool
+	node      int
+	olds      [][groupWords]int64
+	wchanges  []wordsChange
 }
 
 // reduceAgg is where one aggregate's state lives in a group: n words from
@@ -158,6 +171,9 @@ type touchedGroup struct {
 	// kenc is the group's key encoding in a keyed Reduce: it orders
 	// groups whose heads tie and names the group's change to the Output.
 	kenc string
+	// old indexes the group's words before the tick in reduceOp.olds,
+	// in words mode.
+	old int32
 }
 
 // compareTouched orders touched groups by key encoding.
@@ -178,8 +194,12 @@ func (op *reduceOp) Step(context.Context) error {
 	op.out.passErrors(op.in)
 	clear(op.changes)
 	op.changes = op.changes[:0]
+	clear(op.wchanges)
+	op.wchanges = op.wchanges[:0]
+	op.olds = op.olds[:0]
 	if !op.started {
 		op.started = true
+		op.wordsMode = op.keyed && op.nstates == 0 && op.stride <= groupWords && op.g.readers[op.node] == 1
 		if op.spec.Global {
 			// The empty group exists from the first tick on; it had no
 			// output before.
@@ -191,7 +211,7 @@ func (op *reduceOp) Step(context.Context) error {
 	if op.keyed {
 		op.sortTouched()
 	}
-	if hashes != nil {
+	if hashes != nil && !op.wordsMode {
 		op.prefetchRows()
 	}
 	for i := range op.touched {
@@ -394,8 +414,13 @@ func (op *reduceOp) lookup(key types.Row, h uint64) int32 {
 	if p := op.index.findFunc(h, func(p int32) bool { return op.keyIs(p, key) }); p >= 0 {
 		return p
 	}
-	// The key may share the input row's storage: it is copied.
-	row := make(types.Row, len(key)+len(op.spec.Aggs))
+	// The key may share the input row's storage: it is copied. In
+	// words mode the group's row is its key alone.
+	width := len(key) + len(op.spec.Aggs)
+	if op.wordsMode {
+		width = len(key)
+	}
+	row := make(types.Row, width)
 	copy(row, key)
 	pos := op.index.insert(row[:len(key):len(key)], h)
 	if int(pos) == op.groups.len() {
@@ -448,12 +473,20 @@ func (op *reduceOp) touch(pos int32, existed bool) {
 	if op.keyed {
 		t.head, t.kenc = grp.head, grp.kenc
 	}
+	if op.wordsMode {
+		t.old = int32(len(op.olds))
+		op.olds = append(op.olds, grp.words)
+	}
 	op.touched = append(op.touched, t)
 }
 
 // finish emits the change of one touched group and drops the group if it
 // no longer has rows.
 func (op *reduceOp) finish(t *touchedGroup) {
+	if op.wordsMode {
+		op.finishWords(t)
+		return
+	}
 	grp := op.groups.at(t.pos)
 	exists := op.exists(t.pos)
 	var newErr *pgerr.Error
@@ -474,6 +507,107 @@ func (op *reduceOp) finish(t *touchedGroup) {
 	if op.keyed {
 		op.changed(t.kenc, exists && newErr == nil, start, order, grp.row)
 	}
+}
+
+// finishWords is finish in words mode: a group whose words did not
+// change has not changed; any other records its words before and after
+// for the Output (wordsChange), with whether it had and has a row. Its
+// results are computed only to find an error, which is emitted as in
+// finish.
+func (op *reduceOp) finishWords(t *touchedGroup) {
+	grp := op.groups.at(t.pos)
+	exists := op.exists(t.pos)
+	old := &op.olds[t.old]
+	if t.existed && exists && grp.words == *old {
+		return
+	}
+	var newErr *pgerr.Error
+	if exists {
+		newErr = op.wordsError(grp.words[:op.stride])
+	}
+	oldErr := grp.err
+	if !t.existed {
+		oldErr = nil
+	}
+	if oldErr == nil || newErr == nil || compareErrors(oldErr, newErr) != 0 {
+		if oldErr != nil {
+			op.emit(nil, oldErr, -1)
+		}
+		if newErr != nil {
+			op.emit(nil, newErr, +1)
+		}
+	}
+	grp.err = newErr
+	had, has := t.existed && oldErr == nil, exists && newErr == nil
+	if had || has {
+		op.wchanges = append(op.wchanges, wordsChange{kenc: t.kenc, key: grp.row, pos: t.pos, old: t.old, had: had, has: has})
+	}
+	if !exists && grp.n == 0 {
+		op.bytes -= grp.size
+		op.index.remove(t.pos)
+		*grp = group{}
+	}
+}
+
+// wordsError returns the error of the first aggregate whose result over
+// a group's words w fails, nil if none does.
+func (op *reduceOp) wordsError(w []int64) *pgerr.Error {
+	for _, a := range op.aggs {
+		if _, err := a.flat.Result(w[a.off : a.off+a.n : a.off+a.n]); err != nil {
+			return dataError(err)
+		}
+	}
+	return nil
+}
+
+// appendWordsDelta appends the tick's changes in words mode as rows,
+// −old +new in row order, for readers of the Output's delta: the rows
+// are built only when one asks for them (Output.Delta).
+func (op *reduceOp) appendWordsDelta(dst Batch) Batch {
+	for i := range op.wchanges {
+		c := &op.wchanges[i]
+		var oldRow, newRow types.Row
+		if c.had {
+			oldRow = wordsRow(op.aggs, c.key, &op.olds[c.old])
+		}
+		if c.has {
+			newRow = wordsRow(op.aggs, c.key, &op.groups.at(c.pos).words)
+		}
+		switch {
+		case !c.has:
+			dst = append(dst, Update{Row: oldRow, Diff: -1})
+		case !c.had:
+			dst = append(dst, Update{Row: newRow, Diff: +1})
+		default:
+			// A result that changed representation only is no change,
+			// as consolidation would make it.
+			_, order := compareResults(oldRow[len(c.key):], nil, newRow[len(c.key):], nil)
+			switch {
+			case order < 0:
+				dst = append(dst, Update{Row: newRow, Diff: +1}, Update{Row: oldRow, Diff: -1})
+			case order > 0:
+				dst = append(dst, Update{Row: oldRow, Diff: -1}, Update{Row: newRow, Diff: +1})
+			}
+		}
+	}
+	return dst
+}
+
+// wordsRow builds the output row of a group in words mode from its key
+// and words w. Results are a function of the words, and a group has a
+// row only when they did not fail, so a failure here is a broken
+// FlatAggregate.
+func wordsRow(aggs []reduceAgg, key types.Row, w *[groupWords]int64) types.Row {
+	row := make(types.Row, len(key), len(key)+len(aggs))
+	copy(row, key)
+	for _, a := range aggs {
+		d, err := a.flat.Result(w[a.off : a.off+a.n : a.off+a.n])
+		if err != nil {
+			panic(fmt.Sprintf("dataflow: flat aggregate failed on words it succeeded on: %v", err))
+		}
+		row = append(row, d)
+	}
+	return row
 }
 
 // appendResults appends the aggregates' results of the group at pos to

@@ -25,10 +25,18 @@ type Snapshot struct {
 	grouped bool
 	groups  rowTree[groupItem]
 	aggs    int
+	// words snapshots hold the groups of a Reduce in words mode, whose
+	// rows are built from their words by the Reduce's aggregates flat.
+	words   bool
+	wgroups rowTree[wordItem]
+	flat    []reduceAgg
 }
 
 // Len returns the number of distinct rows.
 func (s *Snapshot) Len() int {
+	if s.words {
+		return s.wgroups.len()
+	}
 	if s.grouped {
 		return s.groups.len()
 	}

@@ -440,7 +440,9 @@ func (c *coordinator) propagate(ctx context.Context, deltas map[uint64]dataflow.
 			continue
 		}
 		c.dirty[f.obj.ID] = true
-		if f.out == nil {
+		// A view's delta is asked for only when a flow reads the view:
+		// a GROUP BY view's Output builds its delta's rows on demand.
+		if f.out == nil || len(c.readers[f.obj.ID]) == 0 {
 			continue
 		}
 		d, e := f.out.Delta(), f.out.DeltaErrors()
