@@ -64,6 +64,12 @@ func appendTicks(b *testing.B, g *Graph, in *Input, from int, row func(i int) ty
 // keeps its size, and reports rows/s and ns per delta row.
 func churn(b *testing.B, g *Graph, in *Input, batches []Batch) {
 	b.Helper()
+	churnThen(b, g, in, batches, nil)
+}
+
+// churnThen is churn calling after, when not nil, after each tick.
+func churnThen(b *testing.B, g *Graph, in *Input, batches []Batch, after func()) {
+	b.Helper()
 	neg := make([]Batch, len(batches))
 	for i, bt := range batches {
 		for _, u := range bt {
@@ -89,6 +95,9 @@ func churn(b *testing.B, g *Graph, in *Input, batches []Batch) {
 		}
 		if err := g.Step(ctx); err != nil {
 			b.Fatal(err)
+		}
+		if after != nil {
+			after()
 		}
 	}
 	b.StopTimer()

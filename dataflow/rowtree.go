@@ -46,13 +46,24 @@ type tnode[I treeItem] struct {
 
 // Node sizes: a leaf is rewritten whole when it changes, so it stays
 // small enough to copy cheaply and large enough to keep the tree shallow.
-// A node below its minimum is joined with a neighbour.
+// A node below its minimum is joined with a neighbour. A leaf holds up to
+// 64 items of at most leafBytes/64 bytes, fewer larger ones (see
+// maxLeafOf).
 const (
-	maxLeaf = 64
-	minLeaf = maxLeaf / 4
-	maxKids = 64
-	minKids = maxKids / 4
+	leafBytes = 2048
+	maxKids   = 64
+	minKids   = maxKids / 4
 )
+
+// maxLeafOf returns the most items a leaf of I holds: 64 rows of an
+// Output or groups of a grouped one, fewer of a GROUP BY view's words
+// (wordItem, 56 bytes), so that a leaf's copy stays within leafBytes.
+// With a million groups each change of a tick lands in a leaf of its own,
+// which the tick copies whole.
+func maxLeafOf[I any]() int {
+	var it I
+	return min(64, leafBytes/int(unsafe.Sizeof(it)))
+}
 
 // merger tells a treeWriter how a change of type C acts on the items of
 // its key: it replaces a present item (update) or makes one where the key
@@ -250,10 +261,11 @@ func (w *treeWriter[I, C]) mergeLeaf(t *rowTree[I], dst []*tnode[I], n *tnode[I]
 	if n.gen != t.gen {
 		own = nil
 	}
+	maxLeaf := maxLeafOf[I]()
 	for len(out) > 0 {
 		k := len(out)
 		if k > maxLeaf {
-			// Split evenly, so that every part is well above minLeaf.
+			// Split evenly, so that every part is well above a quarter.
 			parts := (k + maxLeaf - 1) / maxLeaf
 			k = (k + parts - 1) / parts
 		}
@@ -268,7 +280,7 @@ func (w *treeWriter[I, C]) mergeLeaf(t *rowTree[I], dst []*tnode[I], n *tnode[I]
 // leaf returns a leaf holding items (copied), reusing n if it is given.
 func (w *treeWriter[I, C]) leaf(t *rowTree[I], n *tnode[I], items []I) *tnode[I] {
 	if n == nil {
-		n = &tnode[I]{gen: t.gen, items: make([]I, 0, maxLeaf)}
+		n = &tnode[I]{gen: t.gen, items: make([]I, 0, maxLeafOf[I]())}
 	}
 	old := len(n.items)
 	n.items = append(n.items[:0], items...)
@@ -286,7 +298,7 @@ func (w *treeWriter[I, C]) leaf(t *rowTree[I], n *tnode[I], items []I) *tnode[I]
 func (w *treeWriter[I, C]) rebalance(t *rowTree[I], nodes []*tnode[I]) []*tnode[I] {
 	for i := 0; i < len(nodes) && len(nodes) > 1; i++ {
 		n := nodes[i]
-		if n.kids == nil && len(n.items) >= minLeaf || len(n.kids) >= minKids {
+		if n.kids == nil && len(n.items) >= maxLeafOf[I]()/4 || len(n.kids) >= minKids {
 			continue
 		}
 		a := max(i-1, 0)
@@ -308,7 +320,7 @@ func (w *treeWriter[I, C]) join(t *rowTree[I], a, b *tnode[I]) []*tnode[I] {
 		items := append(append(w.items[:0], a.items...), b.items...)
 		w.items = items
 		var res []*tnode[I]
-		if len(items) > maxLeaf {
+		if len(items) > maxLeafOf[I]() {
 			h := len(items) / 2
 			res = []*tnode[I]{w.leaf(t, own, items[:h]), w.leaf(t, nil, items[h:])}
 		} else {

@@ -96,7 +96,7 @@ func checkTree(t *testing.T, tree *rowTree[item], want map[string]int64) {
 func checkNode(t *testing.T, n *tnode[item], root bool) int {
 	t.Helper()
 	if n.kids == nil {
-		if len(n.items) == 0 || len(n.items) > maxLeaf || n.count != len(n.items) || n.first != n.items[0].key() {
+		if len(n.items) == 0 || len(n.items) > maxLeafOf[item]() || n.count != len(n.items) || n.first != n.items[0].key() {
 			t.Fatalf("bad leaf: %d items, count %d", len(n.items), n.count)
 		}
 		return n.count
