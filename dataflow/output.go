@@ -7,6 +7,7 @@ import (
 	"sync"
 	"unsafe"
 
+	"github.com/streamdb/streamdb/sql/pgerr"
 	"github.com/streamdb/streamdb/sql/types"
 )
 
@@ -61,7 +62,11 @@ type Output struct {
 	wdelta Batch
 	built  bool
 
-	mu     sync.Mutex
+	mu sync.Mutex
+	// wanted asks the next Publish for a held snapshot: a read found
+	// the last one revoked. last is the last published snapshot.
+	wanted bool
+	last   *Snapshot
 	tree   rowTree[item]
 	groups rowTree[groupItem]
 	words  rowTree[wordItem]
@@ -71,6 +76,12 @@ type Output struct {
 	// after a change.
 	snap *Snapshot
 }
+
+// ErrSnapshotGone is the error of a read of a published snapshot that
+// was revoked before the read began (see Output.Publish): the reader
+// must read a newer one. It is a serialization failure, should it reach
+// a client.
+var ErrSnapshotGone error = pgerr.New(pgerr.SerializationFailure, "a materialized view changed before the statement could read it").WithHint("Retry the statement.")
 
 // item is one row of an Output: its ordering key and its value encoding,
 // in one string, and its multiplicity. Items are values, never mutated in
@@ -133,16 +144,69 @@ func newOutput(in *stream, key func(types.Row) types.Row) *Output {
 func (o *Output) Snapshot() *Snapshot {
 	o.mu.Lock()
 	defer o.mu.Unlock()
+	s := o.published()
+	o.hold(s)
+	return s
+}
+
+// Publish is Snapshot for a snapshot that may never be read: the engine
+// publishes every changed view after every tick, and most of those
+// snapshots are never read before the next tick. Holding a snapshot makes
+// the next Step copy every tree node it changes (a GROUP BY view of a
+// million groups copies a leaf per changed group), so a published
+// snapshot is held only when it is first read; a Step that changes the
+// collection first revokes a published snapshot nobody read, and changes
+// its nodes in place. A read of a revoked snapshot fails with
+// ErrSnapshotGone, and the next Publish returns a held snapshot, so that
+// the retry finds one. While reads keep coming, snapshots are held at
+// once: Publish holds its snapshot when the last one was read, and stops
+// when one was not.
+func (o *Output) Publish() *Snapshot {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	s := o.published()
+	if o.wanted || o.last != nil && o.last != s && o.last.read.Load() {
+		o.hold(s)
+	}
+	o.wanted, o.last = false, s
+	return s
+}
+
+// published returns the snapshot of the current contents, held or not.
+// The caller holds o.mu.
+func (o *Output) published() *Snapshot {
 	if o.snap == nil {
-		o.snap = &Snapshot{tree: o.tree.snapshot(), errs: slices.Clone(o.errs), keyed: o.key != nil}
+		o.snap = &Snapshot{out: o, tree: o.tree, errs: slices.Clone(o.errs), keyed: o.key != nil, n: o.tree.len()}
 		if o.red != nil {
-			o.snap.grouped, o.snap.groups, o.snap.aggs = true, o.groups.snapshot(), len(o.red.spec.Aggs)
+			o.snap.grouped, o.snap.groups, o.snap.aggs, o.snap.n = true, o.groups, len(o.red.spec.Aggs), o.groups.len()
 			if o.red.wordsMode {
-				o.snap.words, o.snap.wgroups, o.snap.flat = true, o.words.snapshot(), o.red.aggs
+				o.snap.words, o.snap.wgroups, o.snap.flat, o.snap.n = true, o.words, o.red.aggs, o.words.len()
 			}
 		}
 	}
 	return o.snap
+}
+
+// hold keeps s, the current snapshot, as it is: the trees start a new
+// generation, so that later Steps copy the nodes they change. The caller
+// holds o.mu.
+func (o *Output) hold(s *Snapshot) {
+	if s.held.Load() {
+		return
+	}
+	o.tree.gen++
+	o.groups.gen++
+	o.words.gen++
+	s.held.Store(true)
+}
+
+// revoke gives up the current snapshot unless a reader holds it, before
+// a Step changes the trees in place. The caller holds o.mu.
+func (o *Output) revoke() {
+	if o.snap != nil && !o.snap.held.Load() {
+		o.snap.revoked = true
+	}
+	o.snap = nil
 }
 
 // Delta returns the consolidated change of the last Step, to feed
@@ -206,12 +270,12 @@ func (o *Output) step() {
 	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
+	o.revoke()
 	o.m.bytes = 0
 	o.w.apply(&o.tree, o.changes)
 	o.bytes += o.m.bytes
 	clear(o.changes)
 	o.mergeErrors()
-	o.snap = nil
 }
 
 // mergeErrors adds the tick's error delta to the error collection, a new

@@ -159,6 +159,7 @@ func (o *Output) stepGroups() {
 	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
+	o.revoke()
 	if words {
 		o.wm.bytes = 0
 		o.ww.apply(&o.words, o.red.wchanges)
@@ -169,7 +170,6 @@ func (o *Output) stepGroups() {
 		o.bytes += o.gm.bytes
 	}
 	o.mergeErrors()
-	o.snap = nil
 }
 
 // wordsDelta returns the delta of a grouped Output in words mode,

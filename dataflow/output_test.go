@@ -318,3 +318,83 @@ func BenchmarkOutput(b *testing.B) {
 		})
 	}
 }
+
+// TestPublishedSnapshot checks Publish for each kind of Output (rows,
+// groups, groups' words): a published snapshot nobody read is revoked by
+// the next Step that changes the Output, which then changes its trees in
+// place, and its read fails with ErrSnapshotGone; the next Publish holds
+// its snapshot, which later Steps leave as it was; a snapshot read
+// before the Step that changes the Output stays as it was; a Step that
+// changes nothing revokes nothing; Publish holds its snapshot while the
+// last one was read.
+func TestPublishedSnapshot(t *testing.T) {
+	for _, kind := range []string{"rows", "groups", "words"} {
+		t.Run(kind, func(t *testing.T) {
+			g := NewGraph()
+			in := g.Input()
+			var out *Output
+			switch kind {
+			case "rows":
+				out = g.Output(in.Node())
+			case "groups":
+				red := g.Reduce(in.Node(), ReduceSpec{Key: col(0), Aggs: []Aggregate{countAgg{}}})
+				out = g.Output(red)
+				g.Collect(red)
+			case "words":
+				out = g.Output(g.Reduce(in.Node(), ReduceSpec{Key: col(0), Aggs: []Aggregate{flatCountAgg{}}}))
+			}
+			tick := func(b string) {
+				in.Push(parseBatch(b))
+				step(t, g)
+			}
+			read := func(s *Snapshot) string {
+				var b Batch
+				err := s.Scan(func(r types.Row, n int64) bool { b = append(b, Update{Row: r, Diff: n}); return true })
+				if err != nil {
+					return err.Error()
+				}
+				return fmtBatch(b)
+			}
+			tick("+(1) +(2)")
+			unread := out.Publish()
+			gen := out.tree.gen + out.groups.gen + out.words.gen
+			tick("+(3)")
+			if out.tree.gen+out.groups.gen+out.words.gen != gen {
+				t.Fatal("a Step after a Publish nobody read started a new generation")
+			}
+			if _, err := unread.Rows(); !errors.Is(err, ErrSnapshotGone) {
+				t.Fatalf("read of a revoked snapshot: %v, want ErrSnapshotGone", err)
+			}
+			held := out.Publish()
+			if !held.held.Load() {
+				t.Fatal("the Publish after a failed read did not hold its snapshot")
+			}
+			want := read(held)
+			tick("+(4)")
+			if got := read(held); got != want {
+				t.Fatalf("snapshot published after a failed read: %s, want %s", got, want)
+			}
+			read1 := out.Publish()
+			want = read(read1)
+			tick("+(5) -(1)")
+			if got := read(read1); got != want {
+				t.Fatalf("snapshot read before a Step: %s after it, want %s", got, want)
+			}
+			quiet := out.Publish()
+			tick("")
+			if got, want := read(quiet), read(out.Snapshot()); got != want || quiet.Len() != 4 {
+				t.Fatalf("snapshot of a Step that changed nothing: %s (%d rows), want %s", got, quiet.Len(), want)
+			}
+			// Reads keep the published snapshots held; one unread lets
+			// the next go unheld.
+			tick("+(6)")
+			if !out.Publish().held.Load() {
+				t.Fatal("the Publish after a read snapshot did not hold its snapshot")
+			}
+			tick("+(7)")
+			if out.Publish().held.Load() {
+				t.Fatal("the Publish after an unread snapshot held its snapshot")
+			}
+		})
+	}
+}

@@ -3,6 +3,7 @@ package dataflow
 import (
 	"fmt"
 	"strings"
+	"sync/atomic"
 
 	"github.com/streamdb/streamdb/sql/pgerr"
 	"github.com/streamdb/streamdb/sql/types"
@@ -17,9 +18,18 @@ import (
 // encoding of their ordering key: for an Output the row itself (types
 // order, column by column, NULLs last), for an Index its key columns.
 type Snapshot struct {
-	tree  rowTree[item]
-	errs  []ErrorUpdate
-	keyed bool
+	// out is the Output whose published snapshot this is; held tells
+	// that its trees are kept as they are, read that a reader asked
+	// for it, and revoked, under out.mu, that a Step changed them before
+	// a reader held them (see Output.Publish). n is the number of rows.
+	out     *Output
+	held    atomic.Bool
+	read    atomic.Bool
+	revoked bool
+	n       int
+	tree    rowTree[item]
+	errs    []ErrorUpdate
+	keyed   bool
 	// grouped snapshots hold a grouped Output's groups, whose rows end
 	// in aggs aggregate columns, instead of tree.
 	grouped bool
@@ -33,14 +43,27 @@ type Snapshot struct {
 }
 
 // Len returns the number of distinct rows.
-func (s *Snapshot) Len() int {
-	if s.words {
-		return s.wgroups.len()
+func (s *Snapshot) Len() int { return s.n }
+
+// acquire holds a published snapshot before its first read, or fails
+// with ErrSnapshotGone when a Step has revoked it. It marks the snapshot
+// read (see Output.Publish).
+func (s *Snapshot) acquire() error {
+	if !s.read.Load() {
+		s.read.Store(true)
 	}
-	if s.grouped {
-		return s.groups.len()
+	if s.held.Load() {
+		return nil
 	}
-	return s.tree.len()
+	o := s.out
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if s.revoked {
+		o.wanted = true
+		return ErrSnapshotGone
+	}
+	o.hold(s)
+	return nil
 }
 
 // Errors returns the consolidated error collection at the snapshot's tick.
@@ -88,6 +111,9 @@ func (s *Snapshot) Lookup(key types.Row, fn func(row types.Row, n int64) bool) e
 // is reported as an internal error; it means the inputs retracted rows
 // they never inserted.
 func (s *Snapshot) Rows() ([]types.Row, error) {
+	if err := s.acquire(); err != nil {
+		return nil, err
+	}
 	rows := make([]types.Row, 0, s.Len())
 	var bad error
 	err := s.Scan(func(row types.Row, n int64) bool {
@@ -116,6 +142,9 @@ func (s *Snapshot) ascend(key types.Row, lookup bool, fn func(row types.Row, n i
 // scan calls fn for the rows from key's encoding on, and with lookup only
 // while their ordering keys start with it.
 func (s *Snapshot) scan(key types.Row, lookup bool, fn func(row types.Row, n int64) bool) error {
+	if err := s.acquire(); err != nil {
+		return err
+	}
 	if s.grouped {
 		return s.scanGroups(key, lookup, fn)
 	}

@@ -516,11 +516,14 @@ func (c *coordinator) publish() {
 			c.snapTables.Delete(id)
 		}
 		if f := c.flowByID(id); f != nil {
-			c.snapViews.Set(id, f.snapshot())
+			c.snapViews.Set(id, f.publish())
 		} else {
 			c.snapViews.Delete(id)
 		}
 	}
 	clear(c.dirty)
-	c.snap.Store(&snapshot{ts: c.ts, cat: c.cat.frozen(), tables: c.snapTables.Copy(), views: c.snapViews.Copy()})
+	old := c.snap.Swap(&snapshot{ts: c.ts, cat: c.cat.frozen(), tables: c.snapTables.Copy(), views: c.snapViews.Copy(), next: make(chan struct{})})
+	if old != nil {
+		close(old.next)
+	}
 }

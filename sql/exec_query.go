@@ -2,6 +2,7 @@ package sql
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -66,9 +67,28 @@ func (s *session) evalContext(params []types.Datum) *scalar.EvalContext {
 
 // runQuery executes a query as a one-tick dataflow over the latest
 // snapshot (plus the transaction's own writes) and returns its rows in
-// the query's order.
+// the query's order. A view the query reads may have changed since the
+// snapshot was published without anyone holding it then (see
+// dataflow.Output.Publish): the query then runs again over the next
+// snapshot, which holds it.
 func (s *session) runQuery(ctx context.Context, q *planner.Query, params []types.Datum) ([]types.Row, error) {
-	snap := s.e.snapshot()
+	for {
+		snap := s.e.snapshot()
+		rows, err := s.runQueryAt(ctx, snap, q, params)
+		if !errors.Is(err, dataflow.ErrSnapshotGone) {
+			return rows, err
+		}
+		select {
+		case <-snap.next:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+}
+
+// runQueryAt is runQuery over one snapshot. Views are read while the
+// query is lowered, before anything is evaluated.
+func (s *session) runQueryAt(ctx context.Context, snap *snapshot, q *planner.Query, params []types.Datum) ([]types.Row, error) {
 	g := dataflow.NewGraph()
 	ev := s.evalContext(params)
 	// An object read whole more than once (a CTE used twice, a self

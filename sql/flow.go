@@ -31,6 +31,17 @@ func (f *flow) snapshot() *dataflow.Snapshot {
 	return f.out.Snapshot()
 }
 
+// publish returns the flow's contents for the snapshot published after a
+// tick: a view's is held only once a statement reads it (see
+// dataflow.Output.Publish). An index's is held at once: writes check
+// unique indexes against it.
+func (f *flow) publish() *dataflow.Snapshot {
+	if f.index != nil {
+		return f.index.Snapshot()
+	}
+	return f.out.Publish()
+}
+
 // buildViewFlow lowers a materialized view's plan.
 func (c *coordinator) buildViewFlow(obj *Object, plan planner.Node) (*flow, error) {
 	f := &flow{obj: obj, graph: dataflow.NewGraph(), inputs: map[uint64]*dataflow.Input{}}

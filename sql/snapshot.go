@@ -17,6 +17,8 @@ type snapshot struct {
 	tables *btree.Map[uint64, *tableSnap]
 	// views holds the contents of materialized views and indexes.
 	views *btree.Map[uint64, *dataflow.Snapshot]
+	// next is closed when a newer snapshot is published.
+	next chan struct{}
 }
 
 // table returns a table's contents.

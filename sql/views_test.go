@@ -2,7 +2,11 @@ package sql_test
 
 import (
 	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/streamdb/streamdb/internal/testserver"
 )
@@ -139,5 +143,71 @@ func TestQueryReadsNeededColumns(t *testing.T) {
 		if got := rows(t, conn, tc.q); got != tc.want {
 			t.Errorf("%s = %q, want %q", tc.q, got, tc.want)
 		}
+	}
+}
+
+// TestViewReadsWhileTicking reads materialized views (a GROUP BY view,
+// whose Output keeps its groups' words, and a view of rows) while
+// transactions move amounts between rows tick after tick: every read must
+// succeed and see the total unchanged. Views are published after each
+// tick without being held, so reads race the ticks that revoke the
+// snapshots they found (see dataflow.Output.Publish) and run again.
+func TestViewReadsWhileTicking(t *testing.T) {
+	srv := testserver.Start(t, testserver.Options{})
+	conn := connect(t, srv.URL)
+	const accounts, total = 50, 50 * 100
+	exec(t, conn, "CREATE TABLE acct (id int PRIMARY KEY, grp int NOT NULL, v int NOT NULL)")
+	exec(t, conn, fmt.Sprintf("INSERT INTO acct SELECT g, g %% 7, 100 FROM generate_series(1, %d) AS g", accounts))
+	exec(t, conn, "CREATE MATERIALIZED VIEW by_grp AS SELECT grp, sum(v) AS s, count(*) AS n FROM acct GROUP BY grp")
+	exec(t, conn, "CREATE MATERIALIZED VIEW pos AS SELECT id, v FROM acct WHERE v > -1000000")
+	ctx, cancel := context.WithTimeout(context.Background(), 1500*time.Millisecond)
+	defer cancel()
+	var wg sync.WaitGroup
+	for w := range 2 {
+		c := connect(t, srv.URL)
+		wg.Go(func() {
+			for i := 0; ctx.Err() == nil; i++ {
+				from, to := (i*7+w)%accounts+1, (i*13+w*3)%accounts+1
+				tx, err := c.Begin(ctx)
+				if err != nil {
+					return
+				}
+				_, err1 := tx.Exec(ctx, "UPDATE acct SET v = v - 1 WHERE id = $1", from)
+				_, err2 := tx.Exec(ctx, "UPDATE acct SET v = v + 1 WHERE id = $1", to)
+				if err1 != nil || err2 != nil || tx.Commit(ctx) != nil {
+					_ = tx.Rollback(context.Background())
+				}
+			}
+		})
+	}
+	var reads atomic.Int64
+	errs := make(chan error, 4)
+	for range 3 {
+		c := connect(t, srv.URL)
+		wg.Go(func() {
+			for ctx.Err() == nil {
+				var s, n, p int64
+				err := c.QueryRow(ctx, "SELECT sum(s)::bigint, sum(n)::bigint, (SELECT sum(v)::bigint FROM pos) FROM by_grp").Scan(&s, &n, &p)
+				if ctx.Err() != nil {
+					return
+				}
+				if err == nil && (s != total || n != accounts || p != total) {
+					err = fmt.Errorf("read totals %d over %d rows and %d, want %d over %d and %d", s, n, p, total, accounts, total)
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+				reads.Add(1)
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	if reads.Load() < 20 {
+		t.Fatalf("only %d reads completed", reads.Load())
 	}
 }
