@@ -1,6 +1,7 @@
 package dataflow
 
 import (
+	"slices"
 	"sort"
 	"unsafe"
 )
@@ -129,8 +130,10 @@ type treeWriter[I treeItem, C any] struct {
 	m     merger[I, C]
 	items []I
 	// nodes[d] collects the new children of the node being merged at
-	// depth d.
+	// depth d, and same[d] the positions among them of the children
+	// that replaced one child each (see merge).
 	nodes [][]*tnode[I]
+	same  [][]int
 }
 
 // apply merges changes, sorted by key with each key once, into t.
@@ -176,21 +179,52 @@ func (w *treeWriter[I, C]) merge(t *rowTree[I], dst []*tnode[I], n *tnode[I], ch
 	}
 	for len(w.nodes) <= depth {
 		w.nodes = append(w.nodes, nil)
+		w.same = append(w.same, nil)
 	}
 	kids := w.nodes[depth][:0]
+	// While every merged child is replaced by one node large enough,
+	// the children stay where they were: only their entries change, and
+	// the node is patched without reading its other children, which
+	// under a large tree are a cache miss each.
+	same, simple, delta := w.same[depth][:0], true, 0
 	j := 0
-	for i, kid := range n.kids {
+	for i := 0; i < len(n.kids); i++ {
+		if j == len(changes) {
+			kids = append(kids, n.kids[i:]...)
+			break
+		}
+		if len(changes)-j < len(n.kids)-i {
+			// Fewer changes than kids left (a tick's scattered changes
+			// under a large tree): skip to the kid of the next change
+			// by searching the firsts, not by searching the changes
+			// once per kid.
+			to := max(i, n.route(w.m.key(&changes[j])))
+			kids = append(kids, n.kids[i:to]...)
+			i = to
+		}
 		end := len(changes)
 		if i+1 < len(n.kids) {
 			next := n.firsts[i+1]
 			end = j + sort.Search(len(changes)-j, func(x int) bool { return w.m.key(&changes[j+x]) >= next })
 		}
 		if end == j {
-			kids = append(kids, kid)
+			kids = append(kids, n.kids[i])
 			continue
 		}
-		kids = w.merge(t, kids, kid, changes[j:end], depth+1)
+		at, old := len(kids), n.kids[i].count
+		kids = w.merge(t, kids, n.kids[i], changes[j:end], depth+1)
+		if simple = simple && len(kids) == at+1 && !underfull(kids[at]); simple {
+			same = append(same, at)
+			delta += kids[at].count - old
+		}
 		j = end
+	}
+	w.same[depth] = same
+	if simple {
+		dst = append(dst, w.patch(t, n, kids, same, delta))
+		clear(kids)
+		w.nodes[depth] = kids
+		return dst
 	}
 	kids = w.rebalance(t, kids)
 	w.nodes[depth] = kids
@@ -215,6 +249,29 @@ func (w *treeWriter[I, C]) merge(t *rowTree[I], dst []*tnode[I], n *tnode[I], ch
 	return dst
 }
 
+// patch returns inner node n (or its copy, when a snapshot shares it)
+// with the children at positions same among kids in place of its own, and
+// count changed by delta.
+func (w *treeWriter[I, C]) patch(t *rowTree[I], n *tnode[I], kids []*tnode[I], same []int, delta int) *tnode[I] {
+	if n.gen != t.gen {
+		n = &tnode[I]{gen: t.gen, count: n.count, kids: slices.Clone(n.kids), firsts: slices.Clone(n.firsts)}
+	}
+	for _, i := range same {
+		n.kids[i], n.firsts[i] = kids[i], kids[i].first
+	}
+	n.count += delta
+	n.first = n.firsts[0]
+	return n
+}
+
+// underfull reports whether a node is below its minimum size.
+func underfull[I treeItem](n *tnode[I]) bool {
+	if n.kids == nil {
+		return len(n.items) < maxLeafOf[I]()/4
+	}
+	return len(n.kids) < minKids
+}
+
 // inner returns an inner node over kids (copied), reusing n if it is
 // given.
 func (w *treeWriter[I, C]) inner(t *rowTree[I], n *tnode[I], kids []*tnode[I]) *tnode[I] {
@@ -234,6 +291,12 @@ func (w *treeWriter[I, C]) inner(t *rowTree[I], n *tnode[I], kids []*tnode[I]) *
 
 // mergeLeaf merges changes into leaf n's items.
 func (w *treeWriter[I, C]) mergeLeaf(t *rowTree[I], dst []*tnode[I], n *tnode[I], changes []C) []*tnode[I] {
+	if n.gen == t.gen {
+		var done bool
+		if dst, done = w.editLeaf(dst, n, &changes); done {
+			return dst
+		}
+	}
 	out := w.items[:0]
 	i := 0
 	for j := range changes {
@@ -277,6 +340,48 @@ func (w *treeWriter[I, C]) mergeLeaf(t *rowTree[I], dst []*tnode[I], n *tnode[I]
 	return dst
 }
 
+// editLeaf merges changes into leaf n of the current generation, which
+// no snapshot shares, in place: with no snapshot held between ticks, a
+// tick's changes scattered over a large tree would otherwise copy a leaf
+// out and back for each. It stops before an insertion into a full leaf,
+// leaving n with the changes before it merged and changes cut to the
+// rest, and reports whether it merged them all.
+func (w *treeWriter[I, C]) editLeaf(dst []*tnode[I], n *tnode[I], changes *[]C) ([]*tnode[I], bool) {
+	items := n.items
+	i := 0
+	for j := range *changes {
+		c := &(*changes)[j]
+		k := w.m.key(c)
+		for i < len(items) && items[i].key() < k {
+			i++
+		}
+		switch {
+		case i < len(items) && items[i].key() == k:
+			if it, ok := w.m.update(items[i], c); ok {
+				items[i] = it
+				i++
+			} else {
+				items = slices.Delete(items, i, i+1)
+			}
+			continue
+		case len(items) == maxLeafOf[I]():
+			n.items, n.count = items, len(items)
+			*changes = (*changes)[j:]
+			return dst, false
+		}
+		if it, ok := w.m.insert(c); ok {
+			items = slices.Insert(items, i, it)
+			i++
+		}
+	}
+	n.items, n.count = items, len(items)
+	if len(items) == 0 {
+		return dst, true
+	}
+	n.first = items[0].key()
+	return append(dst, n), true
+}
+
 // leaf returns a leaf holding items (copied), reusing n if it is given.
 func (w *treeWriter[I, C]) leaf(t *rowTree[I], n *tnode[I], items []I) *tnode[I] {
 	if n == nil {
@@ -298,7 +403,7 @@ func (w *treeWriter[I, C]) leaf(t *rowTree[I], n *tnode[I], items []I) *tnode[I]
 func (w *treeWriter[I, C]) rebalance(t *rowTree[I], nodes []*tnode[I]) []*tnode[I] {
 	for i := 0; i < len(nodes) && len(nodes) > 1; i++ {
 		n := nodes[i]
-		if n.kids == nil && len(n.items) >= maxLeafOf[I]()/4 || len(n.kids) >= minKids {
+		if !underfull(n) {
 			continue
 		}
 		a := max(i-1, 0)
