@@ -51,7 +51,9 @@ const sizeAggState = 32
 // not call NewState of a FlatAggregate; Window does.
 //
 // Add and Result have AggState's contracts (Update and Result), over a
-// group's state w of Words words, all zero for an empty group. Result
+// group's state w of Words words, all zero for an empty group, except
+// that Add must take a tick's insertions and retractions in any order
+// (its words are sums), so that Reduce applies a delta in one pass. Result
 // must also be safe to call from any goroutine: a GROUP BY view's Output
 // keeps its groups' words and computes their results when it is read
 // (see wordItem).

@@ -254,7 +254,8 @@ func (op *reduceOp) sortTouched() {
 
 // apply feeds the delta to the groups' accumulators: insertions first,
 // then retractions, so that every intermediate multiset an accumulator
-// sees is non-negative (see AggState). One pass finds each row's group
+// sees is non-negative (see AggState); the words of flat aggregates take
+// the delta in its order (see FlatAggregate). One pass finds each row's group
 // and applies the insertions; the retractions wait in op.retract with
 // their groups, so that a row is looked up once, and an update's −old
 // +new, adjacent in a consolidated delta, once between them. hashes, when
@@ -284,7 +285,7 @@ func (op *reduceOp) apply(hashes []uint64) {
 		if op.groups.at(pos).tick != op.g.tick {
 			op.touch(pos, op.exists(pos))
 		}
-		if u.Diff < 0 {
+		if u.Diff < 0 && op.nstates > 0 {
 			op.retract = append(op.retract, pendingRetraction{pos: pos, u: u})
 			continue
 		}

@@ -54,14 +54,18 @@ func buildAggregate(lc *LowerContext, call AggCall, appendOnly bool) (dataflow.A
 		return singleValue{col: col.Idx}, nil
 	}
 	args := make([]scalar.Evaluator, len(call.Args))
+	cols := make([]int, len(call.Args))
 	for i, e := range call.Args {
 		ev, err := scalar.Compile(e)
 		if err != nil {
 			return nil, err
 		}
-		args[i] = ev
+		args[i], cols[i] = ev, -1
+		if c, ok := e.(*scalar.ColRef); ok {
+			cols[i] = c.Idx
+		}
 	}
-	spec := scalar.AggSpec{Args: args, Distinct: call.Distinct, Eval: lc.Eval, AppendOnly: appendOnly}
+	spec := scalar.AggSpec{Args: args, ArgCols: cols, Distinct: call.Distinct, Eval: lc.Eval, AppendOnly: appendOnly}
 	if call.Filter != nil {
 		p, err := scalar.CompilePredicate(call.Filter)
 		if err != nil {

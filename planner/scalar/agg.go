@@ -49,6 +49,10 @@ type AggOrder struct {
 type AggSpec struct {
 	// Args evaluate the arguments on an input row (none for count(*)).
 	Args []Evaluator
+	// ArgCols, when set, gives for each argument the input column it
+	// is, or -1 for a computed one: a flat aggregate reads such a column
+	// from the row instead of calling its evaluator for every row.
+	ArgCols []int
 	// Distinct aggregates each distinct argument tuple once.
 	Distinct bool
 	// Filter, if set, drops rows for which it is not true.

@@ -16,6 +16,9 @@ type flatAggregate struct {
 	kind flatKind
 	// numeric marks a sum of int8 (a numeric result); or marks bool_or.
 	numeric, or bool
+	// col is the input column the argument is, -1 if it is computed or
+	// there is none (see AggSpec.ArgCols).
+	col int
 }
 
 // flatKind is the accumulator a flatAggregate keeps in its words.
@@ -36,7 +39,10 @@ func flatten(a *aggregate) *flatAggregate {
 	if a.fn.ordered || a.spec.Distinct || len(a.spec.Order) > 0 {
 		return nil
 	}
-	f := &flatAggregate{aggregate: a}
+	f := &flatAggregate{aggregate: a, col: -1}
+	if len(a.spec.ArgCols) == 1 {
+		f.col = a.spec.ArgCols[0]
+	}
 	switch acc := a.fn.newAcc(a.fn.Params, a.fn.Ret).(type) {
 	case *countAcc:
 		f.kind = flatCount
@@ -77,9 +83,17 @@ func (f *flatAggregate) Add(w []int64, row types.Row, diff int64) error {
 	}
 	var args [1]types.Datum
 	if len(spec.Args) > 0 {
-		d, err := spec.Args[0](spec.Eval, row)
-		if err != nil || d.IsNull() {
-			return err
+		var d types.Datum
+		if f.col >= 0 && f.col < len(row) {
+			d = row[f.col]
+		} else {
+			var err error
+			if d, err = spec.Args[0](spec.Eval, row); err != nil {
+				return err
+			}
+		}
+		if d.IsNull() {
+			return nil
 		}
 		args[0] = d
 	}

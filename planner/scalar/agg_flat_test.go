@@ -12,7 +12,8 @@ import (
 
 // TestFlatAggregateMatchesState feeds each aggregate that has a flat form
 // the same random insertions and retractions (NULLs, a FILTER, results
-// and sums that overflow) as words and as an AggState, and compares every Add's error
+// and sums that overflow, the argument read as an input column or by its
+// evaluator) as words and as an AggState, and compares every Add's error
 // and every result: the two forms of one aggregate must not differ.
 func TestFlatAggregateMatchesState(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 8))
@@ -42,7 +43,10 @@ func TestFlatAggregateMatchesState(t *testing.T) {
 		{"avg", ts(types.TypeInt2), ints(types.TypeInt2)}, {"avg", ts(int4T), ints(int4T)}, {"avg", ts(int8T), ints(int8T)},
 		{"bool_and", ts(boolT), bools}, {"bool_or", ts(boolT), bools},
 	} {
-		for _, filtered := range []bool{false, true} {
+		for variant := range 4 {
+			// With a FILTER or not, and with the argument read by its
+			// evaluator or as the input column it is (AggSpec.ArgCols).
+			filtered, byColumn := variant&1 != 0, variant&2 != 0
 			f, _, err := ResolveAggregate(tc.agg, tc.arg, false)
 			if err != nil {
 				t.Fatal(err)
@@ -50,6 +54,9 @@ func TestFlatAggregateMatchesState(t *testing.T) {
 			spec := AggSpec{Eval: &EvalContext{}}
 			if tc.arg != nil {
 				spec.Args = []Evaluator{func(_ *EvalContext, row types.Row) (types.Datum, error) { return row[0], nil }}
+				if byColumn {
+					spec.ArgCols = []int{0}
+				}
 			}
 			if filtered {
 				spec.Filter = func(_ *EvalContext, row types.Row) (bool, error) { return row[1].Bool(), nil }

@@ -60,7 +60,7 @@ func BenchmarkViewUpdate(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			sumAgg, err := sum.Build(AggSpec{Args: []Evaluator{ev}, Eval: eval})
+			sumAgg, err := sum.Build(AggSpec{Args: []Evaluator{ev}, ArgCols: []int{2}, Eval: eval})
 			if err != nil {
 				b.Fatal(err)
 			}
