@@ -43,12 +43,15 @@ func checkConsistent(t *testing.T, c *client, when string) int {
 // TestKill9MidIngest kills the real server with SIGKILL at random moments
 // while it ingests a backlog and new records keep arriving, and checks
 // after every restart that rows and positions moved together and, at the
-// end, that every record was ingested exactly once.
+// end, that every record was ingested exactly once. While the server is
+// down a burst of records arrives, so that every restart begins with a
+// backlog the next kill can land in: the server ingests a trickle as fast
+// as it comes.
 func TestKill9MidIngest(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and kills the server; skipped with -short")
 	}
-	const partitions, backlog, extra, chunk, kills = 4, 120_000, 40_000, 500, 4
+	const partitions, backlog, extra, chunk, kills, burst = 4, 120_000, 40_000, 500, 4, 40_000
 	seed := time.Now().UnixNano()
 	t.Logf("seed %d", seed)
 	rng := rand.New(rand.NewPCG(uint64(seed), 0))
@@ -76,20 +79,20 @@ func TestKill9MidIngest(t *testing.T) {
 				produced <- err
 				return
 			}
-			acked.Store(int64(n + chunk))
+			acked.Add(chunk)
 		}
 		produced <- nil
 	}()
 
-	committed, midIngest := 0, 0
+	committed, midIngest, next := 0, 0, backlog+extra
 	for round := range kills {
 		// Kill once the source has committed more since the restart (or
-		// caught up), at a random moment after that.
+		// caught up), at a random moment soon after that.
 		c.waitFor(`SELECT count(*) FROM events`, "ingestion to resume", func(got string) bool {
 			n, _ := strconv.Atoi(got)
 			return n > committed || int64(n) >= acked.Load()
 		})
-		time.Sleep(time.Duration(rng.IntN(300)) * time.Millisecond)
+		time.Sleep(time.Duration(rng.IntN(30)) * time.Millisecond)
 		n := checkConsistent(t, c, fmt.Sprintf("before kill %d", round))
 		behind := acked.Load() - int64(n)
 		srv.kill()
@@ -97,6 +100,11 @@ func TestKill9MidIngest(t *testing.T) {
 		if behind > 0 {
 			midIngest++
 		}
+		if err := b.produceMany("events", events(next, next+burst, partitions)); err != nil {
+			t.Fatal(err)
+		}
+		next += burst
+		acked.Add(burst)
 		srv, addr = startStreamdb(t, dataDir)
 		c = connect(t, pgURL(addr))
 		if committed = checkConsistent(t, c, fmt.Sprintf("after kill %d", round)); committed < n {
@@ -110,7 +118,7 @@ func TestKill9MidIngest(t *testing.T) {
 		t.Fatalf("only %d of %d kills hit the source with records waiting; the test proved little", midIngest, kills)
 	}
 
-	const total = backlog + extra
+	const total = backlog + extra + kills*burst
 	c.waitRows(`SELECT count(*) FROM events`, strconv.Itoa(total))
 	want := fmt.Sprintf("%d|%d|0|%d|%d", total, total, total-1, sumX(total))
 	check := func(when string) {
