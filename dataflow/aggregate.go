@@ -57,9 +57,14 @@ const sizeAggState = 32
 // must also be safe to call from any goroutine: a GROUP BY view's Output
 // keeps its groups' words and computes their results when it is read
 // (see wordItem).
+//
+// Fallible reports whether Result can fail (a sum of int4 that leaves
+// bigint's range): a Reduce that only looks for a group's error computes
+// the results of these alone.
 type FlatAggregate interface {
 	Aggregate
 	Words() int
 	Add(w []int64, row types.Row, diff int64) error
 	Result(w []int64) (types.Datum, error)
+	Fallible() bool
 }

@@ -255,12 +255,15 @@ func (s *sumState) Result() (types.Datum, error) {
 type flatCountAgg struct{ countAgg }
 
 func (flatCountAgg) Words() int                                   { return 1 }
+func (flatCountAgg) Fallible() bool                               { return false }
 func (flatCountAgg) Add(w []int64, _ types.Row, diff int64) error { w[0] += diff; return nil }
 func (flatCountAgg) Result(w []int64) (types.Datum, error)        { return types.NewInt8(w[0]), nil }
 
 type flatSumAgg struct{ sumAgg }
 
 func (flatSumAgg) Words() int { return 2 }
+
+func (a flatSumAgg) Fallible() bool { return a.resultFailAbove != 0 }
 
 func (a flatSumAgg) Add(w []int64, r types.Row, diff int64) error {
 	s := sumState{agg: a.sumAgg, sum: w[0], cnt: w[1]}

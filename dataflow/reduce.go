@@ -46,7 +46,7 @@ func (g *Graph) Reduce(src Node, spec ReduceSpec) Node {
 	op.aggs = make([]reduceAgg, len(spec.Aggs))
 	for i, a := range spec.Aggs {
 		if f, ok := a.(FlatAggregate); ok {
-			op.aggs[i] = reduceAgg{flat: f, off: op.stride, n: f.Words()}
+			op.aggs[i] = reduceAgg{flat: f, off: op.stride, n: f.Words(), fallible: f.Fallible()}
 			op.stride += f.Words()
 			continue
 		}
@@ -113,8 +113,9 @@ type reduceOp struct {
 // reduceAgg is where one aggregate's state lives in a group: n words from
 // off on for a FlatAggregate, else the AggState at states[off].
 type reduceAgg struct {
-	flat   FlatAggregate
-	off, n int
+	flat     FlatAggregate
+	off, n   int
+	fallible bool
 }
 
 type pendingRetraction struct {
@@ -554,6 +555,9 @@ func (op *reduceOp) finishWords(t *touchedGroup) {
 // a group's words w fails, nil if none does.
 func (op *reduceOp) wordsError(w []int64) *pgerr.Error {
 	for _, a := range op.aggs {
+		if !a.fallible {
+			continue
+		}
 		if _, err := a.flat.Result(w[a.off : a.off+a.n : a.off+a.n]); err != nil {
 			return dataError(err)
 		}

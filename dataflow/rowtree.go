@@ -291,11 +291,14 @@ func (w *treeWriter[I, C]) inner(t *rowTree[I], n *tnode[I], kids []*tnode[I]) *
 
 // mergeLeaf merges changes into leaf n's items.
 func (w *treeWriter[I, C]) mergeLeaf(t *rowTree[I], dst []*tnode[I], n *tnode[I], changes []C) []*tnode[I] {
-	if n.gen == t.gen {
-		var done bool
-		if dst, done = w.editLeaf(dst, n, &changes); done {
-			return dst
-		}
+	if n.gen != t.gen {
+		// A snapshot shares n: its changes go to a copy, made whole
+		// and edited in place like a leaf of this generation.
+		n = w.leaf(t, nil, n.items)
+	}
+	var done bool
+	if dst, done = w.editLeaf(dst, n, &changes); done {
+		return dst
 	}
 	out := w.items[:0]
 	i := 0

@@ -120,6 +120,13 @@ func (f *flatAggregate) Add(w []int64, row types.Row, diff int64) error {
 	return nil
 }
 
+// Fallible: a sum of int2 or int4 may leave bigint's range; an average
+// is computed in numeric arithmetic, which this does not vouch for. A
+// sum of int8 is a numeric of at most 39 digits, a count a bigint.
+func (f *flatAggregate) Fallible() bool {
+	return f.kind == flatIntSum && !f.numeric || f.kind == flatIntAvg
+}
+
 func (f *flatAggregate) Result(w []int64) (types.Datum, error) {
 	switch f.kind {
 	case flatIntSum:
