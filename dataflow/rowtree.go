@@ -289,7 +289,9 @@ func (w *treeWriter[I, C]) inner(t *rowTree[I], n *tnode[I], kids []*tnode[I]) *
 	return n
 }
 
-// mergeLeaf merges changes into leaf n's items.
+// mergeLeaf merges changes into leaf n's items: in place (see editLeaf)
+// unless an insertion overflows the leaf, which is then rebuilt from its
+// items and the rest of the changes and split.
 func (w *treeWriter[I, C]) mergeLeaf(t *rowTree[I], dst []*tnode[I], n *tnode[I], changes []C) []*tnode[I] {
 	if n.gen != t.gen {
 		// A snapshot shares n: its changes go to a copy, made whole
@@ -324,9 +326,6 @@ func (w *treeWriter[I, C]) mergeLeaf(t *rowTree[I], dst []*tnode[I], n *tnode[I]
 	out = append(out, n.items[i:]...)
 	w.items = out
 	own := n
-	if n.gen != t.gen {
-		own = nil
-	}
 	maxLeaf := maxLeafOf[I]()
 	for len(out) > 0 {
 		k := len(out)
