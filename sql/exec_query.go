@@ -72,16 +72,24 @@ func (s *session) evalContext(params []types.Datum) *scalar.EvalContext {
 // dataflow.Output.Publish): the query then runs again over the next
 // snapshot, which holds it.
 func (s *session) runQuery(ctx context.Context, q *planner.Query, params []types.Datum) ([]types.Row, error) {
+	rows, _, err := s.runQuerySnap(ctx, q, params)
+	return rows, err
+}
+
+// runQuerySnap is runQuery that also returns the snapshot the query read:
+// a write checks at commit that the rows it changes are still as they
+// were in that snapshot, the rows it computed its changes from.
+func (s *session) runQuerySnap(ctx context.Context, q *planner.Query, params []types.Datum) ([]types.Row, *snapshot, error) {
 	for {
 		snap := s.e.snapshot()
 		rows, err := s.runQueryAt(ctx, snap, q, params)
 		if !errors.Is(err, dataflow.ErrSnapshotGone) {
-			return rows, err
+			return rows, snap, err
 		}
 		select {
 		case <-snap.next:
 		case <-ctx.Done():
-			return nil, ctx.Err()
+			return nil, nil, ctx.Err()
 		}
 	}
 }

@@ -168,11 +168,10 @@ func (s *session) bindInsert(cat *Catalog, ins *pg_query.InsertStmt, params []ty
 		cols:   resultColumns(retCols),
 		run: func(ctx context.Context, s *session, params []types.Datum) (pgwire.Result, error) {
 			ev := s.evalContext(params)
-			rows, err := s.insertRows(ctx, q, ev, params)
+			rows, snap, err := s.insertRows(ctx, q, ev, params)
 			if err != nil {
 				return nil, err
 			}
-			snap := s.e.snapshot()
 			base, _ := snap.table(obj.ID)
 			if base == nil {
 				return nil, pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", obj.Name)
@@ -243,21 +242,24 @@ func (s *session) bindInsert(cat *Catalog, ins *pg_query.InsertStmt, params []ty
 // insertRows returns the rows an INSERT writes, in its source's order. A
 // VALUES list is evaluated directly, one expression per value, which
 // spares a 1,000-row INSERT compiling every row and consolidating the
-// batch in a one-tick dataflow; any other source runs as a query.
-func (s *session) insertRows(ctx context.Context, q *planner.Query, ev *scalar.EvalContext, params []types.Datum) ([]types.Row, error) {
+// batch in a one-tick dataflow; any other source runs as a query. It
+// also returns the snapshot the rows were read in, or, for a VALUES list,
+// the latest.
+func (s *session) insertRows(ctx context.Context, q *planner.Query, ev *scalar.EvalContext, params []types.Datum) ([]types.Row, *snapshot, error) {
 	p, ok := q.Root.(*planner.Project)
 	if !ok {
-		return s.runQuery(ctx, q, params)
+		return s.runQuerySnap(ctx, q, params)
 	}
 	v, ok := p.Input.(*planner.Values)
 	if !ok {
-		return s.runQuery(ctx, q, params)
+		return s.runQuerySnap(ctx, q, params)
 	}
+	snap := s.e.snapshot()
 	proj := make([]scalar.Evaluator, len(p.Exprs))
 	for i, e := range p.Exprs {
 		f, err := scalar.Compile(e)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		proj[i] = f
 	}
@@ -271,7 +273,7 @@ func (s *session) insertRows(ctx context.Context, q *planner.Query, ev *scalar.E
 			}
 			d, err := scalar.Eval(ev, e, nil)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			in[i] = d
 		}
@@ -279,13 +281,13 @@ func (s *session) insertRows(ctx context.Context, q *planner.Query, ev *scalar.E
 		for i, f := range proj {
 			d, err := f(ev, in)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			out[i] = d
 		}
 		rows[r] = out
 	}
-	return rows, nil
+	return rows, snap, nil
 }
 
 func hasKey(base *tableSnap, key string) bool {
@@ -324,12 +326,14 @@ func (s *session) bindUpdate(cat *Catalog, up *pg_query.UpdateStmt, params []typ
 		params: b.paramTypes(),
 		cols:   resultColumns(retCols),
 		run: func(ctx context.Context, s *session, params []types.Datum) (pgwire.Result, error) {
-			rows, err := s.runQuery(ctx, q, params)
+			// The rows' expected contents at commit come from the very
+			// snapshot the new rows were computed from: a later one
+			// would let a concurrent change be overwritten unseen.
+			rows, snap, err := s.runQuerySnap(ctx, q, params)
 			if err != nil {
 				return nil, err
 			}
 			ev := s.evalContext(params)
-			snap := s.e.snapshot()
 			base, _ := snap.table(obj.ID)
 			if base == nil {
 				return nil, pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", obj.Name)
@@ -395,11 +399,11 @@ func (s *session) bindDelete(cat *Catalog, del *pg_query.DeleteStmt, params []ty
 		params: b.paramTypes(),
 		cols:   resultColumns(retCols),
 		run: func(ctx context.Context, s *session, params []types.Datum) (pgwire.Result, error) {
-			rows, err := s.runQuery(ctx, q, params)
+			rows, snap, err := s.runQuerySnap(ctx, q, params)
 			if err != nil {
 				return nil, err
 			}
-			base, _ := s.e.snapshot().table(obj.ID)
+			base, _ := snap.table(obj.ID)
 			if base == nil {
 				return nil, pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", obj.Name)
 			}
