@@ -194,9 +194,9 @@ func (o *Output) hold(s *Snapshot) {
 	if s.held.Load() {
 		return
 	}
-	o.tree.gen++
-	o.groups.gen++
-	o.words.gen++
+	o.tree.keep()
+	o.groups.keep()
+	o.words.keep()
 	s.held.Store(true)
 }
 

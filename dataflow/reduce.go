@@ -137,7 +137,8 @@ const groupWords = 4
 // emission the key and zero values. An emitted row is never modified, so
 // the group's next change emits this very row as its retraction instead
 // of building the old output again: a tick computes each touched group's
-// results once and allocates one row for it, not two.
+// results once and allocates one row for it, not two. In words mode row
+// is the key alone, and the Output keeps the words.
 type group struct {
 	n     int64
 	tick  uint64

@@ -255,13 +255,7 @@ func TestReduceWideWords(t *testing.T) {
 		in.Push(b)
 		b = nil
 		step(t, g)
-		for _, u := range out.Delta() {
-			if u.Diff > 0 {
-				got[u.Row[0].Int()] = u.Row
-			} else if r, ok := got[u.Row[0].Int()]; ok && equalRows(r, u.Row) {
-				delete(got, u.Row[0].Int())
-			}
-		}
+		sumGroups(got, out.Delta())
 	}
 	for k := range int64(groups) {
 		add(k, k+1, 1)
@@ -335,13 +329,7 @@ func TestReducePrefetch(t *testing.T) {
 		if n := len(g.ops[red.id].(*reduceOp).index.slots); n < prefetchSlots {
 			t.Fatalf("index of %d slots: the Reduce does not prefetch", n)
 		}
-		for _, u := range out.Delta() {
-			if u.Diff > 0 {
-				got[u.Row[0].Int()] = u.Row
-			} else if r, ok := got[u.Row[0].Int()]; ok && equalRows(r, u.Row) {
-				delete(got, u.Row[0].Int())
-			}
-		}
+		sumGroups(got, out.Delta())
 		clear(want)
 		for k, vs := range rows {
 			if len(vs) == 0 {
@@ -369,6 +357,19 @@ func TestReducePrefetch(t *testing.T) {
 			if r := got[k]; r == nil || r[1].Int() != a.n || r[2].Int() != a.s {
 				t.Fatalf("tick %d: group %d: %v, want count %d sum %d", tick, k, r, a.n, a.s)
 			}
+		}
+	}
+}
+
+// sumGroups adds a Reduce's delta to got, its rows by their first key
+// column: a group's +new replaces its row, its -old removes the row only
+// when it is the one got holds.
+func sumGroups(got map[int64]types.Row, d Batch) {
+	for _, u := range d {
+		if u.Diff > 0 {
+			got[u.Row[0].Int()] = u.Row
+		} else if r, ok := got[u.Row[0].Int()]; ok && equalRows(r, u.Row) {
+			delete(got, u.Row[0].Int())
 		}
 	}
 }

@@ -83,12 +83,10 @@ func (t *rowTree[I]) len() int {
 	return t.root.count
 }
 
-// snapshot returns an immutable copy of the tree as it is now.
-func (t *rowTree[I]) snapshot() rowTree[I] {
-	s := *t
-	t.gen++
-	return s
-}
+// keep leaves the tree's nodes as they are for the copies of it made
+// so far (snapshots): the tree starts a new generation, and later
+// changes copy a node of an older one before changing it.
+func (t *rowTree[I]) keep() { t.gen++ }
 
 // ascend calls fn for every item from the key from on, in key order,
 // until fn returns false.

@@ -51,7 +51,8 @@ func TestRowTree(t *testing.T) {
 			w.apply(&tree, changes)
 			checkTree(t, &tree, want)
 			if rng.IntN(3) == 0 {
-				snaps = append(snaps, snap{tree.snapshot(), maps.Clone(want)})
+				snaps = append(snaps, snap{tree, maps.Clone(want)})
+				tree.keep()
 			}
 		}
 		for _, s := range snaps {

@@ -149,9 +149,11 @@ func TestQueryReadsNeededColumns(t *testing.T) {
 // TestViewReadsWhileTicking reads materialized views (a GROUP BY view,
 // whose Output keeps its groups' words, and a view of rows) while
 // transactions move amounts between rows tick after tick: every read must
-// succeed and see the total unchanged. Views are published after each
-// tick without being held, so reads race the ticks that revoke the
-// snapshots they found (see dataflow.Output.Publish) and run again.
+// succeed and see the total unchanged. A read that finds a view's
+// published snapshot revoked by a tick it raced (see
+// dataflow.Output.Publish) runs again; about ten in a run do. The
+// transfers also check writes: two that read the same row must not both
+// commit (it found UPDATEs checked against a later snapshot than they read).
 func TestViewReadsWhileTicking(t *testing.T) {
 	srv := testserver.Start(t, testserver.Options{})
 	conn := connect(t, srv.URL)
