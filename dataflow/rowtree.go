@@ -287,18 +287,16 @@ func (w *treeWriter[I, C]) inner(t *rowTree[I], n *tnode[I], kids []*tnode[I]) *
 	return n
 }
 
-// mergeLeaf merges changes into leaf n's items: in place (see editLeaf)
-// unless an insertion overflows the leaf, which is then rebuilt from its
-// items and the rest of the changes and split.
+// mergeLeaf merges changes into leaf n's items.
 func (w *treeWriter[I, C]) mergeLeaf(t *rowTree[I], dst []*tnode[I], n *tnode[I], changes []C) []*tnode[I] {
-	if n.gen != t.gen {
-		// A snapshot shares n: its changes go to a copy, made whole
-		// and edited in place like a leaf of this generation.
-		n = w.leaf(t, nil, n.items)
-	}
-	var done bool
-	if dst, done = w.editLeaf(dst, n, &changes); done {
-		return dst
+	// A few changes to a leaf no snapshot shares are made in place; a
+	// shared leaf, or one most of whose items change, is rebuilt in one
+	// pass (editing shifts the items after each insertion and deletion).
+	if n.gen == t.gen && 4*len(changes) <= len(n.items) {
+		var done bool
+		if dst, done = w.editLeaf(dst, n, &changes); done {
+			return dst
+		}
 	}
 	out := w.items[:0]
 	i := 0
@@ -324,6 +322,9 @@ func (w *treeWriter[I, C]) mergeLeaf(t *rowTree[I], dst []*tnode[I], n *tnode[I]
 	out = append(out, n.items[i:]...)
 	w.items = out
 	own := n
+	if n.gen != t.gen {
+		own = nil
+	}
 	maxLeaf := maxLeafOf[I]()
 	for len(out) > 0 {
 		k := len(out)
