@@ -140,32 +140,36 @@ func newOutput(in *stream, key func(types.Row) types.Row) *Output {
 // Snapshot returns an immutable view of the collection as of the last
 // completed Step. It is safe to call from any goroutine, and the view may
 // be read while later Steps run. To read several outputs at one
-// consistent tick, take their snapshots between Steps.
+// consistent tick, take their snapshots between Steps. The snapshot is
+// never revoked: later Steps copy every tree node they change.
 func (o *Output) Snapshot() *Snapshot {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	s := o.published()
 	o.hold(s)
+	s.state.Or(snapKept)
 	return s
 }
 
-// Publish is Snapshot for a snapshot that may never be read: the engine
-// publishes every changed view after every tick, and most of those
-// snapshots are never read before the next tick. Holding a snapshot makes
-// the next Step copy every tree node it changes (a GROUP BY view of a
-// million groups copies a leaf per changed group), so a published
-// snapshot is held only when it is first read; a Step that changes the
-// collection first revokes a published snapshot nobody read, and changes
-// its nodes in place. A read of a revoked snapshot fails with
-// ErrSnapshotGone, and the next Publish returns a held snapshot, so that
-// the retry finds one. While reads keep coming, snapshots are held at
-// once: Publish holds its snapshot when the last one was read, and stops
-// when one was not.
+// Publish is Snapshot for a snapshot that may never be read, or read
+// once: the engine publishes every changed view after every tick, and
+// most of those snapshots are never read before the next tick. Holding
+// a snapshot makes the next Step copy every tree node it changes (a
+// GROUP BY view of a million groups copies a leaf per changed group,
+// and a view read after every tick copies all of its leaves), so a Step
+// that changes the collection first revokes the published snapshot
+// unless a reader pins it (see Snapshot.Pin), and changes its nodes in
+// place. A snapshot is held when it is first pinned. A read of a revoked
+// snapshot fails with ErrSnapshotGone, and the next Publish returns a
+// held snapshot that no Step revokes before its first read, so that the
+// retry finds one. While reads keep coming, snapshots are held at once:
+// Publish holds its snapshot when the last one was read, and stops when
+// one was not.
 func (o *Output) Publish() *Snapshot {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	s := o.published()
-	if o.wanted || o.last != nil && o.last != s && o.last.read.Load() {
+	if o.wanted || o.last != nil && o.last != s && o.last.state.Load()&snapRead != 0 {
 		o.hold(s)
 	}
 	o.wanted, o.last = false, s
@@ -191,22 +195,40 @@ func (o *Output) published() *Snapshot {
 // generation, so that later Steps copy the nodes they change. The caller
 // holds o.mu.
 func (o *Output) hold(s *Snapshot) {
-	if s.held.Load() {
+	if s.state.Load()&snapHeld != 0 {
 		return
 	}
 	o.tree.keep()
 	o.groups.keep()
 	o.words.keep()
-	s.held.Store(true)
+	s.state.Or(snapHeld)
 }
 
-// revoke gives up the current snapshot unless a reader holds it, before
-// a Step changes the trees in place. The caller holds o.mu.
+// revoke gives up the current snapshot, before a Step changes the trees,
+// unless it is kept for good, pinned, or held for a first reader still to
+// come. A held snapshot given up gives its generation back to the trees,
+// which the Step then changes in place: no other copy of them was made
+// since hold. The caller holds o.mu.
 func (o *Output) revoke() {
-	if o.snap != nil && !o.snap.held.Load() {
-		o.snap.revoked = true
-	}
+	s := o.snap
 	o.snap = nil
+	if s == nil {
+		return
+	}
+	for {
+		st := s.state.Load()
+		if st&snapHeld != 0 && (st&(snapKept|snapPins) != 0 || st&snapRead == 0) {
+			return
+		}
+		if s.state.CompareAndSwap(st, st|snapGone) {
+			if st&snapHeld != 0 {
+				o.tree.forget()
+				o.groups.forget()
+				o.words.forget()
+			}
+			return
+		}
+	}
 }
 
 // Delta returns the consolidated change of the last Step, to feed

@@ -3,8 +3,12 @@ package dataflow
 import (
 	"errors"
 	"fmt"
+	"runtime"
+	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/streamdb/streamdb/sql/pgerr"
 	"github.com/streamdb/streamdb/sql/types"
@@ -320,32 +324,37 @@ func BenchmarkOutput(b *testing.B) {
 }
 
 // TestPublishedSnapshot checks Publish for each kind of Output (rows,
-// groups, groups' words): a published snapshot nobody read is revoked by
-// the next Step that changes the Output, which then changes its trees in
-// place, and its read fails with ErrSnapshotGone; the next Publish holds
-// its snapshot, which later Steps leave as it was; a snapshot read
-// before the Step that changes the Output stays as it was; a Step that
-// changes nothing revokes nothing; Publish holds its snapshot while the
-// last one was read.
+// groups, groups' words) against a reference Output of the same graph
+// read only through kept snapshots: a published snapshot nobody read is
+// revoked by the next Step that changes the Output, which changes its
+// trees in place, and its read fails with ErrSnapshotGone; the next
+// Publish holds its snapshot, which no Step revokes before it is read; a
+// pinned snapshot stays as it was; one read and unpinned before a Step
+// is revoked and gives its generation back; a Step that changes nothing
+// revokes nothing; Publish holds its snapshot while the last one was read.
 func TestPublishedSnapshot(t *testing.T) {
 	for _, kind := range []string{"rows", "groups", "words"} {
 		t.Run(kind, func(t *testing.T) {
-			g := NewGraph()
-			in := g.Input()
-			var out *Output
-			switch kind {
-			case "rows":
-				out = g.Output(in.Node())
-			case "groups":
-				red := g.Reduce(in.Node(), ReduceSpec{Key: col(0), Aggs: []Aggregate{countAgg{}}})
-				out = g.Output(red)
-				g.Collect(red)
-			case "words":
-				out = g.Output(g.Reduce(in.Node(), ReduceSpec{Key: col(0), Aggs: []Aggregate{flatCountAgg{}}}))
+			build := func() (*Graph, *Input, *Output) {
+				g := NewGraph()
+				in := g.Input()
+				switch kind {
+				case "groups":
+					red := g.Reduce(in.Node(), ReduceSpec{Key: col(0), Aggs: []Aggregate{countAgg{}}})
+					g.Collect(red)
+					return g, in, g.Output(red)
+				case "words":
+					return g, in, g.Output(g.Reduce(in.Node(), ReduceSpec{Key: col(0), Aggs: []Aggregate{flatCountAgg{}}}))
+				}
+				return g, in, g.Output(in.Node())
 			}
+			g, in, out := build()
+			refG, refIn, ref := build()
 			tick := func(b string) {
 				in.Push(parseBatch(b))
+				refIn.Push(parseBatch(b))
 				step(t, g)
+				step(t, refG)
 			}
 			read := func(s *Snapshot) string {
 				var b Batch
@@ -355,46 +364,171 @@ func TestPublishedSnapshot(t *testing.T) {
 				}
 				return fmtBatch(b)
 			}
+			gens := func() uint64 { return out.tree.gen + out.groups.gen + out.words.gen }
+			held := func(s *Snapshot) bool { return s.state.Load()&snapHeld != 0 }
+
 			tick("+(1) +(2)")
 			unread := out.Publish()
-			gen := out.tree.gen + out.groups.gen + out.words.gen
+			gen := gens()
 			tick("+(3)")
-			if out.tree.gen+out.groups.gen+out.words.gen != gen {
+			if gens() != gen {
 				t.Fatal("a Step after a Publish nobody read started a new generation")
 			}
 			if _, err := unread.Rows(); !errors.Is(err, ErrSnapshotGone) {
 				t.Fatalf("read of a revoked snapshot: %v, want ErrSnapshotGone", err)
 			}
-			held := out.Publish()
-			if !held.held.Load() {
+			retry := out.Publish()
+			if !held(retry) {
 				t.Fatal("the Publish after a failed read did not hold its snapshot")
 			}
-			want := read(held)
+			want := read(ref.Snapshot())
 			tick("+(4)")
-			if got := read(held); got != want {
+			if got := read(retry); got != want {
 				t.Fatalf("snapshot published after a failed read: %s, want %s", got, want)
 			}
-			read1 := out.Publish()
-			want = read(read1)
-			tick("+(5) -(1)")
-			if got := read(read1); got != want {
-				t.Fatalf("snapshot read before a Step: %s after it, want %s", got, want)
+
+			pinned := out.Publish()
+			if err := pinned.Pin(); err != nil {
+				t.Fatal(err)
 			}
+			want = read(ref.Snapshot())
+			tick("+(5) -(1)")
+			if got := read(pinned); got != want {
+				t.Fatalf("snapshot pinned over a Step: %s after it, want %s", got, want)
+			}
+			pinned.Unpin()
+
+			gen = gens()
+			released := out.Publish()
+			if got, want := read(released), read(ref.Snapshot()); got != want {
+				t.Fatalf("published snapshot: %s, want %s", got, want)
+			}
+			tick("+(6)")
+			if gens() != gen {
+				t.Fatal("a Step after the only read of a snapshot ended did not give its generation back")
+			}
+			if _, err := released.Rows(); !errors.Is(err, ErrSnapshotGone) {
+				t.Fatalf("read of a snapshot revoked after its read ended: %v, want ErrSnapshotGone", err)
+			}
+
 			quiet := out.Publish()
 			tick("")
-			if got, want := read(quiet), read(out.Snapshot()); got != want || quiet.Len() != 4 {
+			if got, want := read(quiet), read(ref.Snapshot()); got != want || quiet.Len() != 5 {
 				t.Fatalf("snapshot of a Step that changed nothing: %s (%d rows), want %s", got, quiet.Len(), want)
 			}
 			// Reads keep the published snapshots held; one unread lets
 			// the next go unheld.
-			tick("+(6)")
-			if !out.Publish().held.Load() {
+			tick("+(7)")
+			if !held(out.Publish()) {
 				t.Fatal("the Publish after a read snapshot did not hold its snapshot")
 			}
-			tick("+(7)")
-			if out.Publish().held.Load() {
+			tick("+(8)")
+			if held(out.Publish()) {
 				t.Fatal("the Publish after an unread snapshot held its snapshot")
 			}
+		})
+	}
+}
+
+// TestPublishedSnapshotConcurrentReads reads published snapshots on other
+// goroutines, pinned over two scans, while the graph steps and publishes;
+// run with -race. Every tick replaces each of 200 rows (k, t) by (k, t+1)
+// (for words, adds 1 to each of 200 groups' sums), so that every leaf
+// changes in place whenever the last snapshot's reads have ended: a
+// snapshot must show one t in all its rows, the same in both scans.
+func TestPublishedSnapshotConcurrentReads(t *testing.T) {
+	for _, kind := range []string{"rows", "words"} {
+		t.Run(kind, func(t *testing.T) {
+			const keys, ticks = 200, 300
+			g := NewGraph()
+			in := g.Input()
+			out := g.Output(in.Node())
+			if kind == "words" {
+				out = g.Output(g.Reduce(in.Node(), ReduceSpec{Key: col(0), Aggs: []Aggregate{flatSumAgg{sumAgg{col: 1}}}}))
+			}
+			row := func(k, v int) types.Row { return types.Row{types.NewInt8(int64(k)), types.NewInt8(int64(v))} }
+			var latest atomic.Pointer[Snapshot]
+			// values returns the second column of every row, and the
+			// scan's error.
+			values := func(s *Snapshot) ([]int64, error) {
+				var vs []int64
+				err := s.Scan(func(r types.Row, _ int64) bool {
+					vs = append(vs, r[1].Int())
+					return true
+				})
+				return vs, err
+			}
+			stop := make(chan struct{})
+			errs := make(chan error, 3)
+			var reads, gone atomic.Int64
+			var wg sync.WaitGroup
+			for range 3 {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for {
+						select {
+						case <-stop:
+							return
+						default:
+						}
+						s := latest.Load()
+						if s == nil {
+							continue
+						}
+						if err := s.Pin(); err != nil {
+							gone.Add(1)
+							runtime.Gosched()
+							continue
+						}
+						first, err1 := values(s)
+						second, err2 := values(s)
+						s.Unpin()
+						if err := errors.Join(err1, err2); err != nil {
+							errs <- err
+							return
+						}
+						if len(first) != keys || slices.Min(first) != slices.Max(first) || !slices.Equal(first, second) {
+							errs <- fmt.Errorf("a pinned snapshot changed under its reader: %v, then %v", first, second)
+							return
+						}
+						reads.Add(1)
+						// A pause lets Steps find no pins, and change
+						// the trees in place.
+						time.Sleep(20 * time.Microsecond)
+					}
+				}()
+			}
+			var b Batch
+			for k := range keys {
+				b = append(b, Update{Row: row(k, 1), Diff: 1})
+			}
+			for tick := 1; tick <= ticks; tick++ {
+				in.Push(b)
+				step(t, g)
+				latest.Store(out.Publish())
+				b = b[:0]
+				for k := range keys {
+					if kind == "words" {
+						b = append(b, Update{Row: row(k, 1), Diff: 1})
+						continue
+					}
+					b = append(b, Update{Row: row(k, tick), Diff: -1}, Update{Row: row(k, tick+1), Diff: 1})
+				}
+				if tick%50 == 0 {
+					time.Sleep(time.Millisecond)
+				}
+			}
+			close(stop)
+			wg.Wait()
+			close(errs)
+			for err := range errs {
+				t.Fatal(err)
+			}
+			if reads.Load() == 0 {
+				t.Fatal("no reads")
+			}
+			t.Logf("%d reads, %d of revoked snapshots", reads.Load(), gone.Load())
 		})
 	}
 }

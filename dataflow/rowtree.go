@@ -88,6 +88,11 @@ func (t *rowTree[I]) len() int {
 // changes copy a node of an older one before changing it.
 func (t *rowTree[I]) keep() { t.gen++ }
 
+// forget undoes the last keep, when the copies made for it are gone and
+// the tree did not change since: the nodes of the generation before it
+// are again the live tree's alone.
+func (t *rowTree[I]) forget() { t.gen-- }
+
 // ascend calls fn for every item from the key from on, in key order,
 // until fn returns false.
 func (t *rowTree[I]) ascend(from string, fn func(I) bool) {

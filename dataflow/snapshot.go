@@ -18,18 +18,14 @@ import (
 // encoding of their ordering key: for an Output the row itself (types
 // order, column by column, NULLs last), for an Index its key columns.
 type Snapshot struct {
-	// out is the Output whose published snapshot this is; held tells
-	// that its trees are kept as they are, read that a reader asked
-	// for it, and revoked, under out.mu, that a Step changed them before
-	// a reader held them (see Output.Publish). n is the number of rows.
-	out     *Output
-	held    atomic.Bool
-	read    atomic.Bool
-	revoked bool
-	n       int
-	tree    rowTree[item]
-	errs    []ErrorUpdate
-	keyed   bool
+	// out is the Output whose snapshot this is; state its snapState
+	// bits and pins. n is the number of rows.
+	out   *Output
+	state atomic.Int64
+	n     int
+	tree  rowTree[item]
+	errs  []ErrorUpdate
+	keyed bool
 	// grouped snapshots hold a grouped Output's groups, whose rows end
 	// in aggs aggregate columns, instead of tree.
 	grouped bool
@@ -45,26 +41,50 @@ type Snapshot struct {
 // Len returns the number of distinct rows.
 func (s *Snapshot) Len() int { return s.n }
 
-// acquire holds a published snapshot before its first read, or fails
-// with ErrSnapshotGone when a Step has revoked it. It marks the snapshot
-// read (see Output.Publish).
-func (s *Snapshot) acquire() error {
-	if !s.read.Load() {
-		s.read.Store(true)
+// A snapshot's state: the low 32 bits count the readers that pin it.
+const (
+	// snapHeld: its trees are kept as they are (Output.hold).
+	snapHeld int64 = 1 << (32 + iota)
+	// snapRead: a reader pinned it.
+	snapRead
+	// snapGone: revoked, a Step changed its trees (Output.revoke).
+	snapGone
+	// snapKept: held for good (Output.Snapshot), never revoked.
+	snapKept
+
+	snapPins int64 = 1<<32 - 1
+)
+
+// Pin keeps the snapshot readable until Unpin, or fails with
+// ErrSnapshotGone when a Step has revoked it (see Output.Publish). A
+// statement pins every published snapshot it reads before its first
+// read and unpins them when it ends, so that no Step revokes one between
+// its reads. Scan, Seek, Lookup and Rows pin the snapshot while they run.
+func (s *Snapshot) Pin() error {
+	for {
+		st := s.state.Load()
+		switch {
+		case st&snapGone != 0:
+			o := s.out
+			o.mu.Lock()
+			o.wanted = true
+			o.mu.Unlock()
+			return ErrSnapshotGone
+		case st&snapHeld == 0:
+			o := s.out
+			o.mu.Lock()
+			if s.state.Load()&snapGone == 0 {
+				o.hold(s)
+			}
+			o.mu.Unlock()
+		case s.state.CompareAndSwap(st, (st+1)|snapRead):
+			return nil
+		}
 	}
-	if s.held.Load() {
-		return nil
-	}
-	o := s.out
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	if s.revoked {
-		o.wanted = true
-		return ErrSnapshotGone
-	}
-	o.hold(s)
-	return nil
 }
+
+// Unpin ends a Pin.
+func (s *Snapshot) Unpin() { s.state.Add(-1) }
 
 // Errors returns the consolidated error collection at the snapshot's tick.
 func (s *Snapshot) Errors() []ErrorUpdate { return s.errs }
@@ -111,9 +131,10 @@ func (s *Snapshot) Lookup(key types.Row, fn func(row types.Row, n int64) bool) e
 // is reported as an internal error; it means the inputs retracted rows
 // they never inserted.
 func (s *Snapshot) Rows() ([]types.Row, error) {
-	if err := s.acquire(); err != nil {
+	if err := s.Pin(); err != nil {
 		return nil, err
 	}
+	defer s.Unpin()
 	rows := make([]types.Row, 0, s.Len())
 	var bad error
 	err := s.Scan(func(row types.Row, n int64) bool {
@@ -142,9 +163,10 @@ func (s *Snapshot) ascend(key types.Row, lookup bool, fn func(row types.Row, n i
 // scan calls fn for the rows from key's encoding on, and with lookup only
 // while their ordering keys start with it.
 func (s *Snapshot) scan(key types.Row, lookup bool, fn func(row types.Row, n int64) bool) error {
-	if err := s.acquire(); err != nil {
+	if err := s.Pin(); err != nil {
 		return err
 	}
+	defer s.Unpin()
 	if s.grouped {
 		return s.scanGroups(key, lookup, fn)
 	}

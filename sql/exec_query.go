@@ -68,7 +68,7 @@ func (s *session) evalContext(params []types.Datum) *scalar.EvalContext {
 // runQuery executes a query as a one-tick dataflow over the latest
 // snapshot (plus the transaction's own writes) and returns its rows in
 // the query's order. A view the query reads may have changed since the
-// snapshot was published without anyone holding it then (see
+// snapshot was published without anyone pinning it then (see
 // dataflow.Output.Publish): the query then runs again over the next
 // snapshot, which holds it.
 func (s *session) runQuery(ctx context.Context, q *planner.Query, params []types.Datum) ([]types.Row, error) {
@@ -107,6 +107,8 @@ func (s *session) runQueryAt(ctx context.Context, snap *snapshot, q *planner.Que
 		cols    string
 	}
 	read := map[whole]dataflow.Node{}
+	var pins viewPins
+	defer pins.unpin()
 	var lc *planner.LowerContext
 	lc = &planner.LowerContext{Graph: g, Eval: ev, Get: func(get *planner.Get) (dataflow.Node, error) {
 		var keep func(int) bool
@@ -119,7 +121,7 @@ func (s *session) runQueryAt(ctx context.Context, snap *snapshot, q *planner.Que
 			return n, nil
 		}
 		in := g.Input()
-		if err := s.feedObject(ctx, snap, in, get, ev, keep); err != nil {
+		if err := s.feedObject(ctx, snap, &pins, in, get, ev, keep); err != nil {
 			return dataflow.Node{}, err
 		}
 		if reusable {
@@ -176,10 +178,36 @@ func expand(b dataflow.Batch) ([]types.Row, error) {
 	return rows, nil
 }
 
+// viewPins are the published view snapshots a statement has read, pinned
+// from its first read of each until it ends (see dataflow.Snapshot.Pin),
+// so that every read of a view in the statement finds the same snapshot.
+type viewPins []*dataflow.Snapshot
+
+// pin pins vs unless the statement already did.
+func (p *viewPins) pin(vs *dataflow.Snapshot) error {
+	if slices.Contains(*p, vs) {
+		return nil
+	}
+	if err := vs.Pin(); err != nil {
+		return err
+	}
+	*p = append(*p, vs)
+	return nil
+}
+
+// unpin ends the statement's pins. Its receiver is a pointer, so that a
+// deferred unpin sees the pins made after the defer.
+func (p *viewPins) unpin() {
+	for _, vs := range *p {
+		vs.Unpin()
+	}
+}
+
 // feedObject pushes an object's contents as of the snapshot into a
 // one-tick input: the rows of a key lookup, or all rows, of which a
-// table's are decoded only in the columns keep reports (all when nil).
-func (s *session) feedObject(ctx context.Context, snap *snapshot, in *dataflow.Input, get *planner.Get, ev *scalar.EvalContext, keep func(col int) bool) error {
+// table's are decoded only in the columns keep reports (all when nil). A
+// view's snapshot stays pinned in pins.
+func (s *session) feedObject(ctx context.Context, snap *snapshot, pins *viewPins, in *dataflow.Input, get *planner.Get, ev *scalar.EvalContext, keep func(col int) bool) error {
 	id := uint64(get.ID)
 	if isSystemID(id) {
 		return s.feedSystem(snap, in, get)
@@ -207,6 +235,9 @@ func (s *session) feedObject(ctx context.Context, snap *snapshot, in *dataflow.I
 		return pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", get.Name)
 	}
 	if err := vs.Err(); err != nil {
+		return err
+	}
+	if err := pins.pin(vs); err != nil {
 		return err
 	}
 	var b dataflow.Batch
