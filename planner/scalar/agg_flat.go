@@ -81,41 +81,40 @@ func (f *flatAggregate) Add(w []int64, row types.Row, diff int64) error {
 	if ok, err := spec.passes(row); err != nil || !ok {
 		return err
 	}
-	var args [1]types.Datum
-	if len(spec.Args) > 0 {
-		var d types.Datum
-		if f.col >= 0 && f.col < len(row) {
-			d = row[f.col]
-		} else {
-			var err error
-			if d, err = spec.Args[0](spec.Eval, row); err != nil {
-				return err
-			}
+	if len(spec.Args) == 0 {
+		w[0] += diff
+		return nil
+	}
+	// The argument is read in place when it is an input column: a Datum
+	// is seven words, and this runs for every row and aggregate.
+	var d *types.Datum
+	if f.col >= 0 && f.col < len(row) {
+		d = &row[f.col]
+	} else {
+		v, err := spec.Args[0](spec.Eval, row)
+		if err != nil {
+			return err
 		}
-		if d.IsNull() {
-			return nil
-		}
-		args[0] = d
+		d = &v
+	}
+	if d.IsNull() {
+		return nil
 	}
 	switch f.kind {
 	case flatIntSum, flatIntAvg:
 		acc := f.intSum(w)
-		if err := acc.add(args[:], diff); err != nil {
+		if err := acc.addInt(d.Int(), diff); err != nil {
 			return err
 		}
 		w[0], w[1], w[2] = acc.sum.hi, int64(acc.sum.lo), acc.n
 	case flatBool:
 		acc := f.bools(w)
-		if err := acc.add(args[:], diff); err != nil {
+		if err := acc.add([]types.Datum{*d}, diff); err != nil {
 			return err
 		}
 		w[0], w[1] = acc.t, acc.f
 	default:
-		acc := countAcc{n: w[0]}
-		if err := acc.add(args[:], diff); err != nil {
-			return err
-		}
-		w[0] = acc.n
+		w[0] += diff
 	}
 	return nil
 }

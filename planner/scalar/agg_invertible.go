@@ -24,9 +24,12 @@ type intSumAcc struct {
 	numeric bool
 }
 
-func (s *intSumAcc) add(a []types.Datum, diff int64) error {
+func (s *intSumAcc) add(a []types.Datum, diff int64) error { return s.addInt(a[0].Int(), diff) }
+
+// addInt adds v diff times.
+func (s *intSumAcc) addInt(v, diff int64) error {
 	next := s.sum
-	if !next.addMul(a[0].Int(), diff) {
+	if !next.addMul(v, diff) {
 		return errNumericOverflow()
 	}
 	s.sum = next
