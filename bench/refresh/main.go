@@ -258,6 +258,8 @@ func report(cfg config, targets []*target) error {
 		PostgresRoundsMs  []float64 `json:"postgres_rounds_ms"`
 		Met               bool      `json:"met"`
 		StreamdbUpdateMs  float64   `json:"streamdb_view_update_ms"`
+		UpdateRoundsMs    []float64 `json:"streamdb_view_update_rounds_ms"`
+		RefreshRoundsMs   []float64 `json:"postgres_refresh_rounds_ms"`
 		UpdateRatio       float64   `json:"refresh_over_update"`
 	}
 	var kinds []kindResult
@@ -277,6 +279,12 @@ func report(cfg config, targets []*target) error {
 		}
 		for _, d := range pg.visible[kind] {
 			k.PostgresRoundsMs = append(k.PostgresRoundsMs, msOf(d))
+		}
+		for _, d := range sdb.updates[kind] {
+			k.UpdateRoundsMs = append(k.UpdateRoundsMs, usOf(d)/1000)
+		}
+		for _, d := range pg.refreshes[kind] {
+			k.RefreshRoundsMs = append(k.RefreshRoundsMs, msOf(d))
 		}
 		if k.StreamdbMs > 0 {
 			k.Ratio = k.PostgresMs / k.StreamdbMs
