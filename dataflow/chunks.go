@@ -43,10 +43,3 @@ func (c *chunks[T]) slots() int {
 	}
 	return min(cap(c.c[0]), chunkSize) + (len(c.c)-1)*chunkSize
 }
-
-// each calls fn for every value below len.
-func (c *chunks[T]) each(fn func(*T)) {
-	for i := range int32(c.n) {
-		fn(c.at(i))
-	}
-}

@@ -50,7 +50,8 @@ func (g *Graph) Reduce(src Node, spec ReduceSpec) Node {
 			op.stride += f.Words()
 			continue
 		}
-		op.aggs[i] = reduceAgg{off: op.nstates}
+		_, sized := a.NewState().(StateSizer)
+		op.aggs[i] = reduceAgg{off: op.nstates, sized: sized}
 		op.nstates++
 	}
 	n := g.add(op, out)
@@ -116,6 +117,9 @@ type reduceAgg struct {
 	flat     FlatAggregate
 	off, n   int
 	fallible bool
+	// sized tells that the aggregate's states report their size
+	// (StateSizer), which update keeps counted.
+	sized bool
 }
 
 type pendingRetraction struct {
@@ -367,8 +371,12 @@ func (op *reduceOp) update(pos int32, u *Update) {
 		var err error
 		if a.flat != nil {
 			err = a.flat.Add(words[a.off:a.off+a.n:a.off+a.n], u.Row, u.Diff)
+		} else if st := grp.states[a.off]; a.sized {
+			before := st.(StateSizer).StateBytes()
+			err = st.Update(u.Row, u.Diff)
+			op.bytes += st.(StateSizer).StateBytes() - before
 		} else {
-			err = grp.states[a.off].Update(u.Row, u.Diff)
+			err = st.Update(u.Row, u.Diff)
 		}
 		if err != nil {
 			op.out.errs = append(op.out.errs, ErrorUpdate{Err: dataError(err), Diff: u.Diff})
@@ -457,7 +465,7 @@ func (op *reduceOp) lookup(key types.Row, h uint64) int32 {
 			grp.states[a.off] = op.spec.Aggs[i].NewState()
 		}
 	}
-	op.bytes += grp.size
+	op.bytes += grp.size + statesBytes(grp.states)
 	return pos
 }
 
@@ -651,7 +659,7 @@ func (op *reduceOp) replace(t *touchedGroup, exists bool, newErr *pgerr.Error, n
 	}
 	if !exists {
 		if grp.n == 0 {
-			op.bytes -= grp.size
+			op.bytes -= grp.size + statesBytes(grp.states)
 			op.index.remove(t.pos)
 			*grp = group{}
 		}
@@ -710,18 +718,22 @@ func (op *reduceOp) StateBytes() int64 {
 	for _, w := range op.wide {
 		n += int64(cap(w)) * 8
 	}
-	if op.nstates == 0 {
-		return n
-	}
-	op.groups.each(func(grp *group) {
-		for _, st := range grp.states {
-			if s, ok := st.(StateSizer); ok {
-				n += s.StateBytes()
-			} else {
-				n += sizeAggState
-			}
+	return n
+}
+
+// statesBytes returns the bytes of a group's aggregate states. The
+// Reduce counts them in its bytes as they change (see update), so that
+// StateBytes, which SHOW MATERIALIZED VIEWS asks between ticks, costs
+// nothing per group.
+func statesBytes(states []AggState) int64 {
+	var n int64
+	for _, st := range states {
+		if s, ok := st.(StateSizer); ok {
+			n += s.StateBytes()
+		} else if st != nil {
+			n += sizeAggState
 		}
-	})
+	}
 	return n
 }
 

@@ -101,6 +101,46 @@ func TestReduceStateIsPerGroup(t *testing.T) {
 	}
 }
 
+// TestReduceStateBytesCounted checks that a Reduce whose aggregates keep
+// states (a multiset for min, a count without a size of its own, beside
+// a flat sum) counts their bytes as they change: after every tick of
+// random insertions and deletions, which create, grow, shrink and drop
+// groups, StateBytes equals the sum over the live groups.
+func TestReduceStateBytesCounted(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 7))
+	g := NewGraph()
+	in := g.Input()
+	node := g.Reduce(in.Node(), ReduceSpec{Key: col(0), Aggs: []Aggregate{minAgg{col: 1}, countAgg{}, flatSumAgg{sumAgg{col: 1}}}})
+	g.Collect(node)
+	op := g.ops[node.id].(*reduceOp)
+	var live []types.Row
+	for tick := range 200 {
+		var b Batch
+		for range rng.IntN(20) {
+			if len(live) > 0 && rng.IntN(2) == 0 {
+				i := rng.IntN(len(live))
+				b = append(b, Update{Row: live[i], Diff: -1})
+				live = append(live[:i], live[i+1:]...)
+				continue
+			}
+			r := types.Row{types.NewInt8(int64(rng.IntN(12))), types.NewInt8(int64(rng.IntN(30)))}
+			b = append(b, Update{Row: r, Diff: 1})
+			live = append(live, r)
+		}
+		in.Push(b)
+		step(t, g)
+		want := op.index.size() + int64(op.groups.slots())*sizeGroup
+		for pos := range int32(op.groups.len()) {
+			if grp := op.groups.at(pos); grp.states != nil {
+				want += grp.size + statesBytes(grp.states)
+			}
+		}
+		if got := node.StateBytes(); got != want {
+			t.Fatalf("tick %d: StateBytes %d, want %d", tick, got, want)
+		}
+	}
+}
+
 // BenchmarkReduce: cost per delta row of count/sum GROUP BY once the
 // reduce has absorbed 1e3 or 1e6 input rows (groups=1e3), and with 1e3 or
 // 1e6 groups (whose accumulators are the whole state). The rows/ and
