@@ -199,13 +199,17 @@ type windowOp struct {
 	slab      rowSlab
 	vals      []types.Datum
 	fs        []funcState // the evaluator's, see evaluator.init
+	// bytes is the sum of the partitions' sizes, as of their last step.
+	bytes int64
 }
 
 type wPart struct {
-	s          seq
-	pos        int32
-	tick       uint64
-	idx        int
+	s    seq
+	pos  int32
+	tick uint64
+	idx  int
+	// bytes is the partition's size counted in windowOp.bytes.
+	bytes      int64
 	changeSpan // the partition's changes in windowOp.sorted
 }
 
@@ -262,7 +266,12 @@ func (op *windowOp) Step(ctx context.Context) error {
 		if part.s.total == 0 && len(part.s.chunks) == 0 {
 			op.index.remove(part.pos)
 			op.parts[part.pos] = nil
+			op.bytes -= part.bytes
+			continue
 		}
+		size := part.s.size()
+		op.bytes += size - part.bytes
+		part.bytes = size
 	}
 	clear(op.touched)
 	op.touched = op.touched[:0]
@@ -410,22 +419,7 @@ func sameOut(a, b wOut) bool {
 }
 
 func (op *windowOp) StateBytes() int64 {
-	n := op.index.size() + int64(cap(op.parts))*sizePointer
-	for _, part := range op.parts {
-		if part == nil {
-			continue
-		}
-		n += part.s.size()
-		for _, ch := range part.s.chunks {
-			for i := range ch.ents {
-				n += int64(len(ch.ents[i].key))
-			}
-			for _, d := range ch.vals {
-				n += int64(len(d.Str()))
-			}
-		}
-	}
-	return n
+	return op.index.size() + int64(cap(op.parts))*sizePointer + op.bytes
 }
 
 // unbounded is a reach that extends to the edge of the partition.

@@ -35,6 +35,10 @@ type seq struct {
 	// reshaped is set when chunks were split or dropped.
 	dirty    []*seqChunk
 	reshaped bool
+	// bytes counts the chunks (chunkBytes) and the bytes their keys and
+	// strings hold, kept as entries come and go, so that size costs
+	// nothing per entry or chunk.
+	bytes int64
 }
 
 // wEntry is a distinct row of a partition. key is the row's window sort
@@ -211,10 +215,12 @@ func (s *seq) add(key string, sk int, row types.Row, diff int64) {
 		ch.multi += boolInt(ch.ents[p.i].n != 1) - boolInt(was != 1)
 		if ch.ents[p.i].n == 0 {
 			ch.multi-- // the entry goes
+			s.bytes -= entryBytes(key, ch.vals[p.i*s.width:(p.i+1)*s.width])
 			ch.ents = slices.Delete(ch.ents, p.i, p.i+1)
 			ch.heads = slices.Delete(ch.heads, p.i, p.i+1)
 			ch.vals = slices.Delete(ch.vals, p.i*s.width, (p.i+1)*s.width)
 			if len(ch.ents) == 0 {
+				s.bytes -= chunkBytes(ch)
 				s.chunks = slices.Delete(s.chunks, p.c, p.c+1)
 				s.lastPfx = slices.Delete(s.lastPfx, p.c, p.c+1)
 				s.reshaped = true
@@ -230,6 +236,7 @@ func (s *seq) add(key string, sk int, row types.Row, diff int64) {
 	if len(s.chunks) == 0 {
 		s.width = len(row)
 		s.chunks = append(s.chunks, s.newChunk(1))
+		s.bytes += chunkBytes(s.chunks[0])
 		s.lastPfx = append(s.lastPfx, keyHead{})
 		s.reshaped = true
 	}
@@ -237,12 +244,14 @@ func (s *seq) add(key string, sk int, row types.Row, diff int64) {
 		p = pos{len(s.chunks) - 1, len(s.chunks[len(s.chunks)-1].ents)}
 	}
 	ch := s.chunks[p.c]
+	s.bytes += entryBytes(key, row) - chunkBytes(ch)
 	ch.ents = slices.Insert(ch.ents, p.i, e)
 	ch.heads = slices.Insert(ch.heads, p.i, e.pfx)
 	if len(row) != s.width {
 		panic("dataflow: Window: rows of different widths")
 	}
 	ch.vals = slices.Insert(ch.vals, p.i*s.width, row...)
+	s.bytes += chunkBytes(ch)
 	ch.units += diff
 	ch.multi += boolInt(diff != 1)
 	s.lastPfx[p.c] = ch.ents[len(ch.ents)-1].pfx
@@ -265,12 +274,28 @@ func (s *seq) add(key string, sk int, row types.Row, diff int64) {
 		}
 		ch.units -= right.units
 		ch.multi -= right.multi
+		s.bytes += chunkBytes(right)
 		s.chunks = slices.Insert(s.chunks, p.c+1, right)
 		s.lastPfx = slices.Insert(s.lastPfx, p.c+1, right.ents[len(right.ents)-1].pfx)
 		s.lastPfx[p.c] = ch.ents[half-1].pfx
 		s.touch(right)
 		s.reshaped = true
 	}
+}
+
+// entryBytes returns the bytes an entry of key and row holds beyond its
+// chunk's slots: the key and the row's strings.
+func entryBytes(key string, row types.Row) int64 {
+	n := int64(len(key))
+	for _, d := range row {
+		n += int64(len(d.Str()))
+	}
+	return n
+}
+
+// chunkBytes returns the bytes of a chunk's slots, by capacity.
+func chunkBytes(ch *seqChunk) int64 {
+	return int64(cap(ch.ents))*int64(16+sizeString+8+8) + int64(cap(ch.heads))*16 + int64(cap(ch.vals))*sizeDatum + 64
 }
 
 // newChunk returns an empty chunk with room for n entries. A partition's
@@ -394,13 +419,10 @@ func (f *fenwick) find(u int64) (int, int64) {
 	return i, u
 }
 
-// size returns the approximate bytes of the sequence beyond its rows.
+// size returns the approximate bytes of the sequence: its chunks, their
+// entries' keys and strings, and its indexes.
 func (s *seq) size() int64 {
-	n := int64(cap(s.chunks))*sizePointer + int64(2*cap(s.lastPfx)+cap(s.units.t)+cap(s.starts.t))*8
-	for _, ch := range s.chunks {
-		n += int64(cap(ch.ents))*int64(16+sizeString+8+8) + int64(cap(ch.heads))*16 + int64(cap(ch.vals))*sizeDatum + 64
-	}
-	return n
+	return s.bytes + int64(cap(s.chunks))*sizePointer + int64(2*cap(s.lastPfx)+cap(s.units.t)+cap(s.starts.t))*8
 }
 
 // ucur is a cursor over the units of a sequence: entry p, copy k, unit u.

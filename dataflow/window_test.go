@@ -352,3 +352,77 @@ func benchWindow(b *testing.B, n, delta int) {
 	}
 	b.ReportMetric(float64(len(c.Delta()))/float64(2*len(next)), "outputs/row")
 }
+
+// TestWindowStateBytesCounted checks that a Window counts its partitions'
+// bytes as their rows come and go: after every tick of random insertions
+// and deletions over a few partitions (one large enough to split its
+// chunks, rows with strings), StateBytes equals a walk of every
+// partition's chunks, keys and strings.
+func TestWindowStateBytesCounted(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 3))
+	g := NewGraph()
+	in := g.Input()
+	node := g.Window(in.Node(), WindowSpec{Partition: col(0), SortKey: ColumnSortKey([]SortColumn{{Col: 1}}), Funcs: []WindowFunc{{Kind: DenseRank}}})
+	g.Collect(node)
+	op := g.ops[node.id].(*windowOp)
+	walk := func() int64 {
+		n := op.index.size() + int64(cap(op.parts))*sizePointer
+		for _, part := range op.parts {
+			if part == nil {
+				continue
+			}
+			s := &part.s
+			n += int64(cap(s.chunks))*sizePointer + int64(2*cap(s.lastPfx)+cap(s.units.t)+cap(s.starts.t))*8
+			for _, ch := range s.chunks {
+				n += chunkBytes(ch)
+				for i := range ch.ents {
+					n += int64(len(ch.ents[i].key))
+				}
+				for _, d := range ch.vals {
+					n += int64(len(d.Str()))
+				}
+			}
+		}
+		return n
+	}
+	var live []types.Row
+	for tick := range 300 {
+		var b Batch
+		for range rng.IntN(40) {
+			if len(live) > 0 && rng.IntN(5) < 2 {
+				i := rng.IntN(len(live))
+				b = append(b, Update{Row: live[i], Diff: -1})
+				live = append(live[:i], live[i+1:]...)
+				continue
+			}
+			part := int64(rng.IntN(4))
+			if rng.IntN(2) == 0 {
+				part = 0
+			}
+			r := types.Row{types.NewInt8(part), types.NewInt8(int64(rng.IntN(500))), types.NewText(strings.Repeat("s", rng.IntN(20)))}
+			b = append(b, Update{Row: r, Diff: 1})
+			live = append(live, r)
+		}
+		in.Push(b)
+		step(t, g)
+		if got, want := node.StateBytes(), walk(); got != want {
+			t.Fatalf("tick %d: StateBytes %d, want %d", tick, got, want)
+		}
+	}
+	if !slices.ContainsFunc(op.parts, func(p *wPart) bool { return p != nil && len(p.s.chunks) > 1 }) {
+		t.Fatal("no partition split its chunks")
+	}
+	// Deleting the first half of partition 0 in order empties whole
+	// chunks while the partition stays.
+	var b Batch
+	for _, r := range live {
+		if r[0].Int() == 0 && r[1].Int() < 250 {
+			b = append(b, Update{Row: r, Diff: -1})
+		}
+	}
+	in.Push(b)
+	step(t, g)
+	if got, want := node.StateBytes(), walk(); got != want {
+		t.Fatalf("after emptying chunks: StateBytes %d, want %d", got, want)
+	}
+}
