@@ -18,8 +18,9 @@ import (
 // encoding of their ordering key: for an Output the row itself (types
 // order, column by column, NULLs last), for an Index its key columns.
 type Snapshot struct {
-	// out is the Output whose snapshot this is; state its snapState
-	// bits and pins. n is the number of rows.
+	// out is the Output whose snapshot this is; state holds the snap*
+	// bits below and the count of its pins (see Pin). n is the number
+	// of rows.
 	out   *Output
 	state atomic.Int64
 	n     int
