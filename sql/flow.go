@@ -32,9 +32,10 @@ func (f *flow) snapshot() *dataflow.Snapshot {
 }
 
 // publish returns the flow's contents for the snapshot published after a
-// tick: a view's is held only once a statement reads it (see
-// dataflow.Output.Publish). An index's is held at once: writes check
-// unique indexes against it.
+// tick: a view's is held once a statement reads it, and given up by the
+// next tick that changes the view when no statement pins it any more
+// (see dataflow.Output.Publish). An index's is held for good: writes
+// check unique indexes against it.
 func (f *flow) publish() *dataflow.Snapshot {
 	if f.index != nil {
 		return f.index.Snapshot()
