@@ -122,11 +122,17 @@ func (op *joinOp) Step(ctx context.Context) error {
 const maxDecoded = 4096
 
 // decodeCache holds decoded rows of one side's arrangement by the address
-// of their stored form, as of the table generation gen.
+// of their stored form, as of the table generation gen; bytes estimates
+// the rows' memory and their entries.
 type decodeCache struct {
-	rows map[*byte]types.Row
-	gen  uint64
+	rows  map[*byte]types.Row
+	gen   uint64
+	bytes int64
 }
+
+// sizeDecodedEntry estimates a decodeCache entry beside its row (see
+// rowBytes): the key and the map's share per entry.
+const sizeDecodedEntry = 8 + 16
 
 // decodeArranged decodes a stored row of the other side once while it
 // stays where it is: a hot key's row (the auction that half of Nexmark's
@@ -153,6 +159,7 @@ func (op *joinOp) decodeArranged(c *decodeCache, stored []byte) (types.Row, erro
 	}
 	if len(c.rows) < maxDecoded {
 		c.rows[p] = r
+		c.bytes += sizeDecodedEntry + rowBytes(r)
 	}
 	return r, nil
 }
@@ -185,7 +192,7 @@ func (op *joinOp) side(ctx context.Context, delta Batch, keyFn KeyFunc, own, oth
 		if len(c.rows) > 0 {
 			clear(c.rows)
 		}
-		c.gen = gen
+		c.gen, c.bytes = gen, 0
 	}
 	for start := 0; start < len(delta); start += keyBatchSize {
 		// A join's output can dwarf its input (a cross join): let a
@@ -224,7 +231,9 @@ func (op *joinOp) side(ctx context.Context, delta Batch, keyFn KeyFunc, own, oth
 	return nil
 }
 
-func (op *joinOp) StateBytes() int64 { return op.la.size() + op.ra.size() }
+func (op *joinOp) StateBytes() int64 {
+	return op.la.size() + op.ra.size() + op.decoded[0].bytes + op.decoded[1].bytes
+}
 
 // evalKey applies a KeyFunc, nil meaning the empty key.
 func evalKey(fn KeyFunc, r types.Row) (types.Row, bool) {
