@@ -21,7 +21,9 @@ import (
 // the caches, unlike rows built once and reused every sixteenth tick),
 // and the view's snapshot is published and read after each tick, as the
 // coordinator publishes every changed view and the REFRESH comparison
-// reads the view after every change.
+// reads the view after every change. wide adds sum(id): seven words of
+// flat aggregates, more than a group keeps inline, so that the view
+// keeps rows instead of words (see dataflow's words mode).
 func BenchmarkViewUpdate(b *testing.B) {
 	const rows, groups = 100_000, 1000
 	// cold evicts the caches between ticks, as the rest of an engine's
@@ -39,7 +41,9 @@ func BenchmarkViewUpdate(b *testing.B) {
 		name   string
 		change int
 		cold   bool
-	}{{"change=1", 1, false}, {"change=1000", 1000, false}, {"cold/change=1", 1, true}, {"cold/change=1000", 1000, true}} {
+		// wide adds sum(id), for seven words of flat aggregates.
+		wide bool
+	}{{"change=1", 1, false, false}, {"change=1000", 1000, false, false}, {"cold/change=1", 1, true, false}, {"cold/change=1000", 1000, true, false}, {"wide/change=1000", 1000, false, true}} {
 		b.Run(bc.name, func(b *testing.B) {
 			ctx := context.Background()
 			g := dataflow.NewGraph()
@@ -65,8 +69,24 @@ func BenchmarkViewUpdate(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
+			aggs := []dataflow.Aggregate{countAgg, sumAgg}
+			if bc.wide {
+				sum4, _, err := ResolveAggregate("sum", ts(int4T), false)
+				if err != nil {
+					b.Fatal(err)
+				}
+				ids, err := Compile(col(0, int4T))
+				if err != nil {
+					b.Fatal(err)
+				}
+				sumIDs, err := sum4.Build(AggSpec{Args: []Evaluator{ids}, ArgCols: []int{0}, Eval: eval})
+				if err != nil {
+					b.Fatal(err)
+				}
+				aggs = append(aggs, sumIDs)
+			}
 			key := func(r types.Row) types.Row { return r[1:2] }
-			out := g.Output(g.Reduce(in.Node(), dataflow.ReduceSpec{Key: key, Aggs: []dataflow.Aggregate{countAgg, sumAgg}}))
+			out := g.Output(g.Reduce(in.Node(), dataflow.ReduceSpec{Key: key, Aggs: aggs}))
 			row := func(id, v int) types.Row {
 				return types.Row{types.NewInt4(int32(id)), types.NewInt4(int32(id % groups)), types.NewInt8(int64(v))}
 			}
