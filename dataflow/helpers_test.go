@@ -3,6 +3,7 @@ package dataflow
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"strconv"
 	"strings"
 	"testing"
@@ -333,3 +334,23 @@ func (s *minState) Result() (types.Datum, error) {
 func (s *minState) StateBytes() int64 { return int64(len(s.vals)) * 96 }
 
 func types2Err(code, msg string) *pgerr.Error { return pgerr.New(pgerr.Code(code), "%s", msg) }
+
+// randomChanges returns n random changes to live, the rows inserted and
+// not yet deleted, and applies them to it: each deletes a random live
+// row when del says so (asked only while there is one), else inserts
+// newRow().
+func randomChanges(rng *rand.Rand, live *[]types.Row, n int, del func() bool, newRow func() types.Row) Batch {
+	var b Batch
+	for range n {
+		if len(*live) > 0 && del() {
+			i := rng.IntN(len(*live))
+			b = append(b, Update{Row: (*live)[i], Diff: -1})
+			*live = append((*live)[:i], (*live)[i+1:]...)
+			continue
+		}
+		r := newRow()
+		b = append(b, Update{Row: r, Diff: 1})
+		*live = append(*live, r)
+	}
+	return b
+}

@@ -60,19 +60,9 @@ func TestGroupedOutput(t *testing.T) {
 		}()
 		var live []types.Row
 		for tick := range 40 {
-			var b Batch
-			for range rng.IntN(12) {
-				if len(live) > 0 && rng.IntN(3) == 0 {
-					i := rng.IntN(len(live))
-					b = append(b, Update{Row: live[i], Diff: -1})
-					live = append(live[:i], live[i+1:]...)
-					continue
-				}
-				r := types.Row{types.NewInt8(int64(rng.IntN(4))), types.NewInt8(int64(rng.IntN(3))), types.NewInt8(int64(rng.IntN(9)))}
-				b = append(b, Update{Row: r, Diff: 1})
-				live = append(live, r)
-			}
-			in.Push(b)
+			in.Push(randomChanges(rng, &live, rng.IntN(12), func() bool { return rng.IntN(3) == 0 }, func() types.Row {
+				return types.Row{types.NewInt8(int64(rng.IntN(4))), types.NewInt8(int64(rng.IntN(3))), types.NewInt8(int64(rng.IntN(9)))}
+			}))
 			if err := g.Step(context.Background()); err != nil {
 				t.Fatal(err)
 			}

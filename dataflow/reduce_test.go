@@ -115,19 +115,9 @@ func TestReduceStateBytesCounted(t *testing.T) {
 	op := g.ops[node.id].(*reduceOp)
 	var live []types.Row
 	for tick := range 200 {
-		var b Batch
-		for range rng.IntN(20) {
-			if len(live) > 0 && rng.IntN(2) == 0 {
-				i := rng.IntN(len(live))
-				b = append(b, Update{Row: live[i], Diff: -1})
-				live = append(live[:i], live[i+1:]...)
-				continue
-			}
-			r := types.Row{types.NewInt8(int64(rng.IntN(12))), types.NewInt8(int64(rng.IntN(30)))}
-			b = append(b, Update{Row: r, Diff: 1})
-			live = append(live, r)
-		}
-		in.Push(b)
+		in.Push(randomChanges(rng, &live, rng.IntN(20), func() bool { return rng.IntN(2) == 0 }, func() types.Row {
+			return types.Row{types.NewInt8(int64(rng.IntN(12))), types.NewInt8(int64(rng.IntN(30)))}
+		}))
 		step(t, g)
 		want := op.index.size() + int64(op.groups.slots())*sizeGroup
 		for pos := range int32(op.groups.len()) {

@@ -387,23 +387,13 @@ func TestWindowStateBytesCounted(t *testing.T) {
 	}
 	var live []types.Row
 	for tick := range 300 {
-		var b Batch
-		for range rng.IntN(40) {
-			if len(live) > 0 && rng.IntN(5) < 2 {
-				i := rng.IntN(len(live))
-				b = append(b, Update{Row: live[i], Diff: -1})
-				live = append(live[:i], live[i+1:]...)
-				continue
-			}
+		in.Push(randomChanges(rng, &live, rng.IntN(40), func() bool { return rng.IntN(5) < 2 }, func() types.Row {
 			part := int64(rng.IntN(4))
 			if rng.IntN(2) == 0 {
 				part = 0
 			}
-			r := types.Row{types.NewInt8(part), types.NewInt8(int64(rng.IntN(500))), types.NewText(strings.Repeat("s", rng.IntN(20)))}
-			b = append(b, Update{Row: r, Diff: 1})
-			live = append(live, r)
-		}
-		in.Push(b)
+			return types.Row{types.NewInt8(part), types.NewInt8(int64(rng.IntN(500))), types.NewText(strings.Repeat("s", rng.IntN(20)))}
+		}))
 		step(t, g)
 		if got, want := node.StateBytes(), walk(); got != want {
 			t.Fatalf("tick %d: StateBytes %d, want %d", tick, got, want)
