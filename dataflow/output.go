@@ -20,8 +20,8 @@ import (
 func (g *Graph) Output(src Node) *Output {
 	o := newOutput(g.input(src), nil)
 	if r, ok := g.ops[src.id].(*reduceOp); ok && !r.keyed && !r.started {
-		r.keyed, o.red, o.wm.red = true, r, r
-		o.gw.m, o.ww.m = &o.gm, &o.wm
+		r.keyed, o.red, o.wm.red, o.wideM.red = true, r, r, r
+		o.gw.m, o.ww.m, o.wideW.m = &o.gm, &o.wm, &o.wideM
 	}
 	g.add(&outputOp{o: o}, new(stream))
 	return o
@@ -55,10 +55,12 @@ type Output struct {
 	gw  treeWriter[groupItem, groupChange]
 	gm  groupMerger
 	// In words mode (see output_group.go), ww and wm merge the Reduce's
-	// wchanges into words, and wdelta is the tick's delta, built when
-	// asked for.
+	// wchanges into words (wideW and wideM into wide, for wider words),
+	// and wdelta is the tick's delta, built when asked for.
 	ww     treeWriter[wordItem, wordsChange]
 	wm     wordMerger
+	wideW  treeWriter[wideWordItem, wordsChange]
+	wideM  wideWordMerger
 	wdelta Batch
 	built  bool
 
@@ -70,6 +72,7 @@ type Output struct {
 	tree   rowTree[item]
 	groups rowTree[groupItem]
 	words  rowTree[wordItem]
+	wide   rowTree[wideWordItem]
 	errs   []ErrorUpdate
 	bytes  int64
 	// snap is the snapshot of the current contents, nil until asked for
@@ -185,6 +188,9 @@ func (o *Output) published() *Snapshot {
 			o.snap.grouped, o.snap.groups, o.snap.aggs, o.snap.n = true, o.groups, len(o.red.spec.Aggs), o.groups.len()
 			if o.red.wordsMode {
 				o.snap.words, o.snap.wgroups, o.snap.flat, o.snap.n = true, o.words, o.red.aggs, o.words.len()
+				if o.red.stride > groupWords {
+					o.snap.wide, o.snap.wideGroups, o.snap.n = true, o.wide, o.wide.len()
+				}
 			}
 		}
 	}
@@ -201,6 +207,7 @@ func (o *Output) hold(s *Snapshot) {
 	o.tree.keep()
 	o.groups.keep()
 	o.words.keep()
+	o.wide.keep()
 	s.state.Or(snapHeld)
 }
 
@@ -225,6 +232,7 @@ func (o *Output) revoke() {
 				o.tree.forget()
 				o.groups.forget()
 				o.words.forget()
+				o.wide.forget()
 			}
 			return
 		}

@@ -23,10 +23,11 @@ import (
 // run. Rows order as an Output's do, by the key encoding of the row,
 // since the group key's columns lead the row and differ between groups.
 //
-// When the Reduce's aggregates are all flat (count, sums …) and the
-// Output is its only reader, the Reduce runs in words mode: the Output
-// keeps each group's key and accumulator words (wordItem) instead of a
-// row, and computes the results when it is read. A tick then builds no
+// When the Reduce's aggregates are all flat (count, sums …) in at most
+// twice the words a group holds itself, and the Output is its only
+// reader, the Reduce runs in words mode: the Output keeps each group's
+// key and accumulator words (wordItem, wideWordItem) instead of a row,
+// and computes the results when it is read. A tick then builds no
 // row at all, where a row per changed group made most of a GROUP BY
 // view's update cost, in allocation and in the garbage collector's work
 // and, with a million groups, in faulting in fresh memory. The rows of
@@ -67,18 +68,42 @@ type wordsChange struct {
 	had, has bool
 }
 
-// wordItem is one group of a Reduce in words mode: its key encoding and
-// key, and its aggregates' words.
+// wordItem is one group of a Reduce in words mode: its key (wordKey)
+// and its aggregates' words, as many as a group holds itself (count with
+// a sum, an average). Wider words (a count and two sums) take a
+// wideWordItem, so that only views that need them pay for them.
 type wordItem struct {
+	wordKey
+	words [groupWords]int64
+}
+
+// wideWordItem is wordItem for up to twice a group's own words.
+type wideWordItem struct {
+	wordKey
+	words [2 * groupWords]int64
+}
+
+// wordKey is a words item's key encoding and key.
+type wordKey struct {
 	kenc     *byte
 	keyData  *types.Datum
 	klen, nk uint32
-	words    [groupWords]int64
 }
 
-const sizeWordItem = int64(unsafe.Sizeof(wordItem{}))
+func (k wordKey) key() string { return unsafe.String(k.kenc, k.klen) }
 
-func (it wordItem) key() string { return unsafe.String(it.kenc, it.klen) }
+// row returns the key's columns.
+func (k wordKey) row() types.Row { return unsafe.Slice(k.keyData, k.nk) }
+
+// wordKeyOf returns the key of a changed group.
+func wordKeyOf(c *wordsChange) wordKey {
+	return wordKey{kenc: unsafe.StringData(c.kenc), klen: uint32(len(c.kenc)), keyData: unsafe.SliceData(c.key), nk: uint32(len(c.key))}
+}
+
+const (
+	sizeWordItem     = int64(unsafe.Sizeof(wordItem{}))
+	sizeWideWordItem = int64(unsafe.Sizeof(wideWordItem{}))
+)
 
 // wordMerger replaces, inserts and drops the words of groups.
 type wordMerger struct {
@@ -104,11 +129,35 @@ func (m *wordMerger) insert(c *wordsChange) (wordItem, bool) {
 		return wordItem{}, false
 	}
 	m.bytes += sizeWordItem
-	return wordItem{
-		kenc: unsafe.StringData(c.kenc), klen: uint32(len(c.kenc)),
-		keyData: unsafe.SliceData(c.key), nk: uint32(len(c.key)),
-		words: m.red.groups.at(c.pos).words,
-	}, true
+	return wordItem{wordKey: wordKeyOf(c), words: m.red.groups.at(c.pos).words}, true
+}
+
+// wideWordMerger is wordMerger for wide words, which it reads from the
+// Reduce's wide words.
+type wideWordMerger struct {
+	red   *reduceOp
+	bytes int64
+}
+
+func (m *wideWordMerger) key(c *wordsChange) string { return c.kenc }
+
+func (m *wideWordMerger) update(it wideWordItem, c *wordsChange) (wideWordItem, bool) {
+	if !c.has {
+		m.bytes -= sizeWideWordItem
+		return it, false
+	}
+	copy(it.words[:], m.red.words(c.pos))
+	return it, true
+}
+
+func (m *wideWordMerger) insert(c *wordsChange) (wideWordItem, bool) {
+	if !c.has {
+		return wideWordItem{}, false
+	}
+	m.bytes += sizeWideWordItem
+	it := wideWordItem{wordKey: wordKeyOf(c)}
+	copy(it.words[:], m.red.words(c.pos))
+	return it, true
 }
 
 // groupMerger replaces, inserts and drops groups' rows.
@@ -160,11 +209,16 @@ func (o *Output) stepGroups() {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.revoke()
-	if words {
+	switch {
+	case words && o.red.stride > groupWords:
+		o.wideM.bytes = 0
+		o.wideW.apply(&o.wide, o.red.wchanges)
+		o.bytes += o.wideM.bytes
+	case words:
 		o.wm.bytes = 0
 		o.ww.apply(&o.words, o.red.wchanges)
 		o.bytes += o.wm.bytes
-	} else {
+	default:
 		o.gm.bytes = 0
 		o.gw.apply(&o.groups, o.red.changes)
 		o.bytes += o.gm.bytes
@@ -189,9 +243,14 @@ func (o *Output) wordsDelta() Batch {
 // key's encoding on (all of them for an empty key), or with lookup only
 // those that start with key's columns.
 func (s *Snapshot) scanGroups(key types.Row, lookup bool, fn func(row types.Row, n int64) bool) error {
-	if s.words {
+	switch {
+	case s.words && s.wide:
+		return scanGroupTree(s.wideGroups, func(it wideWordItem) int { return int(it.nk) }, func(it wideWordItem) types.Row {
+			return wordsRow(s.flat, it.row(), it.words[:])
+		}, key, lookup, fn)
+	case s.words:
 		return scanGroupTree(s.wgroups, func(it wordItem) int { return int(it.nk) }, func(it wordItem) types.Row {
-			return wordsRow(s.flat, unsafe.Slice(it.keyData, it.nk), &it.words)
+			return wordsRow(s.flat, it.row(), it.words[:])
 		}, key, lookup, fn)
 	}
 	return scanGroupTree(s.groups, func(it groupItem) int { return int(it.rlen) - s.aggs }, func(it groupItem) types.Row {

@@ -16,7 +16,8 @@ import (
 // tick (a sum above 40 fails, so that groups go in and out of error),
 // with AggStates and with FlatAggregates in turn, and with
 // FlatAggregates in words mode (a grouped Output that is its Reduce's
-// only reader, checked against a second Reduce of the same rows), and
+// only reader, checked against a second Reduce of the same rows; with
+// words that fit a group and with more), and
 // every snapshot unchanged by the ticks after it, read on another
 // goroutine while they run (run with -race).
 func TestGroupedOutput(t *testing.T) {
@@ -29,6 +30,12 @@ func TestGroupedOutput(t *testing.T) {
 		aggs := []Aggregate{countAgg{}, sumAgg{col: 2, resultFailAbove: 40}}
 		if seed%3 != 0 {
 			aggs = []Aggregate{flatCountAgg{}, flatSumAgg{sumAgg{col: 2, resultFailAbove: 40}}}
+		}
+		// Two of the words mode seeds take five words, more than a
+		// group holds, which the Output keeps wide.
+		wide := seed%6 == 5
+		if wide {
+			aggs = append(aggs, flatSumAgg{sumAgg{col: 1}})
 		}
 		red := g.Reduce(in.Node(), ReduceSpec{Key: key, Aggs: aggs})
 		words := seed%3 == 2
@@ -66,8 +73,8 @@ func TestGroupedOutput(t *testing.T) {
 			if err := g.Step(context.Background()); err != nil {
 				t.Fatal(err)
 			}
-			if grouped.red.wordsMode != words {
-				t.Fatalf("seed %d: words mode %v, want %v", seed, grouped.red.wordsMode, words)
+			if grouped.red.wordsMode != words || (grouped.red.stride > groupWords) != wide {
+				t.Fatalf("seed %d: words mode %v with %d words, want %v, wide %v", seed, grouped.red.wordsMode, grouped.red.stride, words, wide)
 			}
 			checkConsolidated(grouped.Delta())
 			if got, want := fmtBatch(grouped.Delta()), fmtBatch(plain.Delta()); got != want {

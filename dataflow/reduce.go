@@ -100,14 +100,17 @@ type reduceOp struct {
 	hashes []uint64
 	sink   uint64
 	// wordsMode is set, at the first Step, for a keyed Reduce of flat
-	// aggregates whose Output is its only reader: the Output then keeps
-	// each group's key and words (wordItem) and computes the results
-	// when it is read, so a tick builds no output row (see finishWords).
+	// aggregates in at most 2*groupWords words whose Output is its only
+	// reader: the Output then keeps each group's key and words
+	// (wordItem) and computes the results when it is read, so a tick
+	// builds no output row (see finishWords).
 	// olds holds the words of the tick's touched groups as they were
-	// before it, and wchanges the changed groups, for the Output.
+	// before it (wideOlds when they are wider than a group's own, in
+	// wide), and wchanges the changed groups, for the Output.
 	wordsMode bool
 	node      int
 	olds      [][groupWords]int64
+	wideOlds  [][2 * groupWords]int64
 	wchanges  []wordsChange
 }
 
@@ -202,10 +205,10 @@ func (op *reduceOp) Step(context.Context) error {
 	op.changes = op.changes[:0]
 	clear(op.wchanges)
 	op.wchanges = op.wchanges[:0]
-	op.olds = op.olds[:0]
+	op.olds, op.wideOlds = op.olds[:0], op.wideOlds[:0]
 	if !op.started {
 		op.started = true
-		op.wordsMode = op.keyed && op.nstates == 0 && op.stride <= groupWords && op.g.readers[op.node] == 1
+		op.wordsMode = op.keyed && op.nstates == 0 && op.stride <= 2*groupWords && op.g.readers[op.node] == 1
 		if op.spec.Global {
 			// The empty group exists from the first tick on; it had no
 			// output before.
@@ -484,7 +487,13 @@ func (op *reduceOp) touch(pos int32, existed bool) {
 	if op.keyed {
 		t.head, t.kenc = grp.head, grp.kenc
 	}
-	if op.wordsMode {
+	switch {
+	case op.wordsMode && op.stride > groupWords:
+		t.old = int32(len(op.wideOlds))
+		var w [2 * groupWords]int64
+		copy(w[:], op.words(pos))
+		op.wideOlds = append(op.wideOlds, w)
+	case op.wordsMode:
 		t.old = int32(len(op.olds))
 		op.olds = append(op.olds, grp.words)
 	}
@@ -528,13 +537,20 @@ func (op *reduceOp) finish(t *touchedGroup) {
 func (op *reduceOp) finishWords(t *touchedGroup) {
 	grp := op.groups.at(t.pos)
 	exists := op.exists(t.pos)
-	old := &op.olds[t.old]
-	if t.existed && exists && grp.words == *old {
+	var words []int64
+	var same bool
+	if op.stride > groupWords {
+		words = op.words(t.pos)
+		same = slices.Equal(words, op.wideOlds[t.old][:op.stride])
+	} else {
+		words, same = grp.words[:op.stride], grp.words == op.olds[t.old]
+	}
+	if t.existed && exists && same {
 		return
 	}
 	var newErr *pgerr.Error
 	if exists {
-		newErr = op.wordsError(grp.words[:op.stride])
+		newErr = op.wordsError(words)
 	}
 	oldErr := grp.err
 	if !t.existed {
@@ -582,10 +598,16 @@ func (op *reduceOp) appendWordsDelta(dst Batch) Batch {
 		c := &op.wchanges[i]
 		var oldRow, newRow types.Row
 		if c.had {
-			oldRow = wordsRow(op.aggs, c.key, &op.olds[c.old])
+			var old []int64
+			if op.stride > groupWords {
+				old = op.wideOlds[c.old][:]
+			} else {
+				old = op.olds[c.old][:]
+			}
+			oldRow = wordsRow(op.aggs, c.key, old)
 		}
 		if c.has {
-			newRow = wordsRow(op.aggs, c.key, &op.groups.at(c.pos).words)
+			newRow = wordsRow(op.aggs, c.key, op.words(c.pos))
 		}
 		switch {
 		case !c.has:
@@ -611,7 +633,7 @@ func (op *reduceOp) appendWordsDelta(dst Batch) Batch {
 // and words w. Results are a function of the words, and a group has a
 // row only when they did not fail, so a failure here is a broken
 // FlatAggregate.
-func wordsRow(aggs []reduceAgg, key types.Row, w *[groupWords]int64) types.Row {
+func wordsRow(aggs []reduceAgg, key types.Row, w []int64) types.Row {
 	row := make(types.Row, len(key), len(key)+len(aggs))
 	copy(row, key)
 	for _, a := range aggs {

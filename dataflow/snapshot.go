@@ -33,10 +33,12 @@ type Snapshot struct {
 	groups  rowTree[groupItem]
 	aggs    int
 	// words snapshots hold the groups of a Reduce in words mode, whose
-	// rows are built from their words by the Reduce's aggregates flat.
-	words   bool
-	wgroups rowTree[wordItem]
-	flat    []reduceAgg
+	// rows are built from their words by the Reduce's aggregates flat:
+	// in wideGroups when they are wide, else in wgroups.
+	words, wide bool
+	wgroups     rowTree[wordItem]
+	wideGroups  rowTree[wideWordItem]
+	flat        []reduceAgg
 }
 
 // Len returns the number of distinct rows.
