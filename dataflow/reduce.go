@@ -50,8 +50,7 @@ func (g *Graph) Reduce(src Node, spec ReduceSpec) Node {
 			op.stride += f.Words()
 			continue
 		}
-		_, sized := a.NewState().(StateSizer)
-		op.aggs[i] = reduceAgg{off: op.nstates, sized: sized}
+		op.aggs[i] = reduceAgg{off: op.nstates}
 		op.nstates++
 	}
 	n := g.add(op, out)
@@ -120,9 +119,6 @@ type reduceAgg struct {
 	flat     FlatAggregate
 	off, n   int
 	fallible bool
-	// sized tells that the aggregate's states report their size
-	// (StateSizer), which update keeps counted.
-	sized bool
 }
 
 type pendingRetraction struct {
@@ -374,12 +370,14 @@ func (op *reduceOp) update(pos int32, u *Update) {
 		var err error
 		if a.flat != nil {
 			err = a.flat.Add(words[a.off:a.off+a.n:a.off+a.n], u.Row, u.Diff)
-		} else if st := grp.states[a.off]; a.sized {
-			before := st.(StateSizer).StateBytes()
-			err = st.Update(u.Row, u.Diff)
-			op.bytes += st.(StateSizer).StateBytes() - before
+		} else if sz, ok := grp.states[a.off].(StateSizer); ok {
+			// The state's size change is counted here, so that
+			// StateBytes walks no group (see statesBytes).
+			before := sz.StateBytes()
+			err = grp.states[a.off].Update(u.Row, u.Diff)
+			op.bytes += sz.StateBytes() - before
 		} else {
-			err = st.Update(u.Row, u.Diff)
+			err = grp.states[a.off].Update(u.Row, u.Diff)
 		}
 		if err != nil {
 			op.out.errs = append(op.out.errs, ErrorUpdate{Err: dataError(err), Diff: u.Diff})
@@ -541,7 +539,7 @@ func (op *reduceOp) finishWords(t *touchedGroup) {
 	var same bool
 	if op.stride > groupWords {
 		words = op.words(t.pos)
-		same = slices.Equal(words, op.wideOlds[t.old][:op.stride])
+		same = slices.Equal(words, op.oldWords(t.old))
 	} else {
 		words, same = grp.words[:op.stride], grp.words == op.olds[t.old]
 	}
@@ -576,6 +574,15 @@ func (op *reduceOp) finishWords(t *touchedGroup) {
 	}
 }
 
+// oldWords returns the words a touched group had before the tick, in
+// words mode; i is its touchedGroup.old.
+func (op *reduceOp) oldWords(i int32) []int64 {
+	if op.stride > groupWords {
+		return op.wideOlds[i][:op.stride]
+	}
+	return op.olds[i][:op.stride]
+}
+
 // wordsError returns the error of the first aggregate whose result over
 // a group's words w fails, nil if none does.
 func (op *reduceOp) wordsError(w []int64) *pgerr.Error {
@@ -598,13 +605,7 @@ func (op *reduceOp) appendWordsDelta(dst Batch) Batch {
 		c := &op.wchanges[i]
 		var oldRow, newRow types.Row
 		if c.had {
-			var old []int64
-			if op.stride > groupWords {
-				old = op.wideOlds[c.old][:]
-			} else {
-				old = op.olds[c.old][:]
-			}
-			oldRow = wordsRow(op.aggs, c.key, old)
+			oldRow = wordsRow(op.aggs, c.key, op.oldWords(c.old))
 		}
 		if c.has {
 			newRow = wordsRow(op.aggs, c.key, op.words(c.pos))
