@@ -105,15 +105,21 @@ const (
 	sizeWideWordItem = int64(unsafe.Sizeof(wideWordItem{}))
 )
 
-// wordMerger replaces, inserts and drops the words of groups.
-type wordMerger struct {
-	red *reduceOp
-	// bytes is the change of the items' size during a merge; the keys
-	// are the Reduce's state.
+// wordsMerging is what the mergers of words items share: the Reduce
+// whose words they copy, the change of the items' size during a merge
+// (the keys are the Reduce's state), and the changes' keys.
+type wordsMerging struct {
+	red   *reduceOp
 	bytes int64
 }
 
-func (m *wordMerger) key(c *wordsChange) string { return c.kenc }
+func (m *wordsMerging) key(c *wordsChange) string { return c.kenc }
+
+// wordMerger replaces, inserts and drops the words of groups. It and
+// wideWordMerger are two types, not one generic over the words, because
+// a generic item's key method is called through its dictionary in every
+// comparison of the tree, which made four-word views 9–17% slower.
+type wordMerger struct{ wordsMerging }
 
 func (m *wordMerger) update(it wordItem, c *wordsChange) (wordItem, bool) {
 	if !c.has {
@@ -134,12 +140,7 @@ func (m *wordMerger) insert(c *wordsChange) (wordItem, bool) {
 
 // wideWordMerger is wordMerger for wide words, which it reads from the
 // Reduce's wide words.
-type wideWordMerger struct {
-	red   *reduceOp
-	bytes int64
-}
-
-func (m *wideWordMerger) key(c *wordsChange) string { return c.kenc }
+type wideWordMerger struct{ wordsMerging }
 
 func (m *wideWordMerger) update(it wideWordItem, c *wordsChange) (wideWordItem, bool) {
 	if !c.has {
