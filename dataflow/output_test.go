@@ -366,17 +366,22 @@ func TestPublishedSnapshot(t *testing.T) {
 			}
 			gens := func() uint64 { return out.tree.gen + out.groups.gen + out.words.gen }
 			held := func(s *Snapshot) bool { return s.state.Load()&snapHeld != 0 }
+			// inPlace runs a tick that must revoke s and change the
+			// trees in place, in generation gen.
+			inPlace := func(s *Snapshot, gen uint64, b, what string) {
+				t.Helper()
+				tick(b)
+				if gens() != gen {
+					t.Fatalf("%s: the Step started a new generation", what)
+				}
+				if _, err := s.Rows(); !errors.Is(err, ErrSnapshotGone) {
+					t.Fatalf("%s: read after the Step: %v, want ErrSnapshotGone", what, err)
+				}
+			}
 
 			tick("+(1) +(2)")
 			unread := out.Publish()
-			gen := gens()
-			tick("+(3)")
-			if gens() != gen {
-				t.Fatal("a Step after a Publish nobody read started a new generation")
-			}
-			if _, err := unread.Rows(); !errors.Is(err, ErrSnapshotGone) {
-				t.Fatalf("read of a revoked snapshot: %v, want ErrSnapshotGone", err)
-			}
+			inPlace(unread, gens(), "+(3)", "a snapshot nobody read")
 			retry := out.Publish()
 			if !held(retry) {
 				t.Fatal("the Publish after a failed read did not hold its snapshot")
@@ -398,18 +403,12 @@ func TestPublishedSnapshot(t *testing.T) {
 			}
 			pinned.Unpin()
 
-			gen = gens()
+			gen := gens()
 			released := out.Publish()
 			if got, want := read(released), read(ref.Snapshot()); got != want {
 				t.Fatalf("published snapshot: %s, want %s", got, want)
 			}
-			tick("+(6)")
-			if gens() != gen {
-				t.Fatal("a Step after the only read of a snapshot ended did not give its generation back")
-			}
-			if _, err := released.Rows(); !errors.Is(err, ErrSnapshotGone) {
-				t.Fatalf("read of a snapshot revoked after its read ended: %v, want ErrSnapshotGone", err)
-			}
+			inPlace(released, gen, "+(6)", "a snapshot whose only read ended")
 
 			quiet := out.Publish()
 			tick("")
