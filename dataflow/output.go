@@ -57,12 +57,15 @@ type Output struct {
 	// In words mode (see output_group.go), ww and wm merge the Reduce's
 	// wchanges into words (wideW and wideM into wide, for wider words),
 	// and wdelta is the tick's delta, built when asked for.
-	ww     treeWriter[wordItem, wordsChange]
-	wm     wordMerger
-	wideW  treeWriter[wideWordItem, wordsChange]
-	wideM  wideWordMerger
-	wdelta Batch
-	built  bool
+	ww    treeWriter[wordItem, wordsChange]
+	wm    wordMerger
+	wideW treeWriter[wideWordItem, wordsChange]
+	wideM wideWordMerger
+	// rest holds the tick's wchanges that inPlace leaves to the merge,
+	// and spare is scratch space for sorting them.
+	rest, spare []wordsChange
+	wdelta      Batch
+	built       bool
 
 	mu sync.Mutex
 	// wanted asks the next Publish for a held snapshot: a read found
@@ -133,6 +136,8 @@ func (m *itemMerger) insert(c *change) (item, bool) {
 	m.bytes += sizeItem + int64(len(it.kv))
 	return it, true
 }
+
+func (m *itemMerger) placed(*change, *tnode[item], int) {}
 
 func newOutput(in *stream, key func(types.Row) types.Row) *Output {
 	o := &Output{in: in, key: key}

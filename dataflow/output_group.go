@@ -32,7 +32,8 @@ import (
 // view's update cost, in allocation and in the garbage collector's work
 // and, with a million groups, in faulting in fresh memory. The rows of
 // the delta are built only for a reader of the view's changes
-// (Output.Delta).
+// (Output.Delta). Most of a tick's changes are then written where the
+// groups' items are, without a merge or a sort (see inPlace).
 
 // groupItem is one group's row under the key encoding of the group,
 // each as a pointer and a length: 24 bytes instead of 40, since every
@@ -57,11 +58,12 @@ type groupChange struct {
 	row  types.Row
 }
 
-// wordsChange is the change of one group in words mode: its key, its
-// position in the Reduce (its words, when it has a row), its words before
-// the tick (in reduceOp.olds), and whether it had and has a row (it has
-// none without rows, or when its aggregates failed).
+// wordsChange is the change of one group in words mode: its key (and
+// its key's head), its position in the Reduce (its words, when it has a
+// row), its words before the tick (in reduceOp.olds), and whether it had
+// and has a row (it has none without rows, or when its aggregates failed).
 type wordsChange struct {
+	head     keyHead
 	kenc     string
 	key      types.Row
 	pos, old int32
@@ -115,6 +117,61 @@ type wordsMerging struct {
 
 func (m *wordsMerging) key(c *wordsChange) string { return c.kenc }
 
+// sortWordsChanges puts changes in key order, with spare as scratch
+// space, and returns the sorted changes and the spare for the next sort.
+func sortWordsChanges(changes, spare []wordsChange) ([]wordsChange, []wordsChange) {
+	return sortByKey(changes, spare, func(c *wordsChange) keyHead { return c.head }, func(a, b wordsChange) int {
+		if c := a.head.compare(b.head); c != 0 {
+			return c
+		}
+		return strings.Compare(a.kenc, b.kenc)
+	})
+}
+
+// place records in a changed group where its item now is (see inPlace).
+func (m *wordsMerging) place(c *wordsChange, leaf unsafe.Pointer, i int) {
+	grp := m.red.groups.at(c.pos)
+	grp.leaf, grp.slot = leaf, int32(i)
+}
+
+// wordsItem is a words item as inPlace writes it.
+type wordsItem[I any] interface {
+	*I
+	kencData() *byte
+	setWords(red *reduceOp, pos int32)
+}
+
+func (k *wordKey) kencData() *byte { return k.kenc }
+
+// inPlace writes the new words of the changed groups whose items are
+// still where the merge last placed them (group.leaf, group.slot), in a
+// leaf no snapshot shares, and returns the other changes for the merge.
+// A tick of a GROUP BY view mostly changes the words of groups that
+// stay: each such change is then one write, where the merge walks the
+// tree and its leaves and compares keys, and only the rest need sorting
+// by key, which the Reduce leaves to the Output in words mode. A place
+// that is out of date (the item moved, or its leaf was copied for a
+// snapshot or joined into a neighbour) fails the check of the leaf's
+// generation or of the item's key, which must be the group's own key
+// encoding, the same bytes, not an equal copy; the merge then records
+// the item's new place.
+func inPlace[I treeItem, P wordsItem[I]](t *rowTree[I], red *reduceOp, changes, rest []wordsChange) []wordsChange {
+	for i := range changes {
+		c := &changes[i]
+		if c.had && c.has {
+			grp := red.groups.at(c.pos)
+			if n := (*tnode[I])(grp.leaf); n != nil && n.gen == t.gen && int(grp.slot) < len(n.items) {
+				if it := P(&n.items[grp.slot]); it.kencData() == unsafe.StringData(c.kenc) {
+					it.setWords(red, c.pos)
+					continue
+				}
+			}
+		}
+		rest = append(rest, *c)
+	}
+	return rest
+}
+
 // wordMerger replaces, inserts and drops the words of groups. It and
 // wideWordMerger are two types, not one generic over the words, because
 // a generic item's key method is called through its dictionary in every
@@ -137,6 +194,12 @@ func (m *wordMerger) insert(c *wordsChange) (wordItem, bool) {
 	m.bytes += sizeWordItem
 	return wordItem{wordKey: wordKeyOf(c), words: m.red.groups.at(c.pos).words}, true
 }
+
+func (m *wordMerger) placed(c *wordsChange, n *tnode[wordItem], i int) {
+	m.place(c, unsafe.Pointer(n), i)
+}
+
+func (it *wordItem) setWords(red *reduceOp, pos int32) { it.words = red.groups.at(pos).words }
 
 // wideWordMerger is wordMerger for wide words, which it reads from the
 // Reduce's wide words.
@@ -161,6 +224,12 @@ func (m *wideWordMerger) insert(c *wordsChange) (wideWordItem, bool) {
 	return it, true
 }
 
+func (m *wideWordMerger) placed(c *wordsChange, n *tnode[wideWordItem], i int) {
+	m.place(c, unsafe.Pointer(n), i)
+}
+
+func (it *wideWordItem) setWords(red *reduceOp, pos int32) { copy(it.words[:], red.words(pos)) }
+
 // groupMerger replaces, inserts and drops groups' rows.
 type groupMerger struct {
 	// bytes is the change of the items' size during a merge; the rows
@@ -178,6 +247,8 @@ func (m *groupMerger) update(it groupItem, c *groupChange) (groupItem, bool) {
 	it.row, it.rlen = unsafe.SliceData(c.row), uint32(len(c.row))
 	return it, true
 }
+
+func (m *groupMerger) placed(*groupChange, *tnode[groupItem], int) {}
 
 func (m *groupMerger) insert(c *groupChange) (groupItem, bool) {
 	if c.row == nil {
@@ -212,12 +283,16 @@ func (o *Output) stepGroups() {
 	o.revoke()
 	switch {
 	case words && o.red.stride > groupWords:
+		o.rest = inPlace(&o.wide, o.red, o.red.wchanges, o.rest[:0])
+		o.rest, o.spare = sortWordsChanges(o.rest, o.spare)
 		o.wideM.bytes = 0
-		o.wideW.apply(&o.wide, o.red.wchanges)
+		o.wideW.apply(&o.wide, o.rest)
 		o.bytes += o.wideM.bytes
 	case words:
+		o.rest = inPlace(&o.words, o.red, o.red.wchanges, o.rest[:0])
+		o.rest, o.spare = sortWordsChanges(o.rest, o.spare)
 		o.wm.bytes = 0
-		o.ww.apply(&o.words, o.red.wchanges)
+		o.ww.apply(&o.words, o.rest)
 		o.bytes += o.wm.bytes
 	default:
 		o.gm.bytes = 0
@@ -232,6 +307,7 @@ func (o *Output) stepGroups() {
 func (o *Output) wordsDelta() Batch {
 	if !o.built {
 		o.built = true
+		o.red.wchanges, o.spare = sortWordsChanges(o.red.wchanges, o.spare)
 		o.wdelta = o.red.appendWordsDelta(o.wdelta[:0])
 		if invariants {
 			checkConsolidated(o.wdelta)

@@ -116,3 +116,92 @@ func TestGroupedOutput(t *testing.T) {
 		t.Fatalf("only %d reads found rows", reads)
 	}
 }
+
+// TestWordsInPlace drives a GROUP BY view in words mode through ticks
+// that change the words of groups that stay, which the Output writes in
+// place where it last put their items (inPlace), between ticks that make
+// and drop thousands of groups, so that leaves split, shift their items,
+// join and leave the tree under the items' recorded places, and with the
+// published snapshot sometimes pinned across a tick, so that the tick
+// copies the leaves it changes and the recorded places go out of date.
+// After every tick the view and every snapshot still pinned must equal a
+// second Reduce of the same rows through a plain Output; and most changes
+// of the steady ticks (the same rows changed again, no snapshot pinned)
+// must have been written in place.
+func TestWordsInPlace(t *testing.T) {
+	for _, wide := range []bool{false, true} {
+		t.Run(fmt.Sprintf("wide=%v", wide), func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(11, 5))
+			g := NewGraph()
+			in := g.Input()
+			aggs := []Aggregate{flatCountAgg{}, flatSumAgg{sumAgg{col: 1}}}
+			if wide {
+				aggs = append(aggs, flatSumAgg{sumAgg{col: 1}})
+			}
+			out := g.Output(g.Reduce(in.Node(), ReduceSpec{Key: col(0), Aggs: aggs}))
+			same := func(r types.Row) (types.Row, error) { return r, nil }
+			ref := g.Output(g.Map(g.Reduce(in.Node(), ReduceSpec{Key: col(0), Aggs: aggs}), same))
+			type pinned struct {
+				snap *Snapshot
+				want string
+			}
+			var pins []pinned
+			var live []types.Row
+			keys := 0
+			written, changed := 0, 0
+			for tick := range 120 {
+				// Phases of 20 ticks: grow to thousands of groups, change
+				// the rows of the groups there are, shrink to a few.
+				var b Batch
+				switch phase := tick / 20 % 3; phase {
+				case 0:
+					b = randomChanges(rng, &live, 400, func() bool { return rng.IntN(8) == 0 }, func() types.Row {
+						keys++
+						return int8Row(int64(rng.IntN(3*keys+1)), int64(rng.IntN(50)))
+					})
+				case 1:
+					// The same rows each tick: after the first, their
+					// groups' items are where the merge put them.
+					for i := range min(300, len(live)) {
+						r := live[i]
+						live[i] = int8Row(r[0].Int(), r[1].Int()+1)
+						b = append(b, Update{Row: r, Diff: -1}, Update{Row: live[i], Diff: 1})
+					}
+				default:
+					b = randomChanges(rng, &live, 500, func() bool { return rng.IntN(10) != 0 }, func() types.Row {
+						return int8Row(int64(rng.IntN(3*keys+1)), int64(rng.IntN(50)))
+					})
+				}
+				in.Push(b.Consolidate())
+				step(t, g)
+				if tick/20%3 == 1 && tick%20 > 0 {
+					changed += len(out.red.wchanges)
+					written += len(out.red.wchanges) - len(out.rest)
+				}
+				want := fmtBatch(snapshotBatch(t, ref.Snapshot()))
+				for _, p := range pins {
+					if got := fmtBatch(snapshotBatch(t, p.snap)); got != p.want {
+						t.Fatalf("tick %d: a pinned snapshot changed", tick)
+					}
+					p.snap.Unpin()
+				}
+				pins = pins[:0]
+				s := out.Publish()
+				if err := s.Pin(); err != nil {
+					t.Fatal(err)
+				}
+				if got := fmtBatch(snapshotBatch(t, s)); got != want {
+					t.Fatalf("tick %d: view\n%s\nwant\n%s", tick, got, want)
+				}
+				if tick/20%3 != 1 && rng.IntN(4) == 0 {
+					pins = append(pins, pinned{s, want})
+				} else {
+					s.Unpin()
+				}
+			}
+			if written < changed*2/3 {
+				t.Fatalf("%d of %d changes of steady ticks written in place", written, changed)
+			}
+		})
+	}
+}

@@ -1,5 +1,38 @@
 package dataflow
 
+import "slices"
+
+// sortByKey sorts items by key: by head with a radix sort, then items of
+// equal heads with cmp, which compares whole keys. spare is scratch space
+// of the sort; it returns the sorted items and the spare for the next
+// sort (the two buffers trade places when the sort ends in the spare).
+func sortByKey[T any](items, spare []T, head func(*T) keyHead, cmp func(a, b T) int) ([]T, []T) {
+	if len(items) < 32 {
+		slices.SortFunc(items, cmp)
+		return items, spare
+	}
+	if cap(spare) < len(items) {
+		spare = make([]T, len(items), cap(items))
+	}
+	spare = spare[:len(items)]
+	sorted := sortByHead(items, spare, head)
+	for i := 0; i < len(sorted); {
+		j := i + 1
+		for j < len(sorted) && head(&sorted[j]) == head(&sorted[i]) {
+			j++
+		}
+		if j-i > 1 {
+			slices.SortFunc(sorted[i:j], cmp)
+		}
+		i = j
+	}
+	if &sorted[0] == &spare[0] {
+		spare = items
+	}
+	clear(spare)
+	return sorted, spare
+}
+
 // sortByHead sorts items by their keys' heads with a least-significant-
 // digit radix sort, one pass per byte of the heads that differs between
 // items (two or three for a tick's groups of an integer key, whose heads

@@ -90,7 +90,9 @@ type reduceOp struct {
 	// Graph.Output): groups then carry their key encodings, a tick's
 	// touched groups are finished in key order, so that the delta comes
 	// out consolidated, and changes lists each changed group's new row
-	// for the Output.
+	// for the Output. In words mode they are finished as they came, and
+	// the Output sorts the changes it merges (see Output.inPlace) and
+	// the delta, when one is asked for.
 	keyed   bool
 	kbuf    []byte
 	changes []groupChange
@@ -105,7 +107,8 @@ type reduceOp struct {
 	// builds no output row (see finishWords).
 	// olds holds the words of the tick's touched groups as they were
 	// before it (wideOlds when they are wider than a group's own, in
-	// wide), and wchanges the changed groups, for the Output.
+	// wide), and wchanges the changed groups, for the Output, in no
+	// particular order.
 	wordsMode bool
 	node      int
 	olds      [][groupWords]int64
@@ -153,18 +156,34 @@ type group struct {
 	iclass types.Family
 	// emitted tells that row has left the operator and must not change.
 	emitted bool
-	row     types.Row
+	// slot and leaf are where, in words mode, the Output last placed the
+	// group's item: leaf is a *tnode of the Output's words items (see
+	// Output.inPlace).
+	slot int32
+	row  types.Row
 	// err is the group's output instead of row when its aggregates failed.
-	err    *pgerr.Error
-	states []AggState
+	err *pgerr.Error
 	// size is the group's bytes for StateBytes beyond its slot in groups,
 	// fixed at creation.
-	size      int64
+	size int64
+	// statesBuf holds the group's AggStates when there are at most two,
+	// more (an array of reduceOp.nstates) when there are more (see
+	// states): a slice header in every group would take the room of leaf.
 	statesBuf [2]AggState
+	more      *AggState
 	// kenc is the key encoding of the group's key and head its head,
 	// kept only for an Output that holds the groups (reduceOp.keyed).
 	kenc string
 	head keyHead
+	leaf unsafe.Pointer
+}
+
+// states returns the group's n AggStates.
+func (g *group) states(n int) []AggState {
+	if n <= len(g.statesBuf) {
+		return g.statesBuf[:n:n]
+	}
+	return unsafe.Slice(g.more, n)
 }
 
 // touchedGroup is a group changed in the current tick, with its key's
@@ -213,7 +232,7 @@ func (op *reduceOp) Step(context.Context) error {
 	}
 	hashes := op.prefetch()
 	op.apply(hashes)
-	if op.keyed {
+	if op.keyed && !op.wordsMode {
 		op.sortTouched()
 	}
 	if hashes != nil && !op.wordsMode {
@@ -228,33 +247,9 @@ func (op *reduceOp) Step(context.Context) error {
 	return nil
 }
 
-// sortTouched puts the tick's touched groups in key order: by head with
-// a radix sort, then groups of equal heads by their whole keys.
+// sortTouched puts the tick's touched groups in key order.
 func (op *reduceOp) sortTouched() {
-	t := op.touched
-	if len(t) < 32 {
-		slices.SortFunc(t, compareTouched)
-		return
-	}
-	if cap(op.spare) < len(t) {
-		op.spare = make([]touchedGroup, len(t), cap(t))
-	}
-	spare := op.spare[:len(t)]
-	sorted := sortByHead(t, spare, func(g *touchedGroup) keyHead { return g.head })
-	for i := 0; i < len(sorted); {
-		j := i + 1
-		for j < len(sorted) && sorted[j].head == sorted[i].head {
-			j++
-		}
-		if j-i > 1 {
-			slices.SortFunc(sorted[i:j], compareTouched)
-		}
-		i = j
-	}
-	if &sorted[0] == &spare[0] {
-		op.touched, op.spare, spare = sorted, t, t
-	}
-	clear(spare)
+	op.touched, op.spare = sortByKey(op.touched, op.spare, func(g *touchedGroup) keyHead { return g.head }, compareTouched)
 }
 
 // apply feeds the delta to the groups' accumulators: insertions first,
@@ -366,18 +361,19 @@ func (op *reduceOp) update(pos int32, u *Update) {
 	if op.stride > 0 {
 		words = op.words(pos)
 	}
+	states := grp.states(op.nstates)
 	for _, a := range op.aggs {
 		var err error
 		if a.flat != nil {
 			err = a.flat.Add(words[a.off:a.off+a.n:a.off+a.n], u.Row, u.Diff)
-		} else if sz, ok := grp.states[a.off].(StateSizer); ok {
+		} else if sz, ok := states[a.off].(StateSizer); ok {
 			// The state's size change is counted here, so that
 			// StateBytes walks no group (see statesBytes).
 			before := sz.StateBytes()
-			err = grp.states[a.off].Update(u.Row, u.Diff)
+			err = states[a.off].Update(u.Row, u.Diff)
 			op.bytes += sz.StateBytes() - before
 		} else {
-			err = grp.states[a.off].Update(u.Row, u.Diff)
+			err = states[a.off].Update(u.Row, u.Diff)
 		}
 		if err != nil {
 			op.out.errs = append(op.out.errs, ErrorUpdate{Err: dataError(err), Diff: u.Diff})
@@ -455,18 +451,17 @@ func (op *reduceOp) lookup(key types.Row, h uint64) int32 {
 		grp.kenc, grp.head = string(op.kbuf), headOf(op.kbuf)
 		grp.size += int64(len(grp.kenc))
 	}
-	if n := op.nstates; n <= len(grp.statesBuf) {
-		grp.states = grp.statesBuf[:n:n]
-	} else {
-		grp.states = make([]AggState, n)
+	if n := op.nstates; n > len(grp.statesBuf) {
+		grp.more = unsafe.SliceData(make([]AggState, n))
 		grp.size += int64(n) * (2 * sizePointer)
 	}
+	states := grp.states(op.nstates)
 	for i, a := range op.aggs {
 		if a.flat == nil {
-			grp.states[a.off] = op.spec.Aggs[i].NewState()
+			states[a.off] = op.spec.Aggs[i].NewState()
 		}
 	}
-	op.bytes += grp.size + statesBytes(grp.states)
+	op.bytes += grp.size + statesBytes(states)
 	return pos
 }
 
@@ -565,7 +560,7 @@ func (op *reduceOp) finishWords(t *touchedGroup) {
 	grp.err = newErr
 	had, has := t.existed && oldErr == nil, exists && newErr == nil
 	if had || has {
-		op.wchanges = append(op.wchanges, wordsChange{kenc: t.kenc, key: grp.row, pos: t.pos, old: t.old, had: had, has: has})
+		op.wchanges = append(op.wchanges, wordsChange{head: t.head, kenc: t.kenc, key: grp.row, pos: t.pos, old: t.old, had: had, has: has})
 	}
 	if !exists && grp.n == 0 {
 		op.bytes -= grp.size
@@ -663,7 +658,7 @@ func (op *reduceOp) appendResults(dst []types.Datum, pos int32) ([]types.Datum, 
 		if a.flat != nil {
 			d, err = a.flat.Result(words[a.off : a.off+a.n : a.off+a.n])
 		} else {
-			d, err = grp.states[a.off].Result()
+			d, err = grp.states(op.nstates)[a.off].Result()
 		}
 		if err != nil {
 			return append(dst[:start], make([]types.Datum, len(op.aggs))...), dataError(err)
@@ -682,7 +677,7 @@ func (op *reduceOp) replace(t *touchedGroup, exists bool, newErr *pgerr.Error, n
 	}
 	if !exists {
 		if grp.n == 0 {
-			op.bytes -= grp.size + statesBytes(grp.states)
+			op.bytes -= grp.size + statesBytes(grp.states(op.nstates))
 			op.index.remove(t.pos)
 			*grp = group{}
 		}

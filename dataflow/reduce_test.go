@@ -121,8 +121,8 @@ func TestReduceStateBytesCounted(t *testing.T) {
 		step(t, g)
 		want := op.index.size() + int64(op.groups.slots())*sizeGroup
 		for pos := range int32(op.groups.len()) {
-			if grp := op.groups.at(pos); grp.states != nil {
-				want += grp.size + statesBytes(grp.states)
+			if grp := op.groups.at(pos); grp.row != nil {
+				want += grp.size + statesBytes(grp.states(op.nstates))
 			}
 		}
 		if got := node.StateBytes(); got != want {

@@ -68,11 +68,14 @@ func maxLeafOf[I any]() int {
 
 // merger tells a treeWriter how a change of type C acts on the items of
 // its key: it replaces a present item (update) or makes one where the key
-// is absent (insert), or drops or makes none when ok is false.
+// is absent (insert), or drops or makes none when ok is false. placed
+// tells where the item a change made or replaced now is: at items[i] of
+// leaf n, until a later change of the tree moves it.
 type merger[I treeItem, C any] interface {
 	key(c *C) string
 	update(it I, c *C) (res I, ok bool)
 	insert(c *C) (res I, ok bool)
+	placed(c *C, n *tnode[I], i int)
 }
 
 // len returns the number of distinct rows.
@@ -132,12 +135,17 @@ func (n *tnode[I]) route(k string) int {
 type treeWriter[I treeItem, C any] struct {
 	m     merger[I, C]
 	items []I
+	// at lists, during mergeLeaf, which changes made which of items.
+	at []placement
 	// nodes[d] collects the new children of the node being merged at
 	// depth d, and same[d] the positions among them of the children
 	// that replaced one child each (see merge).
 	nodes [][]*tnode[I]
 	same  [][]int
 }
+
+// placement is the item (index in treeWriter.items) that a change made.
+type placement struct{ change, item int32 }
 
 // apply merges changes, sorted by key with each key once, into t.
 func (w *treeWriter[I, C]) apply(t *rowTree[I], changes []C) {
@@ -303,7 +311,7 @@ func (w *treeWriter[I, C]) mergeLeaf(t *rowTree[I], dst []*tnode[I], n *tnode[I]
 			return dst
 		}
 	}
-	out := w.items[:0]
+	out, at := w.items[:0], w.at[:0]
 	i := 0
 	for j := range changes {
 		c := &changes[j]
@@ -321,29 +329,43 @@ func (w *treeWriter[I, C]) mergeLeaf(t *rowTree[I], dst []*tnode[I], n *tnode[I]
 			it, ok = w.m.insert(c)
 		}
 		if ok {
+			at = append(at, placement{int32(j), int32(len(out))})
 			out = append(out, it)
 		}
 	}
 	out = append(out, n.items[i:]...)
-	w.items = out
+	w.items, w.at = out, at
 	own := n
 	if n.gen != t.gen {
 		own = nil
 	}
 	maxLeaf := maxLeafOf[I]()
-	for len(out) > 0 {
-		k := len(out)
+	for start := 0; start < len(out); {
+		k := len(out) - start
 		if k > maxLeaf {
 			// Split evenly, so that every part is well above a quarter.
 			parts := (k + maxLeaf - 1) / maxLeaf
 			k = (k + parts - 1) / parts
 		}
-		dst = append(dst, w.leaf(t, own, out[:k]))
+		leaf := w.leaf(t, own, out[start:start+k])
+		dst = append(dst, leaf)
 		own = nil
-		out = out[k:]
+		for ; len(at) > 0 && int(at[0].item) < start+k; at = at[1:] {
+			w.m.placed(&changes[at[0].change], leaf, int(at[0].item)-start)
+		}
+		start += k
 	}
 	clear(w.items)
 	return dst
+}
+
+// drop empties leaf n of the current generation, joined into a neighbour,
+// so that no item is found in it where a merger saw it placed: its items
+// live on in the neighbour. (A leaf that leaves the tree because a merge
+// emptied it holds no item still in the tree.)
+func drop[I treeItem](n *tnode[I]) {
+	clear(n.items)
+	n.items = n.items[:0]
 }
 
 // editLeaf merges changes into leaf n of the current generation, which
@@ -365,6 +387,7 @@ func (w *treeWriter[I, C]) editLeaf(dst []*tnode[I], n *tnode[I], changes *[]C) 
 		case i < len(items) && items[i].key() == k:
 			if it, ok := w.m.update(items[i], c); ok {
 				items[i] = it
+				w.m.placed(c, n, i)
 				i++
 			} else {
 				items = slices.Delete(items, i, i+1)
@@ -377,6 +400,7 @@ func (w *treeWriter[I, C]) editLeaf(dst []*tnode[I], n *tnode[I], changes *[]C) 
 		}
 		if it, ok := w.m.insert(c); ok {
 			items = slices.Insert(items, i, it)
+			w.m.placed(c, n, i)
 			i++
 		}
 	}
@@ -436,6 +460,9 @@ func (w *treeWriter[I, C]) join(t *rowTree[I], a, b *tnode[I]) []*tnode[I] {
 			res = []*tnode[I]{w.leaf(t, own, items[:h]), w.leaf(t, nil, items[h:])}
 		} else {
 			res = []*tnode[I]{w.leaf(t, own, items)}
+		}
+		if b.gen == t.gen {
+			drop(b)
 		}
 		clear(w.items)
 		return res
