@@ -137,7 +137,7 @@ func (m *itemMerger) insert(c *change) (item, bool) {
 	return it, true
 }
 
-func (m *itemMerger) placed(*change, *tnode[item], int) {}
+func (m *itemMerger) placed(*change, int32, int) {}
 
 func newOutput(in *stream, key func(types.Row) types.Row) *Output {
 	o := &Output{in: in, key: key}

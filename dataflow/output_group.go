@@ -128,8 +128,8 @@ func sortWordsChanges(changes, spare []wordsChange) ([]wordsChange, []wordsChang
 	})
 }
 
-// place records in a changed group where its item now is (see inPlace).
-func (m *wordsMerging) place(c *wordsChange, leaf unsafe.Pointer, i int) {
+// placed records in a changed group where its item now is (see inPlace).
+func (m *wordsMerging) placed(c *wordsChange, leaf int32, i int) {
 	grp := m.red.groups.at(c.pos)
 	grp.leaf, grp.slot = leaf, int32(i)
 }
@@ -150,17 +150,19 @@ func (k *wordKey) kencData() *byte { return k.kenc }
 // stay: each such change is then one write, where the merge walks the
 // tree and its leaves and compares keys, and only the rest need sorting
 // by key, which the Reduce leaves to the Output in words mode. A place
-// that is out of date (the item moved, or its leaf was copied for a
-// snapshot or joined into a neighbour) fails the check of the leaf's
-// generation or of the item's key, which must be the group's own key
-// encoding, the same bytes, not an equal copy; the merge then records
-// the item's new place.
+// that is out of date (the item moved within its leaf or to another, or
+// its leaf left the tree) fails the check of the item's key, which must
+// be the group's own key encoding, the same bytes, not an equal copy:
+// every leaf of the tree holds a distinct set of groups' items, so the
+// group's item in a leaf of the tree is its only one. A leaf still
+// shared with a snapshot fails the check of its generation. The merge
+// then records the item's new place.
 func inPlace[I treeItem, P wordsItem[I]](t *rowTree[I], red *reduceOp, changes, rest []wordsChange) []wordsChange {
 	for i := range changes {
 		c := &changes[i]
 		if c.had && c.has {
 			grp := red.groups.at(c.pos)
-			if n := (*tnode[I])(grp.leaf); n != nil && n.gen == t.gen && int(grp.slot) < len(n.items) {
+			if n := t.leaf(grp.leaf); n != nil && n.gen == t.gen && int(grp.slot) < len(n.items) {
 				if it := P(&n.items[grp.slot]); it.kencData() == unsafe.StringData(c.kenc) {
 					it.setWords(red, c.pos)
 					continue
@@ -195,10 +197,6 @@ func (m *wordMerger) insert(c *wordsChange) (wordItem, bool) {
 	return wordItem{wordKey: wordKeyOf(c), words: m.red.groups.at(c.pos).words}, true
 }
 
-func (m *wordMerger) placed(c *wordsChange, n *tnode[wordItem], i int) {
-	m.place(c, unsafe.Pointer(n), i)
-}
-
 func (it *wordItem) setWords(red *reduceOp, pos int32) { it.words = red.groups.at(pos).words }
 
 // wideWordMerger is wordMerger for wide words, which it reads from the
@@ -224,10 +222,6 @@ func (m *wideWordMerger) insert(c *wordsChange) (wideWordItem, bool) {
 	return it, true
 }
 
-func (m *wideWordMerger) placed(c *wordsChange, n *tnode[wideWordItem], i int) {
-	m.place(c, unsafe.Pointer(n), i)
-}
-
 func (it *wideWordItem) setWords(red *reduceOp, pos int32) { copy(it.words[:], red.words(pos)) }
 
 // groupMerger replaces, inserts and drops groups' rows.
@@ -248,7 +242,7 @@ func (m *groupMerger) update(it groupItem, c *groupChange) (groupItem, bool) {
 	return it, true
 }
 
-func (m *groupMerger) placed(*groupChange, *tnode[groupItem], int) {}
+func (m *groupMerger) placed(*groupChange, int32, int) {}
 
 func (m *groupMerger) insert(c *groupChange) (groupItem, bool) {
 	if c.row == nil {

@@ -157,7 +157,7 @@ type group struct {
 	// emitted tells that row has left the operator and must not change.
 	emitted bool
 	// slot and leaf are where, in words mode, the Output last placed the
-	// group's item: leaf is a *tnode of the Output's words items (see
+	// group's item: items[slot] of its tree's leaf of id leaf (see
 	// Output.inPlace).
 	slot int32
 	row  types.Row
@@ -168,14 +168,14 @@ type group struct {
 	size int64
 	// statesBuf holds the group's AggStates when there are at most two,
 	// more (an array of reduceOp.nstates) when there are more (see
-	// states): a slice header in every group would take the room of leaf.
+	// states): a slice header in every group would make it 200 bytes.
 	statesBuf [2]AggState
 	more      *AggState
 	// kenc is the key encoding of the group's key and head its head,
 	// kept only for an Output that holds the groups (reduceOp.keyed).
 	kenc string
 	head keyHead
-	leaf unsafe.Pointer
+	leaf int32
 }
 
 // states returns the group's n AggStates.

@@ -26,6 +26,43 @@ import (
 type rowTree[I treeItem] struct {
 	root *tnode[I]
 	gen  uint64
+	// leaves holds the live tree's leaves by id (tnode.id), and free the
+	// ids of leaves that left it. A merger records where a change put
+	// its item as a leaf id and an index (see merger.placed): an id holds
+	// no leaf alive once the leaf leaves the tree, and a leaf's copy for
+	// a snapshot takes over its id, so that the items it copies are found
+	// at their places again. Only the live tree's writer uses them.
+	leaves []*tnode[I]
+	free   []int32
+}
+
+// register records leaf n of the live tree under the id of prev, the
+// leaf it replaces, or under a new id when prev is nil.
+func (t *rowTree[I]) register(n, prev *tnode[I]) {
+	switch k := len(t.free); {
+	case prev != nil:
+		n.id = prev.id
+	case k > 0:
+		n.id, t.free = t.free[k-1], t.free[:k-1]
+	default:
+		n.id = int32(len(t.leaves))
+		t.leaves = append(t.leaves, nil)
+	}
+	t.leaves[n.id] = n
+}
+
+// release forgets leaf n, which left the live tree.
+func (t *rowTree[I]) release(n *tnode[I]) {
+	t.leaves[n.id] = nil
+	t.free = append(t.free, n.id)
+}
+
+// leaf returns the live tree's leaf of id, nil if there is none.
+func (t *rowTree[I]) leaf(id int32) *tnode[I] {
+	if id < 0 || int(id) >= len(t.leaves) {
+		return nil
+	}
+	return t.leaves[id]
 }
 
 // treeItem is an element of a rowTree, ordered by its key.
@@ -35,9 +72,10 @@ type treeItem interface {
 
 // tnode is a leaf (items) or an inner node (kids, with firsts[i] the
 // first key of kids[i]). first is the node's own first key; count the
-// items beneath it.
+// items beneath it; id a leaf's id in the live tree (see rowTree.leaves).
 type tnode[I treeItem] struct {
 	gen    uint64
+	id     int32
 	count  int
 	first  string
 	items  []I
@@ -70,12 +108,12 @@ func maxLeafOf[I any]() int {
 // its key: it replaces a present item (update) or makes one where the key
 // is absent (insert), or drops or makes none when ok is false. placed
 // tells where the item a change made or replaced now is: at items[i] of
-// leaf n, until a later change of the tree moves it.
+// the leaf of id leaf, until a later change of the tree moves it.
 type merger[I treeItem, C any] interface {
 	key(c *C) string
 	update(it I, c *C) (res I, ok bool)
 	insert(c *C) (res I, ok bool)
-	placed(c *C, n *tnode[I], i int)
+	placed(c *C, leaf int32, i int)
 }
 
 // len returns the number of distinct rows.
@@ -155,6 +193,7 @@ func (w *treeWriter[I, C]) apply(t *rowTree[I], changes []C) {
 	root := t.root
 	if root == nil {
 		root = &tnode[I]{gen: t.gen}
+		t.register(root, nil)
 	}
 	nodes := w.merge(t, nil, root, changes, 0)
 	for len(nodes) > maxKids {
@@ -307,7 +346,7 @@ func (w *treeWriter[I, C]) mergeLeaf(t *rowTree[I], dst []*tnode[I], n *tnode[I]
 	// pass (editing shifts the items after each insertion and deletion).
 	if n.gen == t.gen && 4*len(changes) <= len(n.items) {
 		var done bool
-		if dst, done = w.editLeaf(dst, n, &changes); done {
+		if dst, done = w.editLeaf(t, dst, n, &changes); done {
 			return dst
 		}
 	}
@@ -339,6 +378,8 @@ func (w *treeWriter[I, C]) mergeLeaf(t *rowTree[I], dst []*tnode[I], n *tnode[I]
 	if n.gen != t.gen {
 		own = nil
 	}
+	// The first leaf made takes n's place (and id); prev is nil after.
+	prev := n
 	maxLeaf := maxLeafOf[I]()
 	for start := 0; start < len(out); {
 		k := len(out) - start
@@ -347,25 +388,19 @@ func (w *treeWriter[I, C]) mergeLeaf(t *rowTree[I], dst []*tnode[I], n *tnode[I]
 			parts := (k + maxLeaf - 1) / maxLeaf
 			k = (k + parts - 1) / parts
 		}
-		leaf := w.leaf(t, own, out[start:start+k])
+		leaf := w.leaf(t, own, out[start:start+k], prev)
 		dst = append(dst, leaf)
-		own = nil
+		own, prev = nil, nil
 		for ; len(at) > 0 && int(at[0].item) < start+k; at = at[1:] {
-			w.m.placed(&changes[at[0].change], leaf, int(at[0].item)-start)
+			w.m.placed(&changes[at[0].change], leaf.id, int(at[0].item)-start)
 		}
 		start += k
 	}
+	if prev != nil {
+		t.release(n)
+	}
 	clear(w.items)
 	return dst
-}
-
-// drop empties leaf n of the current generation, joined into a neighbour,
-// so that no item is found in it where a merger saw it placed: its items
-// live on in the neighbour. (A leaf that leaves the tree because a merge
-// emptied it holds no item still in the tree.)
-func drop[I treeItem](n *tnode[I]) {
-	clear(n.items)
-	n.items = n.items[:0]
 }
 
 // editLeaf merges changes into leaf n of the current generation, which
@@ -374,7 +409,7 @@ func drop[I treeItem](n *tnode[I]) {
 // out and back for each. It stops before an insertion into a full leaf,
 // leaving n with the changes before it merged and changes cut to the
 // rest, and reports whether it merged them all.
-func (w *treeWriter[I, C]) editLeaf(dst []*tnode[I], n *tnode[I], changes *[]C) ([]*tnode[I], bool) {
+func (w *treeWriter[I, C]) editLeaf(t *rowTree[I], dst []*tnode[I], n *tnode[I], changes *[]C) ([]*tnode[I], bool) {
 	items := n.items
 	i := 0
 	for j := range *changes {
@@ -387,7 +422,7 @@ func (w *treeWriter[I, C]) editLeaf(dst []*tnode[I], n *tnode[I], changes *[]C) 
 		case i < len(items) && items[i].key() == k:
 			if it, ok := w.m.update(items[i], c); ok {
 				items[i] = it
-				w.m.placed(c, n, i)
+				w.m.placed(c, n.id, i)
 				i++
 			} else {
 				items = slices.Delete(items, i, i+1)
@@ -400,22 +435,26 @@ func (w *treeWriter[I, C]) editLeaf(dst []*tnode[I], n *tnode[I], changes *[]C) 
 		}
 		if it, ok := w.m.insert(c); ok {
 			items = slices.Insert(items, i, it)
-			w.m.placed(c, n, i)
+			w.m.placed(c, n.id, i)
 			i++
 		}
 	}
 	n.items, n.count = items, len(items)
 	if len(items) == 0 {
+		t.release(n)
 		return dst, true
 	}
 	n.first = items[0].key()
 	return append(dst, n), true
 }
 
-// leaf returns a leaf holding items (copied), reusing n if it is given.
-func (w *treeWriter[I, C]) leaf(t *rowTree[I], n *tnode[I], items []I) *tnode[I] {
+// leaf returns a leaf holding items (copied), reusing n if it is given;
+// a new leaf takes the place of prev in the live tree's leaves, or a new
+// one when prev is nil.
+func (w *treeWriter[I, C]) leaf(t *rowTree[I], n *tnode[I], items []I, prev *tnode[I]) *tnode[I] {
 	if n == nil {
 		n = &tnode[I]{gen: t.gen, items: make([]I, 0, maxLeafOf[I]())}
+		t.register(n, prev)
 	}
 	old := len(n.items)
 	n.items = append(n.items[:0], items...)
@@ -457,12 +496,10 @@ func (w *treeWriter[I, C]) join(t *rowTree[I], a, b *tnode[I]) []*tnode[I] {
 		var res []*tnode[I]
 		if len(items) > maxLeafOf[I]() {
 			h := len(items) / 2
-			res = []*tnode[I]{w.leaf(t, own, items[:h]), w.leaf(t, nil, items[h:])}
+			res = []*tnode[I]{w.leaf(t, own, items[:h], a), w.leaf(t, nil, items[h:], b)}
 		} else {
-			res = []*tnode[I]{w.leaf(t, own, items)}
-		}
-		if b.gen == t.gen {
-			drop(b)
+			res = []*tnode[I]{w.leaf(t, own, items, a)}
+			t.release(b)
 		}
 		clear(w.items)
 		return res

@@ -13,8 +13,8 @@ import (
 // TestRowTree merges random sorted deltas, from single changes to bulk
 // loads and mass deletions, into a rowTree and checks it against a map
 // after every merge, along with its shape (sorted leaves, sizes, counts,
-// first keys), and checks that every snapshot taken on the way still
-// holds what it held when taken.
+// first keys) and its leaves' ids, and checks that every snapshot taken
+// on the way still holds what it held when taken.
 func TestRowTree(t *testing.T) {
 	for seed := range uint64(20) {
 		rng := rand.New(rand.NewPCG(seed, 7))
@@ -33,6 +33,16 @@ func TestRowTree(t *testing.T) {
 				n = 3000
 			}
 			batch := map[string]int64{}
+			if step%10 == 4 {
+				// Delete a range of keys: whole leaves empty.
+				lo := fmt.Sprintf("%05d", rng.IntN(keys))
+				hi := fmt.Sprintf("%05d", rng.IntN(keys))
+				for k, v := range want {
+					if lo <= k && k <= hi {
+						batch[k] = -v
+					}
+				}
+			}
 			for range n {
 				k := fmt.Sprintf("%05d", rng.IntN(keys))
 				d := int64(1)
@@ -50,6 +60,7 @@ func TestRowTree(t *testing.T) {
 			}
 			w.apply(&tree, changes)
 			checkTree(t, &tree, want)
+			checkLeafIDs(t, &tree)
 			if rng.IntN(3) == 0 {
 				snaps = append(snaps, snap{tree, maps.Clone(want)})
 				tree.keep()
@@ -91,6 +102,41 @@ func checkTree(t *testing.T, tree *rowTree[item], want map[string]int64) {
 			return false
 		})
 		break
+	}
+}
+
+// checkLeafIDs checks that the live tree's leaves by id are its leaves,
+// each under its own id, and nothing else: a leaf that left the tree, or
+// the original of a leaf copied for a snapshot, would keep items that a
+// merger's recorded places could find.
+func checkLeafIDs(t *testing.T, tree *rowTree[item]) {
+	t.Helper()
+	var leaves func(n *tnode[item]) int
+	leaves = func(n *tnode[item]) int {
+		if n.kids == nil {
+			if tree.leaf(n.id) != n {
+				t.Fatalf("leaf of id %d is not registered under it", n.id)
+			}
+			return 1
+		}
+		k := 0
+		for _, kid := range n.kids {
+			k += leaves(kid)
+		}
+		return k
+	}
+	want := 0
+	if tree.root != nil {
+		want = leaves(tree.root)
+	}
+	got := 0
+	for _, n := range tree.leaves {
+		if n != nil {
+			got++
+		}
+	}
+	if got != want || len(tree.leaves)-len(tree.free) != want {
+		t.Fatalf("%d leaves by id (%d ids, %d free), the tree has %d", got, len(tree.leaves), len(tree.free), want)
 	}
 }
 
