@@ -346,7 +346,7 @@ func (w *treeWriter[I, C]) mergeLeaf(t *rowTree[I], dst []*tnode[I], n *tnode[I]
 	// pass (editing shifts the items after each insertion and deletion).
 	if n.gen == t.gen && 4*len(changes) <= len(n.items) {
 		var done bool
-		if dst, done = w.editLeaf(t, dst, n, &changes); done {
+		if dst, done = w.editLeaf(dst, n, &changes); done {
 			return dst
 		}
 	}
@@ -408,8 +408,10 @@ func (w *treeWriter[I, C]) mergeLeaf(t *rowTree[I], dst []*tnode[I], n *tnode[I]
 // tick's changes scattered over a large tree would otherwise copy a leaf
 // out and back for each. It stops before an insertion into a full leaf,
 // leaving n with the changes before it merged and changes cut to the
-// rest, and reports whether it merged them all.
-func (w *treeWriter[I, C]) editLeaf(t *rowTree[I], dst []*tnode[I], n *tnode[I], changes *[]C) ([]*tnode[I], bool) {
+// rest, and reports whether it merged them all. It is given at most a
+// quarter as many changes as n has items (see mergeLeaf), so n never
+// empties.
+func (w *treeWriter[I, C]) editLeaf(dst []*tnode[I], n *tnode[I], changes *[]C) ([]*tnode[I], bool) {
 	items := n.items
 	i := 0
 	for j := range *changes {
@@ -440,10 +442,6 @@ func (w *treeWriter[I, C]) editLeaf(t *rowTree[I], dst []*tnode[I], n *tnode[I],
 		}
 	}
 	n.items, n.count = items, len(items)
-	if len(items) == 0 {
-		t.release(n)
-		return dst, true
-	}
 	n.first = items[0].key()
 	return append(dst, n), true
 }
