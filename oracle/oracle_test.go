@@ -21,7 +21,7 @@ var (
 	pgFlag       = flag.Bool("oracle.pg", true, "compare with a PostgreSQL 15 started by the test when it is installed")
 	viewsFlag    = flag.Int("oracle.views", 0, "views per scenario (default 10)")
 	minFlag      = flag.Bool("oracle.minimize", true, "minimise a failing scenario and log the script")
-	saveFlag     = flag.String("oracle.save", "", "directory to write the scripts of failing scenarios to")
+	saveFlag     = flag.String("oracle.save", "", "directory to write the scripts of failing scenarios to, and in a soak running.txt, how to rerun the scenario running (left behind if the process dies)")
 	reportFlag   = flag.Bool("oracle.report", false, "log unsupported features, rejected views and PostgreSQL disagreements in full")
 	knownFlag    = flag.Bool("oracle.known", false, "run regression scripts of known, open bugs instead of skipping them")
 )
@@ -79,8 +79,20 @@ func TestOracleSoak(t *testing.T) {
 		seed := base + i
 		mode := modes()[int(i)%len(modes())]
 		name := fmt.Sprintf("seed=%d/%s", seed, mode)
+		rerun := fmt.Sprintf("go test ./oracle -run 'TestOracle$' -seed %d -oracle.mode %s", seed, mode)
+		// A panic in the server kills the test process, and the seed
+		// with it: the scenario running is on file until it ends.
+		running := filepath.Join(*saveFlag, "running.txt")
+		if *saveFlag != "" {
+			if err := os.WriteFile(running, []byte(rerun+"\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
 		if !t.Run(name, func(t *testing.T) { tally.add(checkSeed(t, seed, mode)) }) {
-			failing = append(failing, fmt.Sprintf("go test ./oracle -run 'TestOracle$' -seed %d -oracle.mode %s", seed, mode))
+			failing = append(failing, rerun)
+		}
+		if *saveFlag != "" {
+			os.Remove(running)
 		}
 	}
 	tally.log(t)
