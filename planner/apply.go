@@ -33,6 +33,13 @@ func removeApply(a *Apply) (Node, error) {
 	refs := outerColumns(a.Right, 1)
 	lcols := a.Left.Columns()
 	lw := len(lcols)
+	for _, o := range refs {
+		// A reference past the enclosing row is a planner bug; it fails
+		// the statement instead of the server, whose coordinator plans.
+		if o.Idx >= lw {
+			return nil, pgerr.New(pgerr.InternalError, "correlated subquery refers to column %d of an enclosing row of %d columns", o.Idx+1, lw)
+		}
+	}
 	k := len(refs)
 	dexprs := make([]scalar.Expr, k)
 	dcols := make([]Column, k)
