@@ -36,11 +36,12 @@ type RunOptions struct {
 // breaking: a view whose contents differ from its query run ad hoc, a
 // crash, a hang.
 const (
-	KindRows  = "rows"  // the view and the query return different rows
-	KindError = "error" // one fails and the other does not, or with another SQLSTATE
-	KindTypes = "types" // the view's column types differ from the query's
-	KindSetup = "setup" // a CREATE TABLE failed
-	KindCrash = "crash" // the connection was lost or a statement hung
+	KindRows     = "rows"     // the view and the query return different rows
+	KindError    = "error"    // one fails and the other does not, or with another SQLSTATE
+	KindTypes    = "types"    // the view's column types differ from the query's
+	KindSetup    = "setup"    // a CREATE TABLE failed
+	KindCrash    = "crash"    // the connection was lost or a statement hung
+	KindInternal = "internal" // a view's creation failed with XX000, which only a bug raises
 )
 
 // Failure is one failure of a run.
@@ -220,6 +221,10 @@ func (r *runner) setup(ctx context.Context) error {
 			r.out.Views++
 		case res.code == "0A000":
 			r.out.Unsupported[res.msg]++
+		case res.code == "XX000":
+			if err := r.fail(Failure{Kind: KindInternal, View: v.Name, Step: -1, Detail: res.msg}); err != nil {
+				return err
+			}
 		default:
 			r.out.Rejected = append(r.out.Rejected, r.rejection(ctx, v, res))
 		}
