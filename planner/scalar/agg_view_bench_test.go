@@ -48,42 +48,10 @@ func BenchmarkViewUpdate(b *testing.B) {
 			ctx := context.Background()
 			g := dataflow.NewGraph()
 			in := g.Input()
-			count, _, err := ResolveAggregate("count", nil, false)
-			if err != nil {
-				b.Fatal(err)
-			}
-			sum, _, err := ResolveAggregate("sum", ts(int8T), false)
-			if err != nil {
-				b.Fatal(err)
-			}
-			ev, err := Compile(col(2, int8T))
-			if err != nil {
-				b.Fatal(err)
-			}
 			eval := &EvalContext{}
-			countAgg, err := count.Build(AggSpec{Eval: eval})
-			if err != nil {
-				b.Fatal(err)
-			}
-			sumAgg, err := sum.Build(AggSpec{Args: []Evaluator{ev}, ArgCols: []int{2}, Eval: eval})
-			if err != nil {
-				b.Fatal(err)
-			}
-			aggs := []dataflow.Aggregate{countAgg, sumAgg}
+			aggs := []dataflow.Aggregate{columnAgg(b, eval, "count", -1, types.Type{}), columnAgg(b, eval, "sum", 2, int8T)}
 			if bc.wide {
-				sum4, _, err := ResolveAggregate("sum", ts(int4T), false)
-				if err != nil {
-					b.Fatal(err)
-				}
-				ids, err := Compile(col(0, int4T))
-				if err != nil {
-					b.Fatal(err)
-				}
-				sumIDs, err := sum4.Build(AggSpec{Args: []Evaluator{ids}, ArgCols: []int{0}, Eval: eval})
-				if err != nil {
-					b.Fatal(err)
-				}
-				aggs = append(aggs, sumIDs)
+				aggs = append(aggs, columnAgg(b, eval, "sum", 0, int4T))
 			}
 			key := func(r types.Row) types.Row { return r[1:2] }
 			out := g.Output(g.Reduce(in.Node(), dataflow.ReduceSpec{Key: key, Aggs: aggs}))
@@ -162,6 +130,31 @@ func BenchmarkViewUpdate(b *testing.B) {
 			}
 		})
 	}
+}
+
+// columnAgg builds aggregate name over input column idx of type typ, or
+// over no argument (count(*)) when idx is negative.
+func columnAgg(b *testing.B, eval *EvalContext, name string, idx int, typ types.Type) dataflow.Aggregate {
+	b.Helper()
+	spec := AggSpec{Eval: eval}
+	var params []types.Type
+	if idx >= 0 {
+		ev, err := Compile(col(idx, typ))
+		if err != nil {
+			b.Fatal(err)
+		}
+		params = ts(typ)
+		spec.Args, spec.ArgCols = []Evaluator{ev}, []int{idx}
+	}
+	f, _, err := ResolveAggregate(name, params, false)
+	if err != nil {
+		b.Fatal(err)
+	}
+	agg, err := f.Build(spec)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return agg
 }
 
 // cpuTime returns the CPU time the process has used, garbage collector
