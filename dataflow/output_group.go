@@ -121,10 +121,7 @@ func (m *wordsMerging) key(c *wordsChange) string { return c.kenc }
 // space, and returns the sorted changes and the spare for the next sort.
 func sortWordsChanges(changes, spare []wordsChange) ([]wordsChange, []wordsChange) {
 	return sortByKey(changes, spare, func(c *wordsChange) keyHead { return c.head }, func(a, b wordsChange) int {
-		if c := a.head.compare(b.head); c != 0 {
-			return c
-		}
-		return strings.Compare(a.kenc, b.kenc)
+		return compareKeys(a.head, a.kenc, b.head, b.kenc)
 	})
 }
 

@@ -201,11 +201,15 @@ type touchedGroup struct {
 }
 
 // compareTouched orders touched groups by key encoding.
-func compareTouched(a, b touchedGroup) int {
-	if c := a.head.compare(b.head); c != 0 {
+func compareTouched(a, b touchedGroup) int { return compareKeys(a.head, a.kenc, b.head, b.kenc) }
+
+// compareKeys orders two key encodings a and b, of heads ah and bh: by
+// head, then in full when the heads tie.
+func compareKeys(ah keyHead, a string, bh keyHead, b string) int {
+	if c := ah.compare(bh); c != 0 {
 		return c
 	}
-	return strings.Compare(a.kenc, b.kenc)
+	return strings.Compare(a, b)
 }
 
 const sizeGroup = int64(unsafe.Sizeof(group{}))
