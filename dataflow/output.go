@@ -22,6 +22,7 @@ func (g *Graph) Output(src Node) *Output {
 	if r, ok := g.ops[src.id].(*reduceOp); ok && !r.keyed && !r.started {
 		r.keyed, o.red, o.wm.red, o.wideM.red = true, r, r, r
 		o.gw.m, o.ww.m, o.wideW.m = &o.gm, &o.wm, &o.wideM
+		o.ww.p, o.wideW.p = &o.wm, &o.wideM
 	}
 	g.add(&outputOp{o: o}, new(stream))
 	return o
@@ -136,8 +137,6 @@ func (m *itemMerger) insert(c *change) (item, bool) {
 	m.bytes += sizeItem + int64(len(it.kv))
 	return it, true
 }
-
-func (m *itemMerger) placed(*change, int32, int) {}
 
 func newOutput(in *stream, key func(types.Row) types.Row) *Output {
 	o := &Output{in: in, key: key}

@@ -239,8 +239,6 @@ func (m *groupMerger) update(it groupItem, c *groupChange) (groupItem, bool) {
 	return it, true
 }
 
-func (m *groupMerger) placed(*groupChange, int32, int) {}
-
 func (m *groupMerger) insert(c *groupChange) (groupItem, bool) {
 	if c.row == nil {
 		return groupItem{}, false

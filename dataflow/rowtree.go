@@ -28,7 +28,7 @@ type rowTree[I treeItem] struct {
 	gen  uint64
 	// leaves holds the live tree's leaves by id (tnode.id), and free the
 	// ids of leaves that left it. A merger records where a change put
-	// its item as a leaf id and an index (see merger.placed): an id holds
+	// its item as a leaf id and an index (see placer): an id holds
 	// no leaf alive once the leaf leaves the tree, and a leaf's copy for
 	// a snapshot takes over its id, so that the items it copies are found
 	// at their places again. Only the live tree's writer uses them.
@@ -106,13 +106,17 @@ func maxLeafOf[I any]() int {
 
 // merger tells a treeWriter how a change of type C acts on the items of
 // its key: it replaces a present item (update) or makes one where the key
-// is absent (insert), or drops or makes none when ok is false. placed
-// tells where the item a change made or replaced now is: at items[i] of
-// the leaf of id leaf, until a later change of the tree moves it.
+// is absent (insert), or drops or makes none when ok is false.
 type merger[I treeItem, C any] interface {
 	key(c *C) string
 	update(it I, c *C) (res I, ok bool)
 	insert(c *C) (res I, ok bool)
+}
+
+// placer is told where the item a change made or replaced now is: at
+// items[i] of the leaf of id leaf, until a later change of the tree moves
+// it. Only a words Output records it (see inPlace).
+type placer[C any] interface {
 	placed(c *C, leaf int32, i int)
 }
 
@@ -173,7 +177,9 @@ func (n *tnode[I]) route(k string) int {
 type treeWriter[I treeItem, C any] struct {
 	m     merger[I, C]
 	items []I
-	// at lists, during mergeLeaf, which changes made which of items.
+	// p, when not nil, is told where changed items go; at lists, during
+	// mergeLeaf, which changes made which of items, for p.
+	p  placer[C]
 	at []placement
 	// nodes[d] collects the new children of the node being merged at
 	// depth d, and same[d] the positions among them of the children
@@ -368,7 +374,9 @@ func (w *treeWriter[I, C]) mergeLeaf(t *rowTree[I], dst []*tnode[I], n *tnode[I]
 			it, ok = w.m.insert(c)
 		}
 		if ok {
-			at = append(at, placement{int32(j), int32(len(out))})
+			if w.p != nil {
+				at = append(at, placement{int32(j), int32(len(out))})
+			}
 			out = append(out, it)
 		}
 	}
@@ -392,7 +400,7 @@ func (w *treeWriter[I, C]) mergeLeaf(t *rowTree[I], dst []*tnode[I], n *tnode[I]
 		dst = append(dst, leaf)
 		own, prev = nil, nil
 		for ; len(at) > 0 && int(at[0].item) < start+k; at = at[1:] {
-			w.m.placed(&changes[at[0].change], leaf.id, int(at[0].item)-start)
+			w.p.placed(&changes[at[0].change], leaf.id, int(at[0].item)-start)
 		}
 		start += k
 	}
@@ -424,7 +432,7 @@ func (w *treeWriter[I, C]) editLeaf(dst []*tnode[I], n *tnode[I], changes *[]C) 
 		case i < len(items) && items[i].key() == k:
 			if it, ok := w.m.update(items[i], c); ok {
 				items[i] = it
-				w.m.placed(c, n.id, i)
+				w.place(c, n.id, i)
 				i++
 			} else {
 				items = slices.Delete(items, i, i+1)
@@ -437,13 +445,20 @@ func (w *treeWriter[I, C]) editLeaf(dst []*tnode[I], n *tnode[I], changes *[]C) 
 		}
 		if it, ok := w.m.insert(c); ok {
 			items = slices.Insert(items, i, it)
-			w.m.placed(c, n.id, i)
+			w.place(c, n.id, i)
 			i++
 		}
 	}
 	n.items, n.count = items, len(items)
 	n.first = items[0].key()
 	return append(dst, n), true
+}
+
+// place tells the placer, if any, where change c's item is.
+func (w *treeWriter[I, C]) place(c *C, leaf int32, i int) {
+	if w.p != nil {
+		w.p.placed(c, leaf, i)
+	}
 }
 
 // leaf returns a leaf holding items (copied), reusing n if it is given;
