@@ -255,10 +255,17 @@ func (s *sumState) Result() (types.Datum, error) {
 // their states in the group's words.
 type flatCountAgg struct{ countAgg }
 
-func (flatCountAgg) Words() int                                   { return 1 }
-func (flatCountAgg) Fallible() bool                               { return false }
-func (flatCountAgg) Add(w []int64, _ types.Row, diff int64) error { w[0] += diff; return nil }
-func (flatCountAgg) Result(w []int64) (types.Datum, error)        { return types.NewInt8(w[0]), nil }
+func (flatCountAgg) Words() int                            { return 1 }
+func (flatCountAgg) Fallible() bool                        { return false }
+func (flatCountAgg) Result(w []int64) (types.Datum, error) { return types.NewInt8(w[0]), nil }
+
+func (flatCountAgg) AddAll(delta Batch, w GroupWords, _ func(int, error)) {
+	for i := range delta {
+		if ws := w.At(i); ws != nil {
+			ws[0] += delta[i].Diff
+		}
+	}
+}
 
 type flatSumAgg struct{ sumAgg }
 
@@ -266,13 +273,19 @@ func (flatSumAgg) Words() int { return 2 }
 
 func (a flatSumAgg) Fallible() bool { return a.resultFailAbove != 0 }
 
-func (a flatSumAgg) Add(w []int64, r types.Row, diff int64) error {
-	s := sumState{agg: a.sumAgg, sum: w[0], cnt: w[1]}
-	if err := s.Update(r, diff); err != nil {
-		return err
+func (a flatSumAgg) AddAll(delta Batch, w GroupWords, fail func(int, error)) {
+	for i := range delta {
+		ws := w.At(i)
+		if ws == nil {
+			continue
+		}
+		s := sumState{agg: a.sumAgg, sum: ws[0], cnt: ws[1]}
+		if err := s.Update(delta[i].Row, delta[i].Diff); err != nil {
+			fail(i, err)
+			continue
+		}
+		ws[0], ws[1] = s.sum, s.cnt
 	}
-	w[0], w[1] = s.sum, s.cnt
-	return nil
 }
 
 func (a flatSumAgg) Result(w []int64) (types.Datum, error) {

@@ -53,6 +53,7 @@ func (g *Graph) Reduce(src Node, spec ReduceSpec) Node {
 		op.aggs[i] = reduceAgg{off: op.nstates}
 		op.nstates++
 	}
+	op.fail = func(i int, err error) { op.rowFailed(op.in.delta[i].Diff, err) }
 	n := g.add(op, out)
 	op.node = n.id
 	return n
@@ -86,6 +87,12 @@ type reduceOp struct {
 	news  []types.Datum
 	// retract holds the tick's retractions until its insertions are in.
 	retract []pendingRetraction
+	// at holds the group of each delta row in a tick, and base the
+	// address of its words, for the flat aggregates (see addFlat); fail
+	// is rowFailed for the delta row of an index, bound once.
+	at   []int32
+	base []*int64
+	fail func(i int, err error)
 	// keyed is set when an Output keeps this Reduce's groups (see
 	// Graph.Output): groups then carry their key encodings, a tick's
 	// touched groups are finished in key order, so that the delta comes
@@ -256,19 +263,28 @@ func (op *reduceOp) sortTouched() {
 	op.touched, op.spare = sortByKey(op.touched, op.spare, func(g *touchedGroup) keyHead { return g.head }, compareTouched)
 }
 
-// apply feeds the delta to the groups' accumulators: insertions first,
-// then retractions, so that every intermediate multiset an accumulator
-// sees is non-negative (see AggState); the words of flat aggregates take
-// the delta in its order (see FlatAggregate). One pass finds each row's group
-// and applies the insertions; the retractions wait in op.retract with
-// their groups, so that a row is looked up once, and an update's −old
-// +new, adjacent in a consolidated delta, once between them. hashes, when
-// not nil, holds the hash of each delta row's key (see prefetch).
+// apply feeds the delta to the groups' accumulators. One pass finds each
+// row's group, once for an update's −old +new, adjacent in a
+// consolidated delta, and counts the row; then each flat aggregate adds
+// the whole delta to its groups' words (FlatAggregate.AddAll). AggStates
+// take the insertions in that pass and the retractions after it, so that
+// every intermediate multiset they see is non-negative (see AggState);
+// the retractions wait in op.retract with their groups. hashes, when not
+// nil, holds the hash of each delta row's key (see prefetch).
 func (op *reduceOp) apply(hashes []uint64) {
+	d := op.in.delta
+	var at []int32
+	if op.stride > 0 {
+		at = slices.Grow(op.at[:0], len(d))[:len(d)]
+		op.at = at
+	}
 	last := int32(-1)
-	for i := range op.in.delta {
-		u := &op.in.delta[i]
+	for i := range d {
+		u := &d[i]
 		if u.Diff == 0 {
+			if at != nil {
+				at[i] = -1
+			}
 			continue
 		}
 		var key types.Row
@@ -286,20 +302,54 @@ func (op *reduceOp) apply(hashes []uint64) {
 			pos = op.lookup(key, h)
 			last = pos
 		}
-		if op.groups.at(pos).tick != op.g.tick {
+		grp := op.groups.at(pos)
+		if grp.tick != op.g.tick {
 			op.touch(pos, op.exists(pos))
 		}
-		if u.Diff < 0 && op.nstates > 0 {
+		grp.n += u.Diff
+		if at != nil {
+			at[i] = pos
+		}
+		if op.nstates == 0 {
+			continue
+		}
+		if u.Diff < 0 {
 			op.retract = append(op.retract, pendingRetraction{pos: pos, u: u})
 			continue
 		}
 		op.update(pos, u)
+	}
+	if at != nil {
+		op.addFlat(at)
 	}
 	for _, r := range op.retract {
 		op.update(r.pos, r.u)
 	}
 	clear(op.retract)
 	op.retract = op.retract[:0]
+}
+
+// addFlat adds the delta to the flat aggregates' words, at[i] being the
+// group of delta row i (-1 to skip it). The words' addresses are taken
+// once the pass is over: creating a group may move the first chunk of
+// groups and the wide words. They are left in base after the tick (the
+// groups they point into stay alive anyway) rather than cleared, which
+// costs a write barrier per row while the collector runs.
+func (op *reduceOp) addFlat(at []int32) {
+	base := slices.Grow(op.base[:0], len(at))[:len(at)]
+	op.base = base
+	for i, pos := range at {
+		if pos >= 0 {
+			base[i] = &op.words(pos)[0]
+		} else {
+			base[i] = nil
+		}
+	}
+	for _, a := range op.aggs {
+		if a.flat != nil {
+			a.flat.AddAll(op.in.delta, NewGroupWords(base, a.off, a.n), op.fail)
+		}
+	}
 }
 
 // prefetch hashes the delta's keys and reads the index slots and groups
@@ -357,20 +407,15 @@ func (op *reduceOp) prefetchRows() {
 // slots (1 MiB) and their groups no longer stay in the caches.
 const prefetchSlots = 1 << 17
 
-// update adds one row to a group's count and accumulators.
+// update adds one row to a group's AggStates.
 func (op *reduceOp) update(pos int32, u *Update) {
-	grp := op.groups.at(pos)
-	grp.n += u.Diff
-	var words []int64
-	if op.stride > 0 {
-		words = op.words(pos)
-	}
-	states := grp.states(op.nstates)
+	states := op.groups.at(pos).states(op.nstates)
 	for _, a := range op.aggs {
-		var err error
 		if a.flat != nil {
-			err = a.flat.Add(words[a.off:a.off+a.n:a.off+a.n], u.Row, u.Diff)
-		} else if sz, ok := states[a.off].(StateSizer); ok {
+			continue
+		}
+		var err error
+		if sz, ok := states[a.off].(StateSizer); ok {
 			// The state's size change is counted here, so that
 			// StateBytes walks no group (see statesBytes).
 			before := sz.StateBytes()
@@ -380,9 +425,15 @@ func (op *reduceOp) update(pos int32, u *Update) {
 			err = states[a.off].Update(u.Row, u.Diff)
 		}
 		if err != nil {
-			op.out.errs = append(op.out.errs, ErrorUpdate{Err: dataError(err), Diff: u.Diff})
+			op.rowFailed(u.Diff, err)
 		}
 	}
+}
+
+// rowFailed records a delta row's failure to update an aggregate: the
+// error travels as data with the row's weight.
+func (op *reduceOp) rowFailed(diff int64, err error) {
+	op.out.errs = append(op.out.errs, ErrorUpdate{Err: dataError(err), Diff: diff})
 }
 
 // words returns the flat aggregates' words of the group at pos.

@@ -56,6 +56,14 @@ func TestReduce(t *testing.T) {
 		want:     []string{"+(a, 1)", ""},
 		wantErrs: []string{"+1 22012 division by zero", "-1 22012 division by zero"},
 	}, {
+		name: "update errors of flat aggregates travel as data",
+		build: func(g *Graph, in []Node) Node {
+			return g.Reduce(in[0], ReduceSpec{Key: col(0), Aggs: []Aggregate{flatCountAgg{}, flatSumAgg{sumAgg{col: 1, failOn: 13}}}})
+		},
+		ticks:    [][]string{{"+(a, 1) +(b, 13) +(a, 13) +(b, 2)"}, {"-(a, 13) -(b, 2)"}},
+		want:     []string{"+(a, 2, 1) +(b, 2, 2)", "-(a, 2, 1) +(a, 1, 1) -(b, 2, 2) +(b, 1, NULL)"},
+		wantErrs: []string{"+2 22012 division by zero", "-1 22012 division by zero"},
+	}, {
 		name: "result errors replace the group's row",
 		build: func(g *Graph, in []Node) Node {
 			return g.Reduce(in[0], ReduceSpec{Key: col(0), Aggs: []Aggregate{countAgg{}, sumAgg{col: 1, resultFailAbove: 10}}})

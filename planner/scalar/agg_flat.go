@@ -76,7 +76,47 @@ func (f *flatAggregate) Words() int {
 	return 1
 }
 
-func (f *flatAggregate) Add(w []int64, row types.Row, diff int64) error {
+// AddAll runs one loop per kind: count(*), and count, sum and avg of an
+// input column with no FILTER, read the column in place; anything else
+// goes row by row through add.
+func (f *flatAggregate) AddAll(delta dataflow.Batch, w dataflow.GroupWords, fail func(int, error)) {
+	spec := &f.spec
+	switch {
+	case spec.Filter == nil && len(spec.Args) == 0:
+		for i := range delta {
+			if ws := w.At(i); ws != nil {
+				ws[0] += delta[i].Diff
+			}
+		}
+	case spec.Filter != nil || f.col < 0 || f.kind == flatBool:
+		for i := range delta {
+			if ws := w.At(i); ws != nil {
+				if err := f.add(ws, delta[i].Row, delta[i].Diff); err != nil {
+					fail(i, err)
+				}
+			}
+		}
+	case f.kind == flatCount:
+		for i := range delta {
+			if ws := w.At(i); ws != nil && !delta[i].Row[f.col].IsNull() {
+				ws[0] += delta[i].Diff
+			}
+		}
+	default:
+		for i := range delta {
+			ws := w.At(i)
+			if ws == nil || delta[i].Row[f.col].IsNull() {
+				continue
+			}
+			if err := f.addInt(ws, delta[i].Row[f.col].Int(), delta[i].Diff); err != nil {
+				fail(i, err)
+			}
+		}
+	}
+}
+
+// add adds one row to a group's words w.
+func (f *flatAggregate) add(w []int64, row types.Row, diff int64) error {
 	spec := &f.spec
 	if ok, err := spec.passes(row); err != nil || !ok {
 		return err
@@ -86,9 +126,9 @@ func (f *flatAggregate) Add(w []int64, row types.Row, diff int64) error {
 		return nil
 	}
 	// The argument is read in place when it is an input column: a Datum
-	// is seven words, and this runs for every row and aggregate.
+	// is seven words.
 	var d *types.Datum
-	if f.col >= 0 && f.col < len(row) {
+	if f.col >= 0 {
 		d = &row[f.col]
 	} else {
 		v, err := spec.Args[0](spec.Eval, row)
@@ -102,11 +142,7 @@ func (f *flatAggregate) Add(w []int64, row types.Row, diff int64) error {
 	}
 	switch f.kind {
 	case flatIntSum, flatIntAvg:
-		acc := f.intSum(w)
-		if err := acc.addInt(d.Int(), diff); err != nil {
-			return err
-		}
-		w[0], w[1], w[2] = acc.sum.hi, int64(acc.sum.lo), acc.n
+		return f.addInt(w, d.Int(), diff)
 	case flatBool:
 		acc := f.bools(w)
 		if err := acc.add([]types.Datum{*d}, diff); err != nil {
@@ -116,6 +152,16 @@ func (f *flatAggregate) Add(w []int64, row types.Row, diff int64) error {
 	default:
 		w[0] += diff
 	}
+	return nil
+}
+
+// addInt adds v diff times to a sum's or average's words w.
+func (f *flatAggregate) addInt(w []int64, v, diff int64) error {
+	acc := f.intSum(w)
+	if err := acc.addInt(v, diff); err != nil {
+		return err
+	}
+	w[0], w[1], w[2] = acc.sum.hi, int64(acc.sum.lo), acc.n
 	return nil
 }
 

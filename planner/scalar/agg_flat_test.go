@@ -3,6 +3,7 @@ package scalar
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/streamdb/streamdb/dataflow"
@@ -85,9 +86,9 @@ func TestFlatAggregateMatchesState(t *testing.T) {
 						u = dataflow.Update{Row: pool[i].Row, Diff: -pool[i].Diff}
 						pool = append(pool[:i], pool[i+1:]...)
 					}
-					errState, errFlat := st.Update(u.Row, u.Diff), flat.Add(words, u.Row, u.Diff)
+					errState, errFlat := st.Update(u.Row, u.Diff), addOne(flat, words, u, rng)
 					if pgerr.CodeOf(errState) != pgerr.CodeOf(errFlat) {
-						t.Fatalf("%s(%v) trial %d step %d: Update %v, Add %v", tc.agg, tc.arg, trial, step, errState, errFlat)
+						t.Fatalf("%s(%v) trial %d step %d: Update %v, AddAll %v", tc.agg, tc.arg, trial, step, errState, errFlat)
 					}
 					if errState == nil && u.Diff > 0 {
 						pool = append(pool, u)
@@ -105,6 +106,34 @@ func TestFlatAggregateMatchesState(t *testing.T) {
 			}
 		}
 	}
+}
+
+// addOne adds u to words by AddAll, in a delta of u among rows of other
+// groups and rows to skip, with the aggregate's words at an offset in
+// each group's, and returns u's error.
+func addOne(flat dataflow.FlatAggregate, words []int64, u dataflow.Update, rng *rand.Rand) error {
+	n, off := flat.Words(), rng.IntN(3)
+	group := make([]int64, off+n)
+	copy(group[off:], words)
+	delta := dataflow.Batch{u}
+	base := []*int64{&group[0]}
+	for range rng.IntN(3) {
+		other := make([]int64, off+n)
+		i := rng.IntN(len(delta) + 1)
+		delta = slices.Insert(delta, i, dataflow.Update{Row: u.Row, Diff: 1})
+		base = slices.Insert(base, i, &other[0])
+		if rng.IntN(2) == 0 {
+			base[i] = nil
+		}
+	}
+	var err error
+	flat.AddAll(delta, dataflow.NewGroupWords(base, off, n), func(i int, e error) {
+		if base[i] == &group[0] {
+			err = e
+		}
+	})
+	copy(words, group[off:])
+	return err
 }
 
 // TestFlatAggregateOnlyWhenFlat checks the aggregates whose accumulators
