@@ -2,6 +2,7 @@ package planner
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/streamdb/streamdb/planner/scalar"
@@ -40,19 +41,19 @@ func subqueriesToApply(n Node) (Node, error) {
 
 // hasSubquery reports whether n's own expressions hold a subquery.
 func hasSubquery(n Node) bool {
-	for _, e := range NodeExprs(n) {
-		found := false
-		scalar.Walk(e, func(x scalar.Expr) bool {
-			if _, ok := x.(*Subquery); ok {
-				found = true
-			}
-			return !found
-		})
-		if found {
-			return true
+	return slices.ContainsFunc(NodeExprs(n), exprHasSubquery)
+}
+
+// exprHasSubquery reports whether e holds a subquery.
+func exprHasSubquery(e scalar.Expr) bool {
+	found := false
+	scalar.Walk(e, func(x scalar.Expr) bool {
+		if _, ok := x.(*Subquery); ok {
+			found = true
 		}
-	}
-	return false
+		return !found
+	})
+	return found
 }
 
 func unnestNode(n Node) (Node, error) {
@@ -119,7 +120,10 @@ func semiJoins(input Node, conjuncts []scalar.Expr) (Node, []scalar.Expr, error)
 				sq, anti = s, true
 			}
 		}
-		if sq == nil || !(sq.Kind == ExistsSubquery || (sq.Kind == AnySubquery && !anti && allEq(sq.Ops))) {
+		// A subquery among IN's left operands stays for applySubqueries,
+		// which turns it into an Apply before the IN's own: a join
+		// condition cannot hold one.
+		if sq == nil || !(sq.Kind == ExistsSubquery || (sq.Kind == AnySubquery && !anti && allEq(sq.Ops))) || slices.ContainsFunc(sq.Args, exprHasSubquery) {
 			rest = append(rest, c)
 			continue
 		}
