@@ -84,16 +84,18 @@ func buildAggregate(lc *LowerContext, call AggCall, appendOnly bool) (dataflow.A
 }
 
 // pickKey is pick for a Reduce's Key, which may reuse its result: the
-// columns are copied into one buffer, or when they are the row's first
-// ones, the row itself is the key.
+// columns are copied into one buffer, or when they are adjacent in the
+// row (GROUP BY a, b over (x, a, b, y)), the key is that part of the
+// row itself.
 func pickKey(cols []int) func(types.Row) types.Row {
-	prefix := true
+	adjacent := true
 	for i, c := range cols {
-		prefix = prefix && c == i
+		adjacent = adjacent && c == cols[0]+i
 	}
 	n := len(cols)
-	if prefix {
-		return func(r types.Row) types.Row { return r[:n:n] }
+	if adjacent {
+		lo, hi := cols[0], cols[0]+n
+		return func(r types.Row) types.Row { return r[lo:hi:hi] }
 	}
 	k := make(types.Row, n)
 	return func(r types.Row) types.Row {
