@@ -128,7 +128,7 @@ func sortWordsChanges(changes, spare []wordsChange) ([]wordsChange, []wordsChang
 // placed records in a changed group where its item now is (see inPlace).
 func (m *wordsMerging) placed(c *wordsChange, leaf int32, i int) {
 	grp := m.red.groups.at(c.pos)
-	grp.leaf, grp.slot = leaf, int32(i)
+	grp.leaf, grp.slot = leaf, int16(i)
 }
 
 // wordsItem is a words item as inPlace writes it.

@@ -153,23 +153,32 @@ const groupWords = 4
 // results once and allocates one row for it, not two. In words mode row
 // is the key alone, and the Output keeps the words.
 type group struct {
+	// The first two cache lines hold what a tick reads and writes of each
+	// group it touches; a group is three lines, whole ones in chunks
+	// (see sizeGroup), so that a tick over a million groups, where each
+	// touched group is a miss, waits for two lines of each, not four.
 	n     int64
 	tick  uint64
 	words [groupWords]int64
 	// ikey is the value of a key of one integer, date or timestamp
 	// column, and iclass its class (see inlineKey), so that finding the
 	// group compares the key here, not in a row of its own.
-	ikey   int64
+	ikey int64
+	// leaf and slot are where, in words mode, the Output last placed the
+	// group's item: items[slot] of its tree's leaf of id leaf (see
+	// Output.inPlace). A leaf holds at most 64 items.
+	leaf   int32
+	slot   int16
 	iclass types.Family
 	// emitted tells that row has left the operator and must not change.
 	emitted bool
-	// slot and leaf are where, in words mode, the Output last placed the
-	// group's item: items[slot] of its tree's leaf of id leaf (see
-	// Output.inPlace).
-	slot int32
-	row  types.Row
+	row     types.Row
 	// err is the group's output instead of row when its aggregates failed.
 	err *pgerr.Error
+	// kenc is the key encoding of the group's key and head its head,
+	// kept only for an Output that holds the groups (reduceOp.keyed).
+	kenc string
+	head keyHead
 	// size is the group's bytes for StateBytes beyond its slot in groups,
 	// fixed at creation.
 	size int64
@@ -178,11 +187,7 @@ type group struct {
 	// states): a slice header in every group would make it 200 bytes.
 	statesBuf [2]AggState
 	more      *AggState
-	// kenc is the key encoding of the group's key and head its head,
-	// kept only for an Output that holds the groups (reduceOp.keyed).
-	kenc string
-	head keyHead
-	leaf int32
+	_         [16]byte
 }
 
 // states returns the group's n AggStates.
@@ -219,6 +224,8 @@ func compareKeys(ah keyHead, a string, bh keyHead, b string) int {
 	return strings.Compare(a, b)
 }
 
+// sizeGroup is three cache lines: the chunks of groups, large
+// allocations, start at page boundaries, so every group starts at a line.
 const sizeGroup = int64(unsafe.Sizeof(group{}))
 
 var _ operator = (*reduceOp)(nil)

@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/streamdb/streamdb/sql/types"
 )
@@ -409,5 +410,18 @@ func sumGroups(got map[int64]types.Row, d Batch) {
 		} else if r, ok := got[u.Row[0].Int()]; ok && equalRows(r, u.Row) {
 			delete(got, u.Row[0].Int())
 		}
+	}
+}
+
+// TestGroupLayout checks what group's layout promises: whole cache lines
+// (so that groups in a chunk start at lines), and the fields a tick
+// touches in the first two.
+func TestGroupLayout(t *testing.T) {
+	var g group
+	if sizeGroup%64 != 0 {
+		t.Errorf("a group is %d bytes, not whole cache lines", sizeGroup)
+	}
+	if end := unsafe.Offsetof(g.head) + unsafe.Sizeof(g.head); end > 128 {
+		t.Errorf("the fields a tick touches end at byte %d, past the group's second cache line", end)
 	}
 }
