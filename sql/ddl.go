@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"runtime/debug"
 
 	"github.com/streamdb/streamdb/sql/pgerr"
 	"github.com/streamdb/streamdb/storage"
@@ -33,7 +34,7 @@ func (tx *ddlTx) afterCommit(fn func(c *coordinator)) { tx.after = append(tx.aft
 // ddlTick runs one catalog change as its own tick.
 func (c *coordinator) ddlTick(ctx context.Context, r *coordReq) error {
 	tx := &ddlTx{c: c, ctx: ctx, cat: c.cat.clone(), batch: c.store.NewBatch(), dropped: map[uint64]bool{}}
-	if err := r.ddl(tx); err != nil {
+	if err := c.runDDL(r, tx); err != nil {
 		tx.batch.Discard()
 		r.err = err
 		close(r.done)
@@ -67,6 +68,22 @@ func (c *coordinator) ddlTick(ctx context.Context, r *coordReq) error {
 	close(r.done)
 	r.done = nil
 	return nil
+}
+
+// runDDL runs a catalog change on tx, turning a panic into an internal
+// error (XX000) of its statement, logged with its stack: a bug that one
+// statement's query meets while it is bound, planned or hydrated fails
+// that statement, as an internal error does in PostgreSQL, instead of
+// stopping the server, whose coordinator runs the change. What the change
+// made waits in tx until it returns, and is discarded with a failed one.
+func (c *coordinator) runDDL(r *coordReq, tx *ddlTx) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			c.log.Error("panic in a catalog change; its statement fails", "panic", p, "stack", string(debug.Stack()))
+			err = pgerr.New(pgerr.InternalError, "internal error: %v", p)
+		}
+	}()
+	return r.ddl(tx)
 }
 
 // nextID reserves an object id.

@@ -1,0 +1,57 @@
+package sql
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"testing"
+
+	"github.com/streamdb/streamdb/sql/pgerr"
+	"github.com/streamdb/streamdb/sql/types"
+)
+
+// TestDDLPanicFailsStatement runs a catalog change that panics halfway,
+// after creating a table in its transaction: the change fails with
+// XX000, the table does not exist, and the coordinator goes on to run the
+// next change.
+func TestDDLPanicFailsStatement(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	e, err := Open(ctx, Config{DataDir: t.TempDir(), Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ran := make(chan error, 1)
+	go func() { ran <- e.Run(ctx) }()
+	defer func() {
+		cancel()
+		<-ran
+		e.Close()
+	}()
+	table := func(name string) *Object {
+		return &Object{Kind: KindTable, Schema: defaultSchema, Name: name, Columns: []ColumnDef{{Name: "a", Type: types.TypeInt4}}}
+	}
+	err = e.c.submit(ctx, &coordReq{ddl: func(tx *ddlTx) error {
+		o := table("half")
+		o.ID = tx.nextID()
+		if err := tx.create(o); err != nil {
+			return err
+		}
+		var m map[string]int
+		m["planner bug"]++
+		return nil
+	}})
+	if pgerr.CodeOf(err) != pgerr.InternalError {
+		t.Fatalf("a panicking catalog change returned %v, want XX000", err)
+	}
+	err = e.c.submit(ctx, &coordReq{ddl: func(tx *ddlTx) error {
+		if _, ok := tx.cat.Lookup(defaultSchema, "half"); ok {
+			t.Error("the failed change's table exists")
+		}
+		o := table("whole")
+		o.ID = tx.nextID()
+		return tx.create(o)
+	}})
+	if err != nil {
+		t.Fatalf("the change after a panic: %v", err)
+	}
+}
