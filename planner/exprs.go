@@ -178,10 +178,20 @@ func HasOuterRefs(n Node, depth int) bool {
 
 // decrementDepth removes one query level between n and the levels above
 // it: every reference pointing above n moves one level closer.
-func decrementDepth(n Node) Node {
+func decrementDepth(n Node) Node { return ShiftDepth(n, -1) }
+
+// ShiftDepth puts by query levels more between n and the levels above it
+// (fewer when by is negative): every reference pointing above n moves by
+// levels further out. A plan bound at one level and used by levels deeper,
+// as a WITH query referenced from within a subquery, needs its references
+// to the rows around its definition shifted so.
+func ShiftDepth(n Node, by int) Node {
+	if by == 0 {
+		return n
+	}
 	return MapOuterRefs(n, func(o *OuterRef, level int) scalar.Expr {
 		if o.Depth-level >= 1 {
-			return &OuterRef{Depth: o.Depth - 1, Idx: o.Idx, Typ: o.Typ}
+			return &OuterRef{Depth: o.Depth + by, Idx: o.Idx, Typ: o.Typ}
 		}
 		return o
 	})

@@ -29,9 +29,12 @@ type binder struct {
 	inView bool
 }
 
-// cteDef is a bound common table expression.
+// cteDef is a bound common table expression: its plan, bound with scope
+// around it (the scope around its WITH clause's query), against which
+// its references to enclosing rows count their levels.
 type cteDef struct {
-	plan planner.Node
+	plan  planner.Node
+	scope *scope
 }
 
 // sessionInfo is what binding needs to know about the session.

@@ -73,7 +73,7 @@ func addTables(s *scope, names []string) error {
 func (b *binder) fromItem(n *pg_query.Node, left *scope, parent *scope) (*fromItem, error) {
 	switch {
 	case n.GetRangeVar() != nil:
-		return b.rangeVar(n.GetRangeVar())
+		return b.rangeVar(n.GetRangeVar(), parent)
 	case n.GetJoinExpr() != nil:
 		return b.joinExpr(n.GetJoinExpr(), left, parent)
 	case n.GetRangeSubselect() != nil:
@@ -137,7 +137,9 @@ func aliased(node planner.Node, table string, alias *pg_query.Alias) (*fromItem,
 	return fi, nil
 }
 
-func (b *binder) rangeVar(rv *pg_query.RangeVar) (*fromItem, error) {
+// rangeVar binds a named FROM item, whose query level has parent around
+// it.
+func (b *binder) rangeVar(rv *pg_query.RangeVar, parent *scope) (*fromItem, error) {
 	name := rv.Relname
 	table := name
 	if rv.Alias != nil {
@@ -145,7 +147,13 @@ func (b *binder) rangeVar(rv *pg_query.RangeVar) (*fromItem, error) {
 	}
 	if rv.Schemaname == "" {
 		if cte := b.lookupCTE(name); cte != nil {
-			return aliased(cte.plan, table, rv.Alias)
+			// Referenced from within a subquery of its WITH clause's query,
+			// the WITH query is levels further from the rows around it.
+			levels, ok := levelsBetween(parent, cte.scope)
+			if !ok {
+				return nil, pgerr.New(pgerr.InternalError, "WITH query %q referenced outside the query it belongs to", name)
+			}
+			return aliased(planner.ShiftDepth(cte.plan, levels), table, rv.Alias)
 		}
 	}
 	if rv.Catalogname != "" && rv.Catalogname != b.sess.database {

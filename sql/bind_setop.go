@@ -233,7 +233,7 @@ func (b *binder) pushCTEs(w *pg_query.WithClause, parent *scope) error {
 			}
 			node = &planner.Project{Input: node, Exprs: exprs, Cols: renamed}
 		}
-		frame[cte.Ctename] = &cteDef{plan: node}
+		frame[cte.Ctename] = &cteDef{plan: node, scope: parent}
 	}
 	return nil
 }

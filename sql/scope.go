@@ -43,6 +43,19 @@ func (s *scope) width() int {
 	return w
 }
 
+// levelsBetween returns how many levels from is below to, one of its
+// ancestors (or nil, above them all), and false when to is not one.
+func levelsBetween(from, to *scope) (int, bool) {
+	n := 0
+	for s := from; s != to; s = s.parent {
+		if s == nil {
+			return 0, false
+		}
+		n++
+	}
+	return n, true
+}
+
 // resolve finds a column by optional table qualifier. depth is 0 for the
 // current level, n for n levels up.
 func (s *scope) resolve(table, name string, pos int) (col scopeCol, depth int, err error) {
