@@ -111,6 +111,7 @@ func lateralScope(left *scope, parent *scope) *scope {
 	if left != nil {
 		ls.cols = left.cols
 		ls.tables = left.tables
+		ls.beforeJoin = left.beforeJoin
 	}
 	return ls
 }
@@ -210,6 +211,14 @@ func (b *binder) joinExpr(j *pg_query.JoinExpr, left *scope, parent *scope) (*fr
 	ls.cols = l.cols
 	for _, t := range l.tables {
 		ls.tables[t] = true
+	}
+	if left != nil {
+		ls.beforeJoin = map[string]bool{}
+		for _, m := range []map[string]bool{left.tables, left.beforeJoin} {
+			for t := range m {
+				ls.beforeJoin[t] = true
+			}
+		}
 	}
 	r, err := b.fromItem(j.Rarg, ls, parent)
 	if err != nil {

@@ -26,6 +26,10 @@ type scope struct {
 	// tables lists the range variables of the level, to report a
 	// reference to a missing one as PostgreSQL does.
 	tables map[string]bool
+	// beforeJoin lists, for a LATERAL item inside a JOIN, the range
+	// variables of the FROM items before that JOIN, which PostgreSQL lets
+	// it reference and streamdb does not.
+	beforeJoin map[string]bool
 }
 
 func newScope(parent *scope) *scope {
@@ -85,6 +89,12 @@ func (s *scope) resolve(table, name string, pos int) (col scopeCol, depth int, e
 		}
 	}
 	if table != "" && !s.hasTable(table) {
+		for sc := s; sc != nil; sc = sc.parent {
+			if sc.beforeJoin[table] {
+				return scopeCol{}, 0, pgerr.New(pgerr.FeatureNotSupported, "a LATERAL item inside a JOIN cannot reference %q, a FROM item before the JOIN", table).
+					WithHint("Join it inside the JOIN: FROM %s CROSS JOIN … JOIN LATERAL ….", table).WithPosition(pos)
+			}
+		}
 		return scopeCol{}, 0, pgerr.New(pgerr.UndefinedTable, "missing FROM-clause entry for table %q", table).WithPosition(pos)
 	}
 	if table != "" {
