@@ -1,7 +1,6 @@
 package sql_test
 
 import (
-	"context"
 	"testing"
 
 	"github.com/streamdb/streamdb/internal/testserver"
@@ -19,25 +18,12 @@ func TestLateralInsideJoin(t *testing.T) {
 	exec(t, conn, "CREATE TABLE a (s int, t int)")
 	exec(t, conn, "INSERT INTO x VALUES (1, 3)")
 	exec(t, conn, "INSERT INTO a VALUES (1, 2)")
-	for _, tc := range []struct {
-		sql, want, code string
-	}{
+	checkQueries(t, conn, []queryCase{
 		{sql: "SELECT z FROM x, a JOIN LATERAL (SELECT a.t + 1 AS z) l ON true", want: "3"},
 		{sql: "SELECT z FROM x CROSS JOIN a JOIN LATERAL (SELECT a.t + x.r AS z) l ON true", want: "5"},
 		{sql: "SELECT z FROM x, a JOIN LATERAL (SELECT x.r AS z) l ON true", code: "0A000"},
 		{sql: "SELECT z FROM x, (a CROSS JOIN LATERAL (SELECT a.t + x.r AS z) l)", code: "0A000"},
 		{sql: "SELECT z FROM x, a JOIN (SELECT x.r AS z) l ON true", code: "42P01"},
 		{sql: "SELECT z FROM x, a JOIN LATERAL (SELECT q.r AS z) l ON true", code: "42P01"},
-	} {
-		if tc.code != "" {
-			_, err := conn.Exec(context.Background(), tc.sql)
-			if got := sqlState(err); got != tc.code {
-				t.Errorf("%s: SQLSTATE %q (%v), want %s", tc.sql, got, err, tc.code)
-			}
-			continue
-		}
-		if got := rows(t, conn, tc.sql); got != tc.want {
-			t.Errorf("%s:\n got %s\nwant %s", tc.sql, got, tc.want)
-		}
-	}
+	})
 }

@@ -1,7 +1,6 @@
 package sql_test
 
 import (
-	"context"
 	"testing"
 
 	"github.com/streamdb/streamdb/internal/testserver"
@@ -15,9 +14,7 @@ func TestSelectListSetReturning(t *testing.T) {
 	srv := testserver.Start(t, testserver.Options{})
 	conn := connect(t, srv.URL)
 	exec(t, conn, "CREATE TABLE pk (a int, b int, c text, PRIMARY KEY (b, a))")
-	for _, tc := range []struct {
-		sql, want, code string
-	}{
+	checkQueries(t, conn, []queryCase{
 		{sql: "SELECT information_schema._pg_expandarray(ARRAY[5, 6]) AS k", want: "5|1\n6|2"},
 		{sql: "SELECT (k).x, (k).n FROM (SELECT information_schema._pg_expandarray(ARRAY[5, 6]) AS k) s ORDER BY 2 DESC", want: "6|2\n5|1"},
 		{sql: `SELECT result.COLUMN_NAME, result.KEY_SEQ, result.PK_NAME FROM (SELECT NULL AS TABLE_CAT, n.nspname AS TABLE_SCHEM,
@@ -32,16 +29,5 @@ func TestSelectListSetReturning(t *testing.T) {
 		{sql: "SELECT (a).x FROM pk", code: "42809"},
 		{sql: "SELECT count(*), unnest(ARRAY[1]) FROM pk", code: "0A000"},
 		{sql: "SELECT unnest(ARRAY[1]), generate_series(1, 2)", code: "0A000"},
-	} {
-		if tc.code != "" {
-			_, err := conn.Exec(context.Background(), tc.sql)
-			if got := sqlState(err); got != tc.code {
-				t.Errorf("%s: SQLSTATE %q (%v), want %s", tc.sql, got, err, tc.code)
-			}
-			continue
-		}
-		if got := rows(t, conn, tc.sql); got != tc.want {
-			t.Errorf("%s:\n got %s\nwant %s", tc.sql, got, tc.want)
-		}
-	}
+	})
 }

@@ -55,6 +55,29 @@ func rows(t *testing.T, conn *pgx.Conn, sql string, args ...any) string {
 	return strings.Join(lines, "\n")
 }
 
+// queryCase is a query and its result ("a|b" lines), or the SQLSTATE it
+// must fail with.
+type queryCase struct {
+	sql, want, code string
+}
+
+// checkQueries runs each case's query and checks its result or error.
+func checkQueries(t *testing.T, conn *pgx.Conn, cases []queryCase) {
+	t.Helper()
+	for _, tc := range cases {
+		if tc.code != "" {
+			_, err := conn.Exec(context.Background(), tc.sql)
+			if got := sqlState(err); got != tc.code {
+				t.Errorf("%s: SQLSTATE %q (%v), want %s", tc.sql, got, err, tc.code)
+			}
+			continue
+		}
+		if got := rows(t, conn, tc.sql); got != tc.want {
+			t.Errorf("%s:\n got %s\nwant %s", tc.sql, got, tc.want)
+		}
+	}
+}
+
 func sqlState(err error) string {
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) {
