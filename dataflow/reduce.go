@@ -339,9 +339,10 @@ func (op *reduceOp) apply(hashes []uint64) {
 // addFlat adds the delta to the flat aggregates' words, at[i] being the
 // group of delta row i (-1 to skip it). The words' addresses are taken
 // once the pass is over: creating a group may move the first chunk of
-// groups and the wide words. They are left in base after the tick (the
-// groups they point into stay alive anyway) rather than cleared, which
-// costs a write barrier per row while the collector runs.
+// groups and the wide words. They are left in base after the tick rather
+// than cleared, which costs a write barrier per row while the collector
+// runs: they point into the live groups, or at worst keep a first chunk
+// or a slice of wide words that the tick replaced alive until the next.
 func (op *reduceOp) addFlat(at []int32) {
 	base := slices.Grow(op.base[:0], len(at))[:len(at)]
 	op.base = base
