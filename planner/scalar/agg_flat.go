@@ -8,7 +8,7 @@ import (
 // flatAggregate is an aggregate whose accumulator is a few words
 // (dataflow.FlatAggregate): count, sum and avg of integers, bool_and and
 // bool_or, fed row by row (no DISTINCT, no ORDER BY). Reduce keeps the
-// words inside its groups; Add and Result load them into the same
+// words inside its groups; AddAll and Result load them into the same
 // accumulators an AggState would hold, on the stack, so the two forms
 // compute identical results and errors.
 type flatAggregate struct {
@@ -58,7 +58,7 @@ func flatten(a *aggregate) *flatAggregate {
 	default:
 		return nil
 	}
-	// Build checked the arity (none for count(*), else one); Add skips a
+	// Build checked the arity (none for count(*), else one); add skips a
 	// NULL argument, which only a strict aggregate may.
 	if len(a.spec.Args) > 0 && !a.fn.Strict {
 		return nil
@@ -78,7 +78,8 @@ func (f *flatAggregate) Words() int {
 
 // AddAll runs one loop per kind: count(*), and count, sum and avg of an
 // input column with no FILTER, read the column in place; anything else
-// goes row by row through add.
+// goes row by row through add, as does a row too short for the column
+// (add computes the argument by its evaluator then).
 func (f *flatAggregate) AddAll(delta dataflow.Batch, w dataflow.GroupWords, fail func(int, error)) {
 	spec := &f.spec
 	switch {
@@ -91,27 +92,38 @@ func (f *flatAggregate) AddAll(delta dataflow.Batch, w dataflow.GroupWords, fail
 	case spec.Filter != nil || f.col < 0 || f.kind == flatBool:
 		for i := range delta {
 			if ws := w.At(i); ws != nil {
-				if err := f.add(ws, delta[i].Row, delta[i].Diff); err != nil {
-					fail(i, err)
-				}
+				f.addRow(ws, delta, i, fail)
 			}
 		}
 	case f.kind == flatCount:
 		for i := range delta {
-			if ws := w.At(i); ws != nil && !delta[i].Row[f.col].IsNull() {
+			switch ws, row := w.At(i), delta[i].Row; {
+			case ws == nil:
+			case f.col >= len(row):
+				f.addRow(ws, delta, i, fail)
+			case !row[f.col].IsNull():
 				ws[0] += delta[i].Diff
 			}
 		}
 	default:
 		for i := range delta {
-			ws := w.At(i)
-			if ws == nil || delta[i].Row[f.col].IsNull() {
-				continue
-			}
-			if err := f.addInt(ws, delta[i].Row[f.col].Int(), delta[i].Diff); err != nil {
-				fail(i, err)
+			switch ws, row := w.At(i), delta[i].Row; {
+			case ws == nil:
+			case f.col >= len(row):
+				f.addRow(ws, delta, i, fail)
+			case !row[f.col].IsNull():
+				if err := f.addInt(ws, row[f.col].Int(), delta[i].Diff); err != nil {
+					fail(i, err)
+				}
 			}
 		}
+	}
+}
+
+// addRow adds delta row i to its group's words ws, reporting a failure.
+func (f *flatAggregate) addRow(ws []int64, delta dataflow.Batch, i int, fail func(int, error)) {
+	if err := f.add(ws, delta[i].Row, delta[i].Diff); err != nil {
+		fail(i, err)
 	}
 }
 
@@ -128,7 +140,7 @@ func (f *flatAggregate) add(w []int64, row types.Row, diff int64) error {
 	// The argument is read in place when it is an input column: a Datum
 	// is seven words.
 	var d *types.Datum
-	if f.col >= 0 {
+	if f.col >= 0 && f.col < len(row) {
 		d = &row[f.col]
 	} else {
 		v, err := spec.Args[0](spec.Eval, row)

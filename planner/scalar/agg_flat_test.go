@@ -14,7 +14,7 @@ import (
 // TestFlatAggregateMatchesState feeds each aggregate that has a flat form
 // the same random insertions and retractions (NULLs, a FILTER, results
 // and sums that overflow, the argument read as an input column or by its
-// evaluator) as words and as an AggState, and compares every Add's error
+// evaluator) as words and as an AggState, and compares every AddAll's error
 // and every result: the two forms of one aggregate must not differ.
 func TestFlatAggregateMatchesState(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 8))
@@ -44,10 +44,12 @@ func TestFlatAggregateMatchesState(t *testing.T) {
 		{"avg", ts(types.TypeInt2), ints(types.TypeInt2)}, {"avg", ts(int4T), ints(int4T)}, {"avg", ts(int8T), ints(int8T)},
 		{"bool_and", ts(boolT), bools}, {"bool_or", ts(boolT), bools},
 	} {
-		for variant := range 4 {
+		for variant := range 6 {
 			// With a FILTER or not, and with the argument read by its
-			// evaluator or as the input column it is (AggSpec.ArgCols).
-			filtered, byColumn := variant&1 != 0, variant&2 != 0
+			// evaluator, as the input column it is (AggSpec.ArgCols), or
+			// by its evaluator for a column past the rows' end.
+			filtered, byColumn := variant&1 != 0, variant>>1
+			argCol := []int{0, 0, 5}[byColumn]
 			f, _, err := ResolveAggregate(tc.agg, tc.arg, false)
 			if err != nil {
 				t.Fatal(err)
@@ -55,8 +57,8 @@ func TestFlatAggregateMatchesState(t *testing.T) {
 			spec := AggSpec{Eval: &EvalContext{}}
 			if tc.arg != nil {
 				spec.Args = []Evaluator{func(_ *EvalContext, row types.Row) (types.Datum, error) { return row[0], nil }}
-				if byColumn {
-					spec.ArgCols = []int{0}
+				if byColumn > 0 {
+					spec.ArgCols = []int{argCol}
 				}
 			}
 			if filtered {
