@@ -95,23 +95,16 @@ func (f *flatAggregate) AddAll(delta dataflow.Batch, w dataflow.GroupWords, fail
 				f.addRow(ws, delta, i, fail)
 			}
 		}
-	case f.kind == flatCount:
-		for i := range delta {
-			switch ws, row := w.At(i), delta[i].Row; {
-			case ws == nil:
-			case f.col >= len(row):
-				f.addRow(ws, delta, i, fail)
-			case !row[f.col].IsNull():
-				ws[0] += delta[i].Diff
-			}
-		}
 	default:
 		for i := range delta {
 			switch ws, row := w.At(i), delta[i].Row; {
 			case ws == nil:
 			case f.col >= len(row):
 				f.addRow(ws, delta, i, fail)
-			case !row[f.col].IsNull():
+			case row[f.col].IsNull():
+			case f.kind == flatCount:
+				ws[0] += delta[i].Diff
+			default:
 				if err := f.addInt(ws, row[f.col].Int(), delta[i].Diff); err != nil {
 					fail(i, err)
 				}
