@@ -543,10 +543,9 @@ func (b *binder) functionItem(node planner.Node, table string, alias *pg_query.A
 	fi.lateral = planner.HasOuterRefs(node, 1)
 	if !fi.lateral {
 		// Without references to its left the call is uncorrelated; its
-		// references to enclosing queries are one level shallower.
-		fi.node = planner.RewriteOuterRefs(node, 2, func(o *planner.OuterRef) scalar.Expr {
-			return &planner.OuterRef{Depth: o.Depth - 1, Idx: o.Idx, Typ: o.Typ}
-		})
+		// references to enclosing queries, at any depth, are one level
+		// shallower.
+		fi.node = planner.ShiftDepth(node, -1)
 	}
 	return fi, nil
 }
