@@ -34,8 +34,10 @@ func removeApply(a *Apply) (Node, error) {
 	lcols := a.Left.Columns()
 	lw := len(lcols)
 	for _, o := range refs {
-		// A reference past the enclosing row is a planner bug; it fails
-		// the statement instead of the server, whose coordinator plans.
+		// A reference past the enclosing row is a planner bug (a plan
+		// used at another depth than it was bound for): it fails the
+		// statement with an error that says so, where indexing past the
+		// row would panic, which ends an ad hoc query's connection.
 		if o.Idx >= lw {
 			return nil, pgerr.New(pgerr.InternalError, "correlated subquery refers to column %d of an enclosing row of %d columns", o.Idx+1, lw)
 		}
