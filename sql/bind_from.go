@@ -212,14 +212,7 @@ func (b *binder) joinExpr(j *pg_query.JoinExpr, left *scope, parent *scope) (*fr
 	for _, t := range l.tables {
 		ls.tables[t] = true
 	}
-	if left != nil {
-		ls.beforeJoin = map[string]bool{}
-		for _, m := range []map[string]bool{left.tables, left.beforeJoin} {
-			for t := range m {
-				ls.beforeJoin[t] = true
-			}
-		}
-	}
+	ls.beforeJoin = left
 	r, err := b.fromItem(j.Rarg, ls, parent)
 	if err != nil {
 		return nil, err

@@ -26,10 +26,11 @@ type scope struct {
 	// tables lists the range variables of the level, to report a
 	// reference to a missing one as PostgreSQL does.
 	tables map[string]bool
-	// beforeJoin lists, for a LATERAL item inside a JOIN, the range
-	// variables of the FROM items before that JOIN, which PostgreSQL lets
-	// it reference and streamdb does not.
-	beforeJoin map[string]bool
+	// beforeJoin is, for a LATERAL item inside a JOIN, the scope of the
+	// FROM items before that JOIN (its own beforeJoin those before an
+	// enclosing JOIN), whose range variables PostgreSQL lets the item
+	// reference and streamdb does not.
+	beforeJoin *scope
 }
 
 func newScope(parent *scope) *scope {
@@ -90,7 +91,7 @@ func (s *scope) resolve(table, name string, pos int) (col scopeCol, depth int, e
 	}
 	if table != "" && !s.hasTable(table) {
 		for sc := s; sc != nil; sc = sc.parent {
-			if sc.beforeJoin[table] {
+			if sc.joinedBefore(table) {
 				return scopeCol{}, 0, pgerr.New(pgerr.FeatureNotSupported, "a LATERAL item inside a JOIN cannot reference %q, a FROM item before the JOIN", table).
 					WithHint("Join it inside the JOIN: FROM %s CROSS JOIN … JOIN LATERAL ….", table).WithPosition(pos)
 			}
@@ -101,6 +102,17 @@ func (s *scope) resolve(table, name string, pos int) (col scopeCol, depth int, e
 		return scopeCol{}, 0, pgerr.New(pgerr.UndefinedColumn, "column %s.%s does not exist", table, name).WithPosition(pos)
 	}
 	return scopeCol{}, 0, pgerr.New(pgerr.UndefinedColumn, "column %q does not exist", name).WithPosition(pos)
+}
+
+// joinedBefore reports whether a range variable is one of the FROM items
+// before a JOIN that s's LATERAL item is inside.
+func (s *scope) joinedBefore(t string) bool {
+	for b := s.beforeJoin; b != nil; b = b.beforeJoin {
+		if b.tables[t] {
+			return true
+		}
+	}
+	return false
 }
 
 // hasTable reports whether a range variable is visible at any level.
