@@ -27,14 +27,14 @@ func AppendBinary(dst []byte, d Datum, t Type) []byte {
 	case Float8:
 		return binary.BigEndian.AppendUint64(dst, uint64(d.i))
 	case Numeric:
-		if d.dec == nil {
-			return appendCoefBinary(dst, d.i, int32(d.j))
+		if d.p == nil {
+			return appendCoefBinary(dst, d.i, d.e)
 		}
-		return appendNumericBinary(dst, d.dec)
+		return appendNumericBinary(dst, d.dec())
 	case Text, Varchar, Char, Name, Bytea, JSON, UUID:
-		return append(dst, d.s...)
+		return append(dst, d.str()...)
 	case JSONB:
-		return append(append(dst, 1), d.s...)
+		return append(append(dst, 1), d.str()...)
 	case Date:
 		v := int32(math.MaxInt32)
 		switch {
@@ -56,7 +56,7 @@ func AppendBinary(dst []byte, d Datum, t Type) []byte {
 		dst = binary.BigEndian.AppendUint32(dst, uint32(iv.Days))
 		return binary.BigEndian.AppendUint32(dst, uint32(iv.Months))
 	case Array:
-		return appendArrayBinary(dst, d.arr)
+		return appendArrayBinary(dst, d.arr())
 	}
 	return dst
 }

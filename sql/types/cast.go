@@ -45,7 +45,7 @@ func castValue(d Datum, from, to Type, explicit bool, cfg *TextConfig) (Datum, e
 	ff, tf := from.Family, to.Family
 	switch {
 	case ff == Unknown:
-		return parseTextValue(d.s, to, cfg)
+		return parseTextValue(d.str(), to, cfg)
 	case ff == tf && ff != Array:
 		return d, nil
 	case ff == Array && tf == Array:
@@ -53,23 +53,23 @@ func castValue(d Datum, from, to Type, explicit bool, cfg *TextConfig) (Datum, e
 	case tf.IsString():
 		return NewString(tf, castToString(d, from, tf, cfg)), nil
 	case ff.IsString():
-		s := d.s
+		s := d.str()
 		return parseTextValue(s, to, cfg)
 	case ff.IsNumeric() || ff == Oid || ff.IsReg() || tf.IsNumeric() && ff != JSONB || tf == Oid || tf.IsReg():
 		return castNumber(d, from, to)
 	}
 	switch [2]Family{ff, tf} {
 	case [2]Family{JSON, JSONB}:
-		c, err := CanonicalJSONB(d.s)
+		c, err := CanonicalJSONB(d.str())
 		if err != nil {
 			return Null, err
 		}
 		return NewString(JSONB, c), nil
 	case [2]Family{JSONB, JSON}:
-		return NewString(JSON, d.s), nil
+		return NewString(JSON, d.str()), nil
 	case [2]Family{JSONB, Bool}, [2]Family{JSONB, Int2}, [2]Family{JSONB, Int4}, [2]Family{JSONB, Int8},
 		[2]Family{JSONB, Float4}, [2]Family{JSONB, Float8}, [2]Family{JSONB, Numeric}:
-		return castFromJSONB(d.s, to)
+		return castFromJSONB(d.str(), to)
 	}
 	if r, ok, err := castDateTime(d, ff, tf, cfg); ok {
 		return r, err
@@ -88,22 +88,22 @@ func castToString(d Datum, from Type, to Family, cfg *TextConfig) string {
 		}
 		return "false"
 	case d.kind == Char && to != Char:
-		return strings.TrimRight(d.s, " ")
+		return strings.TrimRight(d.str(), " ")
 	case d.kind == Name || to == Name:
 		if d.kind.IsString() {
-			return truncateName(d.s)
+			return truncateName(d.str())
 		}
 		return truncateName(FormatText(d, from, cfg))
 	case d.kind.IsString():
-		return d.s
+		return d.str()
 	}
 	return FormatText(d, from, cfg)
 }
 
 func castArray(d Datum, from, to Type, explicit bool, cfg *TextConfig) (Datum, error) {
 	fe, te := from.ElemType(), to.ElemType()
-	out := &ArrayValue{Elem: te, Elems: make([]Datum, len(d.arr.Elems))}
-	for i, e := range d.arr.Elems {
+	out := &ArrayValue{Elem: te, Elems: make([]Datum, len(d.arr().Elems))}
+	for i, e := range d.arr().Elems {
 		if e.IsNull() {
 			continue
 		}

@@ -120,10 +120,10 @@ func castFromFloat(f float64, from, tf Family) (Datum, error) {
 }
 
 func castFromNumeric(n Datum, tf Family) (Datum, error) {
-	if n.dec == nil {
+	if n.p == nil {
 		return castFromCoef(n, tf)
 	}
-	d := n.dec
+	d := n.dec()
 	switch tf {
 	case Int2, Int4, Int8:
 		switch d.Form {
@@ -156,7 +156,7 @@ func castFromNumeric(n Datum, tf Family) (Datum, error) {
 func castFromCoef(n Datum, tf Family) (Datum, error) {
 	switch tf {
 	case Int2, Int4, Int8:
-		v, ok := roundCoef(n.i, int32(n.j), 0)
+		v, ok := roundCoef(n.i, n.e, 0)
 		lo, hi := IntRange(tf)
 		if !ok || v < lo || v > hi {
 			return Null, ErrIntRange(tf)
@@ -164,7 +164,7 @@ func castFromCoef(n Datum, tf Family) (Datum, error) {
 		return NewInt(tf, v), nil
 	case Float4, Float8:
 		var buf [32]byte
-		return parseFloat(string(appendCoefText(buf[:0], n.i, int32(n.j))), tf)
+		return parseFloat(string(appendCoefText(buf[:0], n.i, n.e)), tf)
 	case Numeric:
 		return n, nil
 	}

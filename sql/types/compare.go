@@ -47,15 +47,15 @@ func Compare(a, b Datum) int {
 	case Numeric:
 		return compareNumeric(a, b)
 	case Char:
-		return strings.Compare(strings.TrimRight(a.s, " "), strings.TrimRight(b.s, " "))
+		return strings.Compare(strings.TrimRight(a.str(), " "), strings.TrimRight(b.str(), " "))
 	case Text, Varchar, Name, Bytea, JSON, UUID:
-		return strings.Compare(a.s, b.s)
+		return strings.Compare(a.str(), b.str())
 	case JSONB:
-		return CompareJSONB(a.s, b.s)
+		return CompareJSONB(a.str(), b.str())
 	case Interval:
 		return compareInterval(a.Interval(), b.Interval())
 	case Array:
-		return compareArrays(a.arr, b.arr)
+		return compareArrays(a.arr(), b.arr())
 	}
 	return 0
 }
@@ -66,9 +66,9 @@ func isFloat(f Family) bool { return f == Float4 || f == Float8 }
 // char(n) without its trailing blanks.
 func comparableString(d Datum) string {
 	if d.kind == Char {
-		return strings.TrimRight(d.s, " ")
+		return strings.TrimRight(d.str(), " ")
 	}
-	return d.s
+	return d.str()
 }
 
 // Equal reports whether two Datums are equal under Compare (NULL equals

@@ -25,8 +25,8 @@ import (
 func Hash(h *maphash.Hash, d Datum) {
 	switch d.kind {
 	case Array:
-		h.Write([]byte{byte(Array), byte(d.arr.Elem.Family)})
-		for _, e := range d.arr.Elems {
+		h.Write([]byte{byte(Array), byte(d.arr().Elem.Family)})
+		for _, e := range d.arr().Elems {
 			Hash(h, e)
 		}
 		h.WriteByte(0xff)
@@ -78,17 +78,17 @@ func appendHashBytes(b []byte, d Datum) []byte {
 		b = binary.LittleEndian.AppendUint32(append(b, byte(Text)), uint32(len(s)))
 		return append(b, s...)
 	case Bytea, JSON, UUID:
-		b = binary.LittleEndian.AppendUint32(append(b, byte(d.kind)), uint32(len(d.s)))
-		return append(b, d.s...)
+		b = binary.LittleEndian.AppendUint32(append(b, byte(d.kind)), uint32(len(d.str())))
+		return append(b, d.str()...)
 	case Interval:
 		days, micros := IntervalSpan(d.Interval())
 		b = binary.LittleEndian.AppendUint64(append(b, byte(Interval)), uint64(days))
 		return binary.LittleEndian.AppendUint64(b, uint64(micros))
 	case Numeric:
-		if d.dec == nil {
-			return appendCoefHash(b, d.i, int32(d.j))
+		if d.p == nil {
+			return appendCoefHash(b, d.i, d.e)
 		}
-		return appendNumericHash(b, d.dec)
+		return appendNumericHash(b, d.dec())
 	}
 	return b
 }

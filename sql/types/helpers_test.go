@@ -16,7 +16,7 @@ func debugDatum(d Datum) string {
 		return "NULL"
 	case Numeric:
 		form := "apd"
-		if d.dec == nil {
+		if d.p == nil {
 			form = "inline"
 		}
 		return fmt.Sprintf("numeric(%s, %s)", d.Decimal(), form)
@@ -26,12 +26,12 @@ func debugDatum(d Datum) string {
 		return fmt.Sprintf("interval(%+v)", d.Interval())
 	case Array:
 		var parts []string
-		for _, e := range d.arr.Elems {
+		for _, e := range d.arr().Elems {
 			parts = append(parts, debugDatum(e))
 		}
-		return fmt.Sprintf("array<%v>[%s]", d.arr.Elem, strings.Join(parts, ", "))
+		return fmt.Sprintf("array<%v>[%s]", d.arr().Elem, strings.Join(parts, ", "))
 	case Text, Varchar, Char, Name, Bytea, JSON, JSONB, UUID:
-		return fmt.Sprintf("%v(%q)", d.kind, d.s)
+		return fmt.Sprintf("%v(%q)", d.kind, d.str())
 	}
 	return fmt.Sprintf("%v(%d)", d.kind, d.i)
 }

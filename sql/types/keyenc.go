@@ -99,29 +99,29 @@ func appendKeyAsc(dst []byte, d Datum) []byte {
 	case Float8:
 		return binary.BigEndian.AppendUint64(dst, float64Key(d.Float()))
 	case Numeric:
-		if d.dec == nil {
-			return appendCoefKey(dst, d.i, int32(d.j))
+		if d.p == nil {
+			return appendCoefKey(dst, d.i, d.e)
 		}
-		return appendNumericKey(dst, d.dec)
+		return appendNumericKey(dst, d.dec())
 	case Char:
-		return appendStringKey(dst, strings.TrimRight(d.s, " "))
+		return appendStringKey(dst, strings.TrimRight(d.str(), " "))
 	case Text, Varchar, Name, Bytea, JSON:
-		return appendStringKey(dst, d.s)
+		return appendStringKey(dst, d.str())
 	case UUID:
-		return append(dst, d.s...)
+		return append(dst, d.str()...)
 	case Interval:
 		days, micros := IntervalSpan(d.Interval())
 		dst = binary.BigEndian.AppendUint64(dst, uint64(days)^1<<63)
 		return binary.BigEndian.AppendUint64(dst, uint64(micros))
 	case JSONB:
-		v, err := ParseJSON(d.s)
+		v, err := ParseJSON(d.str())
 		if err != nil {
 			// Not canonical jsonb (a bug elsewhere); keep the key total.
-			v = JSONValue{Kind: JSONString, Str: d.s}
+			v = JSONValue{Kind: JSONString, Str: d.str()}
 		}
 		return appendJSONBKey(dst, v)
 	case Array:
-		return appendArrayKey(dst, d.arr)
+		return appendArrayKey(dst, d.arr())
 	}
 	return dst
 }

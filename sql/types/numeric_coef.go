@@ -28,7 +28,7 @@ import (
 // display scale (NewNumericCoef(150, -2) prints 1.50), and a positive
 // exponent prints as trailing zeros.
 func NewNumericCoef(coef int64, exponent int32) Datum {
-	return Datum{kind: Numeric, i: coef, j: int64(exponent)}
+	return Datum{kind: Numeric, i: coef, e: exponent}
 }
 
 // NumericCoef returns a numeric Datum as coef × 10^exponent, with the
@@ -40,10 +40,10 @@ func (d Datum) NumericCoef() (coef int64, exponent int32, ok bool) {
 	switch {
 	case d.kind != Numeric:
 		return 0, 0, false
-	case d.dec == nil:
-		return d.i, int32(d.j), true
+	case d.p == nil:
+		return d.i, d.e, true
 	}
-	return decimalCoef(d.dec)
+	return decimalCoef(d.dec())
 }
 
 // DecimalTo returns a numeric Datum's value like Decimal, but sets
@@ -52,10 +52,13 @@ func (d Datum) NumericCoef() (coef int64, exponent int32, ok bool) {
 // result must not be modified (it may be the Datum's own decimal), and a
 // result in scratch lives only as long as scratch is not reused.
 func (d Datum) DecimalTo(scratch *apd.Decimal) *apd.Decimal {
-	if d.dec != nil || d.kind != Numeric {
-		return d.dec
+	switch {
+	case d.kind != Numeric:
+		return nil
+	case d.p != nil:
+		return d.dec()
 	}
-	return scratch.SetFinite(d.i, int32(d.j))
+	return scratch.SetFinite(d.i, d.e)
 }
 
 // numericDatum returns a numeric Datum holding a copy of d's value,
@@ -148,8 +151,8 @@ func compareCoef(x int64, xe int32, y int64, ye int32) int {
 
 // compareNumeric is Compare for two numerics in either form.
 func compareNumeric(a, b Datum) int {
-	if a.dec == nil && b.dec == nil {
-		return compareCoef(a.i, int32(a.j), b.i, int32(b.j))
+	if a.p == nil && b.p == nil {
+		return compareCoef(a.i, a.e, b.i, b.e)
 	}
 	var sa, sb apd.Decimal
 	return compareDecimal(a.DecimalTo(&sa), b.DecimalTo(&sb))

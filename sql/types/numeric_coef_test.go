@@ -70,11 +70,11 @@ func TestNumericCoefCompare(t *testing.T) {
 	others := apdOnly(t)
 	for i := range inline {
 		a, A := inline[i], boxed[i]
-		if a.dec != nil {
+		if a.p != nil {
 			t.Fatalf("%v is not inline", debugDatum(a))
 		}
 		for j := range inline {
-			want := compareDecimal(A.dec, boxed[j].dec)
+			want := compareDecimal(A.dec(), boxed[j].dec())
 			for _, p := range [][2]Datum{{a, inline[j]}, {a, boxed[j]}, {A, inline[j]}} {
 				if got := Compare(p[0], p[1]); got != want {
 					t.Errorf("Compare(%v, %v) = %d, want %d", debugDatum(p[0]), debugDatum(p[1]), got, want)
@@ -85,7 +85,7 @@ func TestNumericCoefCompare(t *testing.T) {
 			}
 		}
 		for _, o := range others {
-			want := compareDecimal(A.dec, o.dec)
+			want := compareDecimal(A.dec(), o.dec())
 			if got := Compare(a, o); got != want {
 				t.Errorf("Compare(%v, %v) = %d, want %d", debugDatum(a), debugDatum(o), got, want)
 			}
@@ -146,7 +146,7 @@ func TestNumericCoefEncodings(t *testing.T) {
 		if !bytes.Equal(v, V) {
 			t.Errorf("%s: value %x, apd form %x", name, v, V)
 		}
-		if got, _, err := DecodeValue(v); err != nil || !identical(got, A) || got.dec != nil {
+		if got, _, err := DecodeValue(v); err != nil || !identical(got, A) || got.p != nil {
 			t.Errorf("%s: value round trip gave %v, %v", name, debugDatum(got), err)
 		}
 		if s, S := FormatText(a, TypeNumeric, nil), FormatText(A, TypeNumeric, nil); s != S {
@@ -212,7 +212,7 @@ func TestNumericCoefAccessors(t *testing.T) {
 	for i, c := range coefCases {
 		var scratch apd.Decimal
 		for _, d := range []*apd.Decimal{inline[i].Decimal(), inline[i].DecimalTo(&scratch)} {
-			if d.Cmp(boxed[i].dec) != 0 || d.Exponent != c.exp || d.Negative != (c.coef < 0) {
+			if d.Cmp(boxed[i].dec()) != 0 || d.Exponent != c.exp || d.Negative != (c.coef < 0) {
 				t.Errorf("%d×10^%d: Decimal() = %s", c.coef, c.exp, d)
 			}
 		}
@@ -226,7 +226,7 @@ func TestNumericCoefAccessors(t *testing.T) {
 		if _, _, ok := d.NumericCoef(); ok {
 			t.Errorf("NumericCoef(%v) reports an inline value", debugDatum(d))
 		}
-		if got, _, err := DecodeValue(AppendValue(nil, d)); err != nil || !identical(got, d) || got.dec == nil {
+		if got, _, err := DecodeValue(AppendValue(nil, d)); err != nil || !identical(got, d) || got.p == nil {
 			t.Errorf("%v: value round trip gave %v, %v", debugDatum(d), debugDatum(got), err)
 		}
 	}
@@ -236,7 +236,7 @@ func TestNumericCoefAccessors(t *testing.T) {
 	}{{"1.50", true}, {"-0.001", true}, {"-0", true}, {"999999999999999999", true}, {"1e2", false},
 		{"9223372036854775807", false}, {"NaN", false}} {
 		d, err := ParseText(tc.in, TypeNumeric, nil)
-		if err != nil || (d.dec == nil) != tc.inline {
+		if err != nil || (d.p == nil) != tc.inline {
 			t.Errorf("ParseText(%q) = %v, %v; want inline %v", tc.in, debugDatum(d), err, tc.inline)
 		}
 	}

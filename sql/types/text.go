@@ -32,16 +32,16 @@ func AppendText(dst []byte, d Datum, t Type, cfg *TextConfig) []byte {
 	case Float8:
 		return appendFloat(dst, d.Float(), 64, cfg.ExtraFloatDigits)
 	case Numeric:
-		if d.dec == nil {
-			return appendCoefText(dst, d.i, int32(d.j))
+		if d.p == nil {
+			return appendCoefText(dst, d.i, d.e)
 		}
-		return appendNumeric(dst, d.dec)
+		return appendNumeric(dst, d.dec())
 	case Text, Varchar, Char, Name, JSON, JSONB:
-		return append(dst, d.s...)
+		return append(dst, d.str()...)
 	case Bytea:
-		return appendBytea(dst, d.s, cfg.ByteaEscape)
+		return appendBytea(dst, d.str(), cfg.ByteaEscape)
 	case UUID:
-		return appendUUID(dst, d.s)
+		return appendUUID(dst, d.str())
 	case Date:
 		return appendDate(dst, d.i, cfg)
 	case Time:
@@ -53,7 +53,7 @@ func AppendText(dst []byte, d Datum, t Type, cfg *TextConfig) []byte {
 	case Interval:
 		return appendInterval(dst, d.Interval(), cfg.IntervalStyle)
 	case Array:
-		return appendArray(dst, d.arr, cfg)
+		return appendArray(dst, d.arr(), cfg)
 	}
 	return dst
 }

@@ -30,7 +30,7 @@ func truncateName(s string) string {
 // truncates silently.
 func applyStringTypmod(d Datum, t Type, explicit bool) (Datum, error) {
 	n := int(t.Mod)
-	s := d.s
+	s := d.str()
 	if l := utf8.RuneCountInString(s); l > n {
 		cut := runeOffset(s, n)
 		if !explicit && strings.TrimLeft(s[cut:], " ") != "" {

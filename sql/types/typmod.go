@@ -27,10 +27,10 @@ func applyTypmod(d Datum, t Type, explicit bool) (Datum, error) {
 			return d, nil
 		}
 		p, s, _ := t.NumericPrecisionScale()
-		if d.dec == nil {
+		if d.p == nil {
 			// Without allocating, unless the result needs a coefficient
 			// beyond int64.
-			if r, ok, err := roundNumericCoef(d.i, int32(d.j), p, s); ok {
+			if r, ok, err := roundNumericCoef(d.i, d.e, p, s); ok {
 				return r, err
 			}
 		}
@@ -55,8 +55,8 @@ func applyTypmod(d Datum, t Type, explicit bool) (Datum, error) {
 			return d, nil
 		}
 		et := t.ElemType()
-		out := &ArrayValue{Elem: et, Elems: make([]Datum, len(d.arr.Elems))}
-		for i, e := range d.arr.Elems {
+		out := &ArrayValue{Elem: et, Elems: make([]Datum, len(d.arr().Elems))}
+		for i, e := range d.arr().Elems {
 			v, err := applyTypmod(e, et, explicit)
 			if err != nil {
 				return Null, err

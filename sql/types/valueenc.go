@@ -61,26 +61,26 @@ func AppendValue(dst []byte, d Datum) []byte {
 	case Float8:
 		return binary.LittleEndian.AppendUint64(dst, uint64(d.i))
 	case Numeric:
-		if d.dec == nil {
-			return appendCoefValue(dst, d.i, int32(d.j))
+		if d.p == nil {
+			return appendCoefValue(dst, d.i, d.e)
 		}
-		return appendNumericValue(dst, d.dec)
+		return appendNumericValue(dst, d.dec())
 	case Text, Varchar, Char, Name, Bytea, JSON, JSONB:
-		dst = binary.AppendUvarint(dst, uint64(len(d.s)))
-		return append(dst, d.s...)
+		dst = binary.AppendUvarint(dst, uint64(len(d.str())))
+		return append(dst, d.str()...)
 	case UUID:
-		return append(dst, d.s...)
+		return append(dst, d.str()...)
 	case Interval:
 		v := d.Interval()
 		dst = binary.AppendVarint(dst, v.Micros)
 		dst = binary.AppendVarint(dst, int64(v.Days))
 		return binary.AppendVarint(dst, int64(v.Months))
 	case Array:
-		dst = append(dst, byte(d.arr.Elem.Family))
-		dst = binary.AppendVarint(dst, int64(d.arr.Elem.Mod))
-		dst = binary.AppendUvarint(dst, uint64(len(d.arr.Elems)))
-		for i := range d.arr.Elems {
-			dst = AppendValue(dst, d.arr.Elems[i])
+		dst = append(dst, byte(d.arr().Elem.Family))
+		dst = binary.AppendVarint(dst, int64(d.arr().Elem.Mod))
+		dst = binary.AppendUvarint(dst, uint64(len(d.arr().Elems)))
+		for i := range d.arr().Elems {
+			dst = AppendValue(dst, d.arr().Elems[i])
 		}
 	}
 	return dst
@@ -301,10 +301,10 @@ func (r *valueReader) datum(depth int) (Datum, error) {
 			return Null, err
 		}
 		s, err := r.str(n)
-		return Datum{kind: f, s: s}, err
+		return NewString(f, s), err
 	case UUID:
 		s, err := r.str(16)
-		return Datum{kind: UUID, s: s}, err
+		return NewString(UUID, s), err
 	case Interval:
 		return r.interval()
 	case Array:

@@ -15,16 +15,16 @@ func identical(a, b Datum) bool {
 		return x.Form == y.Form && x.Negative == y.Negative &&
 			x.Exponent == y.Exponent && x.Coeff.Cmp(&y.Coeff) == 0
 	}
-	if a.kind != b.kind || a.i != b.i || a.j != b.j || a.s != b.s {
+	if a.kind != b.kind || a.i != b.i || a.e != b.e || a.n != b.n || a.str() != b.str() {
 		return false
 	}
 	switch a.kind {
 	case Array:
-		if a.arr.Elem != b.arr.Elem || len(a.arr.Elems) != len(b.arr.Elems) {
+		if a.arr().Elem != b.arr().Elem || len(a.arr().Elems) != len(b.arr().Elems) {
 			return false
 		}
-		for i := range a.arr.Elems {
-			if !identical(a.arr.Elems[i], b.arr.Elems[i]) {
+		for i := range a.arr().Elems {
+			if !identical(a.arr().Elems[i], b.arr().Elems[i]) {
 				return false
 			}
 		}
