@@ -75,7 +75,17 @@ func (b *binder) fromItem(n *pg_query.Node, left *scope, parent *scope) (*fromIt
 	case n.GetRangeVar() != nil:
 		return b.rangeVar(n.GetRangeVar(), parent)
 	case n.GetJoinExpr() != nil:
-		return b.joinExpr(n.GetJoinExpr(), left, parent)
+		if left == nil || len(left.cols) == 0 || !holdsLateral(n) {
+			return b.joinExpr(n.GetJoinExpr(), parent)
+		}
+		// The JOIN's LATERAL items may reference the items before it: it
+		// is bound one level in, below them.
+		before := &scope{cols: left.cols, tables: left.tables, parent: parent, lateralOnly: true}
+		fi, err := b.joinExpr(n.GetJoinExpr(), before)
+		if err != nil {
+			return nil, err
+		}
+		return lateralItem(fi), nil
 	case n.GetRangeSubselect() != nil:
 		rs := n.GetRangeSubselect()
 		sel := rs.Subquery.GetSelectStmt()
@@ -96,7 +106,9 @@ func (b *binder) fromItem(n *pg_query.Node, left *scope, parent *scope) (*fromIt
 		if err != nil {
 			return nil, err
 		}
-		fi.lateral = rs.Lateral
+		if rs.Lateral {
+			return lateralItem(fi), nil
+		}
 		return fi, nil
 	case n.GetRangeFunction() != nil:
 		return b.rangeFunction(n.GetRangeFunction(), left, parent)
@@ -104,16 +116,40 @@ func (b *binder) fromItem(n *pg_query.Node, left *scope, parent *scope) (*fromIt
 	return nil, pgerr.New(pgerr.FeatureNotSupported, "FROM item %s is not supported", nodeName(n))
 }
 
+// holdsLateral reports whether a FROM item is or holds a LATERAL item: a
+// LATERAL subquery or a function call, which is implicitly LATERAL.
+func holdsLateral(n *pg_query.Node) bool {
+	switch {
+	case n.GetJoinExpr() != nil:
+		return holdsLateral(n.GetJoinExpr().Larg) || holdsLateral(n.GetJoinExpr().Rarg)
+	case n.GetRangeSubselect() != nil:
+		return n.GetRangeSubselect().Lateral
+	}
+	return n.GetRangeFunction() != nil
+}
+
 // lateralScope presents the columns left of a LATERAL item as the scope
 // one level out.
 func lateralScope(left *scope, parent *scope) *scope {
 	ls := newScope(parent)
+	ls.lateral = true
 	if left != nil {
 		ls.cols = left.cols
 		ls.tables = left.tables
-		ls.beforeJoin = left.beforeJoin
 	}
 	return ls
+}
+
+// lateralItem finishes an item bound one level in, below the items to its
+// left: one that references them is the right side of an Apply over
+// them; one that does not is an ordinary item, its references to
+// enclosing queries, at any depth, one level shallower.
+func lateralItem(fi *fromItem) *fromItem {
+	fi.lateral = planner.HasOuterRefs(fi.node, 1)
+	if !fi.lateral {
+		fi.node = planner.ShiftDepth(fi.node, -1)
+	}
+	return fi
 }
 
 // aliased names a relation's columns for the scope: the range variable
@@ -201,8 +237,11 @@ func (b *binder) getObject(obj *Object) *planner.Get {
 	return g
 }
 
-func (b *binder) joinExpr(j *pg_query.JoinExpr, left *scope, parent *scope) (*fromItem, error) {
-	l, err := b.fromItem(j.Larg, left, parent)
+// joinExpr binds a JOIN, whose query level has parent around it. Its
+// left item has nothing to its left inside the JOIN: what is before the
+// JOIN, its LATERAL items see through parent (see fromItem).
+func (b *binder) joinExpr(j *pg_query.JoinExpr, parent *scope) (*fromItem, error) {
+	l, err := b.fromItem(j.Larg, nil, parent)
 	if err != nil {
 		return nil, err
 	}
@@ -212,7 +251,6 @@ func (b *binder) joinExpr(j *pg_query.JoinExpr, left *scope, parent *scope) (*fr
 	for _, t := range l.tables {
 		ls.tables[t] = true
 	}
-	ls.beforeJoin = left
 	r, err := b.fromItem(j.Rarg, ls, parent)
 	if err != nil {
 		return nil, err
@@ -533,12 +571,5 @@ func (b *binder) functionItem(node planner.Node, table string, alias *pg_query.A
 	if err != nil {
 		return nil, err
 	}
-	fi.lateral = planner.HasOuterRefs(node, 1)
-	if !fi.lateral {
-		// Without references to its left the call is uncorrelated; its
-		// references to enclosing queries, at any depth, are one level
-		// shallower.
-		fi.node = planner.ShiftDepth(node, -1)
-	}
-	return fi, nil
+	return lateralItem(fi), nil
 }

@@ -26,11 +26,16 @@ type scope struct {
 	// tables lists the range variables of the level, to report a
 	// reference to a missing one as PostgreSQL does.
 	tables map[string]bool
-	// beforeJoin is, for a LATERAL item inside a JOIN, the scope of the
-	// FROM items before that JOIN (its own beforeJoin those before an
-	// enclosing JOIN), whose range variables PostgreSQL lets the item
-	// reference and streamdb does not.
-	beforeJoin *scope
+	// lateral marks the scope of the FROM items left of a LATERAL item,
+	// one level out from the item: the item's references to them make it
+	// the right side of an Apply over them.
+	lateral bool
+	// lateralOnly marks the scope of the FROM items before a JOIN that
+	// holds a LATERAL item, one level out from the JOIN: as in
+	// PostgreSQL, the LATERAL items inside may reference them (the JOIN
+	// becomes the right side of an Apply over them), but not the JOIN's
+	// other parts (its ON clauses, its other items).
+	lateralOnly bool
 }
 
 func newScope(parent *scope) *scope {
@@ -62,9 +67,27 @@ func levelsBetween(from, to *scope) (int, bool) {
 }
 
 // resolve finds a column by optional table qualifier. depth is 0 for the
-// current level, n for n levels up.
+// current level, n for n levels up. A lateralOnly level is searched only
+// from inside a LATERAL item of its JOIN: when the walk came up through
+// the item's lateral scope and no ordinary level since.
 func (s *scope) resolve(table, name string, pos int) (col scopeCol, depth int, err error) {
+	// seen and hidden tell whether table names a range variable the
+	// reference can see, or one it cannot.
+	seen, hidden := false, false
+	viaLateral := false
 	for level, sc := 0, s; sc != nil; level, sc = level+1, sc.parent {
+		visible := !sc.lateralOnly || viaLateral
+		switch {
+		case sc.lateral:
+			viaLateral = true
+		case !sc.lateralOnly:
+			viaLateral = false
+		}
+		if !visible {
+			hidden = hidden || table != "" && sc.tables[table]
+			continue
+		}
+		seen = seen || table != "" && sc.tables[table]
 		found := -1
 		for i, c := range sc.cols {
 			if c.name != name {
@@ -89,40 +112,16 @@ func (s *scope) resolve(table, name string, pos int) (col scopeCol, depth int, e
 			return sc.cols[found], level, nil
 		}
 	}
-	if table != "" && !s.hasTable(table) {
-		for sc := s; sc != nil; sc = sc.parent {
-			if sc.joinedBefore(table) {
-				return scopeCol{}, 0, pgerr.New(pgerr.FeatureNotSupported, "a LATERAL item inside a JOIN cannot reference %q, a FROM item before the JOIN", table).
-					WithHint("Join it inside the JOIN: FROM %s CROSS JOIN … JOIN LATERAL ….", table).WithPosition(pos)
-			}
-		}
+	switch {
+	case table != "" && seen:
+		return scopeCol{}, 0, pgerr.New(pgerr.UndefinedColumn, "column %s.%s does not exist", table, name).WithPosition(pos)
+	case hidden:
+		return scopeCol{}, 0, pgerr.New(pgerr.UndefinedTable, "invalid reference to FROM-clause entry for table %q", table).
+			WithHint("There is an entry for table %q, but it cannot be referenced from this part of the query.", table).WithPosition(pos)
+	case table != "":
 		return scopeCol{}, 0, pgerr.New(pgerr.UndefinedTable, "missing FROM-clause entry for table %q", table).WithPosition(pos)
 	}
-	if table != "" {
-		return scopeCol{}, 0, pgerr.New(pgerr.UndefinedColumn, "column %s.%s does not exist", table, name).WithPosition(pos)
-	}
 	return scopeCol{}, 0, pgerr.New(pgerr.UndefinedColumn, "column %q does not exist", name).WithPosition(pos)
-}
-
-// joinedBefore reports whether a range variable is one of the FROM items
-// before a JOIN that s's LATERAL item is inside.
-func (s *scope) joinedBefore(t string) bool {
-	for b := s.beforeJoin; b != nil; b = b.beforeJoin {
-		if b.tables[t] {
-			return true
-		}
-	}
-	return false
-}
-
-// hasTable reports whether a range variable is visible at any level.
-func (s *scope) hasTable(t string) bool {
-	for sc := s; sc != nil; sc = sc.parent {
-		if sc.tables[t] {
-			return true
-		}
-	}
-	return false
 }
 
 // starCols returns the columns * expands to, optionally for one table.
