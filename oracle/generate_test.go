@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -73,6 +74,11 @@ func TestGenerateCoverage(t *testing.T) {
 		if !strings.Contains(text, construct) {
 			t.Errorf("no generated view contains %q", construct)
 		}
+	}
+	// A LATERAL item inside a JOIN after a comma, which reads the items
+	// before the comma too.
+	if !regexp.MustCompile(`, t\d AS a\d+ JOIN LATERAL \(`).MatchString(text) {
+		t.Error("no generated view has a JOIN LATERAL after a comma")
 	}
 	counts := map[string]int{}
 	for _, line := range strings.Split(text, "\n") {

@@ -61,6 +61,15 @@ func (g *qgen) from(outer *scope, depth int) (string, *scope, []string) {
 			continue
 		}
 		right := g.fromItem(outer, depth)
+		if kind == 5 && last && depth < g.maxDepth && g.r.chance(0.3) {
+			// A JOIN after a comma whose LATERAL item reads the items
+			// before the comma as well as the JOIN's left side.
+			lat := g.lateralItem(&scope{cols: append(slices.Clone(sc.cols), right.cols...)}, outer, depth)
+			b.WriteString(", " + right.sql + " JOIN LATERAL " + lat.sql + " ON true")
+			sc.cols = append(append(sc.cols, right.cols...), lat.cols...)
+			names = append(append(names, right.cols...), lat.cols...)
+			continue
+		}
 		switch {
 		case kind == 4 && n == 2:
 			b.WriteString(" CROSS JOIN " + right.sql)
