@@ -61,6 +61,10 @@ type coordinator struct {
 	snapTables *btree.Map[uint64, *tableSnap]
 	snapViews  *btree.Map[uint64, *dataflow.Snapshot]
 	dirty      map[uint64]bool
+
+	// maintain carries each write tick's view maintenance to the
+	// maintainer goroutine (see writeTick).
+	maintain chan func()
 }
 
 // coordReq is one unit of work for the tick loop: a transaction's writes
@@ -120,6 +124,9 @@ func errShutdown() error {
 func (c *coordinator) run(ctx context.Context) error {
 	defer close(c.stopped)
 	c.runCtx = ctx
+	c.maintain = make(chan func())
+	defer close(c.maintain)
+	go maintainer(c.maintain)
 	c.sourcesMu.Lock()
 	for _, rs := range c.running {
 		c.startSource(ctx, rs)
@@ -272,27 +279,27 @@ func (c *coordinator) writeTick(ctx context.Context, reqs []*coordReq) error {
 	}
 	// The commit (Pebble's memtable insert and WAL fsync) runs beside
 	// view maintenance, which needs only memory: the tick's cost is the
-	// longer of the two instead of their sum. Maintenance is the
-	// goroutine started and the commit runs here, not the other way
-	// round: a started goroutine waits behind its starter until an idle
-	// thread takes it, after a pause (tens of microseconds on a virtual
-	// machine), often on the starter's CPU, where it preempts the
-	// starter. A commit started that way stopped maintenance midway in a
-	// third of bench/refresh's ticks (0.6–1.5 ms instead of 0.13–0.2);
-	// maintenance started that way begins on another thread or here once
-	// the commit waits for its fsync, and was stopped in 3%. The
-	// coordinator's state is maintenance's alone until it ends. Nothing
-	// of the tick becomes visible before both are done: publish and the
-	// subscriptions' pushes come after the commit, and a failed commit
-	// stops the engine.
+	// longer of the two instead of their sum. Maintenance is handed to
+	// the maintainer goroutine and the commit runs here, not the other
+	// way round: a goroutine readied by another waits behind it until an
+	// idle thread takes it, after a pause (tens of microseconds on a
+	// virtual machine), often on the same CPU, where it preempts the one
+	// that readied it. A commit handed off that way stopped maintenance
+	// midway in a third of bench/refresh's ticks (0.6–1.5 ms instead of
+	// 0.13–0.2); maintenance handed off that way begins on another
+	// thread or here once the commit waits for its fsync, and was
+	// stopped in 3%. The coordinator's state is maintenance's alone
+	// until it ends. Nothing of the tick becomes visible before both are
+	// done: publish and the subscriptions' pushes come after the commit,
+	// and a failed commit stops the engine.
 	c.ts = ts
 	var pushes []subPush
 	var err error
 	maintained := make(chan struct{})
-	go func() {
+	c.maintain <- func() {
 		defer close(maintained)
 		pushes, err = c.propagate(ctx, deltas)
-	}()
+	}
 	commit := batch.Commit
 	if replayable(reqs) {
 		commit = batch.CommitUnsynced
@@ -311,6 +318,21 @@ func (c *coordinator) writeTick(ctx context.Context, reqs []*coordReq) error {
 	c.publish()
 	c.finish(reqs)
 	return nil
+}
+
+// maintainer runs the view maintenance of write ticks, one after the
+// other, until work closes. It lives as long as the tick loop rather
+// than being started per tick because a goroutine's stack grows by
+// copying: a new goroutine starts with a few kilobytes and maintenance
+// needs tens, so each tick copied its stack two or three times, deep
+// into the dataflow, ten microseconds each after other work had made
+// the caches cold (a fifth of a 1,000-row GROUP BY update). The
+// maintainer's stack stays grown from tick to tick: the collector halves
+// an idle goroutine's stack at most once per cycle.
+func maintainer(work <-chan func()) {
+	for f := range work {
+		f()
+	}
 }
 
 // subPush is one subscription's changes of a tick, pushed to its client
