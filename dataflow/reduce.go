@@ -365,12 +365,17 @@ func (op *reduceOp) addFlat(at []int32) {
 // for the caches: reads for different rows are independent, so the
 // processor overlaps their misses, where apply, one row at a time, waits
 // for each in turn (over 8,000 ticks, a million groups cost 1.8–2.3× a
-// thousand per delta row, 1.4–1.7× with prefetching). It returns the
-// keys' hashes, or nil when it did nothing. Go has no prefetch
-// instruction; the loads' sum is stored so that the compiler keeps them.
+// thousand per delta row, 1.4–1.7× with prefetching). A smaller index
+// is only warmed (rowIndex.warm). It returns the keys' hashes, or nil
+// when it did not hash them. Go has no prefetch instruction; the loads'
+// sum is stored so that the compiler keeps them.
 func (op *reduceOp) prefetch() []uint64 {
 	d := op.in.delta
-	if len(op.index.slots) < prefetchSlots || len(d) < 16 {
+	if len(op.index.slots) < prefetchSlots {
+		op.sink = op.index.warm(len(d))
+		return nil
+	}
+	if len(d) < 16 {
 		return nil
 	}
 	hs := slices.Grow(op.hashes[:0], len(d))[:len(d)]

@@ -88,6 +88,26 @@ func (x *rowIndex) findFunc(h uint64, is func(p int32) bool) int32 {
 	}
 }
 
+// warm reads the slots in address order, one load per cache line, when
+// n lookups would reach most of their lines anyway (at most one line per
+// lookup): each lookup reads a slot at a random place, and when the
+// caches went cold since the last tick (other work ran in between) each
+// of those reads waits for memory in turn, where reads in address order
+// let the processor fetch lines ahead. In a 1,000-row change under a
+// GROUP BY of 1,000 groups, the waits on slots were a quarter of the
+// tick. It returns the loads' sum, for the caller to keep: Go has no
+// prefetch instruction.
+func (x *rowIndex) warm(n int) uint64 {
+	if len(x.slots) > 8*n {
+		return 0
+	}
+	var sum uint64
+	for i := 0; i < len(x.slots); i += 8 {
+		sum += x.slots[i]
+	}
+	return sum
+}
+
 // insert adds key (hash h), which must not be present and which the index
 // keeps (the caller must not modify it), and returns its position.
 func (x *rowIndex) insert(key types.Row, h uint64) int32 {
