@@ -2,6 +2,7 @@ package sql
 
 import (
 	"context"
+	"runtime/debug"
 
 	"github.com/streamdb/streamdb/pgwire"
 	"github.com/streamdb/streamdb/sql/pgerr"
@@ -38,7 +39,8 @@ type boundStmt struct {
 }
 
 // Describe binds the statement (pgwire.Statement).
-func (st *statement) Describe(ctx context.Context, paramOIDs []uint32) ([]types.Type, []pgwire.Column, error) {
+func (st *statement) Describe(ctx context.Context, paramOIDs []uint32) (_ []types.Type, _ []pgwire.Column, err error) {
+	defer st.s.recoverPanic(&err)
 	st.paramOIDs = paramOIDs
 	st.bound = nil
 	b, err := st.bind()
@@ -49,8 +51,9 @@ func (st *statement) Describe(ctx context.Context, paramOIDs []uint32) ([]types.
 }
 
 // Execute runs the statement (pgwire.Statement).
-func (st *statement) Execute(ctx context.Context, params []types.Datum) (pgwire.Result, error) {
+func (st *statement) Execute(ctx context.Context, params []types.Datum) (_ pgwire.Result, err error) {
 	s := st.s
+	defer s.recoverPanic(&err)
 	if s.txn != nil && s.txn.state == txnFailed {
 		if !isTxnControl(st.raw) {
 			return nil, pgerr.New(pgerr.InFailedSQLTransaction, "current transaction is aborted, commands ignored until end of transaction block")
@@ -61,10 +64,7 @@ func (st *statement) Execute(ctx context.Context, params []types.Datum) (pgwire.
 		s.fail()
 		return nil, err
 	}
-	gctx, done := s.e.guard.track(ctx)
-	res, err := s.runTimed(gctx, b, params)
-	err = s.e.guard.statementError(gctx, err)
-	done()
+	res, err := s.runTracked(ctx, b, params)
 	if err != nil {
 		s.fail()
 		return nil, err
@@ -75,6 +75,34 @@ func (st *statement) Execute(ctx context.Context, params []types.Datum) (pgwire.
 		}
 	}
 	return res, nil
+}
+
+// runTracked runs a bound statement under the memory guard, which it
+// leaves however the statement ends.
+func (s *session) runTracked(ctx context.Context, b *boundStmt, params []types.Datum) (pgwire.Result, error) {
+	gctx, done := s.e.guard.track(ctx)
+	defer done()
+	res, err := s.runTimed(gctx, b, params)
+	return res, s.e.guard.statementError(gctx, err)
+}
+
+// recoverPanic turns a panic while binding or running a statement on the
+// session's goroutine into an internal error (XX000) of that statement,
+// logged with its stack. As PostgreSQL does with an internal error, the
+// statement fails, and with it the transaction block it is in, and the
+// session goes on: without this, the connection ended with FATAL. What
+// the statement holds of the engine's shared state is released by defers
+// (its snapshot pins, its place in the memory guard), and it changes
+// that state only through the coordinator, which recovers from panics in
+// catalog changes itself (runDDL).
+func (s *session) recoverPanic(err *error) {
+	p := recover()
+	if p == nil {
+		return
+	}
+	s.e.log.Error("panic in statement", "panic", p, "stack", string(debug.Stack()))
+	*err = pgerr.New(pgerr.InternalError, "internal error: %v", p)
+	s.fail()
 }
 
 // bind binds the statement against the latest catalog, reusing the
