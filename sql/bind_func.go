@@ -164,8 +164,42 @@ func (b *binder) aggCall(fc *pg_query.FuncCall, name string, c *exprCtx) (scalar
 		}
 		call.Order = append(call.Order, sortKey(e, sb))
 	}
+	exprs := append([]scalar.Expr(nil), args...)
+	if call.Filter != nil {
+		exprs = append(exprs, call.Filter)
+	}
+	for _, k := range call.Order {
+		exprs = append(exprs, k.Expr)
+	}
+	if onlyOuterColumns(exprs) {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "an aggregate over columns of an enclosing query only is not supported").
+			WithHint("PostgreSQL computes such an aggregate in the enclosing query: compute it there and reference its result.").WithPosition(pos)
+	}
 	c.agg.calls = append(c.agg.calls, call)
 	return &aggRef{idx: len(c.agg.calls) - 1, typ: fn.Ret}, nil
+}
+
+// onlyOuterColumns reports whether expressions reference columns of
+// enclosing queries and none of their own query's. An aggregate over
+// such arguments belongs, in PostgreSQL, to the nearest enclosing query
+// they reference (SELECT (SELECT max(x.r)) FROM x is one row, x's
+// maximum), which streamdb does not do: computing it in its own query
+// would give a different answer. References inside a subquery of the
+// arguments are not looked at: the planner refuses subqueries there.
+func onlyOuterColumns(es []scalar.Expr) bool {
+	own, outer := false, false
+	for _, e := range es {
+		scalar.Walk(e, func(x scalar.Expr) bool {
+			switch x.(type) {
+			case *scalar.ColRef:
+				own = true
+			case *planner.OuterRef:
+				outer = true
+			}
+			return true
+		})
+	}
+	return outer && !own
 }
 
 // sortKey builds a sort key with PostgreSQL's NULL placement defaults:
