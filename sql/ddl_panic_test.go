@@ -15,22 +15,12 @@ import (
 // XX000, the table does not exist, and the coordinator goes on to run the
 // next change.
 func TestDDLPanicFailsStatement(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	e, err := Open(ctx, Config{DataDir: t.TempDir(), Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ran := make(chan error, 1)
-	go func() { ran <- e.Run(ctx) }()
-	defer func() {
-		cancel()
-		<-ran
-		e.Close()
-	}()
+	ctx := context.Background()
+	e := runEngine(t)
 	table := func(name string) *Object {
 		return &Object{Kind: KindTable, Schema: defaultSchema, Name: name, Columns: []ColumnDef{{Name: "a", Type: types.TypeInt4}}}
 	}
-	err = e.c.submit(ctx, &coordReq{ddl: func(tx *ddlTx) error {
+	err := e.c.submit(ctx, &coordReq{ddl: func(tx *ddlTx) error {
 		o := table("half")
 		o.ID = tx.nextID()
 		if err := tx.create(o); err != nil {
@@ -52,4 +42,24 @@ func TestDDLPanicFailsStatement(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the change after a panic: %v", err)
 	}
+}
+
+// runEngine opens an engine on a temporary directory and runs its tick
+// loop until the test ends.
+func runEngine(t *testing.T) *Engine {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	e, err := Open(ctx, Config{DataDir: t.TempDir(), Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	ran := make(chan error, 1)
+	go func() { ran <- e.Run(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		<-ran
+		e.Close()
+	})
+	return e
 }

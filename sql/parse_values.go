@@ -127,13 +127,20 @@ type listNode struct {
 	list pg_query.List
 }
 
+// next takes the next unused element of a block, starting a new block
+// when it is used up.
+func next[T any](block *[]T) *T {
+	if len(*block) == 0 {
+		*block = make([]T, nodeBlock)
+	}
+	c := &(*block)[0]
+	*block = (*block)[1:]
+	return c
+}
+
 // intNode is pg_query.MakeAConstIntNode from a block.
 func (p *valuesParser) intNode(v int64, loc int32) *pg_query.Node {
-	if len(p.ints) == 0 {
-		p.ints = make([]intConst, nodeBlock)
-	}
-	c := &p.ints[0]
-	p.ints = p.ints[1:]
+	c := next(&p.ints)
 	c.ival.Ival = int32(v)
 	c.val.Ival = &c.ival
 	c.aconst.Val, c.aconst.Location = &c.val, loc
@@ -144,11 +151,7 @@ func (p *valuesParser) intNode(v int64, loc int32) *pg_query.Node {
 
 // strNode is pg_query.MakeAConstStrNode from a block.
 func (p *valuesParser) strNode(str string, loc int32) *pg_query.Node {
-	if len(p.strs) == 0 {
-		p.strs = make([]strConst, nodeBlock)
-	}
-	c := &p.strs[0]
-	p.strs = p.strs[1:]
+	c := next(&p.strs)
 	c.sval.Sval = str
 	c.val.Sval = &c.sval
 	c.aconst.Val, c.aconst.Location = &c.val, loc
@@ -159,11 +162,7 @@ func (p *valuesParser) strNode(str string, loc int32) *pg_query.Node {
 
 // listNode is pg_query.MakeListNode from a block.
 func (p *valuesParser) listNode(items []*pg_query.Node) *pg_query.Node {
-	if len(p.lists) == 0 {
-		p.lists = make([]listNode, nodeBlock)
-	}
-	l := &p.lists[0]
-	p.lists = p.lists[1:]
+	l := next(&p.lists)
 	l.list.Items = items
 	l.wrap.List = &l.list
 	l.node.Node = &l.wrap

@@ -2,8 +2,6 @@ package sql
 
 import (
 	"context"
-	"io"
-	"log/slog"
 	"testing"
 
 	"github.com/streamdb/streamdb/pgwire"
@@ -16,18 +14,8 @@ import (
 // (25P02 until ROLLBACK), it leaves the memory guard, and the session
 // runs the next statements.
 func TestStatementPanicFailsStatement(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	e, err := Open(ctx, Config{DataDir: t.TempDir(), Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ran := make(chan error, 1)
-	go func() { ran <- e.Run(ctx) }()
-	defer func() {
-		cancel()
-		<-ran
-		e.Close()
-	}()
+	ctx := context.Background()
+	e := runEngine(t)
 	ps, err := e.Connect(ctx, pgwire.Startup{User: "streamdb", Database: "streamdb", Params: map[string]string{}})
 	if err != nil {
 		t.Fatal(err)
