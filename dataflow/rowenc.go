@@ -7,7 +7,7 @@ import (
 )
 
 // Operator state keeps rows in the value encoding of sql/types (exact, a
-// few bytes per column) rather than as []Datum (56 bytes per column plus a
+// few bytes per column) rather than as []Datum (32 bytes per column plus a
 // slice header), and identifies them by the memcomparable key encoding
 // where equality must follow types.Compare.
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"runtime/debug"
 
 	"github.com/streamdb/streamdb/sql/pgerr"
 	"github.com/streamdb/streamdb/storage"
@@ -79,8 +78,7 @@ func (c *coordinator) ddlTick(ctx context.Context, r *coordReq) error {
 func (c *coordinator) runDDL(r *coordReq, tx *ddlTx) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			c.log.Error("panic in a catalog change; its statement fails", "panic", p, "stack", string(debug.Stack()))
-			err = pgerr.New(pgerr.InternalError, "internal error: %v", p)
+			err = internalError(c.log, "panic in a catalog change; its statement fails", p)
 		}
 	}()
 	return r.ddl(tx)

@@ -2,6 +2,7 @@ package sql
 
 import (
 	"context"
+	"log/slog"
 	"runtime/debug"
 
 	"github.com/streamdb/streamdb/pgwire"
@@ -100,9 +101,17 @@ func (s *session) recoverPanic(err *error) {
 	if p == nil {
 		return
 	}
-	s.e.log.Error("panic in statement", "panic", p, "stack", string(debug.Stack()))
-	*err = pgerr.New(pgerr.InternalError, "internal error: %v", p)
+	*err = internalError(s.e.log, "panic in a statement; it fails", p)
 	s.fail()
+}
+
+// internalError logs a recovered panic p with its stack and returns the
+// internal error (XX000) its statement fails with, for the two places
+// that recover: a session's statements (session.recoverPanic) and the
+// coordinator's catalog changes (coordinator.runDDL).
+func internalError(log *slog.Logger, msg string, p any) error {
+	log.Error(msg, "panic", p, "stack", string(debug.Stack()))
+	return pgerr.New(pgerr.InternalError, "internal error: %v", p)
 }
 
 // bind binds the statement against the latest catalog, reusing the

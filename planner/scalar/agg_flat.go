@@ -131,7 +131,7 @@ func (f *flatAggregate) add(w []int64, row types.Row, diff int64) error {
 		return nil
 	}
 	// The argument is read in place when it is an input column: a Datum
-	// is seven words.
+	// is four words.
 	var d *types.Datum
 	if f.col >= 0 && f.col < len(row) {
 		d = &row[f.col]
