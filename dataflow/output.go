@@ -58,15 +58,16 @@ type Output struct {
 	// In words mode (see output_group.go), ww and wm merge the Reduce's
 	// wchanges into words (wideW and wideM into wide, for wider words),
 	// and wdelta is the tick's delta, built when asked for.
-	ww    treeWriter[wordItem, wordsChange]
+	ww    treeWriter[wordItem, keyedChange]
 	wm    wordMerger
-	wideW treeWriter[wideWordItem, wordsChange]
+	wideW treeWriter[wideWordItem, keyedChange]
 	wideM wideWordMerger
 	// rest holds the tick's wchanges that inPlace leaves to the merge,
-	// and spare is scratch space for sorting them.
-	rest, spare []wordsChange
-	wdelta      Batch
-	built       bool
+	// keyed all of them for the delta's rows, and spare is scratch space
+	// for sorting either.
+	rest, keyed, spare []keyedChange
+	wdelta             Batch
+	built              bool
 
 	mu sync.Mutex
 	// wanted asks the next Publish for a held snapshot: a read found

@@ -58,16 +58,40 @@ type groupChange struct {
 	row  types.Row
 }
 
-// wordsChange is the change of one group in words mode: its key (and
-// its key's head), its position in the Reduce (its words, when it has a
-// row), its words before the tick (in reduceOp.olds), and whether it had
-// and has a row (it has none without rows, or when its aggregates failed).
+// wordsChange is the change of one group in words mode: its position in
+// the Reduce (its words, when it has a row), its words before the tick
+// (in reduceOp.olds), whether it had and has a row (it has none without
+// rows, or when its aggregates failed) and, for a group the tick
+// dropped, where its key is in reduceOp.dropped (else -1). It holds no
+// key: most changes are written in place (see inPlace), and a group's
+// key is on its second cache line, one more miss per changed group when
+// a tick's caches are cold; keyOf adds the key to the others.
 type wordsChange struct {
-	head     keyHead
-	kenc     string
-	key      types.Row
-	pos, old int32
-	had, has bool
+	pos, old, drop int32
+	had, has       bool
+}
+
+// groupKey is a group's key columns, key encoding and the encoding's head.
+type groupKey struct {
+	head keyHead
+	kenc string
+	key  types.Row
+}
+
+// keyedChange is a wordsChange with its group's key, as the merge and
+// the delta's rows need it.
+type keyedChange struct {
+	wordsChange
+	groupKey
+}
+
+// keyOf returns c with its group's key.
+func (op *reduceOp) keyOf(c *wordsChange) keyedChange {
+	if c.drop >= 0 {
+		return keyedChange{*c, op.dropped[c.drop]}
+	}
+	grp := op.groups.at(c.pos)
+	return keyedChange{*c, groupKey{head: grp.head, kenc: grp.kenc, key: grp.row}}
 }
 
 // wordItem is one group of a Reduce in words mode: its key (wordKey)
@@ -85,11 +109,13 @@ type wideWordItem struct {
 	words [2 * groupWords]int64
 }
 
-// wordKey is a words item's key encoding and key.
+// wordKey is a words item's key encoding and key, and the position of
+// its group in the Reduce, by which inPlace knows the group's item.
 type wordKey struct {
 	kenc     *byte
 	keyData  *types.Datum
 	klen, nk uint32
+	pos      int32
 }
 
 func (k wordKey) key() string { return unsafe.String(k.kenc, k.klen) }
@@ -98,8 +124,8 @@ func (k wordKey) key() string { return unsafe.String(k.kenc, k.klen) }
 func (k wordKey) row() types.Row { return unsafe.Slice(k.keyData, k.nk) }
 
 // wordKeyOf returns the key of a changed group.
-func wordKeyOf(c *wordsChange) wordKey {
-	return wordKey{kenc: unsafe.StringData(c.kenc), klen: uint32(len(c.kenc)), keyData: unsafe.SliceData(c.key), nk: uint32(len(c.key))}
+func wordKeyOf(c *keyedChange) wordKey {
+	return wordKey{kenc: unsafe.StringData(c.kenc), klen: uint32(len(c.kenc)), keyData: unsafe.SliceData(c.key), nk: uint32(len(c.key)), pos: c.pos}
 }
 
 const (
@@ -115,30 +141,30 @@ type wordsMerging struct {
 	bytes int64
 }
 
-func (m *wordsMerging) key(c *wordsChange) string { return c.kenc }
+func (m *wordsMerging) key(c *keyedChange) string { return c.kenc }
 
 // sortWordsChanges puts changes in key order, with spare as scratch
 // space, and returns the sorted changes and the spare for the next sort.
-func sortWordsChanges(changes, spare []wordsChange) ([]wordsChange, []wordsChange) {
-	return sortByKey(changes, spare, func(c *wordsChange) keyHead { return c.head }, func(a, b wordsChange) int {
+func sortWordsChanges(changes, spare []keyedChange) ([]keyedChange, []keyedChange) {
+	return sortByKey(changes, spare, func(c *keyedChange) keyHead { return c.head }, func(a, b keyedChange) int {
 		return compareKeys(a.head, a.kenc, b.head, b.kenc)
 	})
 }
 
 // placed records in a changed group where its item now is (see inPlace).
-func (m *wordsMerging) placed(c *wordsChange, leaf int32, i int) {
+func (m *wordsMerging) placed(c *keyedChange, leaf int32, i int) {
 	grp := m.red.groups.at(c.pos)
-	grp.leaf, grp.slot = leaf, int16(i)
+	grp.leaf, grp.slot = leaf, int8(i)
 }
 
 // wordsItem is a words item as inPlace writes it.
 type wordsItem[I any] interface {
 	*I
-	kencData() *byte
+	group() int32
 	setWords(red *reduceOp, pos int32)
 }
 
-func (k *wordKey) kencData() *byte { return k.kenc }
+func (k *wordKey) group() int32 { return k.pos }
 
 // inPlace writes the new words of the changed groups whose items are
 // still where the merge last placed them (group.leaf, group.slot), in a
@@ -146,27 +172,27 @@ func (k *wordKey) kencData() *byte { return k.kenc }
 // A tick of a GROUP BY view mostly changes the words of groups that
 // stay: each such change is then one write, where the merge walks the
 // tree and its leaves and compares keys, and only the rest need sorting
-// by key, which the Reduce leaves to the Output in words mode. A place
-// that is out of date (the item moved within its leaf or to another, or
-// its leaf left the tree) fails the check of the item's key, which must
-// be the group's own key encoding, the same bytes, not an equal copy:
-// every leaf of the tree holds a distinct set of groups' items, so the
-// group's item in a leaf of the tree is its only one. A leaf still
-// shared with a snapshot fails the check of its generation. The merge
-// then records the item's new place.
-func inPlace[I treeItem, P wordsItem[I]](t *rowTree[I], red *reduceOp, changes, rest []wordsChange) []wordsChange {
+// by key, which the Reduce leaves to the Output in words mode; only
+// they need their keys (keyOf). A place that is out of date (the item
+// moved within its leaf or to another, or its leaf left the tree) fails
+// the check of the item's group position: the tree holds one item per
+// group with a row, and a group's item leaves the tree in the tick that
+// drops the group, before its position can go to another group. A leaf
+// still shared with a snapshot fails the check of its generation. The
+// merge then records the item's new place.
+func inPlace[I treeItem, P wordsItem[I]](t *rowTree[I], red *reduceOp, changes []wordsChange, rest []keyedChange) []keyedChange {
 	for i := range changes {
 		c := &changes[i]
 		if c.had && c.has {
 			grp := red.groups.at(c.pos)
 			if n := t.leaf(grp.leaf); n != nil && n.gen == t.gen && int(grp.slot) < len(n.items) {
-				if it := P(&n.items[grp.slot]); it.kencData() == unsafe.StringData(c.kenc) {
+				if it := P(&n.items[grp.slot]); it.group() == c.pos {
 					it.setWords(red, c.pos)
 					continue
 				}
 			}
 		}
-		rest = append(rest, *c)
+		rest = append(rest, red.keyOf(c))
 	}
 	return rest
 }
@@ -177,7 +203,7 @@ func inPlace[I treeItem, P wordsItem[I]](t *rowTree[I], red *reduceOp, changes, 
 // comparison of the tree, which made four-word views 9–17% slower.
 type wordMerger struct{ wordsMerging }
 
-func (m *wordMerger) update(it wordItem, c *wordsChange) (wordItem, bool) {
+func (m *wordMerger) update(it wordItem, c *keyedChange) (wordItem, bool) {
 	if !c.has {
 		m.bytes -= sizeWordItem
 		return it, false
@@ -186,7 +212,7 @@ func (m *wordMerger) update(it wordItem, c *wordsChange) (wordItem, bool) {
 	return it, true
 }
 
-func (m *wordMerger) insert(c *wordsChange) (wordItem, bool) {
+func (m *wordMerger) insert(c *keyedChange) (wordItem, bool) {
 	if !c.has {
 		return wordItem{}, false
 	}
@@ -200,7 +226,7 @@ func (it *wordItem) setWords(red *reduceOp, pos int32) { it.words = red.groups.a
 // Reduce's wide words.
 type wideWordMerger struct{ wordsMerging }
 
-func (m *wideWordMerger) update(it wideWordItem, c *wordsChange) (wideWordItem, bool) {
+func (m *wideWordMerger) update(it wideWordItem, c *keyedChange) (wideWordItem, bool) {
 	if !c.has {
 		m.bytes -= sizeWideWordItem
 		return it, false
@@ -209,7 +235,7 @@ func (m *wideWordMerger) update(it wideWordItem, c *wordsChange) (wideWordItem, 
 	return it, true
 }
 
-func (m *wideWordMerger) insert(c *wordsChange) (wideWordItem, bool) {
+func (m *wideWordMerger) insert(c *keyedChange) (wideWordItem, bool) {
 	if !c.has {
 		return wideWordItem{}, false
 	}
@@ -296,8 +322,12 @@ func (o *Output) stepGroups() {
 func (o *Output) wordsDelta() Batch {
 	if !o.built {
 		o.built = true
-		o.red.wchanges, o.spare = sortWordsChanges(o.red.wchanges, o.spare)
-		o.wdelta = o.red.appendWordsDelta(o.wdelta[:0])
+		keyed := o.keyed[:0]
+		for i := range o.red.wchanges {
+			keyed = append(keyed, o.red.keyOf(&o.red.wchanges[i]))
+		}
+		o.keyed, o.spare = sortWordsChanges(keyed, o.spare)
+		o.wdelta = o.red.appendWordsDelta(o.wdelta[:0], o.keyed)
 		if invariants {
 			checkConsolidated(o.wdelta)
 		}

@@ -80,7 +80,7 @@ type reduceOp struct {
 	bytes   int64
 	started bool
 	// touched lists the groups changed in this tick, with whether they had
-	// an output at the start of the tick.
+	// an output at the start of the tick (outside words mode).
 	touched []touchedGroup
 	// spare is the other buffer of sortTouched.
 	spare []touchedGroup
@@ -114,13 +114,17 @@ type reduceOp struct {
 	// builds no output row (see finishWords).
 	// olds holds the words of the tick's touched groups as they were
 	// before it (wideOlds when they are wider than a group's own, in
-	// wide), and wchanges the changed groups, for the Output, in no
-	// particular order.
+	// wide), and wchanges the touched groups (touched is unused), then,
+	// once finishWords has left out those that did not change, the
+	// changed groups, for the Output, in no particular order.
 	wordsMode bool
 	node      int
 	olds      [][groupWords]int64
 	wideOlds  [][2 * groupWords]int64
 	wchanges  []wordsChange
+	// dropped holds the keys of the groups the tick dropped, which their
+	// wchanges still name (wordsChange.drop) until the next tick.
+	dropped []groupKey
 }
 
 // reduceAgg is where one aggregate's state lives in a group: n words from
@@ -168,11 +172,14 @@ type group struct {
 	// group's item: items[slot] of its tree's leaf of id leaf (see
 	// Output.inPlace). A leaf holds at most 64 items.
 	leaf   int32
-	slot   int16
+	slot   int8
 	iclass types.Family
 	// emitted tells that row has left the operator and must not change.
 	emitted bool
-	row     types.Row
+	// failed tells, in words mode, that err holds the group's error, so
+	// that a tick reads err, on the group's second line, only then.
+	failed bool
+	row    types.Row
 	// err is the group's output instead of row when its aggregates failed.
 	err *pgerr.Error
 	// kenc is the key encoding of the group's key and head its head,
@@ -207,9 +214,6 @@ type touchedGroup struct {
 	// kenc is the group's key encoding in a keyed Reduce: it orders
 	// groups whose heads tie and names the group's change to the Output.
 	kenc string
-	// old indexes the group's words before the tick in reduceOp.olds,
-	// in words mode.
-	old int32
 }
 
 // compareTouched orders touched groups by key encoding.
@@ -236,8 +240,9 @@ func (op *reduceOp) Step(context.Context) error {
 	op.out.passErrors(op.in)
 	clear(op.changes)
 	op.changes = op.changes[:0]
-	clear(op.wchanges)
 	op.wchanges = op.wchanges[:0]
+	clear(op.dropped)
+	op.dropped = op.dropped[:0]
 	op.olds, op.wideOlds = op.olds[:0], op.wideOlds[:0]
 	if !op.started {
 		op.started = true
@@ -255,6 +260,9 @@ func (op *reduceOp) Step(context.Context) error {
 	}
 	if hashes != nil && !op.wordsMode {
 		op.prefetchRows()
+	}
+	if op.wordsMode {
+		op.finishWords()
 	}
 	for i := range op.touched {
 		op.finish(&op.touched[i])
@@ -544,19 +552,23 @@ func (op *reduceOp) exists(pos int32) bool {
 func (op *reduceOp) touch(pos int32, existed bool) {
 	grp := op.groups.at(pos)
 	grp.tick = op.g.tick
+	if op.wordsMode {
+		c := wordsChange{pos: pos, drop: -1, had: existed}
+		if op.stride > groupWords {
+			c.old = int32(len(op.wideOlds))
+			var w [2 * groupWords]int64
+			copy(w[:], op.words(pos))
+			op.wideOlds = append(op.wideOlds, w)
+		} else {
+			c.old = int32(len(op.olds))
+			op.olds = append(op.olds, grp.words)
+		}
+		op.wchanges = append(op.wchanges, c)
+		return
+	}
 	t := touchedGroup{pos: pos, existed: existed}
 	if op.keyed {
 		t.head, t.kenc = grp.head, grp.kenc
-	}
-	switch {
-	case op.wordsMode && op.stride > groupWords:
-		t.old = int32(len(op.wideOlds))
-		var w [2 * groupWords]int64
-		copy(w[:], op.words(pos))
-		op.wideOlds = append(op.wideOlds, w)
-	case op.wordsMode:
-		t.old = int32(len(op.olds))
-		op.olds = append(op.olds, grp.words)
 	}
 	op.touched = append(op.touched, t)
 }
@@ -564,10 +576,6 @@ func (op *reduceOp) touch(pos int32, existed bool) {
 // finish emits the change of one touched group and drops the group if it
 // no longer has rows.
 func (op *reduceOp) finish(t *touchedGroup) {
-	if op.wordsMode {
-		op.finishWords(t)
-		return
-	}
 	grp := op.groups.at(t.pos)
 	exists := op.exists(t.pos)
 	var newErr *pgerr.Error
@@ -590,32 +598,44 @@ func (op *reduceOp) finish(t *touchedGroup) {
 	}
 }
 
-// finishWords is finish in words mode: a group whose words did not
-// change has not changed; any other records its words before and after
-// for the Output (wordsChange), with whether it had and has a row. Its
-// results are computed only to find an error, which is emitted as in
-// finish.
-func (op *reduceOp) finishWords(t *touchedGroup) {
-	grp := op.groups.at(t.pos)
-	exists := op.exists(t.pos)
+// finishWords is finish in words mode, for the tick's touched groups,
+// which touch listed in wchanges with whether they had an output: a
+// group whose words did not change has not changed and leaves the list;
+// any other stays, with whether it had and has a row. Its results are
+// computed only to find an error, which is emitted as in finish.
+func (op *reduceOp) finishWords() {
+	kept := op.wchanges[:0]
+	for _, c := range op.wchanges {
+		if op.finishGroup(&c) {
+			kept = append(kept, c)
+		}
+	}
+	op.wchanges = kept
+}
+
+// finishGroup finishes the touched group of c, which says on entry
+// whether it had an output, and reports whether the Output must hear
+// of its change.
+func (op *reduceOp) finishGroup(c *wordsChange) bool {
+	grp := op.groups.at(c.pos)
+	existed, exists := c.had, op.exists(c.pos)
 	var words []int64
 	var same bool
 	if op.stride > groupWords {
-		words = op.words(t.pos)
-		same = slices.Equal(words, op.oldWords(t.old))
+		words = op.words(c.pos)
+		same = slices.Equal(words, op.oldWords(c.old))
 	} else {
-		words, same = grp.words[:op.stride], grp.words == op.olds[t.old]
+		words, same = grp.words[:op.stride], grp.words == op.olds[c.old]
 	}
-	if t.existed && exists && same {
-		return
+	if existed && exists && same {
+		return false
 	}
-	var newErr *pgerr.Error
+	var newErr, oldErr *pgerr.Error
 	if exists {
 		newErr = op.wordsError(words)
 	}
-	oldErr := grp.err
-	if !t.existed {
-		oldErr = nil
+	if existed && grp.failed {
+		oldErr = grp.err
 	}
 	if oldErr == nil || newErr == nil || compareErrors(oldErr, newErr) != 0 {
 		if oldErr != nil {
@@ -625,20 +645,25 @@ func (op *reduceOp) finishWords(t *touchedGroup) {
 			op.emit(nil, newErr, +1)
 		}
 	}
-	grp.err = newErr
-	had, has := t.existed && oldErr == nil, exists && newErr == nil
-	if had || has {
-		op.wchanges = append(op.wchanges, wordsChange{head: t.head, kenc: t.kenc, key: grp.row, pos: t.pos, old: t.old, had: had, has: has})
+	if newErr != nil || grp.failed {
+		grp.err, grp.failed = newErr, newErr != nil
 	}
-	if !exists && grp.n == 0 {
+	c.had, c.has = existed && oldErr == nil, exists && newErr == nil
+	dropped := !exists && grp.n == 0
+	if dropped && c.had {
+		c.drop = int32(len(op.dropped))
+		op.dropped = append(op.dropped, groupKey{head: grp.head, kenc: grp.kenc, key: grp.row})
+	}
+	if dropped {
 		op.bytes -= grp.size
-		op.index.remove(t.pos)
+		op.index.remove(c.pos)
 		*grp = group{}
 	}
+	return c.had || c.has
 }
 
 // oldWords returns the words a touched group had before the tick, in
-// words mode; i is its touchedGroup.old.
+// words mode; i is its wordsChange.old.
 func (op *reduceOp) oldWords(i int32) []int64 {
 	if op.stride > groupWords {
 		return op.wideOlds[i][:op.stride]
@@ -663,9 +688,9 @@ func (op *reduceOp) wordsError(w []int64) *pgerr.Error {
 // appendWordsDelta appends the tick's changes in words mode as rows,
 // −old +new in row order, for readers of the Output's delta: the rows
 // are built only when one asks for them (Output.Delta).
-func (op *reduceOp) appendWordsDelta(dst Batch) Batch {
-	for i := range op.wchanges {
-		c := &op.wchanges[i]
+func (op *reduceOp) appendWordsDelta(dst Batch, changes []keyedChange) Batch {
+	for i := range changes {
+		c := &changes[i]
 		var oldRow, newRow types.Row
 		if c.had {
 			oldRow = wordsRow(op.aggs, c.key, op.oldWords(c.old))
