@@ -182,6 +182,8 @@ func (b *binder) insertPlan(ins *pg_query.InsertStmt, obj *Object) (planner.Node
 			for i, e := range row {
 				if _, ok := e.(defaultMarker); ok {
 					row[i] = defaults[targets[i]]
+				} else if err := insertIdentity(obj.Columns[targets[i]], ins.Override); err != nil {
+					return nil, err
 				}
 			}
 		}
@@ -199,6 +201,11 @@ func (b *binder) insertPlan(ins *pg_query.InsertStmt, obj *Object) (planner.Node
 		if err := insertWidth(len(cols), len(targets)); err != nil {
 			return nil, err
 		}
+		for _, t := range targets {
+			if err := insertIdentity(obj.Columns[t], ins.Override); err != nil {
+				return nil, err
+			}
+		}
 		exprs := make([]scalar.Expr, len(cols))
 		for i, c := range cols {
 			e, err := b.coerce(&scalar.ColRef{Idx: i, Typ: c.Type}, ttypes[i], coerceAssignment, 0)
@@ -213,9 +220,25 @@ func (b *binder) insertPlan(ins *pg_query.InsertStmt, obj *Object) (planner.Node
 	full := make([]scalar.Expr, len(obj.Columns))
 	copy(full, defaults)
 	for i, t := range targets {
-		full[t] = &scalar.ColRef{Idx: i, Typ: ttypes[i]}
+		// OVERRIDING USER VALUE: identity columns take their sequence's
+		// next value whatever the statement gives them.
+		if obj.Columns[t].Identity == "" || ins.Override != pg_query.OverridingKind_OVERRIDING_USER_VALUE {
+			full[t] = &scalar.ColRef{Idx: i, Typ: ttypes[i]}
+		}
 	}
 	return &planner.Project{Input: source, Exprs: full, Cols: obj.planColumns()}, nil
+}
+
+// insertIdentity checks that INSERT may give column c a value other than
+// DEFAULT: a GENERATED ALWAYS identity column takes one only with
+// OVERRIDING SYSTEM VALUE (or OVERRIDING USER VALUE, which ignores it).
+func insertIdentity(c ColumnDef, override pg_query.OverridingKind) error {
+	if c.Identity != "a" || override != pg_query.OverridingKind_OVERRIDING_NOT_SET {
+		return nil
+	}
+	return pgerr.New(pgerr.GeneratedAlways, "cannot insert a non-DEFAULT value into column %q", c.Name).
+		WithDetail("Column %q is an identity column defined as GENERATED ALWAYS.", c.Name).
+		WithHint("Use OVERRIDING SYSTEM VALUE to override.")
 }
 
 func insertWidth(exprs, targets int) error {
@@ -297,9 +320,13 @@ func (b *binder) assignment(rt *pg_query.ResTarget, obj *Object, s *scope, what 
 	}
 	var e scalar.Expr
 	var err error
-	if rt.Val.GetSetToDefault() != nil {
-		e, err = b.columnDefault(obj.Columns[idx])
-	} else {
+	switch c := obj.Columns[idx]; {
+	case rt.Val.GetSetToDefault() != nil:
+		e, err = b.columnDefault(c)
+	case c.Identity == "a":
+		return 0, nil, pgerr.New(pgerr.GeneratedAlways, "column %q can only be updated to DEFAULT", c.Name).
+			WithDetail("Column %q is an identity column defined as GENERATED ALWAYS.", c.Name)
+	default:
 		e, err = b.expr(rt.Val, &exprCtx{s: s, what: what})
 	}
 	if err != nil {

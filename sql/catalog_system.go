@@ -138,7 +138,7 @@ func relationOf(o *Object) *pgcatalog.Relation {
 		r.Kind = pgcatalog.KindSequence
 	}
 	for _, c := range o.Columns {
-		r.Columns = append(r.Columns, pgcatalog.Attribute{Name: c.Name, Type: c.Type, NotNull: c.NotNull, Default: c.Default})
+		r.Columns = append(r.Columns, pgcatalog.Attribute{Name: c.Name, Type: c.Type, NotNull: c.NotNull, Default: c.Default, Identity: c.Identity})
 	}
 	for _, c := range o.Checks {
 		r.Checks = append(r.Checks, pgcatalog.Check{Name: c.Name, Expr: c.Expr})

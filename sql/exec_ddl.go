@@ -219,7 +219,7 @@ func (s *session) bindCreateTable(cat *Catalog, raw *rawStatement, cs *pg_query.
 						return nil, pgerr.New(pgerr.InvalidParameterValue, "identity column type must be smallint, integer, or bigint").WithPosition(loc(c.Location))
 					}
 					owned = append(owned, ownedSequence{column: cd.Colname, typ: t, opts: c.Options})
-					col.NotNull = true
+					col.NotNull, col.Identity = true, c.GeneratedWhen
 				default:
 					return nil, unsupportedConstraint(c)
 				}

@@ -94,7 +94,7 @@ func genColumns(b *rowSet, src Source) {
 				dataType = types.Type{Family: t.Family, Mod: -1}.String()
 			}
 			var def any
-			if c.Default != "" {
+			if c.hasDefault() {
 				def = c.Default
 			}
 			var charMax, numPrec, numRadix, numScale, dtPrec any
@@ -132,7 +132,7 @@ func genColumns(b *rowSet, src Source) {
 				"numeric_precision", numPrec, "numeric_precision_radix", numRadix, "numeric_scale", numScale,
 				"datetime_precision", dtPrec, "udt_catalog", src.Database(), "udt_schema", "pg_catalog",
 				"udt_name", udt, "dtd_identifier", itoa(uint32(i+1)), "is_self_referencing", "NO",
-				"is_identity", "NO", "is_generated", "NEVER", "is_updatable", yesNo(r.Kind == KindTable))
+				"is_identity", yesNo(c.Identity != ""), "identity_generation", c.identityGeneration(), "is_generated", "NEVER", "is_updatable", yesNo(r.Kind == KindTable))
 		}
 	}
 }

@@ -131,7 +131,7 @@ func addAttribute(b *rowSet, rel uint32, attnum int, c Attribute) {
 	b.add("attrelid", rel, "attname", c.Name, "atttypid", t.OID(), "attstattarget", -1, "attlen", int(t.Size()),
 		"attnum", attnum, "attndims", ndims, "attcacheoff", -1, "atttypmod", t.TypMod(), "attbyval", byValue(t),
 		"attalign", align(t), "attstorage", storage(t), "attcompression", "", "attnotnull", c.NotNull,
-		"atthasdef", c.Default != "", "attidentity", "", "attgenerated", "", "attislocal", true,
+		"atthasdef", c.hasDefault(), "attidentity", c.Identity, "attgenerated", "", "attislocal", true,
 		"attcollation", coll)
 }
 
@@ -210,7 +210,7 @@ func genConstraint(b *rowSet, src Source) {
 func genAttrdef(b *rowSet, src Source) {
 	for _, r := range src.Relations() {
 		for i, c := range r.Columns {
-			if c.Default != "" {
+			if c.hasDefault() {
 				b.add("oid", attrdefOID(r.OID, i+1), "adrelid", r.OID, "adnum", i+1, "adbin", c.Default)
 			}
 		}

@@ -106,6 +106,7 @@ const (
 	InvalidTableDefinition          Code = "42P16"
 	InvalidObjectDefinition         Code = "42P17"
 	InvalidColumnDefinition         Code = "42611"
+	GeneratedAlways                 Code = "428C9"
 
 	// Class 53, 54, 55, 57: resources and operator intervention.
 	OutOfMemory                  Code = "53200"
