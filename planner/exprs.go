@@ -119,18 +119,27 @@ func NodeExprs(n Node) []scalar.Expr {
 // the right side of an Apply). A reference with Depth > level points above
 // n, Depth-level levels up.
 func MapOuterRefs(n Node, fn func(o *OuterRef, level int) scalar.Expr) Node {
+	return MapPlanExprs(n, func(x scalar.Expr, level int) scalar.Expr {
+		if o, ok := x.(*OuterRef); ok {
+			return fn(o, level)
+		}
+		return x
+	})
+}
+
+// MapPlanExprs rebuilds the plan with fn applied, bottom up, to every
+// node of every scalar expression, however deeply nested, with its level
+// as MapOuterRefs counts it.
+func MapPlanExprs(n Node, fn func(x scalar.Expr, level int) scalar.Expr) Node {
 	var rw func(n Node, level int) Node
 	rwExpr := func(e scalar.Expr, level int) scalar.Expr {
 		return scalar.Rewrite(e, func(x scalar.Expr) scalar.Expr {
-			switch o := x.(type) {
-			case *OuterRef:
-				return fn(o, level)
-			case *Subquery:
-				c := *o
-				c.Plan = rw(o.Plan, level+1)
-				return &c
+			if s, ok := x.(*Subquery); ok {
+				c := *s
+				c.Plan = rw(s.Plan, level+1)
+				x = &c
 			}
-			return x
+			return fn(x, level)
 		})
 	}
 	rw = func(n Node, level int) Node {

@@ -27,6 +27,9 @@ type binder struct {
 	// inView is set while binding a view definition, where
 	// statement-time functions such as now() are not allowed.
 	inView bool
+	// enclosing is the clause a subquery about to be bound stands in,
+	// for the subquery's SELECT to take (see enclosingAggs).
+	enclosing *enclosingAggs
 }
 
 // cteDef is a bound common table expression: its plan, bound with scope

@@ -108,21 +108,48 @@ type aggCollector struct {
 	nested bool
 }
 
+// enclosingAggs is the clause of an enclosing query a subquery stands
+// in: its aggregate collector (nil where aggregates are not allowed) and
+// its name. An aggregate in the subquery whose arguments reference
+// columns of the enclosing query and none of the subquery's belongs, as
+// in PostgreSQL, to the enclosing query: SELECT (SELECT max(x.r)) FROM x
+// is one row, x's maximum. The subquery reads its result (outerAggRef).
+type enclosingAggs struct {
+	agg  *aggCollector
+	what string
+}
+
+// outerAggRef stands, in a subquery, for the result of the aggregate call
+// at index idx of the enclosing query's aggCollector (see enclosingAggs),
+// until the enclosing query's overAggregate makes it an outer reference
+// to the aggregate's column.
+type outerAggRef struct {
+	idx int
+	typ types.Type
+}
+
+func (e *outerAggRef) Type() types.Type                       { return e.typ }
+func (e *outerAggRef) String() string                         { return "outer agg" + strconv.Itoa(e.idx) }
+func (e *outerAggRef) Children() []scalar.Expr                { return nil }
+func (e *outerAggRef) WithChildren([]scalar.Expr) scalar.Expr { return e }
+
 func (b *binder) aggCall(fc *pg_query.FuncCall, name string, c *exprCtx) (scalar.Expr, error) {
 	pos := loc(fc.Location)
-	if c.agg == nil {
-		what := c.what
-		if what == "" {
-			what = "this context"
-		}
-		return nil, pgerr.New(pgerr.GroupingError, "aggregate functions are not allowed in %s", what).WithPosition(pos)
+	if c.agg == nil && c.s.enclosing == nil {
+		return nil, aggNotAllowed(c.what, pos)
 	}
-	if c.agg.nested {
+	// Where the clause allows no aggregate of its own, the arguments
+	// are bound all the same: they may make it the enclosing query's.
+	agg := c.agg
+	if agg == nil {
+		agg = &aggCollector{}
+	}
+	if agg.nested {
 		return nil, pgerr.New(pgerr.GroupingError, "aggregate function calls cannot be nested").WithPosition(pos)
 	}
-	c.agg.nested = true
-	defer func() { c.agg.nested = false }()
-	inner := &exprCtx{s: c.s, agg: c.agg, what: "aggregate function arguments"}
+	agg.nested = true
+	defer func() { agg.nested = false }()
+	inner := &exprCtx{s: c.s, agg: agg, what: "aggregate function arguments"}
 	var args []scalar.Expr
 	if !fc.AggStar {
 		for _, an := range fc.Args {
@@ -148,7 +175,7 @@ func (b *binder) aggCall(fc *pg_query.FuncCall, name string, c *exprCtx) (scalar
 	}
 	call := planner.AggCall{Func: fn, Args: args, Distinct: fc.AggDistinct, Typ: fn.Ret, EmptyValue: fn.Empty()}
 	if fc.AggFilter != nil {
-		f, err := b.expr(fc.AggFilter, &exprCtx{s: c.s, agg: c.agg, what: "FILTER"})
+		f, err := b.expr(fc.AggFilter, &exprCtx{s: c.s, agg: agg, what: "FILTER"})
 		if err != nil {
 			return nil, err
 		}
@@ -164,42 +191,102 @@ func (b *binder) aggCall(fc *pg_query.FuncCall, name string, c *exprCtx) (scalar
 		}
 		call.Order = append(call.Order, sortKey(e, sb))
 	}
-	exprs := append([]scalar.Expr(nil), args...)
-	if call.Filter != nil {
-		exprs = append(exprs, call.Filter)
-	}
-	for _, k := range call.Order {
-		exprs = append(exprs, k.Expr)
-	}
-	if onlyOuterColumns(exprs) {
-		return nil, pgerr.New(pgerr.FeatureNotSupported, "an aggregate over columns of an enclosing query only is not supported").
+	switch depth := outerLevel(call); {
+	case depth > 1:
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "an aggregate over columns of a query more than one level out is not supported").
+			WithHint("PostgreSQL computes such an aggregate in that query: compute it there and reference its result.").WithPosition(pos)
+	case depth == 1 && c.s.enclosing == nil:
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "an aggregate over columns of an enclosing query only is supported only in a subquery's SELECT, WHERE, HAVING and ORDER BY").
 			WithHint("PostgreSQL computes such an aggregate in the enclosing query: compute it there and reference its result.").WithPosition(pos)
+	case depth == 1:
+		return enclosingAgg(call, c.s.enclosing, pos)
+	}
+	if c.agg == nil {
+		return nil, aggNotAllowed(c.what, pos)
 	}
 	c.agg.calls = append(c.agg.calls, call)
 	return &aggRef{idx: len(c.agg.calls) - 1, typ: fn.Ret}, nil
 }
 
-// onlyOuterColumns reports whether expressions reference columns of
-// enclosing queries and none of their own query's. An aggregate over
-// such arguments belongs, in PostgreSQL, to the nearest enclosing query
-// they reference (SELECT (SELECT max(x.r)) FROM x is one row, x's
-// maximum), which streamdb does not do: computing it in its own query
-// would give a different answer. References inside a subquery of the
-// arguments are not looked at: the planner refuses subqueries there.
-func onlyOuterColumns(es []scalar.Expr) bool {
-	own, outer := false, false
-	for _, e := range es {
+// aggNotAllowed is PostgreSQL's error for an aggregate in a clause that
+// allows none, what.
+func aggNotAllowed(what string, pos int) error {
+	if what == "" {
+		what = "this context"
+	}
+	return pgerr.New(pgerr.GroupingError, "aggregate functions are not allowed in %s", what).WithPosition(pos)
+}
+
+// outerLevel returns, for an aggregate call whose arguments (FILTER and
+// ORDER BY included) reference columns of enclosing queries and none of
+// their own query's, the nearest level they reference, 1 for the query
+// immediately enclosing; 0 for any other call. References inside a
+// subquery of the arguments are not looked at: the planner refuses
+// subqueries there.
+func outerLevel(call planner.AggCall) int {
+	own, level := false, 0
+	look := func(e scalar.Expr) {
 		scalar.Walk(e, func(x scalar.Expr) bool {
-			switch x.(type) {
+			switch x := x.(type) {
 			case *scalar.ColRef:
 				own = true
 			case *planner.OuterRef:
-				outer = true
+				if level == 0 || x.Depth < level {
+					level = x.Depth
+				}
 			}
 			return true
 		})
 	}
-	return outer && !own
+	for _, e := range call.Args {
+		look(e)
+	}
+	if call.Filter != nil {
+		look(call.Filter)
+	}
+	for _, k := range call.Order {
+		look(k.Expr)
+	}
+	if own {
+		return 0
+	}
+	return level
+}
+
+// enclosingAgg makes call, whose arguments reference the query enclosing
+// its own and queries further out but not its own, an aggregate of the
+// enclosing query (see enclosingAggs), and returns its result for the
+// subquery.
+func enclosingAgg(call planner.AggCall, enc *enclosingAggs, pos int) (scalar.Expr, error) {
+	if enc.agg == nil {
+		return nil, aggNotAllowed(enc.what, pos)
+	}
+	if enc.agg.nested {
+		return nil, pgerr.New(pgerr.GroupingError, "aggregate function calls cannot be nested").WithPosition(pos)
+	}
+	out := func(e scalar.Expr) scalar.Expr {
+		return scalar.Rewrite(e, func(x scalar.Expr) scalar.Expr {
+			o, ok := x.(*planner.OuterRef)
+			switch {
+			case !ok:
+				return x
+			case o.Depth == 1:
+				return &scalar.ColRef{Idx: o.Idx, Typ: o.Typ}
+			}
+			return &planner.OuterRef{Depth: o.Depth - 1, Idx: o.Idx, Typ: o.Typ}
+		})
+	}
+	for i, a := range call.Args {
+		call.Args[i] = out(a)
+	}
+	if call.Filter != nil {
+		call.Filter = out(call.Filter)
+	}
+	for i := range call.Order {
+		call.Order[i].Expr = out(call.Order[i].Expr)
+	}
+	enc.agg.calls = append(enc.agg.calls, call)
+	return &outerAggRef{idx: len(enc.agg.calls) - 1, typ: call.Typ}, nil
 }
 
 // sortKey builds a sort key with PostgreSQL's NULL placement defaults:
@@ -223,7 +310,9 @@ func (b *binder) subLink(sl *pg_query.SubLink, c *exprCtx) (scalar.Expr, error) 
 	if sel == nil {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "subquery must be a SELECT").WithPosition(pos)
 	}
+	b.enclosing = &enclosingAggs{agg: c.agg, what: c.what}
 	bq, err := b.selectStmt(sel, c.s)
+	b.enclosing = nil
 	if err != nil {
 		return nil, err
 	}

@@ -44,6 +44,10 @@ func queryNode(q *planner.Query) planner.Node {
 // selectStmt binds a SELECT, VALUES or set operation. parent is the scope
 // of the enclosing query for correlated references, nil at top level.
 func (b *binder) selectStmt(sel *pg_query.SelectStmt, parent *scope) (*boundQuery, error) {
+	// Only the subquery's own SELECT takes the enclosing clause, not
+	// its CTEs, derived tables or set operations' arms.
+	enclosing := b.enclosing
+	b.enclosing = nil
 	if sel.WithClause != nil {
 		if err := b.pushCTEs(sel.WithClause, parent); err != nil {
 			return nil, err
@@ -65,10 +69,12 @@ func (b *binder) selectStmt(sel *pg_query.SelectStmt, parent *scope) (*boundQuer
 	case len(sel.ValuesLists) > 0:
 		return b.valuesQuery(sel, parent)
 	}
-	return b.simpleSelect(sel, parent)
+	return b.simpleSelect(sel, parent, enclosing)
 }
 
-func (b *binder) simpleSelect(sel *pg_query.SelectStmt, parent *scope) (*boundQuery, error) {
+// simpleSelect binds a SELECT that is not a set operation; enclosing,
+// for a subquery, is the clause of the enclosing query it stands in.
+func (b *binder) simpleSelect(sel *pg_query.SelectStmt, parent *scope, enclosing *enclosingAggs) (*boundQuery, error) {
 	sel, whole, err := liftSetReturning(sel)
 	if err != nil {
 		return nil, err
@@ -77,6 +83,7 @@ func (b *binder) simpleSelect(sel *pg_query.SelectStmt, parent *scope) (*boundQu
 	if err != nil {
 		return nil, err
 	}
+	s.enclosing = enclosing
 	for i := range s.cols {
 		// A lifted function's columns are reached only through the
 		// select-list items that stood for it.
@@ -696,6 +703,14 @@ func (b *binder) overAggregate(e scalar.Expr, keys []scalar.Expr, nAggs int, s *
 				rerr = ungroupedError(s, o.Idx)
 			}
 			return o
+		})
+		// The subquery's aggregates over this query's columns only are
+		// this query's (see enclosingAggs).
+		c.Plan = planner.MapPlanExprs(c.Plan, func(e scalar.Expr, level int) scalar.Expr {
+			if o, ok := e.(*outerAggRef); ok {
+				return &planner.OuterRef{Depth: level + 1, Idx: len(keys) + o.idx, Typ: o.typ}
+			}
+			return e
 		})
 		return &c, rerr
 	}

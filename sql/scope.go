@@ -36,6 +36,9 @@ type scope struct {
 	// becomes the right side of an Apply over them), but not the JOIN's
 	// other parts (its ON clauses, its other items).
 	lateralOnly bool
+	// enclosing, on the scope of a subquery's SELECT, is the clause of
+	// the enclosing query the subquery stands in.
+	enclosing *enclosingAggs
 }
 
 func newScope(parent *scope) *scope {
