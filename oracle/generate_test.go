@@ -80,6 +80,10 @@ func TestGenerateCoverage(t *testing.T) {
 	if !regexp.MustCompile(`, t\d AS a\d+ JOIN LATERAL \(`).MatchString(text) {
 		t.Error("no generated view has a JOIN LATERAL after a comma")
 	}
+	// An aggregate of a grouped query in a subquery of its own.
+	if !regexp.MustCompile(`\(SELECT (sum|avg|min|max|count)\([^()]*a\d+\.`).MatchString(text) {
+		t.Error("no generated view has an aggregate over the enclosing query's columns in a subquery")
+	}
 	counts := map[string]int{}
 	for _, line := range strings.Split(text, "\n") {
 		for _, k := range []string{"JOIN", "GROUP BY", "OVER (", "(SELECT", "LIMIT"} {

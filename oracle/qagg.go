@@ -39,6 +39,11 @@ func (g *qgen) aggregate(in *ectx, cl class) typed {
 		case 0:
 			x = typed{"string_agg(" + a.sql + ", " + sep + " ORDER BY " + g.aggOrder(in, a.sql) + ")", tText}
 		case 1:
+			// A bare literal would be of unknown type in ORDER BY, and
+			// then not the argument, which PostgreSQL refuses (42P10).
+			if bareConstant.MatchString(a.sql) {
+				a.sql = "CAST(" + a.sql + " AS text)"
+			}
 			x = typed{"string_agg(DISTINCT " + a.sql + ", " + sep + " ORDER BY " + a.sql + g.direction() + ")", tText}
 		default:
 			x = typed{pick(g.r, []string{"min", "max"}) + "(" + a.sql + ")", tText}
@@ -51,6 +56,17 @@ func (g *qgen) aggregate(in *ectx, cl class) typed {
 	}
 	if g.r.chance(0.25) {
 		x.sql += " FILTER (WHERE " + g.boolExpr(in, 1) + ")"
+	}
+	return x
+}
+
+// enclosed sometimes puts an aggregate of a grouped query in a subquery
+// of its own, (SELECT agg): an aggregate whose arguments reference only
+// the grouped query's columns is still the grouped query's, one that
+// references none (count(*)) the subquery's.
+func (g *qgen) enclosed(x typed) typed {
+	if g.r.chance(0.1) {
+		return typed{"(SELECT " + x.sql + ")", x.typ}
 	}
 	return x
 }

@@ -67,7 +67,7 @@ func (g *qgen) leaf(e *ectx, cl class) typed {
 			k := pick(g.r, keys)
 			return typed{k.ref, k.typ}
 		case g.r.chance(0.85):
-			return g.aggregate(e.grp.in, cl)
+			return g.enclosed(g.aggregate(e.grp.in, cl))
 		}
 		return g.literal(cl)
 	}

@@ -2,6 +2,7 @@ package oracle
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 )
 
@@ -109,7 +110,7 @@ func (g *qgen) grouped(e *ectx, from, whereSQL string, sh shape) rel {
 		} else {
 			k = g.expr(in, pick(g.r, classes), 1)
 		}
-		if k.typ == tOpaque {
+		if k.typ == tOpaque || bareConstant.MatchString(k.sql) {
 			continue
 		}
 		grp.keys = append(grp.keys, col{ref: k.sql, typ: k.typ})
@@ -167,10 +168,18 @@ func (g *qgen) extraKeys(e *ectx) []string {
 	var out []string
 	for range g.r.weighted(40, 40, 20) {
 		x := g.expr(&ectx{sc: e.sc, depth: e.depth}, pick(g.r, classes), 1)
+		if bareConstant.MatchString(x.sql) {
+			continue
+		}
 		out = append(out, x.sql+g.direction())
 	}
 	return out
 }
+
+// bareConstant matches a literal number, string or boolean, which
+// PostgreSQL does not take as a sort or grouping key: it reads an
+// integer as an output column's position and refuses the others (42601).
+var bareConstant = regexp.MustCompile(`^\(*(-?[0-9.]+|'([^']|'')*'|true|false)\)*$`)
 
 // orderLimit renders " ORDER BY extra…, every output column".
 func (g *qgen) orderLimit(extra []string, cols []col) string {
