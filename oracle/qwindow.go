@@ -16,7 +16,15 @@ func (g *qgen) windowCall(e *ectx, cl class) typed {
 	part := g.partition(in)
 	total := func() string { return part + "ORDER BY " + g.totalOrder(in) }
 	partial := func() string { return part + "ORDER BY " + strings.Join(g.windowKeys(in), ", ") }
-	arg := func() typed { return g.expr(in, cl, 1) }
+	// A bare string literal is of unknown type, which the polymorphic
+	// lag, lead, first_value and last_value refuse (42804).
+	arg := func() typed {
+		a := g.expr(in, cl, 1)
+		if bareConstant.MatchString(a.sql) {
+			a.sql = "CAST(" + a.sql + " AS " + a.typ.name() + ")"
+		}
+		return a
+	}
 	if cl == cNum {
 		switch g.r.weighted(3, 2, 2) {
 		case 0:

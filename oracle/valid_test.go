@@ -5,6 +5,7 @@ package oracle
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 )
@@ -50,8 +51,8 @@ func TestGeneratedSQLIsValid(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if a.code == "57014" {
-				continue // too slow for PostgreSQL: not the generator's fault
+			if a.code == "57014" || a.code == "0A000" && strings.HasPrefix(a.msg, "FULL JOIN is only supported with merge-joinable") {
+				continue // too slow for PostgreSQL, or a join it cannot run: not the generator's fault
 			}
 			if a.failed() {
 				t.Errorf("seed %d view %s: %s %s\n%s", seed, v.Name, a.code, a.msg, v.Query)
