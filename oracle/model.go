@@ -1,6 +1,7 @@
 package oracle
 
 import (
+	"strconv"
 	"strings"
 )
 
@@ -162,8 +163,13 @@ func (ts *tableState) setSQL(set []assign) string {
 func (ts *tableState) keyOf(row []value) string {
 	var b strings.Builder
 	for _, k := range ts.t.PK {
-		v := row[k]
-		b.WriteString(v.text(ts.colType(k)))
+		v, t := row[k], ts.colType(k)
+		if t == tNumeric {
+			// 6 and 6.00 are one key, written differently.
+			b.WriteString(strconv.FormatInt(v.i, 10))
+		} else {
+			b.WriteString(v.text(t))
+		}
 		b.WriteByte(0)
 	}
 	return b.String()
