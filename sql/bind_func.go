@@ -328,11 +328,58 @@ func (b *binder) subLink(sl *pg_query.SubLink, c *exprCtx) (scalar.Expr, error) 
 		if len(cols) != 1 {
 			return nil, pgerr.New(pgerr.SyntaxError, "subquery must return only one column").WithPosition(pos)
 		}
+		if e, ok := inlineScalar(plan); ok {
+			return e, nil
+		}
 		return &planner.Subquery{Kind: planner.ScalarSubquery, Plan: plan, Typ: cols[0].Type}, nil
 	case pg_query.SubLinkType_ANY_SUBLINK, pg_query.SubLinkType_ALL_SUBLINK:
 		return b.quantifiedSubquery(sl, plan, c, pos)
 	}
 	return nil, pgerr.New(pgerr.FeatureNotSupported, "this kind of subquery is not supported").WithPosition(pos)
+}
+
+// inlineScalar returns the expression of a scalar subquery that is one
+// expression over the enclosing query's row, (SELECT e) without FROM,
+// WHERE or anything else, as an expression of the enclosing query: it
+// is e for every row. Decorrelated, such a subquery would be joins over
+// a copy of the enclosing query (three Aggregates over x for SELECT
+// (SELECT max(x.r)) FROM x), each maintained on every change. Only an
+// expression that references the enclosing query is taken: PostgreSQL
+// computes an uncorrelated subquery once, which a volatile e would tell
+// apart from once per row. One holding a subquery is left as it is.
+func inlineScalar(plan planner.Node) (scalar.Expr, bool) {
+	p, ok := plan.(*planner.Project)
+	if !ok || len(p.Exprs) != 1 {
+		return nil, false
+	}
+	if v, ok := p.Input.(*planner.Values); !ok || len(v.Rows) != 1 || len(v.Rows[0]) != 0 {
+		return nil, false
+	}
+	outer, nested := false, false
+	scalar.Walk(p.Exprs[0], func(x scalar.Expr) bool {
+		switch x.(type) {
+		case *planner.OuterRef, *outerAggRef:
+			outer = true
+		case *planner.Subquery:
+			nested = true
+		}
+		return true
+	})
+	if !outer || nested {
+		return nil, false
+	}
+	return scalar.Rewrite(p.Exprs[0], func(x scalar.Expr) scalar.Expr {
+		switch o := x.(type) {
+		case *planner.OuterRef:
+			if o.Depth == 1 {
+				return &scalar.ColRef{Idx: o.Idx, Typ: o.Typ}
+			}
+			return &planner.OuterRef{Depth: o.Depth - 1, Idx: o.Idx, Typ: o.Typ}
+		case *outerAggRef:
+			return &aggRef{idx: o.idx, typ: o.typ}
+		}
+		return x
+	}), true
 }
 
 // arraySubquery binds ARRAY(subquery). Its elements keep the subquery's

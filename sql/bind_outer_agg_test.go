@@ -1,6 +1,7 @@
 package sql_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/streamdb/streamdb/internal/testserver"
@@ -27,4 +28,29 @@ func TestOuterAggregateRefused(t *testing.T) {
 		{sql: "SELECT (SELECT max(x.r) UNION ALL SELECT 1 LIMIT 1) FROM x", code: "0A000"},
 		{sql: "SELECT (SELECT max(x.r)) FROM x", want: "4"},
 	})
+}
+
+// TestScalarSubqueryInlined checks that a scalar subquery of one
+// expression over the enclosing row, without FROM, is planned as that
+// expression, with no join over a copy of the enclosing query, and that
+// an uncorrelated one is not (PostgreSQL computes it once).
+func TestScalarSubqueryInlined(t *testing.T) {
+	srv := testserver.Start(t, testserver.Options{})
+	conn := connect(t, srv.URL)
+	exec(t, conn, "CREATE TABLE x (p int, r int)")
+	for _, tc := range []struct {
+		query      string
+		aggregates int
+		join       bool
+	}{
+		{"SELECT (SELECT max(x.r)) FROM x", 1, false},
+		{"SELECT p, (SELECT sum(x.r) * 2) FROM x GROUP BY p", 1, false},
+		{"SELECT p, (SELECT x.r + 1) FROM x", 0, false},
+		{"SELECT (SELECT random()) FROM x", 1, true},
+	} {
+		plan := rows(t, conn, "EXPLAIN "+tc.query)
+		if n := strings.Count(plan, "Aggregate "); n != tc.aggregates || strings.Contains(plan, "Join") != tc.join {
+			t.Errorf("%s: %d Aggregates, join %v, want %d, %v:\n%s", tc.query, n, strings.Contains(plan, "Join"), tc.aggregates, tc.join, plan)
+		}
+	}
 }
