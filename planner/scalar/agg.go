@@ -4,6 +4,7 @@ import (
 	"github.com/streamdb/streamdb/dataflow"
 	"github.com/streamdb/streamdb/sql/pgerr"
 	"github.com/streamdb/streamdb/sql/types"
+	"slices"
 )
 
 // AggFunc is an aggregate function overload. Build turns it, with the
@@ -125,7 +126,7 @@ func (a *aggregate) NewState() dataflow.AggState {
 		return s
 	case a.spec.Distinct:
 		s := &aggState{agg: a, args: make([]types.Datum, len(a.spec.Args))}
-		s.distinct = map[string]int64{}
+		s.distinct = map[string]*distinctKey{}
 		s.acc = acc
 		return s
 	}
@@ -184,12 +185,63 @@ type aggState struct {
 	agg      *aggregate
 	args     []types.Datum
 	acc      accumulator
-	distinct map[string]int64
+	distinct map[string]*distinctKey
 	set      *multiset
 	keyBuf   []byte
+	exactBuf []byte
 	// distinctBytes estimates the memory of the DISTINCT counts.
 	distinctBytes int64
 }
+
+// distinctKey is one distinct argument tuple of a DISTINCT aggregate:
+// the forms of it present, with their counts. Equal values may be
+// written differently (numerics 7.8 and 7.80, intervals '1 day' and '24
+// hours'), and the accumulator holds one of them, the representative:
+// the form whose exact encoding is the greatest, so that it does not
+// depend on the order rows came in. When it goes, or a greater form
+// comes, the accumulator retracts the very form it was given and takes
+// the new one: a numeric sum's scale is that of the forms it holds.
+type distinctKey struct {
+	forms []distinctForm
+}
+
+// distinctForm is one way an argument tuple is written: its exact
+// encoding (types.AppendRow), its arguments and its count.
+type distinctForm struct {
+	exact string
+	args  []types.Datum
+	n     int64
+}
+
+// rep returns the representative form's index, -1 when none is present.
+func (k *distinctKey) rep() int {
+	r := -1
+	for i, f := range k.forms {
+		if f.n > 0 && (r < 0 || f.exact > k.forms[r].exact) {
+			r = i
+		}
+	}
+	return r
+}
+
+// update adds diff to the count of the form exact (args), returning the
+// change of the memory it holds.
+func (k *distinctKey) update(exact []byte, args []types.Datum, diff int64) int64 {
+	for i := range k.forms {
+		if f := &k.forms[i]; f.exact == string(exact) {
+			if f.n += diff; f.n == 0 {
+				k.forms = slices.Delete(k.forms, i, i+1)
+				return -formBytes(len(exact), len(args))
+			}
+			return 0
+		}
+	}
+	k.forms = append(k.forms, distinctForm{exact: string(exact), args: slices.Clone(args), n: diff})
+	return formBytes(len(exact), len(args))
+}
+
+// formBytes estimates the memory of a distinctForm.
+func formBytes(exact, args int) int64 { return int64(exact) + int64(args)*32 + 64 }
 
 func (s *aggState) Update(row types.Row, diff int64) error {
 	spec := &s.agg.spec
@@ -210,33 +262,47 @@ func (s *aggState) Update(row types.Row, diff int64) error {
 	case s.set != nil:
 		return s.set.add(spec, row, s.args, diff)
 	case s.distinct != nil:
-		s.keyBuf = types.AppendKeyRow(s.keyBuf[:0], s.args)
-		old := s.distinct[string(s.keyBuf)]
-		n := old + diff
-		var err error
-		switch {
-		case old <= 0 && n > 0:
-			err = s.acc.add(s.args, 1)
-		case old > 0 && n <= 0:
-			err = s.acc.add(s.args, -1)
-		}
-		if err != nil {
-			return err
-		}
-		switch {
-		case n == old:
-		case n == 0:
-			delete(s.distinct, string(s.keyBuf))
-			s.distinctBytes -= int64(len(s.keyBuf)) + 40
-		case old == 0:
-			s.distinct[string(s.keyBuf)] = n
-			s.distinctBytes += int64(len(s.keyBuf)) + 40
-		default:
-			s.distinct[string(s.keyBuf)] = n
-		}
-		return nil
+		return s.updateDistinct(diff)
 	}
 	return s.acc.add(s.args, diff)
+}
+
+// updateDistinct adds s.args diff times to a DISTINCT aggregate: the
+// accumulator sees each distinct tuple once, through its representative
+// (see distinctKey).
+func (s *aggState) updateDistinct(diff int64) error {
+	s.keyBuf = types.AppendKeyRow(s.keyBuf[:0], s.args)
+	s.exactBuf = types.AppendRow(s.exactBuf[:0], s.args)
+	k := s.distinct[string(s.keyBuf)]
+	if k == nil {
+		k = &distinctKey{}
+		s.distinct[string(s.keyBuf)] = k
+		s.distinctBytes += int64(len(s.keyBuf)) + 64
+	}
+	var before, after distinctForm
+	if r := k.rep(); r >= 0 {
+		before = k.forms[r]
+	}
+	s.distinctBytes += k.update(s.exactBuf, s.args, diff)
+	if r := k.rep(); r >= 0 {
+		after = k.forms[r]
+	}
+	if len(k.forms) == 0 {
+		delete(s.distinct, string(s.keyBuf))
+		s.distinctBytes -= int64(len(s.keyBuf)) + 64
+	}
+	if before.exact == after.exact && (before.args == nil) == (after.args == nil) {
+		return nil
+	}
+	if before.args != nil {
+		if err := s.acc.add(before.args, -1); err != nil {
+			return err
+		}
+	}
+	if after.args != nil {
+		return s.acc.add(after.args, 1)
+	}
+	return nil
 }
 
 // StateBytes estimates the state's memory (dataflow.StateSizer): a fixed

@@ -18,8 +18,11 @@ func TestAggIncremental(t *testing.T) {
 		"numeric": func() types.Datum { return mustNum(t, []string{"1.5", "2.25", "-3", "0.001", "7"}[r.IntN(5)]) },
 		"float8":  func() types.Datum { return types.NewFloat8([]float64{0.1, 1e20, -1e20, 3.5, 2}[r.IntN(5)]) },
 		"text":    func() types.Datum { return types.NewText([]string{"a", "b", "c", "dd"}[r.IntN(4)]) },
+		// forms holds equal numerics written differently, which a
+		// DISTINCT aggregate counts once whatever the order they come in.
+		"forms": func() types.Datum { return mustNum(t, []string{"1.5", "1.50", "1.500", "7", "7.0", "-3"}[r.IntN(6)]) },
 	}
-	typeOf := map[string]types.Type{"int": int4T, "numeric": numT, "float8": f8, "text": textT}
+	typeOf := map[string]types.Type{"int": int4T, "numeric": numT, "float8": f8, "text": textT, "forms": numT}
 	cases := []struct {
 		agg      string
 		typ      string
@@ -33,7 +36,8 @@ func TestAggIncremental(t *testing.T) {
 		{"max", "numeric", false, false}, {"string_agg", "text", false, true}, {"string_agg", "text", true, true},
 		{"array_agg", "int", false, true}, {"jsonb_agg", "numeric", false, true}, {"variance", "int", false, false},
 		{"stddev", "numeric", false, false}, {"var_pop", "float8", false, false}, {"bit_or", "int", false, false},
-		{"bool_and", "int", false, false},
+		{"bool_and", "int", false, false}, {"sum", "forms", true, false}, {"avg", "forms", true, false},
+		{"count", "forms", true, false},
 	}
 	for _, tc := range cases {
 		typ := typeOf[tc.typ]
