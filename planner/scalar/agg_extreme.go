@@ -16,14 +16,20 @@ import (
 // of an auction or a window, paid for that tree on every bid).
 //
 // Values compare by their key encoding, as the multiset orders them, and
-// the first of equal values is kept, as there: both give the same result.
+// of equal values written differently (numerics 7 and 7.0) min keeps the
+// form of the least exact encoding and max of the greatest, as there:
+// both give the same result, whatever the order rows come in.
 type extremeState struct {
 	agg  *aggregate
 	max  bool
 	best types.Datum
 	key  []byte // best's key encoding; nil while there is none
-	buf  []byte
-	args [1]types.Datum
+	// exact is best's exact encoding (types.AppendRow), which orders
+	// equal values' forms.
+	exact []byte
+	buf   []byte
+	ebuf  []byte
+	args  [1]types.Datum
 }
 
 // extremeAgg is the aggregate whose states are extremeStates.
@@ -50,15 +56,22 @@ func (s *extremeState) Update(row types.Row, diff int64) error {
 	}
 	s.args[0] = d
 	s.buf = types.AppendKeyRow(s.buf[:0], s.args[:])
+	s.ebuf = types.AppendRow(s.ebuf[:0], s.args[:])
 	c := bytes.Compare(s.buf, s.key)
+	if c == 0 {
+		c = bytes.Compare(s.ebuf, s.exact)
+	}
 	if s.key != nil && (c == 0 || (c < 0) == s.max) {
 		return nil
 	}
 	s.best = d
 	s.key = append(s.key[:0], s.buf...)
+	s.exact = append(s.exact[:0], s.ebuf...)
 	return nil
 }
 
 func (s *extremeState) Result() (types.Datum, error) { return s.best, nil }
 
-func (s *extremeState) StateBytes() int64 { return int64(cap(s.key)+cap(s.buf)) + 96 }
+func (s *extremeState) StateBytes() int64 {
+	return int64(cap(s.key)+cap(s.buf)+cap(s.exact)+cap(s.ebuf)) + 96
+}

@@ -9,7 +9,8 @@ import (
 // TestExtremeMatchesMultiset feeds the same insertions to min and max
 // built for an append-only input (extremeState) and for any input (the
 // multiset), with a FILTER, NULLs, equal values of different
-// representations (numeric 1.0 and 1.00: the first one stays) and text;
+// representations (numeric 1.0 and 1.00: min keeps the form of the least
+// exact encoding, max of the greatest) and text;
 // after every row both must give the same value, representation
 // included.
 func TestExtremeMatchesMultiset(t *testing.T) {

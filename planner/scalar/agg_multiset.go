@@ -12,6 +12,12 @@ import (
 // (ORDER BY keys, then arguments) in a B-tree ordered by the memcomparable
 // key encoding, so deleting any value, including the current extreme, is
 // O(log n), and the accumulator reads the inputs in ORDER BY order.
+//
+// Equal values may be written differently (numerics 7 and 7.0): each
+// form is an entry of its own, its exact encoding after the key, so that
+// array_agg shows every row's form and min, max and DISTINCT pick a form
+// by its encoding, not by the order rows came in (DISTINCT the first of
+// the equal entries).
 type multiset struct {
 	tree     *btree.BTreeG[*msEntry]
 	distinct bool
@@ -22,7 +28,10 @@ type multiset struct {
 }
 
 type msEntry struct {
-	key  string
+	key string
+	// eq is the length of key's part that equal values share: the
+	// ORDER BY keys and the arguments' key encoding.
+	eq   int
 	args []types.Datum
 	n    int64
 }
@@ -60,6 +69,8 @@ func (m *multiset) add(spec *AggSpec, row types.Row, args []types.Datum, diff in
 		key = appendOrderKey(key, d, o)
 	}
 	key = types.AppendKeyRow(key, args)
+	eq := len(key)
+	key = types.AppendRow(key, args)
 	m.keyBuf = key
 	m.probe.key = string(key)
 	if e, ok := m.tree.Get(&m.probe); ok {
@@ -73,7 +84,7 @@ func (m *multiset) add(spec *AggSpec, row types.Row, args []types.Datum, diff in
 	if diff == 0 {
 		return nil
 	}
-	e := &msEntry{key: m.probe.key, args: append([]types.Datum(nil), args...), n: diff}
+	e := &msEntry{key: m.probe.key, eq: eq, args: append([]types.Datum(nil), args...), n: diff}
 	m.tree.Set(e)
 	m.bytes += e.size()
 	return nil
@@ -89,15 +100,23 @@ func (e *msEntry) size() int64 {
 	return n
 }
 
-// each calls fn for every value with its multiplicity (1 for DISTINCT),
-// in order, until fn returns false.
+// each calls fn for every value with its multiplicity (for DISTINCT,
+// once for equal values, with the first of their forms), in order, until
+// fn returns false.
 func (m *multiset) each(fn func(args []types.Datum, n int64) bool) {
+	var prev string
+	started := false
 	m.tree.Scan(func(e *msEntry) bool {
 		if e.n <= 0 {
 			return true
 		}
 		n := e.n
 		if m.distinct {
+			p := e.key[:e.eq]
+			if started && p == prev {
+				return true
+			}
+			prev, started = p, true
 			n = 1
 		}
 		return fn(e.args, n)

@@ -37,7 +37,9 @@ func TestAggIncremental(t *testing.T) {
 		{"array_agg", "int", false, true}, {"jsonb_agg", "numeric", false, true}, {"variance", "int", false, false},
 		{"stddev", "numeric", false, false}, {"var_pop", "float8", false, false}, {"bit_or", "int", false, false},
 		{"bool_and", "int", false, false}, {"sum", "forms", true, false}, {"avg", "forms", true, false},
-		{"count", "forms", true, false},
+		{"count", "forms", true, false}, {"min", "forms", false, false}, {"max", "forms", false, false},
+		{"max", "forms", true, false}, {"array_agg", "forms", false, true}, {"array_agg", "forms", true, true},
+		{"jsonb_agg", "forms", false, true},
 	}
 	for _, tc := range cases {
 		typ := typeOf[tc.typ]
