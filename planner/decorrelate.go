@@ -239,6 +239,11 @@ func intoJoin(e scalar.Expr, lw int) scalar.Expr {
 	})
 }
 
+// IntoEnclosing moves an expression of a subquery that reads no column
+// of its own out to the enclosing query: its references to the enclosing
+// row become plain columns, and those further out come one level closer.
+func IntoEnclosing(e scalar.Expr) scalar.Expr { return intoJoin(e, 0) }
+
 // intoSubquery moves an expression of the enclosing row into a subquery:
 // its columns become depth-1 outer references.
 func intoSubquery(e scalar.Expr) scalar.Expr {

@@ -145,7 +145,7 @@ func (b *binder) aggCall(fc *pg_query.FuncCall, name string, c *exprCtx) (scalar
 		agg = &aggCollector{}
 	}
 	if agg.nested {
-		return nil, pgerr.New(pgerr.GroupingError, "aggregate function calls cannot be nested").WithPosition(pos)
+		return nil, aggNested(pos)
 	}
 	agg.nested = true
 	defer func() { agg.nested = false }()
@@ -217,6 +217,12 @@ func aggNotAllowed(what string, pos int) error {
 	return pgerr.New(pgerr.GroupingError, "aggregate functions are not allowed in %s", what).WithPosition(pos)
 }
 
+// aggNested is PostgreSQL's error for an aggregate inside another's
+// arguments.
+func aggNested(pos int) error {
+	return pgerr.New(pgerr.GroupingError, "aggregate function calls cannot be nested").WithPosition(pos)
+}
+
 // outerLevel returns, for an aggregate call whose arguments (FILTER and
 // ORDER BY included) reference columns of enclosing queries and none of
 // their own query's, the nearest level they reference, 1 for the query
@@ -262,28 +268,16 @@ func enclosingAgg(call planner.AggCall, enc *enclosingAggs, pos int) (scalar.Exp
 		return nil, aggNotAllowed(enc.what, pos)
 	}
 	if enc.agg.nested {
-		return nil, pgerr.New(pgerr.GroupingError, "aggregate function calls cannot be nested").WithPosition(pos)
-	}
-	out := func(e scalar.Expr) scalar.Expr {
-		return scalar.Rewrite(e, func(x scalar.Expr) scalar.Expr {
-			o, ok := x.(*planner.OuterRef)
-			switch {
-			case !ok:
-				return x
-			case o.Depth == 1:
-				return &scalar.ColRef{Idx: o.Idx, Typ: o.Typ}
-			}
-			return &planner.OuterRef{Depth: o.Depth - 1, Idx: o.Idx, Typ: o.Typ}
-		})
+		return nil, aggNested(pos)
 	}
 	for i, a := range call.Args {
-		call.Args[i] = out(a)
+		call.Args[i] = planner.IntoEnclosing(a)
 	}
 	if call.Filter != nil {
-		call.Filter = out(call.Filter)
+		call.Filter = planner.IntoEnclosing(call.Filter)
 	}
 	for i := range call.Order {
-		call.Order[i].Expr = out(call.Order[i].Expr)
+		call.Order[i].Expr = planner.IntoEnclosing(call.Order[i].Expr)
 	}
 	enc.agg.calls = append(enc.agg.calls, call)
 	return &outerAggRef{idx: len(enc.agg.calls) - 1, typ: call.Typ}, nil
@@ -368,18 +362,14 @@ func inlineScalar(plan planner.Node) (scalar.Expr, bool) {
 	if !outer || nested {
 		return nil, false
 	}
-	return scalar.Rewrite(p.Exprs[0], func(x scalar.Expr) scalar.Expr {
-		switch o := x.(type) {
-		case *planner.OuterRef:
-			if o.Depth == 1 {
-				return &scalar.ColRef{Idx: o.Idx, Typ: o.Typ}
-			}
-			return &planner.OuterRef{Depth: o.Depth - 1, Idx: o.Idx, Typ: o.Typ}
-		case *outerAggRef:
+	// The enclosing query's aggregates are its own aggRefs there.
+	e := scalar.Rewrite(p.Exprs[0], func(x scalar.Expr) scalar.Expr {
+		if o, ok := x.(*outerAggRef); ok {
 			return &aggRef{idx: o.idx, typ: o.typ}
 		}
 		return x
-	}), true
+	})
+	return planner.IntoEnclosing(e), true
 }
 
 // arraySubquery binds ARRAY(subquery). Its elements keep the subquery's
