@@ -90,8 +90,7 @@ func (op *reduceOp) keyOf(c *wordsChange) keyedChange {
 	if c.drop >= 0 {
 		return keyedChange{*c, op.dropped[c.drop]}
 	}
-	grp := op.groups.at(c.pos)
-	return keyedChange{*c, groupKey{head: grp.head, kenc: grp.kenc, key: grp.row}}
+	return keyedChange{*c, op.groups.at(c.pos).key()}
 }
 
 // wordItem is one group of a Reduce in words mode: its key (wordKey)

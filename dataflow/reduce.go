@@ -197,6 +197,10 @@ type group struct {
 	_         [16]byte
 }
 
+// key returns the key of a group in words mode, whose row is its key
+// alone.
+func (g *group) key() groupKey { return groupKey{head: g.head, kenc: g.kenc, key: g.row} }
+
 // states returns the group's n AggStates.
 func (g *group) states(n int) []AggState {
 	if n <= len(g.statesBuf) {
@@ -652,7 +656,7 @@ func (op *reduceOp) finishGroup(c *wordsChange) bool {
 	dropped := !exists && grp.n == 0
 	if dropped && c.had {
 		c.drop = int32(len(op.dropped))
-		op.dropped = append(op.dropped, groupKey{head: grp.head, kenc: grp.kenc, key: grp.row})
+		op.dropped = append(op.dropped, grp.key())
 	}
 	if dropped {
 		op.bytes -= grp.size
