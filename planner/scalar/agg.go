@@ -197,10 +197,11 @@ type aggState struct {
 // the forms of it present, with their counts. Equal values may be
 // written differently (numerics 7.8 and 7.80, intervals '1 day' and '24
 // hours'), and the accumulator holds one of them, the representative:
-// the form whose exact encoding is the greatest, so that it does not
-// depend on the order rows came in. When it goes, or a greater form
-// comes, the accumulator retracts the very form it was given and takes
-// the new one: a numeric sum's scale is that of the forms it holds.
+// the form whose exact encoding is the least, as the multiset's DISTINCT
+// takes, so that it does not depend on the order rows came in. When it
+// goes, or a lesser form comes, the accumulator retracts the very form
+// it was given and takes the new one: a numeric sum's scale is that of
+// the forms it holds.
 type distinctKey struct {
 	forms []distinctForm
 }
@@ -217,7 +218,7 @@ type distinctForm struct {
 func (k *distinctKey) rep() int {
 	r := -1
 	for i, f := range k.forms {
-		if f.n > 0 && (r < 0 || f.exact > k.forms[r].exact) {
+		if f.n > 0 && (r < 0 || f.exact < k.forms[r].exact) {
 			r = i
 		}
 	}

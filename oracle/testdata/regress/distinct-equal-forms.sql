@@ -6,7 +6,7 @@
 -- numeric sum counts its terms' scales to know its result's, and the
 -- count of scale 1 stayed behind, so the view's later sum 6.72 + -2.83
 -- showed as 3.9 instead of 3.89. The counter now keeps each form and
--- gives the accumulator the greatest, whatever the order rows came in.
+-- gives the accumulator the least, whatever the order rows came in.
 -- check postgres
 CREATE TABLE t0 (k int NOT NULL, a int, PRIMARY KEY (k));
 CREATE TABLE t1 (n numeric);
