@@ -3,7 +3,6 @@ package scalar
 import (
 	"math"
 	"math/big"
-	"math/bits"
 
 	"github.com/cockroachdb/apd/v3"
 )
@@ -12,69 +11,6 @@ import (
 // must come back to exactly its old value when a row is deleted, so sums
 // are kept exactly: integers in 128 bits, floats in a fixed-point integer
 // wide enough for every finite float64, numerics in apd.
-
-// int128 is a two's-complement 128-bit integer.
-type int128 struct {
-	hi int64
-	lo uint64
-}
-
-// addMul adds v*n, reporting overflow.
-func (a *int128) addMul(v, n int64) bool {
-	neg := (v < 0) != (n < 0)
-	uv, un := uint64(v), uint64(n)
-	if v < 0 {
-		uv = -uv
-	}
-	if n < 0 {
-		un = -un
-	}
-	phi, plo := bits.Mul64(uv, un)
-	if phi>>63 != 0 {
-		return false
-	}
-	p := int128{hi: int64(phi), lo: plo}
-	if neg {
-		p = p.neg()
-	}
-	lo, carry := bits.Add64(a.lo, p.lo, 0)
-	hi := a.hi + p.hi + int64(carry)
-	if (a.hi >= 0) == (p.hi >= 0) && (hi >= 0) != (a.hi >= 0) {
-		return false
-	}
-	a.hi, a.lo = hi, lo
-	return true
-}
-
-func (a int128) neg() int128 {
-	lo, borrow := bits.Sub64(0, a.lo, 0)
-	return int128{hi: -a.hi - int64(borrow), lo: lo}
-}
-
-// int64 returns the value if it fits.
-func (a int128) int64() (int64, bool) {
-	v := int64(a.lo)
-	return v, (a.hi == 0 && v >= 0) || (a.hi == -1 && v < 0)
-}
-
-// decimal returns the value as an apd decimal.
-func (a int128) decimal() *apd.Decimal {
-	if v, ok := a.int64(); ok {
-		return apd.New(v, 0)
-	}
-	neg := a.hi < 0
-	if neg {
-		a = a.neg()
-	}
-	b := new(big.Int).SetUint64(uint64(a.hi))
-	b.Lsh(b, 64)
-	b.Or(b, new(big.Int).SetUint64(a.lo))
-	var c apd.BigInt
-	c.SetMathBigInt(b)
-	d := apd.NewWithBigInt(&c, 0)
-	d.Negative = neg
-	return d
-}
 
 // floatSum sums float64 values exactly: finite values in a fixed-point
 // big integer scaled by 2^1074 (the smallest subnormal), infinities and

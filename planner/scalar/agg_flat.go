@@ -2,6 +2,7 @@ package scalar
 
 import (
 	"github.com/streamdb/streamdb/dataflow"
+	"github.com/streamdb/streamdb/internal/int128"
 	"github.com/streamdb/streamdb/sql/types"
 )
 
@@ -113,6 +114,26 @@ func (f *flatAggregate) AddAll(delta dataflow.Batch, w dataflow.GroupWords, fail
 	}
 }
 
+// Add adds one row.
+func (f *flatAggregate) Add(w []int64, row types.Row, diff int64) error {
+	spec := &f.spec
+	switch {
+	case spec.Filter == nil && len(spec.Args) == 0:
+		w[0] += diff
+		return nil
+	case spec.Filter != nil || f.col < 0 || f.kind == flatBool || f.col >= len(row):
+		return f.add(w, row, diff)
+	}
+	switch d := &row[f.col]; {
+	case d.IsNull():
+	case f.kind == flatCount:
+		w[0] += diff
+	default:
+		return f.addInt(w, d.Int(), diff)
+	}
+	return nil
+}
+
 // addRow adds delta row i to its group's words ws, reporting a failure.
 func (f *flatAggregate) addRow(ws []int64, delta dataflow.Batch, i int, fail func(int, error)) {
 	if err := f.add(ws, delta[i].Row, delta[i].Diff); err != nil {
@@ -166,7 +187,7 @@ func (f *flatAggregate) addInt(w []int64, v, diff int64) error {
 	if err := acc.addInt(v, diff); err != nil {
 		return err
 	}
-	w[0], w[1], w[2] = acc.sum.hi, int64(acc.sum.lo), acc.n
+	w[0], w[1], w[2] = acc.sum.Hi, int64(acc.sum.Lo), acc.n
 	return nil
 }
 
@@ -195,7 +216,7 @@ func (f *flatAggregate) Result(w []int64) (types.Datum, error) {
 
 // intSum loads a sum's words into its accumulator.
 func (f *flatAggregate) intSum(w []int64) intSumAcc {
-	return intSumAcc{sum: int128{hi: w[0], lo: uint64(w[1])}, n: w[2], numeric: f.numeric}
+	return intSumAcc{sum: int128.Int{Hi: w[0], Lo: uint64(w[1])}, n: w[2], numeric: f.numeric}
 }
 
 // bools loads bool_and's or bool_or's words into its accumulator.

@@ -1,6 +1,7 @@
 package scalar
 
 import (
+	"github.com/streamdb/streamdb/internal/int128"
 	"math"
 
 	"github.com/cockroachdb/apd/v3"
@@ -19,7 +20,7 @@ func (c *countAcc) result() (types.Datum, error)          { return types.NewInt8
 // A numeric result that fits in 64 bits, as nearly every sum does, is an
 // inline numeric: no decimal is allocated per group and tick.
 type intSumAcc struct {
-	sum     int128
+	sum     int128.Int
 	n       int64
 	numeric bool
 }
@@ -29,7 +30,7 @@ func (s *intSumAcc) add(a []types.Datum, diff int64) error { return s.addInt(a[0
 // addInt adds v diff times.
 func (s *intSumAcc) addInt(v, diff int64) error {
 	next := s.sum
-	if !next.addMul(v, diff) {
+	if !next.AddMul(v, diff) {
 		return errNumericOverflow()
 	}
 	s.sum = next
@@ -41,12 +42,12 @@ func (s *intSumAcc) result() (types.Datum, error) {
 	if s.n <= 0 {
 		return types.Null, nil
 	}
-	v, ok := s.sum.int64()
+	v, ok := s.sum.Int64()
 	switch {
 	case s.numeric && ok:
 		return types.NewNumericCoef(v, 0), nil
 	case s.numeric:
-		return numResult(s.sum.decimal())
+		return numResult(s.sum.Decimal())
 	case !ok:
 		return types.Null, types.ErrIntRange(types.Int8)
 	}
@@ -145,7 +146,7 @@ func (s *avgAcc) result() (types.Datum, error) {
 	if d, ok := intAvg(s.ints.sum, s.ints.n); ok {
 		return d, nil
 	}
-	return numAvg(s.ints.sum.decimal(), s.ints.n)
+	return numAvg(s.ints.sum.Decimal(), s.ints.n)
 }
 
 // numAvg is sum / n with numeric division's scale and rounding.
@@ -223,7 +224,7 @@ func avgAgg(t types.Type) *AggFunc {
 // interval addition does; avg divides by the count like interval / float8.
 type intervalSumAcc struct {
 	months, days int64
-	micros       int128
+	micros       int128.Int
 	n            int64
 	avg          bool
 }
@@ -231,7 +232,7 @@ type intervalSumAcc struct {
 func (s *intervalSumAcc) add(a []types.Datum, diff int64) error {
 	iv := a[0].Interval()
 	next := s.micros
-	if !next.addMul(iv.Micros, diff) {
+	if !next.AddMul(iv.Micros, diff) {
 		return errIntervalRange()
 	}
 	s.micros = next
@@ -245,7 +246,7 @@ func (s *intervalSumAcc) result() (types.Datum, error) {
 	if s.n <= 0 {
 		return types.Null, nil
 	}
-	us, ok := s.micros.int64()
+	us, ok := s.micros.Int64()
 	if !ok || s.months != int64(int32(s.months)) || s.days != int64(int32(s.days)) {
 		return types.Null, errIntervalRange()
 	}

@@ -1,6 +1,7 @@
 package scalar
 
 import (
+	"github.com/streamdb/streamdb/internal/int128"
 	"math"
 	"math/bits"
 
@@ -113,8 +114,8 @@ func numResultOf(d *apd.Decimal) (types.Datum, error) {
 // half away from zero. avg(1, 2) is 3 × 10^16 / 2 = 15000000000000000
 // at exponent -16, 1.5000000000000000. ok is false when the sum or the
 // quotient's coefficient does not fit an int64.
-func intAvg(sum int128, n int64) (types.Datum, bool) {
-	v, ok := sum.int64()
+func intAvg(sum int128.Int, n int64) (types.Datum, bool) {
+	v, ok := sum.Int64()
 	if !ok {
 		return types.Null, false
 	}

@@ -1,6 +1,7 @@
 package scalar
 
 import (
+	"github.com/streamdb/streamdb/internal/int128"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -192,9 +193,9 @@ func TestIntAvgInline(t *testing.T) {
 	inline := 0
 	for i, s := range sums {
 		for _, n := range counts[max(0, i-20) : i+1] {
-			var sum int128
-			sum.addMul(s, 1)
-			want, wantErr := numAvg(sum.decimal(), n)
+			var sum int128.Int
+			sum.AddMul(s, 1)
+			want, wantErr := numAvg(sum.Decimal(), n)
 			what := "avg sum " + types.FormatText(types.NewInt8(s), int8T, nil) + " n " + types.FormatText(types.NewInt8(n), int8T, nil)
 			if d, ok := intAvg(sum, n); ok {
 				inline++
@@ -206,8 +207,8 @@ func TestIntAvgInline(t *testing.T) {
 		t.Errorf("inline avg for %d of about %d sums", inline, 20*len(sums))
 	}
 	// A sum beyond int64 takes apd.
-	var big int128
-	big.addMul(math.MaxInt64, 3)
+	var big int128.Int
+	big.AddMul(math.MaxInt64, 3)
 	if _, ok := intAvg(big, 3); ok {
 		t.Errorf("intAvg of a 128-bit sum is inline")
 	}
@@ -236,11 +237,11 @@ func TestIntAvgInline(t *testing.T) {
 				continue
 			}
 			got, err := acc.result()
-			want, wantErr := numAvg(acc.ints.sum.decimal(), acc.ints.n)
+			want, wantErr := numAvg(acc.ints.sum.Decimal(), acc.ints.n)
 			sameNumeric(t, "avg", got, err, want, wantErr)
 		}
 	}
-	if got, _ := (&avgAcc{kind: types.Int4, ints: intSumAcc{sum: int128{lo: 3}, n: 2}}).result(); types.FormatText(got, numT, nil) != "1.5000000000000000" {
+	if got, _ := (&avgAcc{kind: types.Int4, ints: intSumAcc{sum: int128.Int{Lo: 3}, n: 2}}).result(); types.FormatText(got, numT, nil) != "1.5000000000000000" {
 		t.Errorf("avg(1, 2) = %s", types.FormatText(got, numT, nil))
 	}
 }
@@ -286,7 +287,7 @@ func TestNumericInlineAllocs(t *testing.T) {
 	x, y := types.NewNumericCoef(12345, -2), types.NewNumericCoef(-678, -1)
 	add, mul, neg := numBinary(numAddOp), numBinary(numMulOp), numNeg(false)
 	sum := &numSumAcc{}
-	avg := &avgAcc{kind: types.Int8, ints: intSumAcc{sum: int128{lo: 7001}, n: 10, numeric: true}}
+	avg := &avgAcc{kind: types.Int8, ints: intSumAcc{sum: int128.Int{Lo: 7001}, n: 10, numeric: true}}
 	for _, tc := range []struct {
 		name string
 		f    func()

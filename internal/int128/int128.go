@@ -1,0 +1,78 @@
+// Package int128 is a two's-complement 128-bit integer: the exact sum of
+// int64 values times their weights that the sums and averages of integers
+// keep, so that a sum comes back to exactly its old value when a row is
+// deleted. The aggregates (planner/scalar) read it and Reduce (dataflow)
+// adds rows to it inline.
+package int128
+
+import (
+	"math/big"
+	"math/bits"
+
+	"github.com/cockroachdb/apd/v3"
+)
+
+// Int is a two's-complement 128-bit integer, Hi its high word.
+type Int struct {
+	Hi int64
+	Lo uint64
+}
+
+// AddMul adds v*n to a and reports whether the result fits; a is left as
+// it was when it does not.
+func (a *Int) AddMul(v, n int64) bool {
+	neg := (v < 0) != (n < 0)
+	uv, un := uint64(v), uint64(n)
+	if v < 0 {
+		uv = -uv
+	}
+	if n < 0 {
+		un = -un
+	}
+	phi, plo := bits.Mul64(uv, un)
+	if phi>>63 != 0 {
+		return false
+	}
+	p := Int{Hi: int64(phi), Lo: plo}
+	if neg {
+		p = p.Neg()
+	}
+	lo, carry := bits.Add64(a.Lo, p.Lo, 0)
+	hi := a.Hi + p.Hi + int64(carry)
+	if (a.Hi >= 0) == (p.Hi >= 0) && (hi >= 0) != (a.Hi >= 0) {
+		return false
+	}
+	a.Hi, a.Lo = hi, lo
+	return true
+}
+
+// Neg returns -a.
+func (a Int) Neg() Int {
+	lo, borrow := bits.Sub64(0, a.Lo, 0)
+	return Int{Hi: -a.Hi - int64(borrow), Lo: lo}
+}
+
+// Int64 returns the value if it fits.
+func (a Int) Int64() (int64, bool) {
+	v := int64(a.Lo)
+	return v, (a.Hi == 0 && v >= 0) || (a.Hi == -1 && v < 0)
+}
+
+// Decimal returns the value as an apd decimal.
+func (a Int) Decimal() *apd.Decimal {
+	if v, ok := a.Int64(); ok {
+		return apd.New(v, 0)
+	}
+	neg := a.Hi < 0
+	if neg {
+		a = a.Neg()
+	}
+	b := new(big.Int).SetUint64(uint64(a.Hi))
+	b.Lsh(b, 64)
+	b.Or(b, new(big.Int).SetUint64(a.Lo))
+	var c apd.BigInt
+	c.SetMathBigInt(b)
+	d := apd.NewWithBigInt(&c, 0)
+	d.Negative = neg
+	return d
+}
