@@ -1,8 +1,7 @@
 package dataflow
 
 import (
-	"unsafe"
-
+	"github.com/streamdb/streamdb/internal/int128"
 	"github.com/streamdb/streamdb/sql/types"
 )
 
@@ -53,17 +52,15 @@ const sizeAggState = 32
 // and a million groups cost the garbage collector no accumulator to
 // trace. Reduce does not call NewState of a FlatAggregate; Window does.
 //
-// AddAll adds a tick's delta to the groups' words, one call per
-// aggregate rather than per row and aggregate, so that the aggregate
-// runs one loop specialised to its kind and argument: row i (delta[i],
-// its Diff times) goes to the words w.At(i), and is skipped when those
-// are nil. A row whose addition fails is reported to fail and leaves its
-// words as they were, as AggState.Update does; AddAll must take
-// insertions and retractions in any order (its words are sums). Result
-// has AggState.Result's contract over a group's Words words, all zero for
-// an empty group, and must be safe to call from any goroutine: a GROUP
-// BY view's Output keeps its groups' words and computes their results
-// when it is read (see wordItem).
+// Add adds a row, diff times, to a group's words w. A row whose addition
+// fails leaves the words as they were, as AggState.Update does; Add must
+// take insertions and retractions in any order (its words are sums).
+// Inline returns the addition as a WordsOp when it is one, which Reduce
+// then performs itself instead of calling Add. Result has
+// AggState.Result's contract over a group's Words words, all zero for an
+// empty group, and must be safe to call from any goroutine: a GROUP BY
+// view's Output keeps its groups' words and computes their results when
+// it is read (see wordItem).
 //
 // Fallible reports whether Result can fail (a sum of int4 that leaves
 // bigint's range): a Reduce that only looks for a group's error computes
@@ -71,31 +68,71 @@ const sizeAggState = 32
 type FlatAggregate interface {
 	Aggregate
 	Words() int
-	AddAll(delta Batch, w GroupWords, fail func(i int, err error))
+	Inline() (WordsOp, bool)
+	Add(w []int64, row types.Row, diff int64) error
 	Result(w []int64) (types.Datum, error)
 	Fallible() bool
 }
 
-// GroupWords locates, for each row of a delta, the words of one
-// aggregate in the row's group: the aggregate's n words from off on in
-// the group's words, which start at base[i], or none when base[i] is nil.
-// One pointer per row serves every aggregate of a Reduce.
-type GroupWords struct {
-	base   []*int64
-	off, n int
+// WordsOp is an addition of a row to a FlatAggregate's words that Reduce
+// performs itself, in its pass over a tick's delta: counting rows,
+// counting an input column's values and summing an integer column, most
+// of the aggregates of GROUP BY views. Each is a few instructions; a call
+// of Add per row and aggregate made a 1,000-row change's tick under
+// count(*) and a sum half as long again (BenchmarkViewUpdate).
+type WordsOp struct {
+	Kind WordsKind
+	// Col is the input column counted or summed.
+	Col int
+	// Overflow is a SumColumn's error for a row that would take the sum
+	// out of 128 bits.
+	Overflow error
 }
 
-// NewGroupWords returns the words of an aggregate of n words at offset
-// off of each row's group words base[i].
-func NewGroupWords(base []*int64, off, n int) GroupWords {
-	return GroupWords{base: base, off: off, n: n}
-}
+// WordsKind is what a WordsOp does with a row of weight diff.
+type WordsKind int8
 
-// At returns row i's words, nil when row i is to be skipped.
-func (g GroupWords) At(i int) []int64 {
-	p := g.base[i]
-	if p == nil {
-		return nil
+const (
+	// CountRows adds diff to w[0].
+	CountRows WordsKind = iota + 1
+	// CountColumn adds diff to w[0] when column Col is not NULL.
+	CountColumn
+	// SumColumn adds, when column Col (an integer) is not NULL, its
+	// value diff times to the sum in w[0] and w[1] (an int128.Int's Hi
+	// and Lo) and diff to w[2].
+	SumColumn
+)
+
+// Add adds row, diff times, to an aggregate's words w, and reports
+// whether it could: not for a row too short for the column, which the
+// aggregate's own Add computes. A sum that would overflow is left as it
+// was and returns op.Overflow.
+func (op *WordsOp) Add(w []int64, row types.Row, diff int64) (bool, error) {
+	if op.Kind == CountRows {
+		w[0] += diff
+		return true, nil
 	}
-	return unsafe.Slice((*int64)(unsafe.Add(unsafe.Pointer(p), uintptr(g.off)*8)), g.n)
+	if op.Col >= len(row) {
+		return false, nil
+	}
+	d := &row[op.Col]
+	switch {
+	case d.IsNull():
+	case op.Kind == CountColumn:
+		w[0] += diff
+	case !addSum(w, d.Int(), diff):
+		return true, op.Overflow
+	}
+	return true, nil
+}
+
+// addSum adds v diff times to SumColumn's words w and reports whether
+// the sum stayed within 128 bits; it leaves w as it was when not.
+func addSum(w []int64, v, diff int64) bool {
+	sum := int128.Int{Hi: w[0], Lo: uint64(w[1])}
+	if !sum.AddMul(v, diff) {
+		return false
+	}
+	w[0], w[1], w[2] = sum.Hi, int64(sum.Lo), w[2]+diff
+	return true
 }

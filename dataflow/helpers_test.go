@@ -259,12 +259,12 @@ func (flatCountAgg) Words() int                            { return 1 }
 func (flatCountAgg) Fallible() bool                        { return false }
 func (flatCountAgg) Result(w []int64) (types.Datum, error) { return types.NewInt8(w[0]), nil }
 
-func (flatCountAgg) AddAll(delta Batch, w GroupWords, _ func(int, error)) {
-	for i := range delta {
-		if ws := w.At(i); ws != nil {
-			ws[0] += delta[i].Diff
-		}
-	}
+// Inline: Reduce counts the rows itself.
+func (flatCountAgg) Inline() (WordsOp, bool) { return WordsOp{Kind: CountRows}, true }
+
+func (flatCountAgg) Add(w []int64, _ types.Row, diff int64) error {
+	w[0] += diff
+	return nil
 }
 
 type flatSumAgg struct{ sumAgg }
@@ -273,24 +273,46 @@ func (flatSumAgg) Words() int { return 2 }
 
 func (a flatSumAgg) Fallible() bool { return a.resultFailAbove != 0 }
 
-func (a flatSumAgg) AddAll(delta Batch, w GroupWords, fail func(int, error)) {
-	for i := range delta {
-		ws := w.At(i)
-		if ws == nil {
-			continue
-		}
-		s := sumState{agg: a.sumAgg, sum: ws[0], cnt: ws[1]}
-		if err := s.Update(delta[i].Row, delta[i].Diff); err != nil {
-			fail(i, err)
-			continue
-		}
-		ws[0], ws[1] = s.sum, s.cnt
+// Inline: none, the sum's words are not SumColumn's, so Reduce calls Add.
+func (flatSumAgg) Inline() (WordsOp, bool) { return WordsOp{}, false }
+
+func (a flatSumAgg) Add(w []int64, row types.Row, diff int64) error {
+	s := sumState{agg: a.sumAgg, sum: w[0], cnt: w[1]}
+	if err := s.Update(row, diff); err != nil {
+		return err
 	}
+	w[0], w[1] = s.sum, s.cnt
+	return nil
 }
 
 func (a flatSumAgg) Result(w []int64) (types.Datum, error) {
 	s := sumState{agg: a.sumAgg, sum: w[0], cnt: w[1]}
 	return s.Result()
+}
+
+// flatIntSumAgg is sum(col) of an integer column as Reduce adds it
+// inline (WordsOp SumColumn): NULL for no values.
+type flatIntSumAgg struct{ col int }
+
+func (a flatIntSumAgg) NewState() AggState { return &sumState{agg: sumAgg{col: a.col}} }
+func (flatIntSumAgg) Words() int           { return 3 }
+func (flatIntSumAgg) Fallible() bool       { return false }
+
+func (a flatIntSumAgg) Inline() (WordsOp, bool) {
+	return WordsOp{Kind: SumColumn, Col: a.col, Overflow: pgerr.New(pgerr.NumericValueOutOfRange, "sum out of range")}, true
+}
+
+func (a flatIntSumAgg) Add(w []int64, row types.Row, diff int64) error {
+	op, _ := a.Inline()
+	_, err := op.Add(w, row, diff)
+	return err
+}
+
+func (flatIntSumAgg) Result(w []int64) (types.Datum, error) {
+	if w[2] == 0 {
+		return types.Null, nil
+	}
+	return types.NewInt8(w[1]), nil
 }
 
 // minAgg is min(col) (max when max is set), keeping the multiset of

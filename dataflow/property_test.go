@@ -46,7 +46,7 @@ type scenario struct {
 func propertyScenarios() []scenario {
 	on0 := JoinSpec{LeftKey: keyCol(0), RightKey: keyCol(0), Output: concat}
 	byCol1 := func(a, b types.Row) int { return types.Compare(a[1], b[1]) }
-	countSumMin := ReduceSpec{Key: col(0), Aggs: []Aggregate{countAgg{}, sumAgg{col: 1}, minAgg{col: 1}, minAgg{col: 2, max: true}}}
+	countSumMin := ReduceSpec{KeyCols: []int{0}, Aggs: []Aggregate{countAgg{}, sumAgg{col: 1}, minAgg{col: 1}, minAgg{col: 2, max: true}}}
 	failing := func(r types.Row) (bool, error) {
 		if r[1].Int() == 5 {
 			return false, errDivByZero
@@ -95,12 +95,28 @@ func propertyScenarios() []scenario {
 			ref:   refReduce},
 		{name: "reduce-flat", inputs: 1,
 			build: func(g *Graph, in []Node) Node {
+				return g.Reduce(in[0], ReduceSpec{KeyCols: []int{0}, Aggs: []Aggregate{flatCountAgg{}, flatIntSumAgg{col: 1}, minAgg{col: 1}, minAgg{col: 2, max: true}}})
+			},
+			ref: refReduce},
+		{name: "reduce-inline", inputs: 1,
+			build: func(g *Graph, in []Node) Node {
+				return g.Reduce(in[0], ReduceSpec{KeyCols: []int{0}, Aggs: []Aggregate{flatCountAgg{}, flatIntSumAgg{col: 1}}})
+			},
+			ref: func(in []Batch) Batch {
+				out := refReduce(in)
+				for i := range out {
+					out[i].Row = out[i].Row[:3]
+				}
+				return out
+			}},
+		{name: "reduce-flat-keyfunc", inputs: 1,
+			build: func(g *Graph, in []Node) Node {
 				return g.Reduce(in[0], ReduceSpec{Key: col(0), Aggs: []Aggregate{flatCountAgg{}, flatSumAgg{sumAgg{col: 1}}, minAgg{col: 1}, minAgg{col: 2, max: true}}})
 			},
 			ref: refReduce},
 		{name: "reduce-flat-wide", inputs: 1,
 			build: func(g *Graph, in []Node) Node {
-				return g.Reduce(in[0], ReduceSpec{Key: col(2), Aggs: []Aggregate{flatSumAgg{sumAgg{col: 1}}, flatCountAgg{}, flatSumAgg{sumAgg{col: 0}}, flatSumAgg{sumAgg{col: 1, failOn: 4}}}})
+				return g.Reduce(in[0], ReduceSpec{KeyCols: []int{2}, Aggs: []Aggregate{flatSumAgg{sumAgg{col: 1}}, flatCountAgg{}, flatIntSumAgg{col: 0}, flatSumAgg{sumAgg{col: 1, failOn: 4}}}})
 			}},
 		{name: "reduce-flat-global", inputs: 1,
 			build: func(g *Graph, in []Node) Node {

@@ -42,6 +42,7 @@ func (x *rowIndex) hash(key types.Row) uint64 {
 		d := &key[i]
 		switch k := d.Kind(); k {
 		case types.Int2, types.Int4, types.Int8:
+			// As hashInline's of a one-column key.
 			h = mix(h, uint64(d.Int()), uint64(types.Int8))
 		case types.Unknown, types.Bool, types.Oid, types.Date, types.Time, types.Timestamp, types.TimestampTZ:
 			h = mix(h, uint64(d.Int()), uint64(k))
@@ -53,6 +54,12 @@ func (x *rowIndex) hash(key types.Row) uint64 {
 		}
 	}
 	return h
+}
+
+// hashInline returns the hash of a one-column key of inline value v and
+// class (see inlineKey): hash's of that key.
+func (x *rowIndex) hashInline(v int64, class types.Family) uint64 {
+	return mix(x.seed64, uint64(v), uint64(class))
 }
 
 // mix folds a value and its class into h (a multiply-fold step, as in

@@ -4,7 +4,6 @@ import (
 	"github.com/streamdb/streamdb/dataflow"
 	"github.com/streamdb/streamdb/planner/scalar"
 	"github.com/streamdb/streamdb/sql/pgerr"
-	"github.com/streamdb/streamdb/sql/types"
 )
 
 // lowerAggregate computes group keys that are not plain columns as extra
@@ -28,10 +27,7 @@ func lowerAggregate(lc *LowerContext, a *Aggregate) (dataflow.Node, error) {
 	if err != nil {
 		return in, err
 	}
-	spec := dataflow.ReduceSpec{Global: len(a.Keys) == 0}
-	if len(keyCols) > 0 {
-		spec.Key = pickKey(keyCols)
-	}
+	spec := dataflow.ReduceSpec{KeyCols: keyCols, Global: len(a.Keys) == 0}
 	appendOnly := appendOnly(a.Input, lc.OneTick)
 	for _, call := range aggs {
 		agg, err := buildAggregate(lc, call, appendOnly)
@@ -81,29 +77,6 @@ func buildAggregate(lc *LowerContext, call AggCall, appendOnly bool) (dataflow.A
 		spec.Order = append(spec.Order, scalar.AggOrder{Eval: ev, Desc: k.Desc, NullsFirst: k.NullsFirst})
 	}
 	return call.Func.Build(spec)
-}
-
-// pickKey is pick for a Reduce's Key, which may reuse its result: the
-// columns are copied into one buffer, or when they are adjacent in the
-// row (GROUP BY a, b over (x, a, b, y)), the key is that part of the
-// row itself.
-func pickKey(cols []int) func(types.Row) types.Row {
-	adjacent := true
-	for i, c := range cols {
-		adjacent = adjacent && c == cols[0]+i
-	}
-	n := len(cols)
-	if adjacent {
-		lo, hi := cols[0], cols[0]+n
-		return func(r types.Row) types.Row { return r[lo:hi:hi] }
-	}
-	k := make(types.Row, n)
-	return func(r types.Row) types.Row {
-		for i, c := range cols {
-			k[i] = r[c]
-		}
-		return k
-	}
 }
 
 // narrowedAggregate is an aggregate over a mapped input: exprs build the

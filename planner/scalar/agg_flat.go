@@ -9,9 +9,10 @@ import (
 // flatAggregate is an aggregate whose accumulator is a few words
 // (dataflow.FlatAggregate): count, sum and avg of integers, bool_and and
 // bool_or, fed row by row (no DISTINCT, no ORDER BY). Reduce keeps the
-// words inside its groups; AddAll and Result load them into the same
+// words inside its groups; Add and Result load them into the same
 // accumulators an AggState would hold, on the stack, so the two forms
-// compute identical results and errors.
+// compute identical results and errors. Reduce adds the rows of the
+// common forms itself (Inline), in the same words.
 type flatAggregate struct {
 	*aggregate
 	kind flatKind
@@ -77,72 +78,26 @@ func (f *flatAggregate) Words() int {
 	return 1
 }
 
-// AddAll runs one loop per kind: count(*), and count, sum and avg of an
-// input column with no FILTER, read the column in place; anything else
-// goes row by row through add, as does a row too short for the column
-// (add computes the argument by its evaluator then).
-func (f *flatAggregate) AddAll(delta dataflow.Batch, w dataflow.GroupWords, fail func(int, error)) {
+// Inline returns the addition of count(*), and of count, sum and avg of
+// an integer input column with no FILTER, for Reduce to perform itself;
+// their words are laid out as the WordsOp says (see intSum).
+func (f *flatAggregate) Inline() (dataflow.WordsOp, bool) {
 	spec := &f.spec
 	switch {
-	case spec.Filter == nil && len(spec.Args) == 0:
-		for i := range delta {
-			if ws := w.At(i); ws != nil {
-				ws[0] += delta[i].Diff
-			}
-		}
-	case spec.Filter != nil || f.col < 0 || f.kind == flatBool:
-		for i := range delta {
-			if ws := w.At(i); ws != nil {
-				f.addRow(ws, delta, i, fail)
-			}
-		}
-	default:
-		for i := range delta {
-			switch ws, row := w.At(i), delta[i].Row; {
-			case ws == nil:
-			case f.col >= len(row):
-				f.addRow(ws, delta, i, fail)
-			case row[f.col].IsNull():
-			case f.kind == flatCount:
-				ws[0] += delta[i].Diff
-			default:
-				if err := f.addInt(ws, row[f.col].Int(), delta[i].Diff); err != nil {
-					fail(i, err)
-				}
-			}
-		}
-	}
-}
-
-// Add adds one row.
-func (f *flatAggregate) Add(w []int64, row types.Row, diff int64) error {
-	spec := &f.spec
-	switch {
-	case spec.Filter == nil && len(spec.Args) == 0:
-		w[0] += diff
-		return nil
-	case spec.Filter != nil || f.col < 0 || f.kind == flatBool || f.col >= len(row):
-		return f.add(w, row, diff)
-	}
-	switch d := &row[f.col]; {
-	case d.IsNull():
+	case spec.Filter != nil:
+	case len(spec.Args) == 0:
+		return dataflow.WordsOp{Kind: dataflow.CountRows}, true
+	case f.col < 0:
 	case f.kind == flatCount:
-		w[0] += diff
-	default:
-		return f.addInt(w, d.Int(), diff)
+		return dataflow.WordsOp{Kind: dataflow.CountColumn, Col: f.col}, true
+	case f.kind == flatIntSum || f.kind == flatIntAvg:
+		return dataflow.WordsOp{Kind: dataflow.SumColumn, Col: f.col, Overflow: errNumericOverflow()}, true
 	}
-	return nil
+	return dataflow.WordsOp{}, false
 }
 
-// addRow adds delta row i to its group's words ws, reporting a failure.
-func (f *flatAggregate) addRow(ws []int64, delta dataflow.Batch, i int, fail func(int, error)) {
-	if err := f.add(ws, delta[i].Row, delta[i].Diff); err != nil {
-		fail(i, err)
-	}
-}
-
-// add adds one row to a group's words w.
-func (f *flatAggregate) add(w []int64, row types.Row, diff int64) error {
+// Add adds one row to a group's words w.
+func (f *flatAggregate) Add(w []int64, row types.Row, diff int64) error {
 	spec := &f.spec
 	if ok, err := spec.passes(row); err != nil || !ok {
 		return err

@@ -3,7 +3,6 @@ package scalar
 import (
 	"math"
 	"math/rand/v2"
-	"slices"
 	"testing"
 
 	"github.com/streamdb/streamdb/dataflow"
@@ -14,7 +13,7 @@ import (
 // TestFlatAggregateMatchesState feeds each aggregate that has a flat form
 // the same random insertions and retractions (NULLs, a FILTER, results
 // and sums that overflow, the argument read as an input column or by its
-// evaluator) as words and as an AggState, and compares every AddAll's error
+// evaluator) as words and as an AggState, and compares every addition's error
 // and every result: the two forms of one aggregate must not differ.
 func TestFlatAggregateMatchesState(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 8))
@@ -90,7 +89,7 @@ func TestFlatAggregateMatchesState(t *testing.T) {
 					}
 					errState, errFlat := st.Update(u.Row, u.Diff), addOne(flat, words, u, rng)
 					if pgerr.CodeOf(errState) != pgerr.CodeOf(errFlat) {
-						t.Fatalf("%s(%v) trial %d step %d: Update %v, AddAll %v", tc.agg, tc.arg, trial, step, errState, errFlat)
+						t.Fatalf("%s(%v) trial %d step %d: Update %v, flat %v", tc.agg, tc.arg, trial, step, errState, errFlat)
 					}
 					if errState == nil && u.Diff > 0 {
 						pool = append(pool, u)
@@ -110,57 +109,14 @@ func TestFlatAggregateMatchesState(t *testing.T) {
 	}
 }
 
-// addOne adds u to words by AddAll, in a delta of u among rows of other
-// groups and rows to skip, with the aggregate's words at an offset in
-// each group's, and returns u's error.
+// addOne adds u to words by the aggregate's Add or, at random when it has
+// one, by its inline addition (what Reduce performs), and returns u's
+// error.
 func addOne(flat dataflow.FlatAggregate, words []int64, u dataflow.Update, rng *rand.Rand) error {
-	n, off := flat.Words(), rng.IntN(3)
-	group := make([]int64, off+n)
-	copy(group[off:], words)
-	delta := dataflow.Batch{u}
-	base := []*int64{&group[0]}
-	for range rng.IntN(3) {
-		other := make([]int64, off+n)
-		i := rng.IntN(len(delta) + 1)
-		delta = slices.Insert(delta, i, dataflow.Update{Row: u.Row, Diff: 1})
-		base = slices.Insert(base, i, &other[0])
-		if rng.IntN(2) == 0 {
-			base[i] = nil
+	if op, ok := flat.Inline(); ok && rng.IntN(2) == 0 {
+		if done, err := op.Add(words, u.Row, u.Diff); done {
+			return err
 		}
 	}
-	var err error
-	flat.AddAll(delta, dataflow.NewGroupWords(base, off, n), func(i int, e error) {
-		if base[i] == &group[0] {
-			err = e
-		}
-	})
-	copy(words, group[off:])
-	return err
-}
-
-// TestFlatAggregateOnlyWhenFlat checks the aggregates whose accumulators
-// need more than words keep their AggStates.
-func TestFlatAggregateOnlyWhenFlat(t *testing.T) {
-	arg := []Evaluator{func(_ *EvalContext, row types.Row) (types.Datum, error) { return row[0], nil }}
-	for _, tc := range []struct {
-		agg      string
-		arg      types.Type
-		distinct bool
-	}{{"count", int4T, true}, {"sum", numT, false}, {"sum", f8, false}, {"avg", numT, false}, {"min", int4T, false}, {"variance", int4T, false}} {
-		f, params, err := ResolveAggregate(tc.agg, ts(tc.arg), tc.distinct)
-		if err != nil {
-			t.Fatal(err)
-		}
-		spec := AggSpec{Eval: &EvalContext{}, Distinct: tc.distinct}
-		for range params {
-			spec.Args = append(spec.Args, arg[0])
-		}
-		agg, err := f.Build(spec)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, ok := agg.(dataflow.FlatAggregate); ok {
-			t.Errorf("%s(%v distinct=%v) is flat", tc.agg, tc.arg, tc.distinct)
-		}
-	}
+	return flat.Add(words, u.Row, u.Diff)
 }

@@ -139,8 +139,7 @@ func engineStep(b *testing.B, wide bool) func(dataflow.Batch) {
 	if wide {
 		aggs = append(aggs, columnAgg(b, eval, "sum", 0, int4T))
 	}
-	key := func(r types.Row) types.Row { return r[1:2] }
-	out := g.Output(g.Reduce(in.Node(), dataflow.ReduceSpec{Key: key, Aggs: aggs}))
+	out := g.Output(g.Reduce(in.Node(), dataflow.ReduceSpec{KeyCols: []int{1}, Aggs: aggs}))
 	return func(batch dataflow.Batch) {
 		in.Push(batch)
 		if err := g.Step(ctx); err != nil {
