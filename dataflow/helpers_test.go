@@ -315,6 +315,39 @@ func (flatIntSumAgg) Result(w []int64) (types.Datum, error) {
 	return types.NewInt8(w[1]), nil
 }
 
+// flatCountColAgg is count(col) as Reduce adds it inline (WordsOp
+// CountColumn).
+type flatCountColAgg struct{ col int }
+
+func (a flatCountColAgg) NewState() AggState { return &countColState{col: a.col} }
+func (flatCountColAgg) Words() int           { return 1 }
+func (flatCountColAgg) Fallible() bool       { return false }
+func (a flatCountColAgg) Inline() (WordsOp, bool) {
+	return WordsOp{Kind: CountColumn, Col: a.col}, true
+}
+func (flatCountColAgg) Result(w []int64) (types.Datum, error) { return types.NewInt8(w[0]), nil }
+
+func (a flatCountColAgg) Add(w []int64, row types.Row, diff int64) error {
+	op, _ := a.Inline()
+	_, err := op.Add(w, row, diff)
+	return err
+}
+
+// countColState is count(col) as an AggState.
+type countColState struct {
+	col int
+	n   int64
+}
+
+func (s *countColState) Update(r types.Row, diff int64) error {
+	if !r[s.col].IsNull() {
+		s.n += diff
+	}
+	return nil
+}
+
+func (s *countColState) Result() (types.Datum, error) { return types.NewInt8(s.n), nil }
+
 // minAgg is min(col) (max when max is set), keeping the multiset of
 // values so that deleting the current extreme works.
 type minAgg struct {

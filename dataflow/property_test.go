@@ -109,6 +109,11 @@ func propertyScenarios() []scenario {
 				}
 				return out
 			}},
+		{name: "reduce-inline-count", inputs: 1,
+			build: func(g *Graph, in []Node) Node {
+				return g.Reduce(in[0], ReduceSpec{KeyCols: []int{1}, Aggs: []Aggregate{flatCountColAgg{col: 0}, flatCountAgg{}}})
+			},
+			ref: refCountColumn},
 		{name: "reduce-flat-keyfunc", inputs: 1,
 			build: func(g *Graph, in []Node) Node {
 				return g.Reduce(in[0], ReduceSpec{Key: col(0), Aggs: []Aggregate{flatCountAgg{}, flatSumAgg{sumAgg{col: 1}}, minAgg{col: 1}, minAgg{col: 2, max: true}}})

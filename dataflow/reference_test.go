@@ -77,6 +77,29 @@ func refReduce(in []Batch) Batch {
 	return out
 }
 
+// refCountColumn is GROUP BY column 1 of count(column 0) and count(*).
+func refCountColumn(in []Batch) Batch {
+	type acc struct{ n, nonNull int64 }
+	groups := map[int64]*acc{}
+	for _, u := range in[0] {
+		k := u.Row[1].Int()
+		if groups[k] == nil {
+			groups[k] = &acc{}
+		}
+		groups[k].n += u.Diff
+		if !u.Row[0].IsNull() {
+			groups[k].nonNull += u.Diff
+		}
+	}
+	var out Batch
+	for k, a := range groups {
+		if a.n > 0 {
+			out = append(out, Update{Row: types.Row{types.NewInt8(k), types.NewInt8(a.nonNull), types.NewInt8(a.n)}, Diff: 1})
+		}
+	}
+	return out
+}
+
 func refThreshold(l, r Batch, f func(lc, rc int64) int64) Batch {
 	var out Batch
 	count := func(b Batch, row types.Row) int64 {
