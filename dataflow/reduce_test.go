@@ -327,13 +327,14 @@ func TestReduceWideWords(t *testing.T) {
 // TestReducePrefetch runs Reduces over enough groups that they prefetch
 // (see reduceOp.prefetch), one read as a delta and one kept by an Output,
 // through ticks that add to, empty and refill random groups, and checks
-// both against a direct computation after every tick.
+// both against a direct computation after every tick. Their aggregates
+// are added inline (applyInline), with the prefetched hashes.
 func TestReducePrefetch(t *testing.T) {
 	const groups = 100_000
 	g := NewGraph()
 	in := g.Input()
 	spec := func() ReduceSpec {
-		return ReduceSpec{Key: col(0), Aggs: []Aggregate{flatCountAgg{}, flatSumAgg{sumAgg{col: 1}}}}
+		return ReduceSpec{KeyCols: []int{0}, Aggs: []Aggregate{flatCountAgg{}, flatIntSumAgg{col: 1}}}
 	}
 	red := g.Reduce(in.Node(), spec())
 	out := g.Collect(red)
