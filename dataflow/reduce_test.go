@@ -230,7 +230,7 @@ func BenchmarkReduceVsMap(b *testing.B) {
 		start := time.Now()
 		g := NewGraph()
 		in := g.Input()
-		g.Output(g.Reduce(in.Node(), ReduceSpec{Key: prefixKey, Aggs: []Aggregate{flatCountAgg{}, flatSumAgg{sumAgg{col: 1}}}}))
+		g.Output(g.Reduce(in.Node(), ReduceSpec{KeyCols: []int{0}, Aggs: []Aggregate{flatCountAgg{}, flatIntSumAgg{col: 1}}}))
 		for off := 0; off < rows; off += tick {
 			in.Push(data[off : off+tick])
 			step(b, g)
