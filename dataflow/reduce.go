@@ -433,14 +433,15 @@ func (op *reduceOp) applyInline(hashes []uint64) {
 				w[a.off] += u.Diff
 				continue
 			}
-			d := &u.Row[a.Col]
+			arg := &u.Row[a.Col]
 			switch {
-			case d.IsNull():
+			case arg.IsNull():
 			case a.Kind == CountColumn:
 				w[a.off] += u.Diff
 			default:
+				// addSum, written out: the call made the tick 5% longer.
 				sum := int128.Int{Hi: w[a.off], Lo: uint64(w[a.off+1])}
-				if !sum.AddMul(d.Int(), u.Diff) {
+				if !sum.AddMul(arg.Int(), u.Diff) {
 					op.rowFailed(u.Diff, a.Overflow)
 					continue
 				}
