@@ -26,7 +26,7 @@ func TestGroupedOutput(t *testing.T) {
 		rng := rand.New(rand.NewPCG(seed, 3))
 		g := NewGraph()
 		in := g.Input()
-		key := func(r types.Row) types.Row { return r[:2] }
+		key := []int{0, 1}
 		aggs := []Aggregate{countAgg{}, sumAgg{col: 2, resultFailAbove: 40}}
 		if seed%3 != 0 {
 			aggs = []Aggregate{flatCountAgg{}, flatSumAgg{sumAgg{col: 2, resultFailAbove: 40}}}
@@ -37,13 +37,13 @@ func TestGroupedOutput(t *testing.T) {
 		if wide {
 			aggs = append(aggs, flatSumAgg{sumAgg{col: 1}})
 		}
-		red := g.Reduce(in.Node(), ReduceSpec{Key: key, Aggs: aggs})
+		red := g.Reduce(in.Node(), ReduceSpec{KeyCols: key, Aggs: aggs})
 		words := seed%3 == 2
 		grouped := g.Output(red)
 		var plain *Output
 		if words {
 			same := func(r types.Row) (types.Row, error) { return r, nil }
-			plain = g.Output(g.Map(g.Reduce(in.Node(), ReduceSpec{Key: key, Aggs: aggs}), same))
+			plain = g.Output(g.Map(g.Reduce(in.Node(), ReduceSpec{KeyCols: key, Aggs: aggs}), same))
 		} else {
 			plain = g.Output(red)
 		}
@@ -140,9 +140,9 @@ func TestWordsInPlace(t *testing.T) {
 			if wide {
 				aggs = append(aggs, flatSumAgg{sumAgg{col: 1}})
 			}
-			out := g.Output(g.Reduce(in.Node(), ReduceSpec{Key: col(0), Aggs: aggs}))
+			out := g.Output(g.Reduce(in.Node(), ReduceSpec{KeyCols: []int{0}, Aggs: aggs}))
 			same := func(r types.Row) (types.Row, error) { return r, nil }
-			ref := g.Output(g.Map(g.Reduce(in.Node(), ReduceSpec{Key: col(0), Aggs: aggs}), same))
+			ref := g.Output(g.Map(g.Reduce(in.Node(), ReduceSpec{KeyCols: []int{0}, Aggs: aggs}), same))
 			var pinned *Snapshot
 			var pinnedWant string
 			// copied tells that the last tick ran with a snapshot pinned:

@@ -340,11 +340,11 @@ func TestPublishedSnapshot(t *testing.T) {
 				in := g.Input()
 				switch kind {
 				case "groups":
-					red := g.Reduce(in.Node(), ReduceSpec{Key: col(0), Aggs: []Aggregate{countAgg{}}})
+					red := g.Reduce(in.Node(), ReduceSpec{KeyCols: []int{0}, Aggs: []Aggregate{countAgg{}}})
 					g.Collect(red)
 					return g, in, g.Output(red)
 				case "words":
-					return g, in, g.Output(g.Reduce(in.Node(), ReduceSpec{Key: col(0), Aggs: []Aggregate{flatCountAgg{}}}))
+					return g, in, g.Output(g.Reduce(in.Node(), ReduceSpec{KeyCols: []int{0}, Aggs: []Aggregate{flatCountAgg{}}}))
 				}
 				return g, in, g.Output(in.Node())
 			}
@@ -443,7 +443,7 @@ func TestPublishedSnapshotConcurrentReads(t *testing.T) {
 			in := g.Input()
 			out := g.Output(in.Node())
 			if kind == "words" {
-				out = g.Output(g.Reduce(in.Node(), ReduceSpec{Key: col(0), Aggs: []Aggregate{flatSumAgg{sumAgg{col: 1}}}}))
+				out = g.Output(g.Reduce(in.Node(), ReduceSpec{KeyCols: []int{0}, Aggs: []Aggregate{flatSumAgg{sumAgg{col: 1}}}}))
 			}
 			row := func(k, v int) types.Row { return types.Row{types.NewInt8(int64(k)), types.NewInt8(int64(v))} }
 			var latest atomic.Pointer[Snapshot]

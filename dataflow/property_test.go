@@ -114,9 +114,9 @@ func propertyScenarios() []scenario {
 				return g.Reduce(in[0], ReduceSpec{KeyCols: []int{1}, Aggs: []Aggregate{flatCountColAgg{col: 0}, flatCountAgg{}}})
 			},
 			ref: refCountColumn},
-		{name: "reduce-flat-keyfunc", inputs: 1,
+		{name: "reduce-flat-add", inputs: 1,
 			build: func(g *Graph, in []Node) Node {
-				return g.Reduce(in[0], ReduceSpec{Key: col(0), Aggs: []Aggregate{flatCountAgg{}, flatSumAgg{sumAgg{col: 1}}, minAgg{col: 1}, minAgg{col: 2, max: true}}})
+				return g.Reduce(in[0], ReduceSpec{KeyCols: []int{0}, Aggs: []Aggregate{flatCountAgg{}, flatSumAgg{sumAgg{col: 1}}, minAgg{col: 1}, minAgg{col: 2, max: true}}})
 			},
 			ref: refReduce},
 		{name: "reduce-flat-wide", inputs: 1,
@@ -133,7 +133,7 @@ func propertyScenarios() []scenario {
 			}},
 		{name: "reduce-errors", inputs: 1,
 			build: func(g *Graph, in []Node) Node {
-				return g.Reduce(in[0], ReduceSpec{Key: col(2), Aggs: []Aggregate{sumAgg{col: 1, failOn: 4, resultFailAbove: 12}}})
+				return g.Reduce(in[0], ReduceSpec{KeyCols: []int{2}, Aggs: []Aggregate{sumAgg{col: 1, failOn: 4, resultFailAbove: 12}}})
 			}},
 		{name: "distinct", inputs: 1,
 			build: func(g *Graph, in []Node) Node { return g.Distinct(in[0]) },
@@ -207,7 +207,7 @@ func propertyScenarios() []scenario {
 		{name: "join-reduce-topk", inputs: 2,
 			build: func(g *Graph, in []Node) Node {
 				j := g.Join(in[0], in[1], on0)
-				r := g.Reduce(j, ReduceSpec{Key: col(2), Aggs: []Aggregate{countAgg{}, sumAgg{col: 4}}})
+				r := g.Reduce(j, ReduceSpec{KeyCols: []int{2}, Aggs: []Aggregate{countAgg{}, sumAgg{col: 4}}})
 				return g.TopK(r, TopKSpec{Compare: func(a, b types.Row) int { return -types.Compare(a[1], b[1]) }, Limit: 2})
 			}},
 		{name: "distinct-antijoin-union", inputs: 2,

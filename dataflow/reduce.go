@@ -13,18 +13,16 @@ import (
 )
 
 // ReduceSpec describes a grouped aggregation. The group key (the GROUP BY
-// columns) is the input columns KeyCols, or what Key returns of a row;
-// neither means one group with the empty key. Key may return a slice of
-// the row itself, or a buffer it overwrites on its next call: Reduce
-// copies a key only when it creates a group. A key of one column, an
-// integer, a date or a timestamp, given as KeyCols is found without
-// building a key row. Each output row is the key's columns followed by
-// one column per aggregate. Global makes the empty-key group exist even
-// when it has no rows, as SQL requires of an aggregate without GROUP BY
-// (SELECT count(*) FROM empty_table returns one row, 0).
+// columns) is the input columns KeyCols; none means one group with the
+// empty key (the planner computes a key that is not a column as a column
+// first). A key of one column, an integer, a date or a timestamp, is
+// found without building a key row. Each output row is the key's
+// columns followed by one column per aggregate. Global makes the
+// empty-key group exist even when it has no rows, as SQL requires of an
+// aggregate without GROUP BY (SELECT count(*) FROM empty_table returns
+// one row, 0).
 type ReduceSpec struct {
 	KeyCols []int
-	Key     func(types.Row) types.Row
 	Aggs    []Aggregate
 	Global  bool
 }
@@ -49,10 +47,7 @@ func (g *Graph) Reduce(src Node, spec ReduceSpec) Node {
 	out := new(stream)
 	op := &reduceOp{g: g, in: g.input(src), out: out, spec: spec, index: newRowIndex(), keyCol: -1}
 	if len(spec.KeyCols) > 0 {
-		if spec.Key != nil {
-			panic("dataflow: Reduce: a key of columns and a key function")
-		}
-		op.spec.Key = columnsKey(spec.KeyCols)
+		op.key = columnsKey(spec.KeyCols)
 		if len(spec.KeyCols) == 1 {
 			op.keyCol = spec.KeyCols[0]
 		}
@@ -112,8 +107,11 @@ type reduceOp struct {
 	news  []types.Datum
 	// retract holds the tick's retractions until its insertions are in.
 	retract []pendingRetraction
-	// keyCol is the key's column when the key is one input column
-	// (ReduceSpec.KeyCols), else -1.
+	// key returns a row's key, a part of the row itself or a buffer it
+	// overwrites on its next call (see columnsKey), nil for the empty
+	// key: a key is copied only when a group is created. keyCol is the
+	// key's column when the key is one column, else -1.
+	key    func(types.Row) types.Row
 	keyCol int
 	// inline lists the aggregates' WordsOps when every aggregate is a
 	// FlatAggregate with one, for applyInline to perform, and
@@ -484,7 +482,7 @@ func (op *reduceOp) inlineGroup(last int32, v int64, class types.Family, hashes 
 	for j := h & mask; ; j = (j + 1) & mask {
 		s := x.slots[j]
 		if s == slotEmpty {
-			return op.lookup(op.spec.Key(row), h)
+			return op.lookup(op.key(row), h)
 		}
 		if s != slotTombstone && s>>32 == tag {
 			if grp := op.groups.at(slotPos(s)); grp.ikey == v && grp.iclass == class {
@@ -498,8 +496,8 @@ func (op *reduceOp) inlineGroup(last int32, v int64, class types.Family, hashes 
 // need be; last and hashes are as for inlineGroup.
 func (op *reduceOp) group(last int32, row types.Row, hashes []uint64, i int) int32 {
 	var key types.Row
-	if op.spec.Key != nil {
-		key = op.spec.Key(row)
+	if op.key != nil {
+		key = op.key(row)
 	}
 	if last >= 0 && op.keyIs(last, key) {
 		return last
@@ -567,8 +565,8 @@ func (op *reduceOp) prefetch() []uint64 {
 	var sink uint64
 	for i := range d {
 		var key types.Row
-		if op.spec.Key != nil {
-			key = op.spec.Key(d[i].Row)
+		if op.key != nil {
+			key = op.key(d[i].Row)
 		}
 		h := op.index.hash(key)
 		hs[i] = h

@@ -11,7 +11,7 @@ import (
 )
 
 func TestReduce(t *testing.T) {
-	countSum := ReduceSpec{Key: col(0), Aggs: []Aggregate{countAgg{}, sumAgg{col: 1}}}
+	countSum := ReduceSpec{KeyCols: []int{0}, Aggs: []Aggregate{countAgg{}, sumAgg{col: 1}}}
 	for _, tc := range []traceCase{{
 		name:  "doc",
 		build: func(g *Graph, in []Node) Node { return g.Reduce(in[0], countSum) },
@@ -20,7 +20,7 @@ func TestReduce(t *testing.T) {
 	}, {
 		name: "unchanged output emits nothing",
 		build: func(g *Graph, in []Node) Node {
-			return g.Reduce(in[0], ReduceSpec{Key: col(0), Aggs: []Aggregate{sumAgg{col: 1}}})
+			return g.Reduce(in[0], ReduceSpec{KeyCols: []int{0}, Aggs: []Aggregate{sumAgg{col: 1}}})
 		},
 		ticks: [][]string{{"+(a, 1)"}, {"+(a, 0)"}, {"-(a, 1) +(a, 1)"}},
 		want:  []string{"+(a, 1)", "", ""},
@@ -44,14 +44,14 @@ func TestReduce(t *testing.T) {
 	}, {
 		name: "min and max survive deleting the extreme",
 		build: func(g *Graph, in []Node) Node {
-			return g.Reduce(in[0], ReduceSpec{Key: col(0), Aggs: []Aggregate{minAgg{col: 1}, minAgg{col: 1, max: true}}})
+			return g.Reduce(in[0], ReduceSpec{KeyCols: []int{0}, Aggs: []Aggregate{minAgg{col: 1}, minAgg{col: 1, max: true}}})
 		},
 		ticks: [][]string{{"+(a, 3) +(a, 1) +(a, 7) +(a, 1)"}, {"-(a, 1)"}, {"-(a, 1)"}, {"-(a, 7)"}},
 		want:  []string{"+(a, 1, 7)", "", "-(a, 1, 7) +(a, 3, 7)", "-(a, 3, 7) +(a, 3, 3)"},
 	}, {
 		name: "update errors travel as data",
 		build: func(g *Graph, in []Node) Node {
-			return g.Reduce(in[0], ReduceSpec{Key: col(0), Aggs: []Aggregate{sumAgg{col: 1, failOn: 13}}})
+			return g.Reduce(in[0], ReduceSpec{KeyCols: []int{0}, Aggs: []Aggregate{sumAgg{col: 1, failOn: 13}}})
 		},
 		ticks:    [][]string{{"+(a, 1) +(a, 13)"}, {"-(a, 13)"}},
 		want:     []string{"+(a, 1)", ""},
@@ -59,7 +59,7 @@ func TestReduce(t *testing.T) {
 	}, {
 		name: "update errors of flat aggregates travel as data",
 		build: func(g *Graph, in []Node) Node {
-			return g.Reduce(in[0], ReduceSpec{Key: col(0), Aggs: []Aggregate{flatCountAgg{}, flatSumAgg{sumAgg{col: 1, failOn: 13}}}})
+			return g.Reduce(in[0], ReduceSpec{KeyCols: []int{0}, Aggs: []Aggregate{flatCountAgg{}, flatSumAgg{sumAgg{col: 1, failOn: 13}}}})
 		},
 		ticks:    [][]string{{"+(a, 1) +(b, 13) +(a, 13) +(b, 2)"}, {"-(a, 13) -(b, 2)"}},
 		want:     []string{"+(a, 2, 1) +(b, 2, 2)", "-(a, 2, 1) +(a, 1, 1) -(b, 2, 2) +(b, 1, NULL)"},
@@ -67,7 +67,7 @@ func TestReduce(t *testing.T) {
 	}, {
 		name: "result errors replace the group's row",
 		build: func(g *Graph, in []Node) Node {
-			return g.Reduce(in[0], ReduceSpec{Key: col(0), Aggs: []Aggregate{countAgg{}, sumAgg{col: 1, resultFailAbove: 10}}})
+			return g.Reduce(in[0], ReduceSpec{KeyCols: []int{0}, Aggs: []Aggregate{countAgg{}, sumAgg{col: 1, resultFailAbove: 10}}})
 		},
 		ticks:    [][]string{{"+(a, 5)"}, {"+(a, 6)"}, {"+(a, 7)"}, {"-(a, 6) -(a, 7)"}},
 		want:     []string{"+(a, 1, 5)", "-(a, 1, 5)", "", "+(a, 1, 5)"},
@@ -75,7 +75,7 @@ func TestReduce(t *testing.T) {
 	}, {
 		name: "retraction before insertion in one tick",
 		build: func(g *Graph, in []Node) Node {
-			return g.Reduce(in[0], ReduceSpec{Key: col(0), Aggs: []Aggregate{minAgg{col: 1}}})
+			return g.Reduce(in[0], ReduceSpec{KeyCols: []int{0}, Aggs: []Aggregate{minAgg{col: 1}}})
 		},
 		ticks: [][]string{{"+(a, 5)"}, {"-(a, 5) +(a, 2) -(a, 2) +(a, 9)"}},
 		want:  []string{"+(a, 5)", "-(a, 5) +(a, 9)"},
@@ -89,7 +89,7 @@ func TestReduce(t *testing.T) {
 func TestReduceStateIsPerGroup(t *testing.T) {
 	g := NewGraph()
 	in := g.Input()
-	r := g.Reduce(in.Node(), ReduceSpec{Key: col(0), Aggs: []Aggregate{countAgg{}, sumAgg{col: 1}}})
+	r := g.Reduce(in.Node(), ReduceSpec{KeyCols: []int{0}, Aggs: []Aggregate{countAgg{}, sumAgg{col: 1}}})
 	g.Collect(r)
 	empty := r.StateBytes()
 	in.Push(parseBatch("+(a, 1) +(b, 2)"))
@@ -119,7 +119,7 @@ func TestReduceStateBytesCounted(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 7))
 	g := NewGraph()
 	in := g.Input()
-	node := g.Reduce(in.Node(), ReduceSpec{Key: col(0), Aggs: []Aggregate{minAgg{col: 1}, countAgg{}, flatSumAgg{sumAgg{col: 1}}}})
+	node := g.Reduce(in.Node(), ReduceSpec{KeyCols: []int{0}, Aggs: []Aggregate{minAgg{col: 1}, countAgg{}, flatSumAgg{sumAgg{col: 1}}}})
 	g.Collect(node)
 	op := g.ops[node.id].(*reduceOp)
 	var live []types.Row
@@ -162,7 +162,7 @@ func BenchmarkReduce(b *testing.B) {
 			b.Run(name, func(b *testing.B) {
 				g := NewGraph()
 				in := g.Input()
-				red := g.Reduce(in.Node(), ReduceSpec{Key: prefixKey, Aggs: []Aggregate{flatCountAgg{}, flatSumAgg{sumAgg{col: 1}}}})
+				red := g.Reduce(in.Node(), ReduceSpec{KeyCols: []int{0}, Aggs: []Aggregate{flatCountAgg{}, flatSumAgg{sumAgg{col: 1}}}})
 				var after func()
 				if groups == 2 {
 					out := g.Output(red)
@@ -195,7 +195,7 @@ func BenchmarkReduceState(b *testing.B) {
 		base := heapInUse()
 		g := NewGraph()
 		in := g.Input()
-		g.Collect(g.Reduce(in.Node(), ReduceSpec{Key: col(0), Aggs: []Aggregate{countAgg{}}}))
+		g.Collect(g.Reduce(in.Node(), ReduceSpec{KeyCols: []int{0}, Aggs: []Aggregate{countAgg{}}}))
 		row := func(i int) types.Row { return int8Row(int64(i%groups), int64(i)) }
 		fill(b, g, in, rows/10, row)
 		at100k := heapInUse() - base
@@ -260,10 +260,6 @@ func BenchmarkReduceVsMap(b *testing.B) {
 	b.ReportMetric(loop.Seconds()/engine.Seconds(), "ratio")
 }
 
-// prefixKey is a group key on the first column that shares the row's
-// storage, as a planner does when the grouping columns lead.
-func prefixKey(r types.Row) types.Row { return r[:1] }
-
 // TestReduceWideWords runs flat aggregates of more words than a group
 // holds itself (kept in chunks beside the groups) over groups spanning
 // several chunks, with groups emptied and their positions reused, and
@@ -273,7 +269,7 @@ func TestReduceWideWords(t *testing.T) {
 	g := NewGraph()
 	in := g.Input()
 	aggs := []Aggregate{flatSumAgg{sumAgg{col: 1}}, flatCountAgg{}, flatSumAgg{sumAgg{col: 2}}}
-	out := g.Collect(g.Reduce(in.Node(), ReduceSpec{Key: col(0), Aggs: aggs}))
+	out := g.Collect(g.Reduce(in.Node(), ReduceSpec{KeyCols: []int{0}, Aggs: aggs}))
 	type acc struct{ s1, n, s2 int64 }
 	want := map[int64]*acc{}
 	live := map[int64]int64{}
