@@ -63,17 +63,14 @@ func (g *Graph) Reduce(src Node, spec ReduceSpec) Node {
 		op.aggs[i] = reduceAgg{off: op.nstates}
 		op.nstates++
 	}
+	op.inline = op.keyCol >= 0 && len(op.aggs) > 0
+	op.inlineWidth = op.keyCol + 1
 	for _, a := range op.aggs {
-		if a.inline.Kind == 0 {
-			op.inline = nil
-			break
-		}
-		op.inline = append(op.inline, inlineAdd{WordsOp: a.inline, off: a.off})
+		op.inline = op.inline && a.inline.Kind != 0
 		if a.inline.Kind != CountRows {
 			op.inlineWidth = max(op.inlineWidth, a.inline.Col+1)
 		}
 	}
-	op.inlineWidth = max(op.inlineWidth, op.keyCol+1)
 	n := g.add(op, out)
 	op.node = n.id
 	return n
@@ -113,10 +110,10 @@ type reduceOp struct {
 	// key's column when the key is one column, else -1.
 	key    func(types.Row) types.Row
 	keyCol int
-	// inline lists the aggregates' WordsOps when every aggregate is a
-	// FlatAggregate with one, for applyInline to perform, and
-	// inlineWidth the row width they and the key need; nil otherwise.
-	inline      []inlineAdd
+	// inline is set when the key is one column and every aggregate is a
+	// FlatAggregate with a WordsOp, for applyInline to perform, and
+	// inlineWidth is the row width they and the key need.
+	inline      bool
 	inlineWidth int
 	// keyed is set when an Output keeps this Reduce's groups (see
 	// Graph.Output): groups then carry their key encodings, a tick's
@@ -160,12 +157,6 @@ type reduceAgg struct {
 	off, n   int
 	fallible bool
 	inline   WordsOp
-}
-
-// inlineAdd is an aggregate's WordsOp, its words starting at off.
-type inlineAdd struct {
-	WordsOp
-	off int
 }
 
 // columnsKey returns the key function of a key of columns cols: a part
@@ -346,7 +337,7 @@ func (op *reduceOp) sortTouched() {
 // prefetch).
 func (op *reduceOp) apply(hashes []uint64) {
 	d := op.in.delta
-	if op.inline != nil && op.keyCol >= 0 {
+	if op.inline {
 		op.applyInline(hashes)
 	} else {
 		last := int32(-1)
@@ -425,25 +416,26 @@ func (op *reduceOp) applyInline(hashes []uint64) {
 		}
 		grp.n += u.Diff
 		w := op.words(pos)
-		for j := range op.inline {
-			a := &op.inline[j]
+		for j := range op.aggs {
+			a := &op.aggs[j].inline
+			off := op.aggs[j].off
 			if a.Kind == CountRows {
-				w[a.off] += u.Diff
+				w[off] += u.Diff
 				continue
 			}
 			arg := &u.Row[a.Col]
 			switch {
 			case arg.IsNull():
 			case a.Kind == CountColumn:
-				w[a.off] += u.Diff
+				w[off] += u.Diff
 			default:
 				// addSum, written out: the call made the tick 5% longer.
-				sum := int128.Int{Hi: w[a.off], Lo: uint64(w[a.off+1])}
+				sum := int128.Int{Hi: w[off], Lo: uint64(w[off+1])}
 				if !sum.AddMul(arg.Int(), u.Diff) {
 					op.rowFailed(u.Diff, a.Overflow)
 					continue
 				}
-				w[a.off], w[a.off+1], w[a.off+2] = sum.Hi, int64(sum.Lo), w[a.off+2]+u.Diff
+				w[off], w[off+1], w[off+2] = sum.Hi, int64(sum.Lo), w[off+2]+u.Diff
 			}
 		}
 	}
