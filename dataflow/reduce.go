@@ -468,6 +468,8 @@ func (op *reduceOp) inlineGroup(last int32, v int64, class types.Family, hashes 
 	} else {
 		h = op.index.hashInline(v, class)
 	}
+	// The index's findFunc, written out: through its closure the
+	// 1,000-row tick of BenchmarkViewUpdate took 4% longer.
 	x := op.index
 	mask := uint64(len(x.slots) - 1)
 	tag := h >> 32
