@@ -513,8 +513,9 @@ func (op *reduceOp) addWords(w []int64, u *Update) {
 		if a.flat == nil {
 			continue
 		}
+		aw := w[a.off : a.off+a.n : a.off+a.n]
 		if a.inline.Kind != 0 {
-			done, err := a.inline.Add(w[a.off:a.off+a.n:a.off+a.n], u.Row, u.Diff)
+			done, err := a.inline.Add(aw, u.Row, u.Diff)
 			if err != nil {
 				op.rowFailed(u.Diff, err)
 			}
@@ -522,15 +523,9 @@ func (op *reduceOp) addWords(w []int64, u *Update) {
 				continue
 			}
 		}
-		op.addFlat(a, w, u)
-	}
-}
-
-// addFlat adds delta row u to flat aggregate a's words in its group's
-// words w by the aggregate's Add.
-func (op *reduceOp) addFlat(a *reduceAgg, w []int64, u *Update) {
-	if err := a.flat.Add(w[a.off:a.off+a.n:a.off+a.n], u.Row, u.Diff); err != nil {
-		op.rowFailed(u.Diff, err)
+		if err := a.flat.Add(aw, u.Row, u.Diff); err != nil {
+			op.rowFailed(u.Diff, err)
+		}
 	}
 }
 

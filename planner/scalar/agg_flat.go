@@ -60,7 +60,7 @@ func flatten(a *aggregate) *flatAggregate {
 	default:
 		return nil
 	}
-	// Build checked the arity (none for count(*), else one); add skips a
+	// Build checked the arity (none for count(*), else one); Add skips a
 	// NULL argument, which only a strict aggregate may.
 	if len(a.spec.Args) > 0 && !a.fn.Strict {
 		return nil
