@@ -769,15 +769,22 @@ func (op *reduceOp) finish(t *touchedGroup) {
 // which touch listed in wchanges with whether they had an output: a
 // group whose words did not change has not changed and leaves the list;
 // any other stays, with whether it had and has a row. Its results are
-// computed only to find an error, which is emitted as in finish.
+// computed only to find an error, which is emitted as in finish. The
+// kept changes are compacted in place, each copied to its slot before
+// finishGroup sets its fields there: a copy of the change after
+// finishGroup wrote its fields one by one waited on the stores (a
+// store-forwarding stall, 70% of the loop's own time in perf), and the
+// 1,000-row update tick of BenchmarkViewUpdate took 4% longer.
 func (op *reduceOp) finishWords() {
-	kept := op.wchanges[:0]
-	for _, c := range op.wchanges {
-		if op.finishGroup(&c) {
-			kept = append(kept, c)
+	n := 0
+	for i := range op.wchanges {
+		c := &op.wchanges[n]
+		*c = op.wchanges[i]
+		if op.finishGroup(c) {
+			n++
 		}
 	}
-	op.wchanges = kept
+	op.wchanges = op.wchanges[:n]
 }
 
 // finishGroup finishes the touched group of c, which says on entry
