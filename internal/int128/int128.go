@@ -19,27 +19,18 @@ type Int struct {
 }
 
 // AddMul adds v*n to a and reports whether the result fits; a is left as
-// it was when it does not.
+// it was when it does not. The signed product is the unsigned one with
+// each negative factor's correction of the high word (a product of two
+// int64s always fits in 128 bits), and the addition's overflow is the
+// sign test of two's complement: without branches on the signs, the
+// function is small enough to inline into Reduce's pass over a delta.
 func (a *Int) AddMul(v, n int64) bool {
-	neg := (v < 0) != (n < 0)
-	uv, un := uint64(v), uint64(n)
-	if v < 0 {
-		uv = -uv
-	}
-	if n < 0 {
-		un = -un
-	}
-	phi, plo := bits.Mul64(uv, un)
-	if phi>>63 != 0 {
-		return false
-	}
-	p := Int{Hi: int64(phi), Lo: plo}
-	if neg {
-		p = p.Neg()
-	}
-	lo, carry := bits.Add64(a.Lo, p.Lo, 0)
-	hi := a.Hi + p.Hi + int64(carry)
-	if (a.Hi >= 0) == (p.Hi >= 0) && (hi >= 0) != (a.Hi >= 0) {
+	phi, plo := bits.Mul64(uint64(v), uint64(n))
+	phi -= uint64(v>>63&n + n>>63&v)
+	lo, carry := bits.Add64(a.Lo, plo, 0)
+	b := int64(phi + carry)
+	hi := a.Hi + b
+	if (a.Hi^hi)&(b^hi) < 0 {
 		return false
 	}
 	a.Hi, a.Lo = hi, lo

@@ -3,6 +3,7 @@ package int128
 import (
 	"math"
 	"math/big"
+	"math/rand/v2"
 	"testing"
 )
 
@@ -27,6 +28,27 @@ func TestAddMul(t *testing.T) {
 		{Int{Hi: math.MinInt64}, -1, 1},
 		{Int{Hi: math.MinInt64, Lo: 1}, -1, 1},
 		{Int{Hi: math.MaxInt64 / 2}, math.MaxInt64, math.MaxInt64},
+		{Int{Hi: math.MinInt64 / 2}, math.MaxInt64, math.MinInt64},
+		{Int{Hi: math.MinInt64/2 + 1}, math.MaxInt64, math.MinInt64},
+		{Int{Hi: 7, Lo: 3}, -123456789, -987654321},
+		{Int{Hi: -7, Lo: 3}, 123456789, -987654321},
+	}
+	// Random starts and factors, half of them at the edges of 64 bits,
+	// where the product's high word and its sign corrections matter.
+	rng := rand.New(rand.NewPCG(1, 2))
+	edges := []int64{0, 1, -1, 2, -2, math.MaxInt64, math.MinInt64, math.MaxInt64 - 1, math.MinInt64 + 1, 1 << 32, -1 << 32}
+	factor := func() int64 {
+		if rng.IntN(2) == 0 {
+			return edges[rng.IntN(len(edges))]
+		}
+		return int64(rng.Uint64()) >> rng.IntN(64)
+	}
+	for range 20000 {
+		start := Int{Hi: int64(rng.Uint64()) >> rng.IntN(64), Lo: rng.Uint64()}
+		tests = append(tests, struct {
+			start Int
+			v, n  int64
+		}{start, factor(), factor()})
 	}
 	for _, tc := range tests {
 		want := new(big.Int).Mul(big.NewInt(tc.v), big.NewInt(tc.n))
