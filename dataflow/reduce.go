@@ -57,6 +57,7 @@ func (g *Graph) Reduce(src Node, spec ReduceSpec) Node {
 		if f, ok := a.(FlatAggregate); ok {
 			op.aggs[i] = reduceAgg{flat: f, off: op.stride, n: f.Words(), fallible: f.Fallible()}
 			op.aggs[i].inline, _ = f.Inline()
+			op.fallible = op.fallible || f.Fallible()
 			op.stride += f.Words()
 			continue
 		}
@@ -115,6 +116,9 @@ type reduceOp struct {
 	// inlineWidth is the row width they and the key need.
 	inline      bool
 	inlineWidth int
+	// fallible is set when a flat aggregate's result can fail, so that
+	// finishing a group in words mode looks for an error only then.
+	fallible bool
 	// keyed is set when an Output keeps this Reduce's groups (see
 	// Graph.Output): groups then carry their key encodings, a tick's
 	// touched groups are finished in key order, so that the delta comes
@@ -805,7 +809,7 @@ func (op *reduceOp) finishGroup(c *wordsChange) bool {
 		return false
 	}
 	var newErr, oldErr *pgerr.Error
-	if exists {
+	if exists && op.fallible {
 		newErr = op.wordsError(words)
 	}
 	if existed && grp.failed {
