@@ -156,15 +156,6 @@ func (m *wordsMerging) placed(c *keyedChange, leaf int32, i int) {
 	grp.leaf, grp.slot = leaf, int8(i)
 }
 
-// wordsItem is a words item as inPlace writes it.
-type wordsItem[I any] interface {
-	*I
-	group() int32
-	setWords(red *reduceOp, pos int32)
-}
-
-func (k *wordKey) group() int32 { return k.pos }
-
 // inPlace writes the new words of the changed groups whose items are
 // still where the merge last placed them (group.leaf, group.slot), in a
 // leaf no snapshot shares, and returns the other changes for the merge.
@@ -178,16 +169,27 @@ func (k *wordKey) group() int32 { return k.pos }
 // group with a row, and a group's item leaves the tree in the tick that
 // drops the group, before its position can go to another group. A leaf
 // still shared with a snapshot fails the check of its generation. The
-// merge then records the item's new place.
-func inPlace[I treeItem, P wordsItem[I]](t *rowTree[I], red *reduceOp, changes []wordsChange, rest []keyedChange) []keyedChange {
+// merge then records the item's new place. The item is one of the two
+// words items, told apart by a type switch: through methods of I, which
+// a generic function calls by its dictionary, two calls per change made
+// the 1,000-row update tick of BenchmarkViewUpdate 6% longer.
+func inPlace[I treeItem](t *rowTree[I], red *reduceOp, changes []wordsChange, rest []keyedChange) []keyedChange {
 	for i := range changes {
 		c := &changes[i]
 		if c.had && c.has {
 			grp := red.groups.at(c.pos)
 			if n := t.leaf(grp.leaf); n != nil && n.gen == t.gen && int(grp.slot) < len(n.items) {
-				if it := P(&n.items[grp.slot]); it.group() == c.pos {
-					it.setWords(red, c.pos)
-					continue
+				switch it := any(&n.items[grp.slot]).(type) {
+				case *wordItem:
+					if it.pos == c.pos {
+						it.words = grp.words
+						continue
+					}
+				case *wideWordItem:
+					if it.pos == c.pos {
+						copy(it.words[:], red.words(c.pos))
+						continue
+					}
 				}
 			}
 		}
@@ -219,8 +221,6 @@ func (m *wordMerger) insert(c *keyedChange) (wordItem, bool) {
 	return wordItem{wordKey: wordKeyOf(c), words: m.red.groups.at(c.pos).words}, true
 }
 
-func (it *wordItem) setWords(red *reduceOp, pos int32) { it.words = red.groups.at(pos).words }
-
 // wideWordMerger is wordMerger for wide words, which it reads from the
 // Reduce's wide words.
 type wideWordMerger struct{ wordsMerging }
@@ -243,8 +243,6 @@ func (m *wideWordMerger) insert(c *keyedChange) (wideWordItem, bool) {
 	copy(it.words[:], m.red.words(c.pos))
 	return it, true
 }
-
-func (it *wideWordItem) setWords(red *reduceOp, pos int32) { copy(it.words[:], red.words(pos)) }
 
 // groupMerger replaces, inserts and drops groups' rows.
 type groupMerger struct {
