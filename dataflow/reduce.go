@@ -773,7 +773,8 @@ func (op *reduceOp) finish(t *touchedGroup) {
 // which touch listed in wchanges with whether they had an output: a
 // group whose words did not change has not changed and leaves the list;
 // any other stays, with whether it had and has a row. Its results are
-// computed only to find an error, which is emitted as in finish.
+// computed only to find an error, when an aggregate's result can fail
+// (reduceOp.fallible), which is emitted as in finish.
 //
 // The common change, of a group that had a row and keeps it, under
 // aggregates that cannot fail and words the group holds itself, is
