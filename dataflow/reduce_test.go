@@ -1,8 +1,10 @@
 package dataflow
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"testing"
 	"time"
 	"unsafe"
@@ -136,6 +138,60 @@ func TestReduceStateBytesCounted(t *testing.T) {
 		}
 		if got := node.StateBytes(); got != want {
 			t.Fatalf("tick %d: StateBytes %d, want %d", tick, got, want)
+		}
+	}
+}
+
+// TestReduceInlineKeysShareMemo checks that groups whose inline keys
+// meet in one slot of the memo (values equal in their low 12 or 32 bits,
+// an integer and a date of one value) each keep their own accumulators
+// while groups come and go and their positions are reused: after every
+// tick of random changes the view holds each key's count and sum over
+// the live rows.
+func TestReduceInlineKeysShareMemo(t *testing.T) {
+	keys := []types.Datum{
+		types.NewInt8(0), types.NewInt8(memoSize), types.NewInt8(-memoSize), types.NewInt8(1 << 32),
+		types.NewInt8(1<<32 + memoSize), types.NewInt8(7), types.NewDate(0), types.NewDate(memoSize), types.NewDate(7),
+	}
+	rng := rand.New(rand.NewPCG(5, 9))
+	g := NewGraph()
+	in := g.Input()
+	out := g.Output(g.Reduce(in.Node(), ReduceSpec{KeyCols: []int{0}, Aggs: []Aggregate{flatCountAgg{}, flatIntSumAgg{col: 1}}}))
+	format := func(k types.Datum, n, sum int64) string {
+		return fmt.Sprintf("%d:%d n=%d sum=%d", k.Kind(), k.Int(), n, sum)
+	}
+	var live []types.Row
+	for tick := range 300 {
+		in.Push(randomChanges(rng, &live, rng.IntN(16), func() bool { return rng.IntN(2) == 0 }, func() types.Row {
+			return types.Row{keys[rng.IntN(len(keys))], types.NewInt8(int64(rng.IntN(100)))}
+		}))
+		step(t, g)
+		type acc struct {
+			key    types.Datum
+			n, sum int64
+		}
+		groups := map[string]*acc{}
+		for _, r := range live {
+			id := format(r[0], 0, 0)
+			a := groups[id]
+			if a == nil {
+				a = &acc{key: r[0]}
+				groups[id] = a
+			}
+			a.n++
+			a.sum += r[1].Int()
+		}
+		var want, got []string
+		for _, a := range groups {
+			want = append(want, format(a.key, a.n, a.sum))
+		}
+		for _, u := range snapshotBatch(t, out.Snapshot()) {
+			got = append(got, format(u.Row[0], u.Row[1].Int(), u.Row[2].Int()))
+		}
+		slices.Sort(want)
+		slices.Sort(got)
+		if !slices.Equal(got, want) {
+			t.Fatalf("tick %d: view %v, want %v", tick, got, want)
 		}
 	}
 }
