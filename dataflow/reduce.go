@@ -434,15 +434,15 @@ func (op *reduceOp) applyInline(hashes []uint64) {
 				w[off] += u.Diff
 				continue
 			}
-			kind, arg := types.KindAndInt(&u.Row[a.Col])
+			arg := &u.Row[a.Col]
 			switch {
-			case kind == types.Unknown:
+			case arg.IsNull():
 			case a.Kind == CountColumn:
 				w[off] += u.Diff
 			default:
 				// addSum, written out: the call made the tick 5% longer.
 				sum := int128.Int{Hi: w[off], Lo: uint64(w[off+1])}
-				if !sum.AddMul(arg, u.Diff) {
+				if !sum.AddMul(arg.Int(), u.Diff) {
 					op.rowFailed(u.Diff, a.Overflow)
 					continue
 				}
@@ -689,11 +689,11 @@ func inlineKey(key types.Row) (v int64, class types.Family, ok bool) {
 // inlineDatum returns the value and class of d as the one column of an
 // inline key.
 func inlineDatum(d *types.Datum) (v int64, class types.Family, ok bool) {
-	switch k, v := types.KindAndInt(d); {
+	switch k := d.Kind(); {
 	case k.IsInteger():
-		return v, types.Int8, true
+		return d.Int(), types.Int8, true
 	case k == types.Date || k == types.Timestamp || k == types.TimestampTZ:
-		return v, k, true
+		return d.Int(), k, true
 	}
 	return 0, 0, false
 }

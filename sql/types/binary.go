@@ -229,12 +229,12 @@ func parseBinaryValue(b []byte, t Type) (Datum, error) {
 		}
 		v := int64(binary.BigEndian.Uint64(b))
 		if v == math.MaxInt64 || v == math.MinInt64 {
-			return Datum{kind: t.Family, i: v}, nil
+			return Datum{head: head{kind: t.Family}, i: v}, nil
 		}
 		if v < minTimestamp-pgEpochOffset || v >= math.MaxInt64-pgEpochOffset {
 			return Null, pgerr.New(pgerr.DatetimeFieldOverflow, "timestamp out of range")
 		}
-		return Datum{kind: t.Family, i: v + pgEpochOffset}, nil
+		return Datum{head: head{kind: t.Family}, i: v + pgEpochOffset}, nil
 	case Interval:
 		if err := fixed(b, 16); err != nil {
 			return Null, err

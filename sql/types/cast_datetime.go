@@ -12,7 +12,7 @@ func castDateTime(d Datum, ff, tf Family, cfg *TextConfig) (Datum, bool, error) 
 	switch [2]Family{ff, tf} {
 	case [2]Family{Date, Timestamp}, [2]Family{Date, TimestampTZ}:
 		if inf {
-			return Datum{kind: tf, i: v}, true, nil
+			return Datum{head: head{kind: tf}, i: v}, true, nil
 		}
 		if v > 106751991 || v*usecsPerDay < minTimestamp {
 			return Null, true, pgerr.New(pgerr.DatetimeFieldOverflow, "date out of range for timestamp")
@@ -21,7 +21,7 @@ func castDateTime(d Datum, ff, tf Family, cfg *TextConfig) (Datum, bool, error) 
 		if tf == TimestampTZ {
 			ts -= localToUTC(cfg.Location, v*secsPerDay) * usecsPerSec
 		}
-		return Datum{kind: tf, i: ts}, true, nil
+		return Datum{head: head{kind: tf}, i: ts}, true, nil
 	case [2]Family{Timestamp, Date}, [2]Family{TimestampTZ, Date}:
 		if inf {
 			return NewDate(v), true, nil
@@ -45,23 +45,23 @@ func castDateTime(d Datum, ff, tf Family, cfg *TextConfig) (Datum, bool, error) 
 		return NewTime(tod), true, nil
 	case [2]Family{Timestamp, TimestampTZ}:
 		if inf {
-			return Datum{kind: tf, i: v}, true, nil
+			return Datum{head: head{kind: tf}, i: v}, true, nil
 		}
 		secs, _ := floorDiv(v, usecsPerSec)
 		r := v
 		if !addOK(&r, -localToUTC(cfg.Location, secs)*usecsPerSec) || r < minTimestamp || r == PosInf {
 			return Null, true, errTimestampRange()
 		}
-		return Datum{kind: tf, i: r}, true, nil
+		return Datum{head: head{kind: tf}, i: r}, true, nil
 	case [2]Family{TimestampTZ, Timestamp}:
 		if inf {
-			return Datum{kind: tf, i: v}, true, nil
+			return Datum{head: head{kind: tf}, i: v}, true, nil
 		}
 		r, ok := localMicros(v, ff, cfg)
 		if !ok || r < minTimestamp || r == PosInf {
 			return Null, true, errTimestampRange()
 		}
-		return Datum{kind: tf, i: r}, true, nil
+		return Datum{head: head{kind: tf}, i: r}, true, nil
 	case [2]Family{Time, Interval}:
 		return NewInterval(IntervalValue{Micros: v}), true, nil
 	case [2]Family{Interval, Time}:

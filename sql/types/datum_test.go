@@ -2,6 +2,7 @@ package types
 
 import (
 	"hash/maphash"
+	"reflect"
 	"testing"
 	"unsafe"
 
@@ -10,10 +11,15 @@ import (
 
 // TestDatumSize keeps a Datum at 32 bytes, two to a cache line: rows are
 // read by every operator on every tick, and each byte of a Datum is paid
-// for in cache misses per row.
+// for in cache misses per row; and at four fields.
 func TestDatumSize(t *testing.T) {
 	if got := unsafe.Sizeof(Datum{}); got != 32 {
 		t.Fatalf("a Datum is %d bytes, want 32", got)
+	}
+	// At most four fields, or the compiler no longer keeps a Datum in
+	// registers (see Datum).
+	if n := reflect.TypeFor[Datum]().NumField(); n > 4 {
+		t.Fatalf("a Datum has %d fields, want at most 4", n)
 	}
 }
 

@@ -56,7 +56,7 @@ func randomDatum(rng *rand.Rand, f Family) Datum {
 	case Time:
 		return NewTime(rng.Int64N(86400000001))
 	case Timestamp, TimestampTZ:
-		return Datum{kind: f, i: pick(PosInf, NegInf, 0, minTimestamp, PosInf-1, 1)}
+		return Datum{head: head{kind: f}, i: pick(PosInf, NegInf, 0, minTimestamp, PosInf-1, 1)}
 	case Interval:
 		return NewInterval(IntervalValue{Months: int32(pick(0, 1, -1, 12, math.MaxInt32, math.MinInt32)),
 			Days: int32(pick(0, 30, -30, 1, math.MaxInt32)), Micros: pick(0, 86400000000, -86400000000, math.MaxInt64, math.MinInt64+1)})

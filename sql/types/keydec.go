@@ -154,7 +154,7 @@ func (r *keyReader) datum(depth int) (Datum, error) {
 		return NewOid(u), err
 	case Int8, Date, Time, Timestamp, TimestampTZ:
 		u, err := r.uint64()
-		return Datum{kind: f, i: int64(u ^ 1<<63)}, err
+		return Datum{head: head{kind: f}, i: int64(u ^ 1<<63)}, err
 	case Float4:
 		u, err := r.uint32()
 		if u == math.MaxUint32 {

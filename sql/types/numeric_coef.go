@@ -28,7 +28,7 @@ import (
 // display scale (NewNumericCoef(150, -2) prints 1.50), and a positive
 // exponent prints as trailing zeros.
 func NewNumericCoef(coef int64, exponent int32) Datum {
-	return Datum{kind: Numeric, i: coef, e: exponent}
+	return Datum{head: head{kind: Numeric, e: exponent}, i: coef}
 }
 
 // NumericCoef returns a numeric Datum as coef × 10^exponent, with the

@@ -85,11 +85,11 @@ func parseTimestamp(s string, tz bool, cfg *TextConfig) (Datum, error) {
 	}
 	switch r.special {
 	case "epoch":
-		return Datum{kind: t.Family}, nil
+		return Datum{head: head{kind: t.Family}}, nil
 	case "infinity":
-		return Datum{kind: t.Family, i: PosInf}, nil
+		return Datum{head: head{kind: t.Family}, i: PosInf}, nil
 	case "-infinity":
-		return Datum{kind: t.Family, i: NegInf}, nil
+		return Datum{head: head{kind: t.Family}, i: NegInf}, nil
 	}
 	if !validJulian(r.year, r.mon, r.mday) {
 		return Null, errTimestampInput(s)
@@ -116,5 +116,5 @@ func parseTimestamp(s string, tz bool, cfg *TextConfig) (Datum, error) {
 	if v < minTimestamp || v >= PosInf || v < 0 && secs > 0 {
 		return Null, errTimestampInput(s)
 	}
-	return Datum{kind: t.Family, i: v}, nil
+	return Datum{head: head{kind: t.Family}, i: v}, nil
 }

@@ -45,7 +45,7 @@ func applyTypmod(d Datum, t Type, explicit bool) (Datum, error) {
 		if d.i == PosInf || d.i == NegInf {
 			return d, nil
 		}
-		return Datum{kind: d.kind, i: roundMicros(d.i-pgEpochOffset, t.Mod) + pgEpochOffset}, nil
+		return Datum{head: head{kind: d.kind}, i: roundMicros(d.i-pgEpochOffset, t.Mod) + pgEpochOffset}, nil
 	case Interval:
 		v := d.Interval()
 		v.Micros = roundMicros(v.Micros, t.Mod)

@@ -277,7 +277,7 @@ func (r *valueReader) datum(depth int) (Datum, error) {
 		return NewBool(b[0] == 1), nil
 	case Int2, Int4, Int8, Oid, Date, Time, Timestamp, TimestampTZ:
 		v, err := r.varint()
-		return Datum{kind: f, i: v}, err
+		return Datum{head: head{kind: f}, i: v}, err
 	case RegClass, RegType, RegProc, RegNamespace:
 		v, err := r.varint()
 		return NewOid(uint32(v)), err
@@ -292,7 +292,7 @@ func (r *valueReader) datum(depth int) (Datum, error) {
 		if err != nil {
 			return Null, err
 		}
-		return Datum{kind: Float8, i: int64(binary.LittleEndian.Uint64(b))}, nil
+		return Datum{head: head{kind: Float8}, i: int64(binary.LittleEndian.Uint64(b))}, nil
 	case Numeric:
 		return r.numeric()
 	case Text, Varchar, Char, Name, Bytea, JSON, JSONB:
