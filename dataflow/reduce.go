@@ -1060,7 +1060,7 @@ func (op *reduceOp) emit(row types.Row, err *pgerr.Error, diff int64) {
 }
 
 func (op *reduceOp) StateBytes() int64 {
-	n := op.bytes + op.index.size() + int64(op.groups.slots())*sizeGroup
+	n := op.bytes + op.index.size() + int64(op.groups.slots())*sizeGroup + int64(len(op.memo))*int64(unsafe.Sizeof(memoEntry{}))
 	for _, w := range op.wide {
 		n += int64(cap(w)) * 8
 	}

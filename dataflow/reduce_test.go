@@ -130,7 +130,7 @@ func TestReduceStateBytesCounted(t *testing.T) {
 			return types.Row{types.NewInt8(int64(rng.IntN(12))), types.NewInt8(int64(rng.IntN(30)))}
 		}))
 		step(t, g)
-		want := op.index.size() + int64(op.groups.slots())*sizeGroup
+		want := op.index.size() + int64(op.groups.slots())*sizeGroup + int64(len(op.memo))*8
 		for pos := range int32(op.groups.len()) {
 			if grp := op.groups.at(pos); grp.row != nil {
 				want += grp.size + statesBytes(grp.states(op.nstates))
