@@ -64,6 +64,9 @@ func (g *Graph) Reduce(src Node, spec ReduceSpec) Node {
 		op.aggs[i] = reduceAgg{off: op.nstates}
 		op.nstates++
 	}
+	if op.keyCol >= 0 {
+		op.memo = make([]memoEntry, 1)
+	}
 	op.inline = op.keyCol >= 0 && len(op.aggs) > 0
 	op.inlineWidth = op.keyCol + 1
 	for _, a := range op.aggs {
@@ -130,8 +133,9 @@ type reduceOp struct {
 	kbuf    []byte
 	changes []groupChange
 	// memo maps an inline key's value, by its low bits, to the position
-	// of the group last found for it (see inlineGroup); it grows with
-	// the index, up to memoSize slots, at the start of a tick.
+	// of the group last found for it (see inlineGroup): one slot for a
+	// key of one column, which grows with the index, up to memoSize
+	// slots, at the start of a tick once it has recorded a group.
 	memo []memoEntry
 	// hashes holds the tick's key hashes when it prefetches, and sink
 	// the sum of the prefetching loads.
@@ -310,7 +314,9 @@ func (op *reduceOp) Step(context.Context) error {
 			op.touch(op.lookup(nil, op.index.hash(nil)), false)
 		}
 	}
-	if want := min(memoSize, len(op.index.slots)); op.keyCol >= 0 && len(op.memo) < want {
+	// The memo grows once it has recorded a group: a Reduce whose keys
+	// are never inline (text, say) keeps its one slot.
+	if n, want := len(op.memo), min(memoSize, len(op.index.slots)); n > 0 && n < want && (n > 1 || op.memo[0].pos > 0) {
 		op.memo = make([]memoEntry, want)
 	}
 	hashes := op.prefetch()
@@ -440,7 +446,8 @@ func (op *reduceOp) applyInline(hashes []uint64) {
 			case a.Kind == CountColumn:
 				w[off] += u.Diff
 			default:
-				// addSum, written out: the call made the tick 5% longer.
+				// addSum, written out: the call (not inlined) made the
+				// tick 2% longer in process and 4% in the server.
 				sum := int128.Int{Hi: w[off], Lo: uint64(w[off+1])}
 				if !sum.AddMul(arg.Int(), u.Diff) {
 					op.rowFailed(u.Diff, a.Overflow)

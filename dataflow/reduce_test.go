@@ -196,6 +196,37 @@ func TestReduceInlineKeysShareMemo(t *testing.T) {
 	}
 }
 
+// TestReduceMemoGrowsForInlineKeys checks that the memo grows with the
+// index for a key it serves, an integer, and stays at one slot for one
+// it never serves, text, whose StateBytes it would only inflate.
+func TestReduceMemoGrowsForInlineKeys(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		key  func(i int) types.Datum
+		want int
+	}{
+		{"integer", func(i int) types.Datum { return types.NewInt8(int64(i)) }, memoSize},
+		{"text", func(i int) types.Datum { return types.NewText(fmt.Sprint(i)) }, 1},
+	} {
+		g := NewGraph()
+		in := g.Input()
+		node := g.Reduce(in.Node(), ReduceSpec{KeyCols: []int{0}, Aggs: []Aggregate{flatCountAgg{}}})
+		g.Collect(node)
+		op := g.ops[node.id].(*reduceOp)
+		for tick := range 3 {
+			var b Batch
+			for i := range 5000 {
+				b = append(b, Update{Row: types.Row{tc.key(tick*5000 + i)}, Diff: 1})
+			}
+			in.Push(b)
+			step(t, g)
+		}
+		if len(op.memo) != tc.want {
+			t.Errorf("%s keys: the memo has %d slots, want %d", tc.name, len(op.memo), tc.want)
+		}
+	}
+}
+
 // BenchmarkReduce: cost per delta row of count/sum GROUP BY once the
 // reduce has absorbed 1e3 or 1e6 input rows (groups=1e3), and with 1e3 or
 // 1e6 groups (whose accumulators are the whole state). The rows/ and
