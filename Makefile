@@ -58,10 +58,10 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzServerMessages -fuzztime $(FUZZTIME) ./pgwire
 	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime $(FUZZTIME) ./sql/parser
 	$(GO) test -run '^$$' -fuzz FuzzLex -fuzztime $(FUZZTIME) ./sql/parser
-	$(GO) test -run '^$$' -fuzz FuzzDecodeKey -fuzztime $(FUZZTIME) ./sql/types
-	$(GO) test -run '^$$' -fuzz FuzzDecodeValue -fuzztime $(FUZZTIME) ./sql/types
-	$(GO) test -run '^$$' -fuzz FuzzParseText -fuzztime $(FUZZTIME) ./sql/types
-	$(GO) test -run '^$$' -fuzz FuzzParseBinary -fuzztime $(FUZZTIME) ./sql/types
+	$(GO) test -run '^$$' -fuzz FuzzDecodeKey -fuzztime $(FUZZTIME) ./types
+	$(GO) test -run '^$$' -fuzz FuzzDecodeValue -fuzztime $(FUZZTIME) ./types
+	$(GO) test -run '^$$' -fuzz FuzzParseText -fuzztime $(FUZZTIME) ./types
+	$(GO) test -run '^$$' -fuzz FuzzParseBinary -fuzztime $(FUZZTIME) ./types
 	$(GO) test -run '^$$' -fuzz FuzzLike -fuzztime $(FUZZTIME) ./planner/scalar
 	$(GO) test -run '^$$' -fuzz FuzzBindSQL -fuzztime $(FUZZTIME) ./sql
 	$(GO) test -run '^$$' -fuzz FuzzDecodeJSON -fuzztime $(FUZZTIME) ./sources/kafka

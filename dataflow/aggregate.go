@@ -2,7 +2,7 @@ package dataflow
 
 import (
 	"github.com/streamdb/streamdb/internal/int128"
-	"github.com/streamdb/streamdb/sql/types"
+	"github.com/streamdb/streamdb/types"
 )
 
 // Aggregate is an aggregate function as Reduce sees it: a factory of

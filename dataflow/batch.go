@@ -7,7 +7,7 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/streamdb/streamdb/sql/types"
+	"github.com/streamdb/streamdb/types"
 )
 
 // Update is one element of a Z-set: a row and its weight. Diff is +1 for an

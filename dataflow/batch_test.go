@@ -6,7 +6,7 @@ import (
 
 	"github.com/cockroachdb/apd/v3"
 
-	"github.com/streamdb/streamdb/sql/types"
+	"github.com/streamdb/streamdb/types"
 )
 
 func TestConsolidate(t *testing.T) {

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/streamdb/streamdb/sql/types"
+	"github.com/streamdb/streamdb/types"
 )
 
 // benchStates are the state sizes of the engine's defining benchmarks:

@@ -42,7 +42,7 @@
 //
 // # State
 //
-// Rows are identified by the memcomparable key encoding of sql/types
+// Rows are identified by the memcomparable key encoding of types
 // where equality must follow types.Compare, and stored in its exact value
 // encoding where they are kept for output. Three containers hold state:
 //

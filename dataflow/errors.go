@@ -5,7 +5,7 @@ import (
 	"errors"
 	"slices"
 
-	"github.com/streamdb/streamdb/sql/pgerr"
+	"github.com/streamdb/streamdb/pgerr"
 )
 
 // ErrorUpdate is an evaluation error travelling as data, with a weight like

@@ -3,7 +3,7 @@ package dataflow
 import (
 	"context"
 
-	"github.com/streamdb/streamdb/sql/types"
+	"github.com/streamdb/streamdb/types"
 )
 
 // Filter returns the rows of src for which pred holds (WHERE, HAVING).

@@ -3,7 +3,7 @@ package dataflow
 import (
 	"testing"
 
-	"github.com/streamdb/streamdb/sql/types"
+	"github.com/streamdb/streamdb/types"
 )
 
 func TestFilter(t *testing.T) {

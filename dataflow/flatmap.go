@@ -3,7 +3,7 @@ package dataflow
 import (
 	"context"
 
-	"github.com/streamdb/streamdb/sql/types"
+	"github.com/streamdb/streamdb/types"
 )
 
 // FlatMap replaces every row of src by the rows fn emits for it, each with

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/streamdb/streamdb/sql/types"
+	"github.com/streamdb/streamdb/types"
 )
 
 func TestFlatMap(t *testing.T) {

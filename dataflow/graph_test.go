@@ -5,7 +5,7 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/streamdb/streamdb/sql/types"
+	"github.com/streamdb/streamdb/types"
 )
 
 func step(t testing.TB, g *Graph) {

@@ -1,6 +1,6 @@
 package dataflow
 
-import "github.com/streamdb/streamdb/sql/types"
+import "github.com/streamdb/streamdb/types"
 
 // Index returns an Output ordered by key(row) (then by the row), for point
 // and prefix lookups on chosen columns: CREATE INDEX, primary keys, and

@@ -6,7 +6,7 @@ import (
 	"hash/maphash"
 	"unsafe"
 
-	"github.com/streamdb/streamdb/sql/types"
+	"github.com/streamdb/streamdb/types"
 )
 
 // KeyFunc extracts a join key from a row. It returns false when the key

@@ -1,6 +1,6 @@
 package dataflow
 
-import "github.com/streamdb/streamdb/sql/types"
+import "github.com/streamdb/streamdb/types"
 
 // keyBatch holds the encoded keys and hashes of a chunk of updates, so
 // that an operator can touch the table slots of all of them before

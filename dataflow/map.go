@@ -4,7 +4,7 @@ import (
 	"context"
 	"slices"
 
-	"github.com/streamdb/streamdb/sql/types"
+	"github.com/streamdb/streamdb/types"
 )
 
 // Map replaces every row of src by fn's result (projections and computed

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/streamdb/streamdb/sql/types"
+	"github.com/streamdb/streamdb/types"
 )
 
 func TestMap(t *testing.T) {

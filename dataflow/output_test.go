@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/streamdb/streamdb/sql/pgerr"
-	"github.com/streamdb/streamdb/sql/types"
+	"github.com/streamdb/streamdb/pgerr"
+	"github.com/streamdb/streamdb/types"
 )
 
 func TestOutputSnapshots(t *testing.T) {

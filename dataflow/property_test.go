@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/streamdb/streamdb/sql/types"
+	"github.com/streamdb/streamdb/types"
 )
 
 // The defining property of the engine (DBSP's correctness theorem made a

@@ -8,8 +8,8 @@ import (
 	"unsafe"
 
 	"github.com/streamdb/streamdb/internal/int128"
-	"github.com/streamdb/streamdb/sql/pgerr"
-	"github.com/streamdb/streamdb/sql/types"
+	"github.com/streamdb/streamdb/pgerr"
+	"github.com/streamdb/streamdb/types"
 )
 
 // ReduceSpec describes a grouped aggregation. The group key (the GROUP BY

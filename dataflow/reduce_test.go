@@ -9,7 +9,7 @@ import (
 	"time"
 	"unsafe"
 
-	"github.com/streamdb/streamdb/sql/types"
+	"github.com/streamdb/streamdb/types"
 )
 
 func TestReduce(t *testing.T) {

@@ -3,7 +3,7 @@ package dataflow
 import (
 	"slices"
 
-	"github.com/streamdb/streamdb/sql/types"
+	"github.com/streamdb/streamdb/types"
 )
 
 // Naive reference implementations for the property test: each recomputes

@@ -3,10 +3,10 @@ package dataflow
 import (
 	"unsafe"
 
-	"github.com/streamdb/streamdb/sql/types"
+	"github.com/streamdb/streamdb/types"
 )
 
-// Operator state keeps rows in the value encoding of sql/types (exact, a
+// Operator state keeps rows in the value encoding of types (exact, a
 // few bytes per column) rather than as []Datum (32 bytes per column plus a
 // slice header), and identifies them by the memcomparable key encoding
 // where equality must follow types.Compare.

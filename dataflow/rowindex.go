@@ -4,7 +4,7 @@ import (
 	"hash/maphash"
 	"math/bits"
 
-	"github.com/streamdb/streamdb/sql/types"
+	"github.com/streamdb/streamdb/types"
 )
 
 // rowIndex maps key rows to dense positions (0, 1, 2 …, reused after

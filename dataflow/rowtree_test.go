@@ -7,7 +7,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/streamdb/streamdb/sql/types"
+	"github.com/streamdb/streamdb/types"
 )
 
 // TestRowTree merges random sorted deltas, from single changes to bulk

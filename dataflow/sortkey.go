@@ -3,7 +3,7 @@ package dataflow
 import (
 	"strings"
 
-	"github.com/streamdb/streamdb/sql/types"
+	"github.com/streamdb/streamdb/types"
 )
 
 // SortColumn is one ORDER BY column for ColumnSortKey.

@@ -6,7 +6,7 @@ import (
 
 	"github.com/tidwall/btree"
 
-	"github.com/streamdb/streamdb/sql/types"
+	"github.com/streamdb/streamdb/types"
 )
 
 // TopKSpec describes ORDER BY … OFFSET … LIMIT within groups. Group

@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"slices"
 
-	"github.com/streamdb/streamdb/sql/types"
+	"github.com/streamdb/streamdb/types"
 )
 
 // TopKGate lets an operator upstream of a MonotonicTopK drop the rows the

@@ -6,8 +6,8 @@ import (
 	"slices"
 	"unsafe"
 
-	"github.com/streamdb/streamdb/sql/pgerr"
-	"github.com/streamdb/streamdb/sql/types"
+	"github.com/streamdb/streamdb/pgerr"
+	"github.com/streamdb/streamdb/types"
 )
 
 // MonotonicTopK is TopK over an append-only input, one that never

@@ -1,6 +1,6 @@
 package dataflow
 
-import "github.com/streamdb/streamdb/sql/types"
+import "github.com/streamdb/streamdb/types"
 
 // A numbered MonotonicTopK (TopKSpec.Number) emits each row of a group's
 // window followed by its position in the window, from 1: row_number()

@@ -3,7 +3,7 @@ package dataflow
 import (
 	"bytes"
 
-	"github.com/streamdb/streamdb/sql/types"
+	"github.com/streamdb/streamdb/types"
 )
 
 // topKRest is the part of a TopK group after its head: rows, each with

@@ -6,8 +6,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/streamdb/streamdb/sql/pgerr"
-	"github.com/streamdb/streamdb/sql/types"
+	"github.com/streamdb/streamdb/pgerr"
+	"github.com/streamdb/streamdb/types"
 )
 
 // WindowSpec describes window functions over partitions of a collection.
@@ -133,7 +133,7 @@ func (f Frame) Validate() error {
 	return nil
 }
 
-// invalidPrecedingOrFollowingSize is SQLSTATE 22013, which sql/pgerr does
+// invalidPrecedingOrFollowingSize is SQLSTATE 22013, which pgerr does
 // not name yet.
 const invalidPrecedingOrFollowingSize pgerr.Code = "22013"
 

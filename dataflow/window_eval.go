@@ -1,8 +1,8 @@
 package dataflow
 
 import (
-	"github.com/streamdb/streamdb/sql/pgerr"
-	"github.com/streamdb/streamdb/sql/types"
+	"github.com/streamdb/streamdb/pgerr"
+	"github.com/streamdb/streamdb/types"
 )
 
 // reach says how far the effect of a changed row extends, in units

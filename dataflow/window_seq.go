@@ -3,7 +3,7 @@ package dataflow
 import (
 	"slices"
 
-	"github.com/streamdb/streamdb/sql/types"
+	"github.com/streamdb/streamdb/types"
 )
 
 // seq is one window partition: its distinct rows in window order, with

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/streamdb/streamdb/sql/types"
+	"github.com/streamdb/streamdb/types"
 )
 
 // TestSeqModel checks the chunked sequence's positions, peer counts and

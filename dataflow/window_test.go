@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/streamdb/streamdb/sql/pgerr"
-	"github.com/streamdb/streamdb/sql/types"
+	"github.com/streamdb/streamdb/pgerr"
+	"github.com/streamdb/streamdb/types"
 )
 
 func TestWindow(t *testing.T) {

@@ -5,7 +5,7 @@ import (
 	"crypto/subtle"
 
 	"github.com/jackc/pgx/v5/pgproto3"
-	"github.com/streamdb/streamdb/sql/pgerr"
+	"github.com/streamdb/streamdb/pgerr"
 )
 
 // Authenticator decides whether a client may connect. It runs after the

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgproto3"
-	"github.com/streamdb/streamdb/sql/pgerr"
+	"github.com/streamdb/streamdb/pgerr"
 )
 
 // conn serves one client connection on its own goroutine. Everything but

@@ -5,7 +5,7 @@ import (
 	"encoding/binary"
 
 	"github.com/jackc/pgx/v5/pgproto3"
-	"github.com/streamdb/streamdb/sql/pgerr"
+	"github.com/streamdb/streamdb/pgerr"
 )
 
 // COPY. A statement takes part in the COPY sub-protocols through its

@@ -3,7 +3,7 @@ package pgwire
 import (
 	"encoding/binary"
 
-	"github.com/streamdb/streamdb/sql/types"
+	"github.com/streamdb/streamdb/types"
 )
 
 // Result formats as sent in Bind: each column is text or binary.

@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/jackc/pgx/v5/pgproto3"
-	"github.com/streamdb/streamdb/sql/types"
+	"github.com/streamdb/streamdb/types"
 )
 
 // TestDataRowEncoding checks the hand-written DataRow and RowDescription

@@ -77,7 +77,7 @@
 // ReadyForQuery, Flush and PortalSuspended, and whenever 32 KiB are
 // pending, so a large result streams in steady chunks with bounded memory.
 // DataRow messages are encoded straight into that buffer (datarow.go) with
-// the value encoders of sql/types, at no allocation per row. The writer is
+// the value encoders of types, at no allocation per row. The writer is
 // also the session's Notifier: a notice is sent at once, behind the rows
 // already produced; a ParameterStatus change is sent just before the next
 // ReadyForQuery, or at once when the connection is idle, as PostgreSQL

@@ -4,8 +4,8 @@ import (
 	"context"
 	"net"
 
-	"github.com/streamdb/streamdb/sql/pgerr"
-	"github.com/streamdb/streamdb/sql/types"
+	"github.com/streamdb/streamdb/pgerr"
+	"github.com/streamdb/streamdb/types"
 )
 
 // Engine opens sessions. Package sql implements it; pgwire never imports

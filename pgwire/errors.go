@@ -7,7 +7,7 @@ import (
 	"log/slog"
 
 	"github.com/jackc/pgx/v5/pgproto3"
-	"github.com/streamdb/streamdb/sql/pgerr"
+	"github.com/streamdb/streamdb/pgerr"
 )
 
 // errorResponse is the one place where an error becomes an ErrorResponse.

@@ -6,7 +6,7 @@ import (
 	"io"
 
 	"github.com/jackc/pgx/v5/pgproto3"
-	"github.com/streamdb/streamdb/sql/pgerr"
+	"github.com/streamdb/streamdb/pgerr"
 )
 
 // Message framing is done here rather than by pgproto3.Backend so that the

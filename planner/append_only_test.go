@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/streamdb/streamdb/planner/scalar"
-	"github.com/streamdb/streamdb/sql/types"
+	"github.com/streamdb/streamdb/types"
 )
 
 func TestAppendOnly(t *testing.T) {

@@ -1,9 +1,9 @@
 package planner
 
 import (
+	"github.com/streamdb/streamdb/pgerr"
 	"github.com/streamdb/streamdb/planner/scalar"
-	"github.com/streamdb/streamdb/sql/pgerr"
-	"github.com/streamdb/streamdb/sql/types"
+	"github.com/streamdb/streamdb/types"
 )
 
 // removeApplies replaces every Apply, innermost first, by joins.

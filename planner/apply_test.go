@@ -4,9 +4,9 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/streamdb/streamdb/pgerr"
 	"github.com/streamdb/streamdb/planner/scalar"
-	"github.com/streamdb/streamdb/sql/pgerr"
-	"github.com/streamdb/streamdb/sql/types"
+	"github.com/streamdb/streamdb/types"
 )
 
 // TestRemoveApplyBadReference checks that an outer reference past the

@@ -2,7 +2,7 @@ package planner
 
 import (
 	"github.com/streamdb/streamdb/planner/scalar"
-	"github.com/streamdb/streamdb/sql/types"
+	"github.com/streamdb/streamdb/types"
 )
 
 // A join's output row is the width of both inputs, and the operators

@@ -2,7 +2,7 @@ package planner
 
 import (
 	"github.com/streamdb/streamdb/planner/scalar"
-	"github.com/streamdb/streamdb/sql/types"
+	"github.com/streamdb/streamdb/types"
 )
 
 // maxSpans bounds the spans a cross product of IN lists may produce; past

@@ -2,8 +2,8 @@ package planner
 
 import (
 	"github.com/streamdb/streamdb/dataflow"
+	"github.com/streamdb/streamdb/pgerr"
 	"github.com/streamdb/streamdb/planner/scalar"
-	"github.com/streamdb/streamdb/sql/pgerr"
 )
 
 // lowerAggregate computes group keys that are not plain columns as extra

@@ -3,7 +3,7 @@ package planner
 import (
 	"github.com/streamdb/streamdb/dataflow"
 	"github.com/streamdb/streamdb/planner/scalar"
-	"github.com/streamdb/streamdb/sql/types"
+	"github.com/streamdb/streamdb/types"
 )
 
 // equiPair is one equality conjunct of a join condition: Left reads the

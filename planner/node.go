@@ -1,6 +1,6 @@
 package planner
 
-import "github.com/streamdb/streamdb/sql/types"
+import "github.com/streamdb/streamdb/types"
 
 func (n *Get) Columns() []Column       { return n.Cols }
 func (n *Values) Columns() []Column    { return n.Cols }

@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/streamdb/streamdb/planner/scalar"
-	"github.com/streamdb/streamdb/sql/types"
+	"github.com/streamdb/streamdb/types"
 )
 
 // SubqueryKind says what a Subquery expression computes from its rows.

@@ -5,7 +5,7 @@ import (
 
 	"github.com/streamdb/streamdb/dataflow"
 	"github.com/streamdb/streamdb/planner/scalar"
-	"github.com/streamdb/streamdb/sql/types"
+	"github.com/streamdb/streamdb/types"
 )
 
 // limitWindows puts a TopK below each Window whose row_number() a filter

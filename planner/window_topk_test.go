@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/streamdb/streamdb/planner/scalar"
-	"github.com/streamdb/streamdb/sql/types"
+	"github.com/streamdb/streamdb/types"
 )
 
 func TestLimitWindows(t *testing.T) {

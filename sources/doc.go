@@ -7,6 +7,6 @@
 // batch, so a source never needs transactions of its own to be
 // exactly-once: on restart it is handed the positions of the last
 // committed batch and resumes from there. The packages below sources (one
-// per kind) depend only on sql/types and this package, never on the SQL
+// per kind) depend only on types and this package, never on the SQL
 // layer.
 package sources

@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"github.com/streamdb/streamdb/sql/types"
+	"github.com/streamdb/streamdb/types"
 )
 
 // Column is one column of a source output.

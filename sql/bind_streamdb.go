@@ -4,12 +4,12 @@ import (
 	"context"
 	"strings"
 
+	"github.com/streamdb/streamdb/pgerr"
 	"github.com/streamdb/streamdb/pgwire"
 	"github.com/streamdb/streamdb/planner"
 	"github.com/streamdb/streamdb/planner/scalar"
 	"github.com/streamdb/streamdb/sql/parser"
-	"github.com/streamdb/streamdb/sql/pgerr"
-	"github.com/streamdb/streamdb/sql/types"
+	"github.com/streamdb/streamdb/types"
 )
 
 // bindStreamdb binds the statements of streamdb's own grammar.

@@ -3,10 +3,10 @@ package sql
 import (
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 
+	"github.com/streamdb/streamdb/pgerr"
 	"github.com/streamdb/streamdb/planner"
 	"github.com/streamdb/streamdb/planner/scalar"
-	"github.com/streamdb/streamdb/sql/pgerr"
-	"github.com/streamdb/streamdb/sql/types"
+	"github.com/streamdb/streamdb/types"
 )
 
 // writeTarget resolves the table an INSERT, UPDATE or DELETE changes.

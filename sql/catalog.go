@@ -6,9 +6,9 @@ import (
 
 	"github.com/tidwall/btree"
 
+	"github.com/streamdb/streamdb/pgerr"
 	"github.com/streamdb/streamdb/planner"
-	"github.com/streamdb/streamdb/sql/pgerr"
-	"github.com/streamdb/streamdb/sql/types"
+	"github.com/streamdb/streamdb/types"
 )
 
 // ObjectKind is the kind of a catalog object.

@@ -6,8 +6,8 @@ import (
 
 	"github.com/streamdb/streamdb/dataflow"
 	"github.com/streamdb/streamdb/sources"
-	"github.com/streamdb/streamdb/sql/types"
 	"github.com/streamdb/streamdb/storage"
+	"github.com/streamdb/streamdb/types"
 )
 
 // A cold relation's rows are stored in chunks: consecutive row ids of one

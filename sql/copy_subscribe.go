@@ -6,7 +6,7 @@ import (
 
 	"github.com/streamdb/streamdb/pgwire"
 	"github.com/streamdb/streamdb/sql/parser"
-	"github.com/streamdb/streamdb/sql/types"
+	"github.com/streamdb/streamdb/types"
 )
 
 // bindCopySubscribe binds COPY (SUBSCRIBE …) TO STDOUT: the subscription's

@@ -14,8 +14,8 @@ import (
 	"github.com/tidwall/btree"
 
 	"github.com/streamdb/streamdb/dataflow"
+	"github.com/streamdb/streamdb/pgerr"
 	"github.com/streamdb/streamdb/pgwire"
-	"github.com/streamdb/streamdb/sql/pgerr"
 	"github.com/streamdb/streamdb/storage"
 )
 

@@ -13,7 +13,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/streamdb/streamdb/sql/pgerr"
+	"github.com/streamdb/streamdb/pgerr"
 )
 
 // memoryGuard keeps one statement from taking the server down: a query

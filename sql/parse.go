@@ -8,8 +8,8 @@ import (
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 	pgparser "github.com/pganalyze/pg_query_go/v6/parser"
 
+	"github.com/streamdb/streamdb/pgerr"
 	"github.com/streamdb/streamdb/sql/parser"
-	"github.com/streamdb/streamdb/sql/pgerr"
 )
 
 // rawStatement is one statement of a query string, parsed but not bound:

@@ -2,7 +2,7 @@ package sql
 
 import (
 	"github.com/streamdb/streamdb/dataflow"
-	"github.com/streamdb/streamdb/sql/types"
+	"github.com/streamdb/streamdb/types"
 )
 
 // rowReader decodes the stored rows a query scans: only the columns the

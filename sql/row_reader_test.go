@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/streamdb/streamdb/sql/types"
+	"github.com/streamdb/streamdb/types"
 )
 
 // TestRowReader checks the decoding of a query's scan: whole rows without

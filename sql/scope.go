@@ -1,8 +1,8 @@
 package sql
 
 import (
-	"github.com/streamdb/streamdb/sql/pgerr"
-	"github.com/streamdb/streamdb/sql/types"
+	"github.com/streamdb/streamdb/pgerr"
+	"github.com/streamdb/streamdb/types"
 )
 
 // scopeCol is one column visible to name resolution.

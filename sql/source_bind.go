@@ -7,13 +7,13 @@ import (
 	"strings"
 	"time"
 
+	"github.com/streamdb/streamdb/pgerr"
 	"github.com/streamdb/streamdb/pgwire"
 	"github.com/streamdb/streamdb/sources"
 	"github.com/streamdb/streamdb/sources/kafka"
 	"github.com/streamdb/streamdb/sources/loadgen"
 	"github.com/streamdb/streamdb/sql/parser"
-	"github.com/streamdb/streamdb/sql/pgerr"
-	"github.com/streamdb/streamdb/sql/types"
+	"github.com/streamdb/streamdb/types"
 )
 
 // sourceSpec is a CREATE SOURCE statement resolved against the catalog:

@@ -5,9 +5,9 @@ import (
 	"log/slog"
 	"runtime/debug"
 
+	"github.com/streamdb/streamdb/pgerr"
 	"github.com/streamdb/streamdb/pgwire"
-	"github.com/streamdb/streamdb/sql/pgerr"
-	"github.com/streamdb/streamdb/sql/types"
+	"github.com/streamdb/streamdb/types"
 )
 
 // statement is one parsed statement of a session (pgwire.Statement). It

@@ -4,9 +4,9 @@ import (
 	"context"
 	"testing"
 
+	"github.com/streamdb/streamdb/pgerr"
 	"github.com/streamdb/streamdb/pgwire"
-	"github.com/streamdb/streamdb/sql/pgerr"
-	"github.com/streamdb/streamdb/sql/types"
+	"github.com/streamdb/streamdb/types"
 )
 
 // TestStatementPanicFailsStatement makes a statement panic while it runs:

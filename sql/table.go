@@ -7,8 +7,8 @@ import (
 	"github.com/tidwall/btree"
 
 	"github.com/streamdb/streamdb/dataflow"
-	"github.com/streamdb/streamdb/sql/types"
 	"github.com/streamdb/streamdb/storage"
+	"github.com/streamdb/streamdb/types"
 )
 
 // storedRow is one row of a table: its storage key (the key encoding of

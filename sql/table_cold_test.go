@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/streamdb/streamdb/sources"
-	"github.com/streamdb/streamdb/sql/types"
 	"github.com/streamdb/streamdb/storage"
+	"github.com/streamdb/streamdb/types"
 )
 
 // TestColdRelation appends to a cold relation tick by tick and checks

@@ -7,9 +7,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/streamdb/streamdb/pgerr"
 	"github.com/streamdb/streamdb/pgwire"
-	"github.com/streamdb/streamdb/sql/pgerr"
-	"github.com/streamdb/streamdb/sql/types"
+	"github.com/streamdb/streamdb/types"
 )
 
 // runTimed runs a bound statement under the session's statement_timeout:

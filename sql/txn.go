@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/streamdb/streamdb/dataflow"
-	"github.com/streamdb/streamdb/sql/pgerr"
-	"github.com/streamdb/streamdb/sql/types"
+	"github.com/streamdb/streamdb/pgerr"
+	"github.com/streamdb/streamdb/types"
 )
 
 // txn is an open transaction: the writes it has made, buffered until

@@ -7,7 +7,7 @@ import (
 
 	"github.com/tidwall/btree"
 
-	"github.com/streamdb/streamdb/sql/types"
+	"github.com/streamdb/streamdb/types"
 )
 
 // TestTableInputCanceled reads a relation of more rows than a scan reads

@@ -2,8 +2,8 @@ package sql
 
 import (
 	"github.com/streamdb/streamdb/dataflow"
-	"github.com/streamdb/streamdb/sql/pgerr"
-	"github.com/streamdb/streamdb/sql/types"
+	"github.com/streamdb/streamdb/pgerr"
+	"github.com/streamdb/streamdb/types"
 )
 
 // Unique indexes (CREATE UNIQUE INDEX, and UNIQUE constraints, which

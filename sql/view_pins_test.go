@@ -9,7 +9,7 @@ import (
 
 	"github.com/streamdb/streamdb/dataflow"
 	"github.com/streamdb/streamdb/planner"
-	"github.com/streamdb/streamdb/sql/types"
+	"github.com/streamdb/streamdb/types"
 )
 
 // TestQueriesUnpinViews runs queries over a materialized view's published

@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/streamdb/streamdb/pgwire"
-	"github.com/streamdb/streamdb/sql/types"
+	"github.com/streamdb/streamdb/types"
 )
 
 // flowStats is what maintaining a flow has cost since it was built (or

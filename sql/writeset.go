@@ -3,7 +3,7 @@ package sql
 import (
 	"sort"
 
-	"github.com/streamdb/streamdb/sql/types"
+	"github.com/streamdb/streamdb/types"
 )
 
 // rowChange is one change a transaction makes to a table row.

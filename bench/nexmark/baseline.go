@@ -4,7 +4,7 @@ import (
 	"time"
 
 	"github.com/streamdb/streamdb/sources/loadgen"
-	"github.com/streamdb/streamdb/sql/types"
+	"github.com/streamdb/streamdb/types"
 )
 
 // goBaselines are hand-written Go loops computing q0, q1 and q2 over the

@@ -8,7 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/streamdb/streamdb/sources/loadgen"
-	"github.com/streamdb/streamdb/sql/types"
+	"github.com/streamdb/streamdb/types"
 )
 
 // nexmarkTables are the NEXMARK source's relations as PostgreSQL tables,

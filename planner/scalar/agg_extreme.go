@@ -4,8 +4,8 @@ import (
 	"bytes"
 
 	"github.com/streamdb/streamdb/dataflow"
-	"github.com/streamdb/streamdb/sql/pgerr"
-	"github.com/streamdb/streamdb/sql/types"
+	"github.com/streamdb/streamdb/pgerr"
+	"github.com/streamdb/streamdb/types"
 )
 
 // extremeState is min or max over an append-only input

@@ -3,7 +3,7 @@ package scalar
 import (
 	"testing"
 
-	"github.com/streamdb/streamdb/sql/types"
+	"github.com/streamdb/streamdb/types"
 )
 
 // TestExtremeMatchesMultiset feeds the same insertions to min and max

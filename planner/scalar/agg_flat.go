@@ -3,7 +3,7 @@ package scalar
 import (
 	"github.com/streamdb/streamdb/dataflow"
 	"github.com/streamdb/streamdb/internal/int128"
-	"github.com/streamdb/streamdb/sql/types"
+	"github.com/streamdb/streamdb/types"
 )
 
 // flatAggregate is an aggregate whose accumulator is a few words

@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/streamdb/streamdb/dataflow"
-	"github.com/streamdb/streamdb/sql/pgerr"
-	"github.com/streamdb/streamdb/sql/types"
+	"github.com/streamdb/streamdb/pgerr"
+	"github.com/streamdb/streamdb/types"
 )
 
 // TestFlatAggregateMatchesState feeds each aggregate that has a flat form

@@ -5,7 +5,7 @@ import (
 	"math"
 
 	"github.com/cockroachdb/apd/v3"
-	"github.com/streamdb/streamdb/sql/types"
+	"github.com/streamdb/streamdb/types"
 )
 
 // Invertible aggregates keep O(1) state per group: counts and exact sums

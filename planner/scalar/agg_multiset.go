@@ -3,7 +3,7 @@ package scalar
 import (
 	"github.com/tidwall/btree"
 
-	"github.com/streamdb/streamdb/sql/types"
+	"github.com/streamdb/streamdb/types"
 )
 
 // multiset is the per-group state of the aggregates that cannot be

@@ -3,7 +3,7 @@ package scalar
 import (
 	"strings"
 
-	"github.com/streamdb/streamdb/sql/types"
+	"github.com/streamdb/streamdb/types"
 )
 
 // The order-sensitive aggregates: their accumulators only fold the

@@ -4,7 +4,7 @@ import (
 	"math"
 
 	"github.com/cockroachdb/apd/v3"
-	"github.com/streamdb/streamdb/sql/types"
+	"github.com/streamdb/streamdb/types"
 )
 
 // The variance family: var_samp/variance, var_pop, stddev_samp/stddev,

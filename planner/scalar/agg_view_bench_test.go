@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/streamdb/streamdb/dataflow"
-	"github.com/streamdb/streamdb/sql/types"
+	"github.com/streamdb/streamdb/types"
 )
 
 // BenchmarkViewUpdate maintains the view of the REFRESH comparison,

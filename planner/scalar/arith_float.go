@@ -3,8 +3,8 @@ package scalar
 import (
 	"math"
 
-	"github.com/streamdb/streamdb/sql/pgerr"
-	"github.com/streamdb/streamdb/sql/types"
+	"github.com/streamdb/streamdb/pgerr"
+	"github.com/streamdb/streamdb/types"
 )
 
 // Float operators follow float.c: a finite computation that yields an

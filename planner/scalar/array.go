@@ -3,8 +3,8 @@ package scalar
 import (
 	"strings"
 
-	"github.com/streamdb/streamdb/sql/pgerr"
-	"github.com/streamdb/streamdb/sql/types"
+	"github.com/streamdb/streamdb/pgerr"
+	"github.com/streamdb/streamdb/types"
 )
 
 // Array functions over one-dimensional arrays with lower bound 1 (the only

@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/streamdb/streamdb/sql/types"
+	"github.com/streamdb/streamdb/types"
 )
 
 // benchRows builds n rows of (int8, text, float8, int4).

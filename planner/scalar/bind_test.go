@@ -6,8 +6,8 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/streamdb/streamdb/sql/pgerr"
-	"github.com/streamdb/streamdb/sql/types"
+	"github.com/streamdb/streamdb/pgerr"
+	"github.com/streamdb/streamdb/types"
 )
 
 // This file is a miniature SQL expression parser and binder for the golden

@@ -1,7 +1,7 @@
 package scalar
 
 import (
-	"github.com/streamdb/streamdb/sql/types"
+	"github.com/streamdb/streamdb/types"
 )
 
 // castDatum converts a non-NULL value between types with PostgreSQL's

@@ -1,6 +1,6 @@
 package scalar
 
-import "github.com/streamdb/streamdb/sql/types"
+import "github.com/streamdb/streamdb/types"
 
 // category is pg_type.typcategory, with 'P' for the pseudo-types of
 // polymorphic parameters.

@@ -3,8 +3,8 @@ package scalar
 import (
 	"strings"
 
-	"github.com/streamdb/streamdb/sql/pgerr"
-	"github.com/streamdb/streamdb/sql/types"
+	"github.com/streamdb/streamdb/pgerr"
+	"github.com/streamdb/streamdb/types"
 )
 
 // The functions clients call to read the session and describe catalog

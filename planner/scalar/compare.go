@@ -3,7 +3,7 @@ package scalar
 import (
 	"math"
 
-	"github.com/streamdb/streamdb/sql/types"
+	"github.com/streamdb/streamdb/types"
 )
 
 // Comparison operators = <> (and its spelling !=) < <= > >= for every

@@ -3,8 +3,8 @@ package scalar
 import (
 	"fmt"
 
-	"github.com/streamdb/streamdb/sql/pgerr"
-	"github.com/streamdb/streamdb/sql/types"
+	"github.com/streamdb/streamdb/pgerr"
+	"github.com/streamdb/streamdb/types"
 )
 
 // Compile turns e into an Evaluator. The node switch runs here, once; the

@@ -1,7 +1,7 @@
 package scalar
 
 import (
-	"github.com/streamdb/streamdb/sql/types"
+	"github.com/streamdb/streamdb/types"
 )
 
 func compileArray(e *ArrayExpr) (Evaluator, error) {

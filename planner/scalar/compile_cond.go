@@ -3,7 +3,7 @@ package scalar
 import (
 	"slices"
 
-	"github.com/streamdb/streamdb/sql/types"
+	"github.com/streamdb/streamdb/types"
 )
 
 func compileCase(e *Case) (Evaluator, error) {

@@ -1,7 +1,7 @@
 package scalar
 
 import (
-	"github.com/streamdb/streamdb/sql/types"
+	"github.com/streamdb/streamdb/types"
 )
 
 func compileAnd(e *And) (Evaluator, error) {

@@ -3,8 +3,8 @@ package scalar
 import (
 	"time"
 
-	"github.com/streamdb/streamdb/sql/pgerr"
-	"github.com/streamdb/streamdb/sql/types"
+	"github.com/streamdb/streamdb/pgerr"
+	"github.com/streamdb/streamdb/types"
 )
 
 // Date and time values are integers (see types.Datum): dates count days

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/streamdb/streamdb/sql/pgerr"
-	"github.com/streamdb/streamdb/sql/types"
+	"github.com/streamdb/streamdb/pgerr"
+	"github.com/streamdb/streamdb/types"
 )
 
 // Constructors and conversions of date/time values: make_*, to_timestamp,

@@ -3,8 +3,8 @@ package scalar
 import (
 	"time"
 
-	"github.com/streamdb/streamdb/sql/pgerr"
-	"github.com/streamdb/streamdb/sql/types"
+	"github.com/streamdb/streamdb/pgerr"
+	"github.com/streamdb/streamdb/types"
 )
 
 // EvalContext carries what evaluation needs beyond the row: parameter

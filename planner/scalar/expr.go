@@ -1,7 +1,7 @@
 package scalar
 
 import (
-	"github.com/streamdb/streamdb/sql/types"
+	"github.com/streamdb/streamdb/types"
 )
 
 // Expr is a typed scalar expression. Nodes are immutable once built; the

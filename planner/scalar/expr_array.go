@@ -1,6 +1,6 @@
 package scalar
 
-import "github.com/streamdb/streamdb/sql/types"
+import "github.com/streamdb/streamdb/types"
 
 // ArrayExpr is ARRAY[Elems...]; every element has been cast to the element
 // type of Typ.

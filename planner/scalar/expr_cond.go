@@ -1,6 +1,6 @@
 package scalar
 
-import "github.com/streamdb/streamdb/sql/types"
+import "github.com/streamdb/streamdb/types"
 
 // When is one WHEN cond THEN result arm of a searched CASE.
 type When struct {

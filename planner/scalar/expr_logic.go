@@ -1,6 +1,6 @@
 package scalar
 
-import "github.com/streamdb/streamdb/sql/types"
+import "github.com/streamdb/streamdb/types"
 
 // And is the conjunction of Args with SQL's three-valued logic: false if any
 // argument is false, else NULL if any is NULL, else true. Evaluation stops

@@ -4,7 +4,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/streamdb/streamdb/sql/types"
+	"github.com/streamdb/streamdb/types"
 )
 
 func mustExpr(t testing.TB, src string, cols ...types.Type) Expr {

@@ -1,6 +1,6 @@
 package scalar
 
-import "github.com/streamdb/streamdb/sql/types"
+import "github.com/streamdb/streamdb/types"
 
 // Fold replaces constant subexpressions with their values. Only nodes that
 // are constant (no columns, no parameters, only immutable functions) are

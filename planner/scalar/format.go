@@ -4,7 +4,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/streamdb/streamdb/sql/types"
+	"github.com/streamdb/streamdb/types"
 )
 
 // The String methods print the EXPLAIN form of expressions.

@@ -3,7 +3,7 @@ package scalar
 import (
 	"strings"
 
-	"github.com/streamdb/streamdb/sql/types"
+	"github.com/streamdb/streamdb/types"
 )
 
 // Volatility is PostgreSQL's provolatile: whether a function's result

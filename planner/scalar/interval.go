@@ -3,7 +3,7 @@ package scalar
 import (
 	"math"
 
-	"github.com/streamdb/streamdb/sql/types"
+	"github.com/streamdb/streamdb/types"
 )
 
 // Interval arithmetic keeps PostgreSQL's three fields (months, days,

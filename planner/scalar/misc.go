@@ -3,7 +3,7 @@ package scalar
 import (
 	"github.com/google/uuid"
 
-	"github.com/streamdb/streamdb/sql/types"
+	"github.com/streamdb/streamdb/types"
 )
 
 // Miscellaneous functions: UUID generation and NULL counting.

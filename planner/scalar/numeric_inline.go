@@ -6,7 +6,7 @@ import (
 	"math/bits"
 
 	"github.com/cockroachdb/apd/v3"
-	"github.com/streamdb/streamdb/sql/types"
+	"github.com/streamdb/streamdb/types"
 )
 
 // Inline numeric arithmetic. Most numerics reach the engine as inline

@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/cockroachdb/apd/v3"
-	"github.com/streamdb/streamdb/sql/pgerr"
-	"github.com/streamdb/streamdb/sql/types"
+	"github.com/streamdb/streamdb/pgerr"
+	"github.com/streamdb/streamdb/types"
 )
 
 // inlineEdges are inline numerics where the int64 paths are easiest to

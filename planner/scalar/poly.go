@@ -1,6 +1,6 @@
 package scalar
 
-import "github.com/streamdb/streamdb/sql/types"
+import "github.com/streamdb/streamdb/types"
 
 // Pseudo-type families for polymorphic parameters, numbered above every
 // real family. They appear only in library signatures: resolution replaces

@@ -6,8 +6,8 @@ import (
 	"regexp/syntax"
 	"strings"
 
-	"github.com/streamdb/streamdb/sql/pgerr"
-	"github.com/streamdb/streamdb/sql/types"
+	"github.com/streamdb/streamdb/pgerr"
+	"github.com/streamdb/streamdb/types"
 )
 
 // POSIX regular expressions (~ ~* !~ !~*, regexp_replace, regexp_match,

@@ -3,8 +3,8 @@ package scalar
 import (
 	"testing"
 
-	"github.com/streamdb/streamdb/sql/pgerr"
-	"github.com/streamdb/streamdb/sql/types"
+	"github.com/streamdb/streamdb/pgerr"
+	"github.com/streamdb/streamdb/types"
 )
 
 func TestResolveErrors(t *testing.T) {

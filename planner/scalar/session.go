@@ -3,7 +3,7 @@ package scalar
 import (
 	"time"
 
-	"github.com/streamdb/streamdb/sql/pgerr"
+	"github.com/streamdb/streamdb/pgerr"
 )
 
 // Session is the access path from evaluation to the session that runs a

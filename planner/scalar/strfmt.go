@@ -4,8 +4,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/streamdb/streamdb/sql/pgerr"
-	"github.com/streamdb/streamdb/sql/types"
+	"github.com/streamdb/streamdb/pgerr"
+	"github.com/streamdb/streamdb/types"
 )
 
 // concat, concat_ws, format and the || operators print non-text

@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/streamdb/streamdb/sql/pgerr"
-	"github.com/streamdb/streamdb/sql/types"
+	"github.com/streamdb/streamdb/pgerr"
+	"github.com/streamdb/streamdb/types"
 )
 
 func runTable(t *testing.T, name string, argSrc ...string) (string, error) {

@@ -1,7 +1,7 @@
 package scalar
 
 import (
-	"github.com/streamdb/streamdb/sql/types"
+	"github.com/streamdb/streamdb/types"
 )
 
 // datumText returns d's text form as PostgreSQL's output function prints

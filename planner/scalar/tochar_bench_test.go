@@ -3,7 +3,7 @@ package scalar
 import (
 	"testing"
 
-	"github.com/streamdb/streamdb/sql/types"
+	"github.com/streamdb/streamdb/types"
 )
 
 // BenchmarkToChar formats a timestamp with Nexmark q17's constant format,

@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/cockroachdb/apd/v3"
-	"github.com/streamdb/streamdb/sql/types"
+	"github.com/streamdb/streamdb/types"
 )
 
 // to_char for numbers with the common template patterns: 9 (digit,

@@ -4,8 +4,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/streamdb/streamdb/sql/pgerr"
-	"github.com/streamdb/streamdb/sql/types"
+	"github.com/streamdb/streamdb/pgerr"
+	"github.com/streamdb/streamdb/types"
 )
 
 // to_date(text, format) and to_timestamp(text, format): the inverse of

@@ -5,9 +5,9 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/streamdb/streamdb/pgerr"
 	"github.com/streamdb/streamdb/sources"
-	"github.com/streamdb/streamdb/sql/pgerr"
-	"github.com/streamdb/streamdb/sql/types"
+	"github.com/streamdb/streamdb/types"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/streamdb/streamdb/sql/types"
+	"github.com/streamdb/streamdb/types"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 

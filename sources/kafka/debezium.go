@@ -3,8 +3,8 @@ package kafka
 import (
 	"unicode/utf8"
 
-	"github.com/streamdb/streamdb/sql/pgerr"
-	"github.com/streamdb/streamdb/sql/types"
+	"github.com/streamdb/streamdb/pgerr"
+	"github.com/streamdb/streamdb/types"
 )
 
 // stringDecoder is a JSON decoder that can read a document already in a

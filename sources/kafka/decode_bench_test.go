@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/streamdb/streamdb/sources"
-	"github.com/streamdb/streamdb/sql/types"
+	"github.com/streamdb/streamdb/types"
 )
 
 // benchRecord is a small JSON record of the kind an event topic carries.
@@ -31,7 +31,7 @@ type benchEvent struct {
 }
 
 // BenchmarkDecode measures each format's decoder on pre-built records,
-// beside encoding/json and sql/types baselines for the JSON ones.
+// beside encoding/json and types baselines for the JSON ones.
 func BenchmarkDecode(b *testing.B) {
 	const n = 1024
 	records := make([][]byte, n)

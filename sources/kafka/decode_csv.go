@@ -5,9 +5,9 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/streamdb/streamdb/pgerr"
 	"github.com/streamdb/streamdb/sources"
-	"github.com/streamdb/streamdb/sql/pgerr"
-	"github.com/streamdb/streamdb/sql/types"
+	"github.com/streamdb/streamdb/types"
 )
 
 // csvDecoder is FORMAT CSV WITH n COLUMNS [DELIMITED BY 'c']: each record

@@ -3,9 +3,9 @@ package kafka
 import (
 	"testing"
 
+	"github.com/streamdb/streamdb/pgerr"
 	"github.com/streamdb/streamdb/sources"
-	"github.com/streamdb/streamdb/sql/pgerr"
-	"github.com/streamdb/streamdb/sql/types"
+	"github.com/streamdb/streamdb/types"
 )
 
 func newCSV(t *testing.T, n int, delim byte, declared ...sources.Column) (decoder, []sources.Column) {

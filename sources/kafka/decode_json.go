@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"unicode/utf8"
 
+	"github.com/streamdb/streamdb/pgerr"
 	"github.com/streamdb/streamdb/sources"
-	"github.com/streamdb/streamdb/sql/pgerr"
-	"github.com/streamdb/streamdb/sql/types"
+	"github.com/streamdb/streamdb/types"
 )
 
 // jsonColumnsDecoder is FORMAT JSON with a column list: the fields of a

@@ -28,14 +28,14 @@
 // written directly with keys sorted in place, and typed columns take their
 // values from spans of one string copied from the record. The fast paths
 // accept only what they can get exactly right and hand everything else
-// (escaped keys, exponents, syntax errors) to sql/types' parser, which is
+// (escaped keys, exponents, syntax errors) to types' parser, which is
 // PostgreSQL's grammar; fuzz targets check that both paths agree.
 //
 // The choice is measured (BenchmarkDecode, BenchmarkDecodeJSONv2 with
 // GOEXPERIMENT=jsonv2): on a six-field event, the fast path fills typed
 // columns in 1.3 µs with 3 allocations; encoding/json takes 2.1 µs (5.4 µs
 // without the experiment) and json/v2 1.5 µs into a Go struct alone, before
-// any conversion to Datums; sql/types' tree parser 7 µs. jsontext's token
+// any conversion to Datums; types' tree parser 7 µs. jsontext's token
 // stream (0.6 µs, no allocations) could carry the fast path once the
 // experiment is the default. In the engine, decoding is about 5% of
 // ingestion's CPU; the commit path (Pebble, the stored relation) dominates.

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/streamdb/streamdb/sources"
-	"github.com/streamdb/streamdb/sql/types"
+	"github.com/streamdb/streamdb/types"
 )
 
 var jsonSeeds = []string{
@@ -30,7 +30,7 @@ var fuzzJSONColumns = []sources.Column{
 }
 
 // FuzzDecodeJSON checks that the JSON decoders never panic and that their
-// fast paths agree with sql/types' parser wherever they accept the input.
+// fast paths agree with types' parser wherever they accept the input.
 func FuzzDecodeJSON(f *testing.F) {
 	for _, s := range jsonSeeds {
 		f.Add(s)

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/streamdb/streamdb/sources"
-	"github.com/streamdb/streamdb/sql/types"
+	"github.com/streamdb/streamdb/types"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 

@@ -4,7 +4,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/streamdb/streamdb/sql/types"
+	"github.com/streamdb/streamdb/types"
 )
 
 // canonicalizer rewrites JSON text as jsonb's canonical text (the payload

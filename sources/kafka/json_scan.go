@@ -8,7 +8,7 @@ import (
 // The fast JSON paths below never report errors of their own: whenever the
 // input leaves the common ground they handle (escapes in object keys,
 // exponents, negative zero, invalid syntax, extreme nesting) they answer
-// "not ok" and the caller reruns the record through sql/types' parser,
+// "not ok" and the caller reruns the record through types' parser,
 // which is PostgreSQL's grammar with its exact messages. So the fast paths
 // only need to be right on what they accept, and FuzzJSONFastPath checks
 // exactly that against the slow path.

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/streamdb/streamdb/sources"
-	"github.com/streamdb/streamdb/sql/types"
+	"github.com/streamdb/streamdb/types"
 )
 
 // TestEndToEndKcatDevkafka produces with kcat (librdkafka, a real

@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"unicode/utf8"
 
+	"github.com/streamdb/streamdb/pgerr"
 	"github.com/streamdb/streamdb/sources"
-	"github.com/streamdb/streamdb/sql/pgerr"
-	"github.com/streamdb/streamdb/sql/types"
+	"github.com/streamdb/streamdb/types"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 

@@ -1,6 +1,6 @@
 package kafka
 
-import "github.com/streamdb/streamdb/sql/types"
+import "github.com/streamdb/streamdb/types"
 
 // parseISOTimestamp reads the RFC 3339 timestamps event data is full of
 // (2024-01-02T03:04:05.123456Z, with a space or T, an optional fraction of

@@ -3,7 +3,7 @@ package kafka
 import (
 	"testing"
 
-	"github.com/streamdb/streamdb/sql/types"
+	"github.com/streamdb/streamdb/types"
 )
 
 var timestampSeeds = []string{

@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/streamdb/streamdb/sources"
-	"github.com/streamdb/streamdb/sql/types"
+	"github.com/streamdb/streamdb/types"
 )
 
 // auction is AUCTION, Materialize's auction house: organizations with users

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/streamdb/streamdb/sources"
-	"github.com/streamdb/streamdb/sql/types"
+	"github.com/streamdb/streamdb/types"
 )
 
 // BenchmarkNexmarkEvents measures the raw event function, one event per

@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/streamdb/streamdb/sources"
-	"github.com/streamdb/streamdb/sql/types"
+	"github.com/streamdb/streamdb/types"
 )
 
 // counter is COUNTER: tick n emits n+1, so the collection after n ticks is

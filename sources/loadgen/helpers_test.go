@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/streamdb/streamdb/sources"
-	"github.com/streamdb/streamdb/sql/types"
+	"github.com/streamdb/streamdb/types"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")

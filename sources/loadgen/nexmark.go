@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/streamdb/streamdb/sources"
-	"github.com/streamdb/streamdb/sql/types"
+	"github.com/streamdb/streamdb/types"
 )
 
 // nexmarkSource is NEXMARK: the NexmarkGenerator stream cut into batches of

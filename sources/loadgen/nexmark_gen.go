@@ -4,7 +4,7 @@ import (
 	"math"
 
 	"github.com/streamdb/streamdb/sources"
-	"github.com/streamdb/streamdb/sql/types"
+	"github.com/streamdb/streamdb/types"
 )
 
 // NexmarkGenerator is the NEXMARK event stream as a pure function of (seed,

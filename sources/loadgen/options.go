@@ -5,8 +5,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/streamdb/streamdb/pgerr"
 	"github.com/streamdb/streamdb/sources"
-	"github.com/streamdb/streamdb/sql/pgerr"
 )
 
 // Options configures a load generator. The zero value of every field means

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/streamdb/streamdb/sql/pgerr"
+	"github.com/streamdb/streamdb/pgerr"
 )
 
 func TestNewKinds(t *testing.T) {

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/streamdb/streamdb/sources"
-	"github.com/streamdb/streamdb/sql/types"
+	"github.com/streamdb/streamdb/types"
 )
 
 // TestResume runs each generator for a number of batches without

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/streamdb/streamdb/sources"
-	"github.com/streamdb/streamdb/sql/types"
+	"github.com/streamdb/streamdb/types"
 )
 
 // tpch is TPCH: the eight TPC-H tables at a scale factor, emitted once as a

@@ -5,7 +5,7 @@ import (
 
 	"github.com/cockroachdb/apd/v3"
 	"github.com/streamdb/streamdb/sources"
-	"github.com/streamdb/streamdb/sql/types"
+	"github.com/streamdb/streamdb/types"
 )
 
 // tpchGen builds TPC-H entities. Each entity draws from its own RNG, seeded

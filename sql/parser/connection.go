@@ -3,7 +3,7 @@ package parser
 import (
 	"strings"
 
-	"github.com/streamdb/streamdb/sql/pgerr"
+	"github.com/streamdb/streamdb/pgerr"
 )
 
 // CreateConnection is CREATE CONNECTION [IF NOT EXISTS] name TO KAFKA (…)

@@ -4,7 +4,7 @@
 // the SHOW listings and SHOW CREATE, and EXPLAIN … PLAN FOR — with a
 // hand-written recursive-descent parser. Everything else is standard SQL and
 // goes to pg_query (PostgreSQL's own grammar, linked by package sql); this
-// package has no cgo and imports nothing of ours but sql/pgerr.
+// package has no cgo and imports nothing of ours but pgerr.
 //
 // The surface follows Materialize's syntax, so that users can carry their
 // knowledge over; Materialize features streamdb does not have (FORMAT AVRO,

@@ -9,7 +9,7 @@ import (
 	"testing"
 )
 
-// The parser must stay a leaf: the standard library and sql/pgerr only, and
+// The parser must stay a leaf: the standard library and pgerr only, and
 // no cgo, so that it builds and fuzzes with CGO_ENABLED=0.
 func TestImports(t *testing.T) {
 	files, err := filepath.Glob("*.go")
@@ -27,7 +27,7 @@ func TestImports(t *testing.T) {
 		}
 		for _, imp := range f.Imports {
 			path, _ := strconv.Unquote(imp.Path.Value)
-			if path == "C" || strings.Contains(path, ".") && path != "github.com/streamdb/streamdb/sql/pgerr" {
+			if path == "C" || strings.Contains(path, ".") && path != "github.com/streamdb/streamdb/pgerr" {
 				t.Errorf("%s imports %s", name, path)
 			}
 		}

@@ -3,7 +3,7 @@ package parser
 import (
 	"unicode/utf8"
 
-	"github.com/streamdb/streamdb/sql/pgerr"
+	"github.com/streamdb/streamdb/pgerr"
 )
 
 // lexer scans SQL text with PostgreSQL's lexical rules (scan.l of

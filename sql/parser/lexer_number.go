@@ -1,6 +1,6 @@
 package parser
 
-import "github.com/streamdb/streamdb/sql/pgerr"
+import "github.com/streamdb/streamdb/pgerr"
 
 // scanNumber scans a numeric literal starting at a digit or at a '.'
 // followed by a digit, with PostgreSQL 17's rules: decimal digits may be

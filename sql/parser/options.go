@@ -3,7 +3,7 @@ package parser
 import (
 	"strings"
 
-	"github.com/streamdb/streamdb/sql/pgerr"
+	"github.com/streamdb/streamdb/pgerr"
 )
 
 // optionNames lists the options of one option list, each as its keywords in

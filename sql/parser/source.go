@@ -4,7 +4,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/streamdb/streamdb/sql/pgerr"
+	"github.com/streamdb/streamdb/pgerr"
 )
 
 // CreateSource is CREATE SOURCE [IF NOT EXISTS] name [(columns)] FROM …,

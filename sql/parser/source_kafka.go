@@ -4,7 +4,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/streamdb/streamdb/sql/pgerr"
+	"github.com/streamdb/streamdb/pgerr"
 )
 
 // KafkaSource is the FROM KAFKA part of CREATE SOURCE:

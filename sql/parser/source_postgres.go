@@ -3,7 +3,7 @@ package parser
 import (
 	"strings"
 
-	"github.com/streamdb/streamdb/sql/pgerr"
+	"github.com/streamdb/streamdb/pgerr"
 )
 
 // PostgresSource is the FROM POSTGRES part of CREATE SOURCE:

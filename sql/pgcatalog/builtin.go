@@ -7,7 +7,7 @@ import (
 	"sync"
 
 	"github.com/streamdb/streamdb/planner/scalar"
-	"github.com/streamdb/streamdb/sql/types"
+	"github.com/streamdb/streamdb/types"
 )
 
 // pg_type.tsv holds PostgreSQL 15's pg_type rows for the types streamdb

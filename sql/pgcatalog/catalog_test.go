@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/streamdb/streamdb/sql/pgerr"
-	"github.com/streamdb/streamdb/sql/types"
+	"github.com/streamdb/streamdb/pgerr"
+	"github.com/streamdb/streamdb/types"
 )
 
 // fakeSource is a catalog with a table (primary key, default, check), an

@@ -1,6 +1,6 @@
 package pgcatalog
 
-import "github.com/streamdb/streamdb/sql/types"
+import "github.com/streamdb/streamdb/types"
 
 // Column types of the system relations, as columns_gen.go names them.
 var (

@@ -8,7 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/streamdb/streamdb/internal/pgtest"
-	"github.com/streamdb/streamdb/sql/types"
+	"github.com/streamdb/streamdb/types"
 )
 
 // substitutes maps the PostgreSQL types streamdb lacks to the types its

@@ -3,7 +3,7 @@ package pgcatalog
 import (
 	"strings"
 
-	"github.com/streamdb/streamdb/sql/types"
+	"github.com/streamdb/streamdb/types"
 )
 
 // viewDefinition is pg_get_viewdef's text: the defining query, on its own

@@ -1,7 +1,7 @@
 package pgcatalog
 
 import (
-	"github.com/streamdb/streamdb/sql/types"
+	"github.com/streamdb/streamdb/types"
 )
 
 // The information_schema views, over user relations only (PostgreSQL's

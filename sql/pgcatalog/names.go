@@ -4,8 +4,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/streamdb/streamdb/sql/pgerr"
-	"github.com/streamdb/streamdb/sql/types"
+	"github.com/streamdb/streamdb/pgerr"
+	"github.com/streamdb/streamdb/types"
 )
 
 // Names adapts a Source to types.ObjectNames, for the reg* types' text

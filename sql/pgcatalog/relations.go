@@ -1,7 +1,7 @@
 package pgcatalog
 
 import (
-	"github.com/streamdb/streamdb/sql/types"
+	"github.com/streamdb/streamdb/types"
 )
 
 // relEntry is one row of pg_class in the making: a user relation, the

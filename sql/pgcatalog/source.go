@@ -3,7 +3,7 @@ package pgcatalog
 import (
 	"time"
 
-	"github.com/streamdb/streamdb/sql/types"
+	"github.com/streamdb/streamdb/types"
 )
 
 // Source is the state the system relations are generated from: one

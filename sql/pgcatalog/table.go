@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/streamdb/streamdb/sql/types"
+	"github.com/streamdb/streamdb/types"
 )
 
 // Column is a column of a system relation.

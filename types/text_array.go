@@ -3,7 +3,7 @@ package types
 import (
 	"strings"
 
-	"github.com/streamdb/streamdb/sql/pgerr"
+	"github.com/streamdb/streamdb/pgerr"
 )
 
 // appendArray prints a one-dimensional array as array_out does: elements

@@ -3,7 +3,7 @@ package types
 import (
 	"math"
 
-	"github.com/streamdb/streamdb/sql/pgerr"
+	"github.com/streamdb/streamdb/pgerr"
 )
 
 // dtError converts a decoding failure into PostgreSQL's error for input s

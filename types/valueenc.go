@@ -5,7 +5,7 @@ import (
 	"math"
 
 	"github.com/cockroachdb/apd/v3"
-	"github.com/streamdb/streamdb/sql/pgerr"
+	"github.com/streamdb/streamdb/pgerr"
 )
 
 // The value encoding stores rows in Pebble and in operator state. Unlike

@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/streamdb/streamdb/sql/pgerr"
+	"github.com/streamdb/streamdb/pgerr"
 )
 
 // appendFloat prints a float as float4out/float8out do. With

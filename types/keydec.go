@@ -5,7 +5,7 @@ import (
 	"math"
 
 	"github.com/cockroachdb/apd/v3"
-	"github.com/streamdb/streamdb/sql/pgerr"
+	"github.com/streamdb/streamdb/pgerr"
 )
 
 // maxKeyDepth bounds the nesting of arrays and jsonb documents a key may

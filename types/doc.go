@@ -4,7 +4,7 @@
 // Pebble keys, the compact value encoding used for stored rows, and casts.
 //
 // Every other package may import types; types imports nothing of ours except
-// the error package sql/pgerr, so that a conversion failure carries its
+// the error package pgerr, so that a conversion failure carries its
 // SQLSTATE from the point of origin.
 //
 // # Values

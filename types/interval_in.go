@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/streamdb/streamdb/sql/pgerr"
+	"github.com/streamdb/streamdb/pgerr"
 )
 
 // intervalAcc accumulates interval input the way pg_itm_in does:

@@ -3,7 +3,7 @@ package types
 import (
 	"testing"
 
-	"github.com/streamdb/streamdb/sql/pgerr"
+	"github.com/streamdb/streamdb/pgerr"
 )
 
 type fakeNames map[string]uint32

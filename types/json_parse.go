@@ -7,7 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/cockroachdb/apd/v3"
-	"github.com/streamdb/streamdb/sql/pgerr"
+	"github.com/streamdb/streamdb/pgerr"
 )
 
 // ParseJSON parses JSON text with PostgreSQL's json grammar (RFC 8259:

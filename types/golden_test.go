@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/streamdb/streamdb/sql/pgerr"
+	"github.com/streamdb/streamdb/pgerr"
 )
 
 // goldenCase is one line of testdata/golden/*.txt, produced by

@@ -3,7 +3,7 @@ package types
 import (
 	"strings"
 
-	"github.com/streamdb/streamdb/sql/pgerr"
+	"github.com/streamdb/streamdb/pgerr"
 )
 
 // Cast converts d from type from to type to as an explicit CAST does in

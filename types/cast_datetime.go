@@ -1,6 +1,6 @@
 package types
 
-import "github.com/streamdb/streamdb/sql/pgerr"
+import "github.com/streamdb/streamdb/pgerr"
 
 // castDateTime converts among date, time, timestamp, timestamptz and
 // interval; ok is false when the pair is not one of these casts.

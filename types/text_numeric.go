@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/cockroachdb/apd/v3"
-	"github.com/streamdb/streamdb/sql/pgerr"
+	"github.com/streamdb/streamdb/pgerr"
 )
 
 // numericCtx is the context for numeric rounding inside this package:

@@ -5,7 +5,7 @@ import (
 	"strconv"
 
 	"github.com/cockroachdb/apd/v3"
-	"github.com/streamdb/streamdb/sql/pgerr"
+	"github.com/streamdb/streamdb/pgerr"
 )
 
 // ErrIntRange is the integer casts' overflow error: "integer out of

@@ -3,7 +3,7 @@ package types
 import (
 	"strconv"
 
-	"github.com/streamdb/streamdb/sql/pgerr"
+	"github.com/streamdb/streamdb/pgerr"
 )
 
 const hexDigits = "0123456789abcdef"

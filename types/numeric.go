@@ -2,7 +2,7 @@ package types
 
 import (
 	"github.com/cockroachdb/apd/v3"
-	"github.com/streamdb/streamdb/sql/pgerr"
+	"github.com/streamdb/streamdb/pgerr"
 )
 
 // PostgreSQL's numeric limits: 131072 digits before the decimal point and
