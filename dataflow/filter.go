@@ -29,7 +29,9 @@ var _ operator = (*filterOp)(nil)
 
 func (op *filterOp) Name() string { return "Filter" }
 
-func (op *filterOp) Step(context.Context) error {
+func (op *filterOp) Step(ctx context.Context) error { return op.absorb(ctx, 0) }
+
+func (op *filterOp) absorb(context.Context, int) error {
 	op.out.passErrors(op.in)
 	for _, u := range op.in.delta {
 		ok, err := op.pred(u.Row)
@@ -42,5 +44,7 @@ func (op *filterOp) Step(context.Context) error {
 	}
 	return nil
 }
+
+func (op *filterOp) finish(context.Context) error { return nil }
 
 func (op *filterOp) StateBytes() int64 { return 0 }

@@ -31,7 +31,9 @@ var _ operator = (*mapOp)(nil)
 
 func (op *mapOp) Name() string { return "Map" }
 
-func (op *mapOp) Step(context.Context) error {
+func (op *mapOp) Step(ctx context.Context) error { return op.absorb(ctx, 0) }
+
+func (op *mapOp) absorb(context.Context, int) error {
 	op.out.passErrors(op.in)
 	op.out.delta = slices.Grow(op.out.delta, len(op.in.delta))
 	for _, u := range op.in.delta {
@@ -44,5 +46,7 @@ func (op *mapOp) Step(context.Context) error {
 	}
 	return nil
 }
+
+func (op *mapOp) finish(context.Context) error { return nil }
 
 func (op *mapOp) StateBytes() int64 { return 0 }

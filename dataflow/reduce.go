@@ -159,6 +159,12 @@ type reduceOp struct {
 	// dropped holds the keys of the groups the tick dropped, which their
 	// wchanges still name (wordsChange.drop) until the next tick.
 	dropped []groupKey
+	// begun is set while a tick is under way (see begin); prefetched
+	// when apply prefetched in it; held keeps a final step's chunks
+	// when they must be applied at once (see absorb).
+	begun      bool
+	prefetched bool
+	held       Batch
 }
 
 // reduceAgg is where one aggregate's state lives in a group: n words from
@@ -297,8 +303,35 @@ var _ operator = (*reduceOp)(nil)
 
 func (op *reduceOp) Name() string { return "Reduce" }
 
-func (op *reduceOp) Step(context.Context) error {
+func (op *reduceOp) Step(ctx context.Context) error {
+	if err := op.absorb(ctx, 0); err != nil {
+		return err
+	}
+	return op.finish(ctx)
+}
+
+// absorb feeds a delta, or a final step's chunk, to the groups.
+// Aggregates with AggStates see every intermediate multiset
+// non-negative (see apply) only within one delta: in a final step whose
+// input may retract (EXCEPT ALL's Negate upstream), the chunks are kept
+// and applied at once at the end.
+func (op *reduceOp) absorb(context.Context, int) error {
+	op.begin()
 	op.out.passErrors(op.in)
+	if op.nstates > 0 && op.in.streaming() && op.in.mayRetract() {
+		op.held = append(op.held, op.in.delta...)
+		return nil
+	}
+	op.applyDelta(op.in.delta)
+	return nil
+}
+
+// begin starts a tick, once, before its first delta or its finish.
+func (op *reduceOp) begin() {
+	if op.begun {
+		return
+	}
+	op.begun = true
 	clear(op.changes)
 	op.changes = op.changes[:0]
 	op.wchanges = op.wchanges[:0]
@@ -319,24 +352,44 @@ func (op *reduceOp) Step(context.Context) error {
 	if n, want := len(op.memo), min(memoSize, len(op.index.slots)); n > 0 && n < want && (n > 1 || op.memo[0].pos > 0) {
 		op.memo = make([]memoEntry, want)
 	}
-	hashes := op.prefetch()
-	op.apply(hashes)
+}
+
+// applyDelta applies a delta to the groups' accumulators.
+func (op *reduceOp) applyDelta(d Batch) {
+	hashes := op.prefetch(d)
+	op.apply(d, hashes)
+	op.prefetched = op.prefetched || hashes != nil
+}
+
+// finish emits the change of every group the tick touched, flushing the
+// output between groups in a final step.
+func (op *reduceOp) finish(ctx context.Context) error {
+	op.begin()
+	if op.held != nil {
+		op.applyDelta(op.held)
+		op.held = nil
+	}
 	if op.keyed && !op.wordsMode {
 		op.sortTouched()
 	}
-	if hashes != nil && !op.wordsMode {
+	if op.prefetched && !op.wordsMode {
 		op.prefetchRows()
 	}
 	if op.wordsMode {
 		op.finishWords()
 	}
+	var err error
 	for i := range op.touched {
-		op.finish(&op.touched[i])
+		op.finishTouched(&op.touched[i])
+		if err = op.out.flushIfFull(ctx); err != nil {
+			break
+		}
 	}
 	clear(op.touched)
 	op.touched = op.touched[:0]
 	clear(op.news)
-	return nil
+	op.begun, op.prefetched = false, false
+	return err
 }
 
 // sortTouched puts the tick's touched groups in key order.
@@ -352,10 +405,9 @@ func (op *reduceOp) sortTouched() {
 // (see AggState); the retractions wait in op.retract with their groups.
 // hashes, when not nil, holds the hash of each delta row's key (see
 // prefetch).
-func (op *reduceOp) apply(hashes []uint64) {
-	d := op.in.delta
+func (op *reduceOp) apply(d Batch, hashes []uint64) {
 	if op.inline {
-		op.applyInline(hashes)
+		op.applyInline(d, hashes)
 	} else {
 		last := int32(-1)
 		for i := range d {
@@ -408,8 +460,7 @@ func (op *reduceOp) applyRow(last int32, u *Update, hashes []uint64, i int) int3
 // count(*) and a sum took a third longer (BenchmarkViewUpdate). A row
 // whose key is not inline (NULL, text …) or too short for the columns
 // goes through applyRow.
-func (op *reduceOp) applyInline(hashes []uint64) {
-	d := op.in.delta
+func (op *reduceOp) applyInline(d Batch, hashes []uint64) {
 	last := int32(-1)
 	for i := range d {
 		u := &d[i]
@@ -593,8 +644,7 @@ func (op *reduceOp) addWords(w []int64, u *Update) {
 // is only warmed (rowIndex.warm). It returns the keys' hashes, or nil
 // when it did not hash them. Go has no prefetch instruction; the loads'
 // sum is stored so that the compiler keeps them.
-func (op *reduceOp) prefetch() []uint64 {
-	d := op.in.delta
+func (op *reduceOp) prefetch(d Batch) []uint64 {
 	if len(op.index.slots) < prefetchSlots {
 		op.sink = op.index.warm(len(d))
 		return nil
@@ -795,9 +845,9 @@ func (op *reduceOp) touch(pos int32, existed bool) {
 	op.touched = append(op.touched, t)
 }
 
-// finish emits the change of one touched group and drops the group if it
-// no longer has rows.
-func (op *reduceOp) finish(t *touchedGroup) {
+// finishTouched emits the change of one touched group and drops the
+// group if it no longer has rows.
+func (op *reduceOp) finishTouched(t *touchedGroup) {
 	grp := op.groups.at(t.pos)
 	exists := op.exists(t.pos)
 	var newErr *pgerr.Error
@@ -1067,7 +1117,7 @@ func (op *reduceOp) emit(row types.Row, err *pgerr.Error, diff int64) {
 }
 
 func (op *reduceOp) StateBytes() int64 {
-	n := op.bytes + op.index.size() + int64(op.groups.slots())*sizeGroup + int64(len(op.memo))*int64(unsafe.Sizeof(memoEntry{}))
+	n := op.bytes + op.index.size() + int64(op.groups.slots())*sizeGroup + int64(len(op.memo))*int64(unsafe.Sizeof(memoEntry{})) + int64(cap(op.held))*sizeUpdate
 	for _, w := range op.wide {
 		n += int64(cap(w)) * 8
 	}

@@ -114,9 +114,20 @@ var _ operator = (*monoTopKOp)(nil)
 
 func (op *monoTopKOp) Name() string { return "MonotonicTopK" }
 
-func (op *monoTopKOp) Step(context.Context) error {
+func (op *monoTopKOp) Step(ctx context.Context) error {
+	if err := op.absorb(ctx, 0); err != nil {
+		op.reset()
+		return err
+	}
+	return op.finish(ctx)
+}
+
+// absorb takes the insertions of a delta, or of a final step's chunk,
+// into their groups' windows; a row that cannot enter its window is
+// dropped at once, so a final step over a billion rows keeps only the
+// windows.
+func (op *monoTopKOp) absorb(context.Context, int) error {
 	op.out.passErrors(op.in)
-	defer op.reset()
 	for _, u := range op.in.delta {
 		if u.Diff <= 0 {
 			if u.Diff == 0 {
@@ -146,14 +157,34 @@ func (op *monoTopKOp) Step(context.Context) error {
 			op.changes = append(op.changes, topKChange{group: grp.idx, item: item, diff: u.Diff})
 		}
 	}
-	if op.m > monoTopKEagerMax {
+	if len(op.changes) > 0 {
 		op.sorted = bucketChanges(op.changes, func(c *topKChange) int { return c.group }, op.touched, op.sorted)
 		for _, grp := range op.touched {
-			op.merge(grp, op.sorted[grp.start:grp.end])
+			if grp.end > grp.start {
+				op.merge(grp, op.sorted[grp.start:grp.end])
+			}
 		}
+		// The next chunk lays out its own changes.
+		for _, c := range op.changes {
+			grp := op.touched[c.group]
+			grp.start, grp.end = 0, 0
+		}
+		clear(op.changes)
+		op.changes = op.changes[:0]
+		clear(op.sorted)
+		op.sorted = op.sorted[:0]
 	}
+	return nil
+}
+
+// finish emits the change of every touched group's window.
+func (op *monoTopKOp) finish(ctx context.Context) error {
+	defer op.reset()
 	for _, grp := range op.touched {
 		op.emit(grp)
+		if err := op.out.flushIfFull(ctx); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"unsafe"
 
 	"github.com/streamdb/streamdb/pgerr"
 	"github.com/streamdb/streamdb/types"
@@ -199,8 +200,11 @@ type windowOp struct {
 	slab      rowSlab
 	vals      []types.Datum
 	fs        []funcState // the evaluator's, see evaluator.init
-	// bytes is the sum of the partitions' sizes, as of their last step.
-	bytes int64
+	// bytes is the sum of the partitions' sizes, as of their last step,
+	// and changeBytes estimates what changes holds until the tick's
+	// finish.
+	bytes       int64
+	changeBytes int64
 }
 
 type wPart struct {
@@ -236,6 +240,15 @@ var _ operator = (*windowOp)(nil)
 func (op *windowOp) Name() string { return "Window" }
 
 func (op *windowOp) Step(ctx context.Context) error {
+	if err := op.absorb(ctx, 0); err != nil {
+		return err
+	}
+	return op.finish(ctx)
+}
+
+// absorb records the changes of a delta, or of a final step's chunk, by
+// partition, each with its window key.
+func (op *windowOp) absorb(context.Context, int) error {
 	op.out.passErrors(op.in)
 	for _, u := range op.in.delta {
 		if u.Diff == 0 {
@@ -256,7 +269,14 @@ func (op *windowOp) Step(ctx context.Context) error {
 		}
 		op.kbuf = types.AppendKeyRow(op.kbuf, u.Row)
 		op.changes = append(op.changes, wChange{part: part.idx, key: string(op.kbuf), sk: sk, row: u.Row, diff: u.Diff})
+		op.changeBytes += sizeWChange + int64(len(op.kbuf))
 	}
+	return nil
+}
+
+// finish steps every touched partition on its changes, flushing the
+// output between partitions in a final step.
+func (op *windowOp) finish(ctx context.Context) error {
 	op.groupChanges()
 	for _, part := range op.touched {
 		if err := ctx.Err(); err != nil {
@@ -267,11 +287,14 @@ func (op *windowOp) Step(ctx context.Context) error {
 			op.index.remove(part.pos)
 			op.parts[part.pos] = nil
 			op.bytes -= part.bytes
-			continue
+		} else {
+			size := part.s.size()
+			op.bytes += size - part.bytes
+			part.bytes = size
 		}
-		size := part.s.size()
-		op.bytes += size - part.bytes
-		part.bytes = size
+		if err := op.out.flushIfFull(ctx); err != nil {
+			return err
+		}
 	}
 	clear(op.touched)
 	op.touched = op.touched[:0]
@@ -279,6 +302,7 @@ func (op *windowOp) Step(ctx context.Context) error {
 	op.changes = op.changes[:0]
 	clear(op.sorted)
 	op.sorted = op.sorted[:0]
+	op.changeBytes = 0
 	return nil
 }
 
@@ -419,8 +443,11 @@ func sameOut(a, b wOut) bool {
 }
 
 func (op *windowOp) StateBytes() int64 {
-	return op.index.size() + int64(cap(op.parts))*sizePointer + op.bytes
+	return op.index.size() + int64(cap(op.parts))*sizePointer + op.bytes + op.changeBytes
 }
+
+// sizeWChange is the bytes of a wChange beside its key.
+const sizeWChange = int64(unsafe.Sizeof(wChange{}))
 
 // unbounded is a reach that extends to the edge of the partition.
 const unbounded = math.MaxInt64 / 4
