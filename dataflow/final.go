@@ -55,9 +55,10 @@ type edge struct{ op, slot int }
 type finalStep struct {
 	running bool
 	// retracts[i] is set when stream i may carry a retraction in this
-	// step: the step's inputs are insertions, and only a Negate makes
-	// them negative until an operator that consolidates (an aggregate,
-	// a distinct, a top-k) takes them in. A reader that cannot take a
+	// step: the step's inputs are insertions, and only a Negate (or a
+	// top-k's offset without a limit) makes them negative until an
+	// operator that starts from empty state and emits at its finish (an
+	// aggregate, a distinct, a top-k) takes them in. A reader that cannot take a
 	// retraction before the insertion it cancels (a sink that sends
 	// rows at once, an aggregate's order statistics) waits for the end
 	// of the step when its input may retract.
@@ -233,7 +234,11 @@ func (g *Graph) retractions() []bool {
 			r[i] = true
 		case *inputOp:
 			r[i] = !positive(op.in.borrowed) || !positive(op.in.pending)
-		case *reduceOp, *thresholdOp, *topKOp, *monoTopKOp, *windowOp, *collectOp, *outputOp, *sinkOp:
+		case *topKOp:
+			// Without a limit, its output is its input less the first
+			// rows, emitted as such: Δgroup − Δprefix.
+			r[i] = op.spec.Limit < 0 && op.spec.Offset > 0
+		case *reduceOp, *thresholdOp, *monoTopKOp, *windowOp, *collectOp, *outputOp, *sinkOp:
 			// They emit at finish, from state that started empty.
 		case *semiJoinOp:
 			// The right side is only counted.

@@ -2,6 +2,7 @@ package dataflow
 
 import (
 	"context"
+	"errors"
 	"fmt"
 )
 
@@ -53,6 +54,9 @@ func (op *sinkOp) absorb(ctx context.Context, _ int) error {
 	if len(op.in.delta) == 0 {
 		return nil
 	}
+	if !positive(op.in.delta) {
+		return errSinkRetraction
+	}
 	return op.fn(ctx, op.in.delta)
 }
 
@@ -64,6 +68,10 @@ func (op *sinkOp) finish(ctx context.Context) error {
 	op.held = nil
 	return op.send(ctx, held)
 }
+
+// errSinkRetraction reports a retraction that reached a sink whose input
+// was not expected to carry one (see finalStep.retracts).
+var errSinkRetraction = errors.New("dataflow: a retraction reached a sink that had sent rows")
 
 // send hands b on in chunks, consolidated first unless it only inserts.
 func (op *sinkOp) send(ctx context.Context, b Batch) error {
