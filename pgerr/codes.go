@@ -112,6 +112,7 @@ const (
 	OutOfMemory                  Code = "53200"
 	ProgramLimitExceeded         Code = "54000"
 	StatementTooComplex          Code = "54001"
+	TooManyColumns               Code = "54011"
 	ObjectNotInPrerequisiteState Code = "55000"
 	ObjectInUse                  Code = "55006"
 	QueryCanceled                Code = "57014"

@@ -67,6 +67,11 @@ func parsePG(text string, offset int) ([]rawStatement, error) {
 	if node, end, ok := parseInsertValues(text); ok {
 		return []rawStatement{{node: node, text: strings.TrimSpace(text[:end]), offset: offset}}, nil
 	}
+	// Text that nests too deeply would take pg_query's C stack down
+	// with the server.
+	if err := parser.CheckLimits(text); err != nil {
+		return nil, err
+	}
 	tree, err := pg_query.Parse(text)
 	if err != nil {
 		return nil, shiftPosition(syntaxError(err), offset)
