@@ -77,7 +77,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	if limit == 0 {
 		limit = defaultMemoryLimit()
 	}
-	e := &Engine{c: c, log: log, started: time.Now(), sessions: map[uint32]*session{}, guard: newMemoryGuard(limit)}
+	e := &Engine{c: c, log: log, started: time.Now(), sessions: map[uint32]*session{}, guard: newMemoryGuard(limit, log)}
 	return e, nil
 }
 

@@ -78,13 +78,22 @@ func (st *statement) Execute(ctx context.Context, params []types.Datum) (_ pgwir
 	return res, nil
 }
 
-// runTracked runs a bound statement under the memory guard, which it
-// leaves however the statement ends.
-func (s *session) runTracked(ctx context.Context, b *boundStmt, params []types.Datum) (pgwire.Result, error) {
-	gctx, done := s.e.guard.track(ctx)
-	defer done()
-	res, err := s.runTimed(gctx, b, params)
-	return res, s.e.guard.statementError(gctx, err)
+// runTracked runs a bound statement under the memory guard and the
+// session's statement_timeout (see stmtRun). The execution ends when run
+// returns, or, for a result whose work goes on, when it is closed.
+func (s *session) runTracked(ctx context.Context, b *boundStmt, params []types.Datum) (res pgwire.Result, err error) {
+	sctx, run := s.startRun(ctx, !b.txnControl)
+	detach := run.attach(ctx)
+	defer func() {
+		detach()
+		err = run.err(err)
+		if l, ok := res.(lingering); ok && err == nil {
+			l.linger(run)
+			return
+		}
+		run.end()
+	}()
+	return b.run(sctx, s, params)
 }
 
 // recoverPanic turns a panic while binding or running a statement on the

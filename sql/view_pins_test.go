@@ -51,7 +51,7 @@ func TestQueriesUnpinViews(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, qerr := sess.runQueryAt(ctx, snap, q, nil)
+		qerr := sess.runQueryAt(ctx, snap, q, nil, nil, func(dataflow.Batch) error { return nil })
 		in.Push(dataflow.Batch{{Row: types.Row{types.NewInt8(3)}, Diff: 1}})
 		if err := g.Step(ctx); err != nil {
 			t.Fatal(err)
