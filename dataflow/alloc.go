@@ -13,16 +13,26 @@ import (
 // collector's share of it) low. A chunk lives as long as any row carved
 // from it; operators that keep rows across ticks (TopK) copy them, so
 // that one retained row does not pin a whole chunk.
+//
+// Chunks start small and double up to slabDatums: a one-tick query of a
+// row or two (SELECT 1, a million times in one simple query) allocated a
+// whole chunk per operator, 16 kB a statement.
 type rowSlab struct {
 	buf []types.Datum
+	// next is the size of the next chunk.
+	next int
 }
 
-const slabDatums = 512
+const (
+	slabFirst  = 16
+	slabDatums = 512
+)
 
 // row returns a zeroed row of n columns.
 func (s *rowSlab) row(n int) types.Row {
 	if len(s.buf) < n {
-		s.buf = make([]types.Datum, max(slabDatums, n))
+		s.next = min(max(2*s.next, slabFirst), slabDatums)
+		s.buf = make([]types.Datum, max(s.next, n))
 	}
 	r := s.buf[:n:n]
 	s.buf = s.buf[n:]

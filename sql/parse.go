@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 	pgparser "github.com/pganalyze/pg_query_go/v6/parser"
@@ -44,6 +45,9 @@ func parseQuery(query string) ([]rawStatement, error) {
 		}
 	}
 	if !mixed {
+		if len(pieces) > lazyStatements {
+			return splitPG(query)
+		}
 		return parsePG(query, 0)
 	}
 	for i, p := range pieces {
@@ -89,6 +93,55 @@ func parsePG(text string, offset int) ([]rawStatement, error) {
 		out = append(out, rawStatement{node: rs.Stmt, text: strings.TrimSpace(text[start:end]), offset: offset})
 	}
 	return out, nil
+}
+
+// lazyStatements is the number of statements past which a query string is
+// parsed a statement at a time: ten megabytes of "SELECT 1;" are a
+// million parse trees, gigabytes when held at once.
+const lazyStatements = 64
+
+// splitPG checks a query string of many statements with PostgreSQL's
+// grammar, so that a syntax error anywhere still runs none of them, and
+// returns its statements unparsed: each is parsed when it runs (see
+// rawStatement.parsed).
+func splitPG(query string) ([]rawStatement, error) {
+	if err := parser.CheckLimits(query); err != nil {
+		return nil, err
+	}
+	texts, err := pg_query.SplitWithParser(query, false)
+	if err != nil {
+		return nil, syntaxError(err)
+	}
+	out := make([]rawStatement, 0, len(texts))
+	base := uintptr(unsafe.Pointer(unsafe.StringData(query)))
+	at, chars := 0, 0
+	for _, t := range texts {
+		// Each text is a slice of query; its place gives its offset.
+		off := int(uintptr(unsafe.Pointer(unsafe.StringData(t))) - base)
+		if off < at || off+len(t) > len(query) || query[off:off+len(t)] != t {
+			return nil, pgerr.New(pgerr.InternalError, "statement %d of the query string not found in it", len(out)+1)
+		}
+		chars += utf8.RuneCountInString(query[at:off])
+		at = off
+		out = append(out, rawStatement{text: t, offset: chars})
+	}
+	return out, nil
+}
+
+// parsed returns the statement parsed: a statement of a long query
+// string is parsed only when it runs (see splitPG).
+func (r *rawStatement) parsed() (*rawStatement, error) {
+	if r.node != nil || r.ours != nil {
+		return r, nil
+	}
+	raws, err := parsePG(r.text, r.offset)
+	if err != nil {
+		return nil, err
+	}
+	if len(raws) != 1 {
+		return nil, pgerr.New(pgerr.InternalError, "a statement of the query string parsed as %d", len(raws))
+	}
+	return &raws[0], nil
 }
 
 // charOffset converts a byte offset in s to a character count.

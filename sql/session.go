@@ -137,7 +137,9 @@ func (s *session) Parse(ctx context.Context, query string) ([]pgwire.Statement, 
 			clear(s.parsed)
 			clear(s.bound)
 		}
-		s.parsed[query] = raws
+		if len(raws) <= lazyStatements {
+			s.parsed[query] = raws
+		}
 	}
 	out := make([]pgwire.Statement, len(raws))
 	for i := range raws {

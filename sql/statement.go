@@ -42,6 +42,9 @@ type boundStmt struct {
 // Describe binds the statement (pgwire.Statement).
 func (st *statement) Describe(ctx context.Context, paramOIDs []uint32) (_ []types.Type, _ []pgwire.Column, err error) {
 	defer st.s.recoverPanic(&err)
+	if st.raw, err = st.raw.parsed(); err != nil {
+		return nil, nil, err
+	}
 	st.paramOIDs = paramOIDs
 	st.bound = nil
 	b, err := st.bind()
@@ -55,6 +58,9 @@ func (st *statement) Describe(ctx context.Context, paramOIDs []uint32) (_ []type
 func (st *statement) Execute(ctx context.Context, params []types.Datum) (_ pgwire.Result, err error) {
 	s := st.s
 	defer s.recoverPanic(&err)
+	if st.raw, err = st.raw.parsed(); err != nil {
+		return nil, err
+	}
 	if s.txn != nil && s.txn.state == txnFailed {
 		if !isTxnControl(st.raw) {
 			return nil, pgerr.New(pgerr.InFailedSQLTransaction, "current transaction is aborted, commands ignored until end of transaction block")
