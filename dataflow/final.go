@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"slices"
 	"unsafe"
+
+	"github.com/streamdb/streamdb/types"
 )
 
 // A final step streams. The one-tick dataflow of an ad hoc query sees its
@@ -43,6 +45,11 @@ const (
 	// checkRows is how many rows a final step moves between two checks
 	// of ctx and memory.
 	checkRows = 1 << 15
+	// flushBytes and checkpointBytes bound the same by the bytes of the
+	// values operators build (see stream.built): a chunk of rows of ten
+	// megabytes each would otherwise hold forty gigabytes.
+	flushBytes      = 4 << 20
+	checkpointBytes = 64 << 20
 )
 
 // sizeUpdate is the bytes of an Update beside its row.
@@ -63,9 +70,11 @@ type finalStep struct {
 	// rows at once, an aggregate's order statistics) waits for the end
 	// of the step when its input may retract.
 	retracts []bool
-	// moved counts the rows moved since the last check.
-	moved int
-	check func(held int64) error
+	// moved and movedBytes count the rows and bytes moved since the
+	// last check.
+	moved      int
+	movedBytes int64
+	check      func(held int64) error
 	// chunk overrides chunkRows, for tests.
 	chunk int
 }
@@ -177,8 +186,9 @@ func (g *Graph) flush(ctx context.Context, id int) error {
 	if len(s.delta) == 0 && len(s.errs) == 0 {
 		return nil
 	}
-	if g.fin.moved += len(s.delta); g.fin.moved >= checkRows {
-		g.fin.moved = 0
+	g.fin.moved += len(s.delta)
+	if g.fin.movedBytes += s.bytes; g.fin.moved >= checkRows || g.fin.movedBytes >= checkpointBytes {
+		g.fin.moved, g.fin.movedBytes = 0, 0
 		if err := g.checkpoint(ctx); err != nil {
 			return err
 		}
@@ -209,12 +219,23 @@ func (g *Graph) checkpoint(ctx context.Context) error {
 }
 
 // flushIfFull flushes the stream to its readers once it holds a chunk,
-// during a final step; a Step never flushes.
+// of rows or of bytes, during a final step; a Step never flushes.
 func (s *stream) flushIfFull(ctx context.Context) error {
-	if !s.g.fin.running || len(s.delta) < s.g.chunkSize() {
+	if !s.g.fin.running || len(s.delta) < s.g.chunkSize() && s.bytes < flushBytes {
 		return nil
 	}
 	return s.g.flush(ctx, s.id)
+}
+
+// built counts the bytes of the values of a row an operator built, in a
+// final step, so that rows of large values flush sooner.
+func (s *stream) built(r types.Row) {
+	if !s.g.fin.running {
+		return
+	}
+	for i := range r {
+		s.bytes += int64(len(r[i].Str()))
+	}
 }
 
 // streaming reports whether a final step is running, in which an

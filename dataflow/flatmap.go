@@ -88,7 +88,10 @@ func (op *flatMapOp) emitRow(r types.Row) bool {
 		}
 	}
 	op.out.delta = append(op.out.delta, Update{Row: r, Diff: op.diff})
-	if op.out.streaming() && len(op.out.delta) >= op.out.g.chunkSize() {
+	if !op.out.streaming() {
+		return true
+	}
+	if op.out.built(r); len(op.out.delta) >= op.out.g.chunkSize() || op.out.bytes >= flushBytes {
 		if op.err = op.out.flushIfFull(op.ctx); op.err != nil {
 			return false
 		}

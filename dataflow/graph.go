@@ -84,12 +84,16 @@ type stream struct {
 	// g and id are the graph and the operator the stream belongs to.
 	g  *Graph
 	id int
+	// bytes estimates the bytes of the values operators built into
+	// delta, in a final step (see built).
+	bytes int64
 }
 
 func (s *stream) reset() {
 	if s.borrowed {
 		s.delta, s.borrowed = nil, false
 	}
+	s.bytes = 0
 	clear(s.delta)
 	s.delta = s.delta[:0]
 	clear(s.errs)

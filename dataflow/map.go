@@ -33,9 +33,12 @@ func (op *mapOp) Name() string { return "Map" }
 
 func (op *mapOp) Step(ctx context.Context) error { return op.absorb(ctx, 0) }
 
-func (op *mapOp) absorb(context.Context, int) error {
+// absorb maps a delta, or a final step's chunk; the output of a final
+// step is flushed as soon as it holds a chunk's worth of built values.
+func (op *mapOp) absorb(ctx context.Context, _ int) error {
 	op.out.passErrors(op.in)
 	op.out.delta = slices.Grow(op.out.delta, len(op.in.delta))
+	streaming := op.out.streaming()
 	for _, u := range op.in.delta {
 		r, err := op.fn(u.Row)
 		if err != nil {
@@ -43,6 +46,12 @@ func (op *mapOp) absorb(context.Context, int) error {
 			continue
 		}
 		op.out.delta = append(op.out.delta, Update{Row: r, Diff: u.Diff})
+		if streaming {
+			op.out.built(r)
+			if err := op.out.flushIfFull(ctx); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }

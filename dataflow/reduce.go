@@ -1114,6 +1114,7 @@ func (op *reduceOp) emit(row types.Row, err *pgerr.Error, diff int64) {
 		return
 	}
 	op.out.delta = append(op.out.delta, Update{Row: row, Diff: diff})
+	op.out.built(row)
 }
 
 func (op *reduceOp) StateBytes() int64 {

@@ -433,6 +433,7 @@ func (op *windowOp) emit(o wOut, diff int64) {
 		return
 	}
 	op.out.delta = append(op.out.delta, Update{Row: o.row, Diff: diff})
+	op.out.built(o.row)
 }
 
 func sameOut(a, b wOut) bool {
