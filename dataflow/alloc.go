@@ -58,3 +58,25 @@ type RowSlab struct{ s rowSlab }
 
 // Row returns a zeroed row of n columns.
 func (s *RowSlab) Row(n int) types.Row { return s.s.row(n) }
+
+// Detach returns r, a row of this slab, in storage of its own when its
+// values are large, and clears its place in the slab: a chunk lives as
+// long as any row carved from it, and the chunk being carved would keep
+// the values of rows long gone alive, five gigabytes of them for 512
+// one-column rows of ten megabytes.
+func (s *RowSlab) Detach(r types.Row) types.Row {
+	n := 0
+	for i := range r {
+		n += len(r[i].Str())
+	}
+	if n < detachBytes {
+		return r
+	}
+	own := make(types.Row, len(r))
+	copy(own, r)
+	clear(r)
+	return own
+}
+
+// detachBytes is the size of a row's strings from which Detach moves it.
+const detachBytes = 64 << 10
