@@ -238,6 +238,20 @@ func (s *stream) built(r types.Row) {
 	}
 }
 
+// checkEvery is how many rows an operator whose work per row has no
+// bound (expressions over values of any size) absorbs between checks of
+// ctx in a final step.
+const checkEvery = 64
+
+// canceled checks ctx every checkEvery rows, the row's index i, in a
+// final step.
+func (s *stream) canceled(ctx context.Context, i int) error {
+	if i%checkEvery != checkEvery-1 || !s.g.fin.running {
+		return nil
+	}
+	return ctx.Err()
+}
+
 // streaming reports whether a final step is running, in which an
 // operator's absorb sees one chunk of its input at a time.
 func (s *stream) streaming() bool { return s.g.fin.running }

@@ -39,7 +39,10 @@ func (op *mapOp) absorb(ctx context.Context, _ int) error {
 	op.out.passErrors(op.in)
 	op.out.delta = slices.Grow(op.out.delta, len(op.in.delta))
 	streaming := op.out.streaming()
-	for _, u := range op.in.delta {
+	for i, u := range op.in.delta {
+		if err := op.out.canceled(ctx, i); err != nil {
+			return err
+		}
 		r, err := op.fn(u.Row)
 		if err != nil {
 			op.out.errs = append(op.out.errs, ErrorUpdate{Err: dataError(err), Diff: u.Diff})

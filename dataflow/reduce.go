@@ -315,14 +315,26 @@ func (op *reduceOp) Step(ctx context.Context) error {
 // non-negative (see apply) only within one delta: in a final step whose
 // input may retract (EXCEPT ALL's Negate upstream), the chunks are kept
 // and applied at once at the end.
-func (op *reduceOp) absorb(context.Context, int) error {
+func (op *reduceOp) absorb(ctx context.Context, _ int) error {
 	op.begin()
 	op.out.passErrors(op.in)
-	if op.nstates > 0 && op.in.streaming() && op.in.mayRetract() {
-		op.held = append(op.held, op.in.delta...)
+	d := op.in.delta
+	if !op.in.streaming() {
+		op.applyDelta(d)
 		return nil
 	}
-	op.applyDelta(op.in.delta)
+	if op.nstates > 0 && op.in.mayRetract() {
+		op.held = append(op.held, d...)
+		return nil
+	}
+	// An aggregate's argument may take long to compute (repeat of ten
+	// megabytes): a canceled final step stops between a few rows.
+	for start := 0; start < len(d); start += checkEvery {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		op.applyDelta(d[start:min(start+checkEvery, len(d))])
+	}
 	return nil
 }
 

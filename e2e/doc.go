@@ -1,5 +1,6 @@
-// Package e2e holds streamdb's end-to-end tests of Kafka sources: real
-// brokers, real servers and real clients, driven only through SQL.
+// Package e2e holds streamdb's end-to-end tests of Kafka sources and of
+// the server process: real brokers, real servers and real clients,
+// driven only through SQL.
 //
 // # What runs where
 //
@@ -41,6 +42,20 @@
 // A "# known-bug: …" comment in front of a record marks an engine bug: the
 // record's failure is logged, not reported, and the suite fails once the
 // record passes, so the marker is removed with the fix.
+//
+// # Statements meant to take the server down
+//
+// TestAdversarial (adversarial_test.go) runs the real binary under a
+// GOMEMLIMIT of 512 MiB and sends it what has crashed or exhausted it:
+// cross joins of table functions, huge values, state that grows with the
+// input, generate_series in every position, text nested past the
+// parser's limits, wide select lists, a view chain that doubles, long
+// OR and IN lists, a COPY of gigabytes. Each statement must end with its
+// SQLSTATE (57014 or 53200 for the resource hogs, under a
+// statement_timeout of a second), the server must answer at once
+// afterwards, a session reading a view meanwhile must never fail, and the
+// server's resident size is watched: past 2 GB the test kills it and
+// fails.
 //
 // # Cost
 //

@@ -7,6 +7,9 @@ package planner
 // the top-k below windows whose row numbers a filter bounds (which
 // needs the filters pushed onto the windows).
 func Optimize(n Node) (Node, error) {
+	if err := checkSize(n); err != nil {
+		return nil, err
+	}
 	n, err := Decorrelate(n)
 	if err != nil {
 		return nil, err

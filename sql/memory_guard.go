@@ -50,9 +50,8 @@ type memoryGuard struct {
 	mu     sync.Mutex
 	active map[*guardedStmt]struct{}
 	// collected is when the guard last collected garbage to judge the
-	// live heap: a collection of a large heap takes a while, so at most
-	// one a second.
-	collected time.Time
+	// live heap, and ended when a statement last ended (see judge).
+	collected, ended time.Time
 	// freeing is set while memory is being returned after a cancel.
 	freeing atomic.Bool
 }
@@ -200,11 +199,7 @@ func (g *memoryGuard) track(cancel context.CancelCauseFunc) *guardedStmt {
 func (g *memoryGuard) untrack(st *guardedStmt) {
 	g.mu.Lock()
 	delete(g.active, st)
-	if st.canceled.Load() {
-		// The next judgement collects first: the heap it would read is
-		// the one the canceled statement left.
-		g.collected = time.Time{}
-	}
+	g.ended = time.Now()
 	g.mu.Unlock()
 	if st.canceled.Load() && g.freeing.CompareAndSwap(false, true) {
 		// The statement's last references go when its caller returns.
@@ -249,11 +244,17 @@ func (g *memoryGuard) judge() {
 	if victim == nil || objects+uint64(victim.held.Load()/4) <= g.limit {
 		return
 	}
-	// Objects count until they are swept, so the live heap is judged:
-	// after a collection of our own, or, within a second of one, as the
-	// latest collection found it.
+	// Objects count until they are swept, so the live heap is judged,
+	// as a collection of our own found it: one within the last second
+	// and since the last statement ended, whose memory would otherwise
+	// count against the next. A collection of a large heap takes a
+	// while: at most one each tenth of a second, and no judgement
+	// in between.
 	live := heapBytes(heapLiveMetric)
-	if time.Since(g.collected) >= time.Second {
+	if since := time.Since(g.collected); since >= time.Second || g.collected.Before(g.ended) {
+		if since < 100*time.Millisecond {
+			return
+		}
 		runtime.GC()
 		g.collected = time.Now()
 		live = heapBytes(heapObjectsMetric)
