@@ -227,3 +227,32 @@ func TestFinalStepStops(t *testing.T) {
 		t.Fatalf("the cross join stopped %v after its deadline", d)
 	}
 }
+
+// TestFinalStepLargeWindow streams a hundred thousand rows in random
+// order into a top-k of twenty thousand, chunk by chunk, merged into its
+// window as they pile up: the window holds exactly the first rows.
+func TestFinalStepLargeWindow(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	perm := rng.Perm(100000)
+	g := NewGraph()
+	g.fin.chunk = 64
+	in := g.Input()
+	var b Batch
+	for _, v := range perm {
+		b = append(b, Update{Row: types.Row{types.NewInt8(int64(v))}, Diff: 1})
+	}
+	in.Push(b)
+	spec := TopKSpec{SortKey: ColumnSortKey([]SortColumn{{Col: 0}}), Limit: 20000}
+	var got Batch
+	g.Sink(g.MonotonicTopK(in.Node(), spec), func(_ context.Context, b Batch) error {
+		got = append(got, b...)
+		return nil
+	})
+	if err := g.StepFinal(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	got = got.Consolidate()
+	if len(got) != 20000 || got[0].Row[0].Int() != 0 || got[len(got)-1].Row[0].Int() != 19999 {
+		t.Fatalf("%d rows, from %v to %v", len(got), got[0].Row, got[len(got)-1].Row)
+	}
+}
