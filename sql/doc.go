@@ -18,5 +18,11 @@
 //
 // Ad-hoc SELECTs run through the same dataflow operators as materialized
 // views, as a one-tick dataflow over the snapshot (batch is the special case
-// of stream), so incremental and batch results cannot drift apart.
+// of stream), so incremental and batch results cannot drift apart. Their
+// rows stream: the dataflow's final step runs in a coroutine that each
+// Next of the result resumes for a chunk (query_result.go), reading
+// tables and views lazily from the immutable snapshot. A statement's
+// execution (stmt_run.go) lives until its result is closed, under the
+// memory guard (memory_guard.go), which cancels the statement holding the
+// memory before the heap reaches its limit, and statement_timeout.
 package sql
