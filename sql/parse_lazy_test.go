@@ -43,4 +43,20 @@ func TestManyStatements(t *testing.T) {
 	if got := rows(t, conn, "SELECT count(*) FROM t"); got != "100" {
 		t.Fatalf("%s rows", got)
 	}
+	// streamdb's own statements among them are parsed at once, in order.
+	mixed := selects + "SHOW SOURCES;\n" + selects
+	rs, err = pc.Exec(context.Background(), mixed).ReadAll()
+	if err != nil || len(rs) != 201 || len(rs[100].Rows) != 0 || rs[200].CommandTag.String() != "SELECT 1" {
+		t.Fatalf("mixed: %d results, %v", len(rs), err)
+	}
+	// A syntax error past the first megabyte checked still runs none, and
+	// its position counts from the start of the string.
+	long := strings.Repeat(inserts, 500)
+	_, err = pc.Exec(context.Background(), long+"SELEC 2;").ReadAll()
+	if !errors.As(err, &pe) || pe.Code != "42601" || int(pe.Position) != len(long)+1 {
+		t.Fatalf("syntax error past a megabyte: %v", err)
+	}
+	if got := rows(t, conn, "SELECT count(*) FROM t"); got != "100" {
+		t.Fatalf("%s rows after a failed long string", got)
+	}
 }
