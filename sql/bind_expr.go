@@ -7,6 +7,7 @@ import (
 	"github.com/cockroachdb/apd/v3"
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 
+	"github.com/streamdb/streamdb/catalog"
 	"github.com/streamdb/streamdb/pgerr"
 	"github.com/streamdb/streamdb/planner"
 	"github.com/streamdb/streamdb/planner/scalar"
@@ -131,7 +132,7 @@ func (b *binder) columnRef(cr *pg_query.ColumnRef, c *exprCtx) (scalar.Expr, err
 	case 2:
 		table, name = parts[0], parts[1]
 	case 3:
-		if parts[0] != defaultSchema && parts[0] != "pg_catalog" {
+		if parts[0] != catalog.DefaultSchema && parts[0] != "pg_catalog" {
 			return nil, pgerr.New(pgerr.UndefinedTable, "missing FROM-clause entry for table %q", parts[1]).WithPosition(loc(cr.Location))
 		}
 		table, name = parts[1], parts[2]
@@ -721,7 +722,7 @@ func (b *binder) sqlValueFunction(f *pg_query.SQLValueFunction) (scalar.Expr, er
 	case pg_query.SQLValueFunctionOp_SVFOP_CURRENT_CATALOG:
 		return text(b.sess.database), nil
 	case pg_query.SQLValueFunctionOp_SVFOP_CURRENT_SCHEMA:
-		return text(defaultSchema), nil
+		return text(catalog.DefaultSchema), nil
 	}
 	return text(b.sess.user), nil
 }

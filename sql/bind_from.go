@@ -3,6 +3,7 @@ package sql
 import (
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 
+	"github.com/streamdb/streamdb/catalog"
 	"github.com/streamdb/streamdb/pgerr"
 	"github.com/streamdb/streamdb/planner"
 	"github.com/streamdb/streamdb/planner/scalar"
@@ -209,16 +210,16 @@ func (b *binder) rangeVar(rv *pg_query.RangeVar, parent *scope) (*fromItem, erro
 	b.deps[obj.ID] = true
 	var node planner.Node
 	switch obj.Kind {
-	case KindTable, KindMaterializedView, KindSubsource:
+	case catalog.KindTable, catalog.KindMaterializedView, catalog.KindSubsource:
 		node = b.getObject(obj)
-	case KindSource:
+	case catalog.KindSource:
 		if len(obj.Columns) == 0 {
 			return nil, pgerr.New(pgerr.WrongObjectType, "source %q has several tables; select from one of them", name).
 				WithHint("SHOW OBJECTS lists them.").WithPosition(loc(rv.Location))
 		}
 		node = b.getObject(obj)
-	case KindView:
-		node = obj.plan
+	case catalog.KindView:
+		node = obj.Plan
 	default:
 		return nil, pgerr.New(pgerr.WrongObjectType, "%q is %s %s", name, article(obj.Kind), obj.Kind).WithPosition(loc(rv.Location))
 	}
@@ -227,10 +228,10 @@ func (b *binder) rangeVar(rv *pg_query.RangeVar, parent *scope) (*fromItem, erro
 
 // getObject returns the plan that reads a table or materialized view, with
 // the keys the planner may use for lookups.
-func (b *binder) getObject(obj *Object) *planner.Get {
-	g := &planner.Get{ID: planner.ObjectID(obj.ID), Name: obj.Name, Cols: obj.planColumns(), KeyCols: obj.PrimaryKey, AppendOnly: obj.Cold}
+func (b *binder) getObject(obj *catalog.Object) *planner.Get {
+	g := &planner.Get{ID: planner.ObjectID(obj.ID), Name: obj.Name, Cols: obj.PlanColumns(), KeyCols: obj.PrimaryKey, AppendOnly: obj.Cold}
 	for _, d := range b.cat.Dependents(obj.ID) {
-		if d.Kind == KindIndex && d.On == obj.ID {
+		if d.Kind == catalog.KindIndex && d.On == obj.ID {
 			g.Indexes = append(g.Indexes, planner.IndexRef{ID: planner.ObjectID(d.ID), Name: d.Name, KeyCols: d.KeyCols})
 		}
 	}

@@ -5,6 +5,7 @@ import (
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 
+	"github.com/streamdb/streamdb/catalog"
 	"github.com/streamdb/streamdb/pgerr"
 	"github.com/streamdb/streamdb/planner"
 	"github.com/streamdb/streamdb/planner/scalar"
@@ -80,7 +81,7 @@ func (b *binder) sessionFunc(name string, nargs int) (scalar.Expr, bool) {
 	case "current_database":
 		return name64(b.sess.database), true
 	case "current_schema":
-		return name64(defaultSchema), true
+		return name64(catalog.DefaultSchema), true
 	case "current_user", "session_user", "user", "current_role":
 		return name64(b.sess.user), true
 	}

@@ -6,13 +6,14 @@ import (
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 
+	"github.com/streamdb/streamdb/catalog"
 	"github.com/streamdb/streamdb/pgerr"
 	"github.com/streamdb/streamdb/pgwire"
 	"github.com/streamdb/streamdb/types"
 )
 
 // bindStatement dispatches on the statement kind.
-func (s *session) bindStatement(cat *Catalog, raw *rawStatement, params []types.Type) (*boundStmt, error) {
+func (s *session) bindStatement(cat *catalog.Catalog, raw *rawStatement, params []types.Type) (*boundStmt, error) {
 	if raw.ours != nil {
 		return s.bindStreamdb(cat, raw, params)
 	}

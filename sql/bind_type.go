@@ -5,6 +5,7 @@ import (
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 
+	"github.com/streamdb/streamdb/catalog"
 	"github.com/streamdb/streamdb/pgerr"
 	"github.com/streamdb/streamdb/types"
 )
@@ -40,7 +41,7 @@ var typeNames = map[string]types.Family{
 // bindType resolves a type name with its modifiers and array bounds.
 func (b *binder) bindType(tn *pg_query.TypeName) (types.Type, error) {
 	parts := nameList(tn.Names)
-	if len(parts) == 2 && (parts[0] == "pg_catalog" || parts[0] == defaultSchema) {
+	if len(parts) == 2 && (parts[0] == "pg_catalog" || parts[0] == catalog.DefaultSchema) {
 		parts = parts[1:]
 	}
 	name := strings.Join(parts, ".")

@@ -6,6 +6,7 @@ import (
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 
+	"github.com/streamdb/streamdb/catalog"
 	"github.com/streamdb/streamdb/dataflow"
 	"github.com/streamdb/streamdb/pgerr"
 	"github.com/streamdb/streamdb/planner"
@@ -112,29 +113,28 @@ func (v *catalogView) load() ([]*pgcatalog.Relation, map[uint32]*pgcatalog.Relat
 		return v.rels, v.byOID
 	}
 	v.version, v.rels, v.byOID = cat.Version, nil, map[uint32]*pgcatalog.Relation{}
-	cat.byID.Scan(func(id uint64, o *Object) bool {
+	for o := range cat.All() {
 		r := relationOf(o)
 		v.rels = append(v.rels, r)
 		v.byOID[r.OID] = r
-		return true
-	})
+	}
 	return v.rels, v.byOID
 }
 
 // relationOf describes a catalog object for pgcatalog.
-func relationOf(o *Object) *pgcatalog.Relation {
+func relationOf(o *catalog.Object) *pgcatalog.Relation {
 	r := &pgcatalog.Relation{OID: uint32(o.ID), Schema: o.Schema, Name: o.Name, PrimaryKey: o.PrimaryKey,
 		On: uint32(o.On), KeyCols: o.KeyCols, Unique: o.Unique}
 	switch o.Kind {
-	case KindTable:
+	case catalog.KindTable:
 		r.Kind = pgcatalog.KindTable
-	case KindView:
+	case catalog.KindView:
 		r.Kind = pgcatalog.KindView
-	case KindMaterializedView:
+	case catalog.KindMaterializedView:
 		r.Kind = pgcatalog.KindMaterializedView
-	case KindIndex:
+	case catalog.KindIndex:
 		r.Kind = pgcatalog.KindIndex
-	case KindSequence:
+	case catalog.KindSequence:
 		r.Kind = pgcatalog.KindSequence
 	}
 	for _, c := range o.Columns {
@@ -143,7 +143,7 @@ func relationOf(o *Object) *pgcatalog.Relation {
 	for _, c := range o.Checks {
 		r.Checks = append(r.Checks, pgcatalog.Check{Name: c.Name, Expr: c.Expr})
 	}
-	if o.Kind == KindView || o.Kind == KindMaterializedView {
+	if o.Kind == catalog.KindView || o.Kind == catalog.KindMaterializedView {
 		r.ViewDef = viewQueryText(o.SQL)
 	}
 	return r
@@ -299,4 +299,4 @@ func (v *catalogView) Visible(catalog, oid uint32) (bool, bool) {
 func (v *catalogView) Exists(catalog, oid uint32) bool { return pgcatalog.Exists(v, catalog, oid) }
 
 // isSystemID reports whether an object id is a system relation's.
-func isSystemID(id uint64) bool { return id < firstUserID }
+func isSystemID(id uint64) bool { return id < catalog.FirstUserID }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/tidwall/btree"
 
+	"github.com/streamdb/streamdb/catalog"
 	"github.com/streamdb/streamdb/dataflow"
 	"github.com/streamdb/streamdb/pgerr"
 	"github.com/streamdb/streamdb/sources"
@@ -36,7 +37,7 @@ type coordinator struct {
 	failed atomic.Pointer[error]
 
 	// cat is the live catalog; readers get frozen copies.
-	cat    *Catalog
+	cat    *catalog.Catalog
 	tables map[uint64]*tableState
 	// readers maps an object to the flows that read it.
 	readers map[uint64][]*flow
@@ -377,7 +378,7 @@ func (c *coordinator) validate(w *writeSet) error {
 }
 
 // uniqueViolation is PostgreSQL's error for a duplicate primary key.
-func uniqueViolation(obj *Object, row types.Row) error {
+func uniqueViolation(obj *catalog.Object, row types.Row) error {
 	names, vals := keyText(obj, obj.PrimaryKey, row)
 	return pgerr.New(pgerr.UniqueViolation, "duplicate key value violates unique constraint %q", obj.Name+"_pkey").
 		WithDetail("Key (%s)=(%s) already exists.", names, vals)
@@ -560,7 +561,7 @@ func (c *coordinator) publish() {
 		}
 	}
 	clear(c.dirty)
-	old := c.snap.Swap(&snapshot{ts: c.ts, cat: c.cat.frozen(), tables: c.snapTables.Copy(), views: c.snapViews.Copy(), next: make(chan struct{})})
+	old := c.snap.Swap(&snapshot{ts: c.ts, cat: c.cat.Frozen(), tables: c.snapTables.Copy(), views: c.snapViews.Copy(), next: make(chan struct{})})
 	if old != nil {
 		close(old.next)
 	}

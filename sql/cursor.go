@@ -6,6 +6,7 @@ import (
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 
+	"github.com/streamdb/streamdb/catalog"
 	"github.com/streamdb/streamdb/pgerr"
 	"github.com/streamdb/streamdb/pgwire"
 	"github.com/streamdb/streamdb/types"
@@ -41,7 +42,7 @@ func (s *session) openCursor(name string) (*cursor, error) {
 }
 
 // bindDeclareCursor binds DECLARE name CURSOR [WITH HOLD] FOR query.
-func (s *session) bindDeclareCursor(cat *Catalog, raw *rawStatement, dc *pg_query.DeclareCursorStmt, params []types.Type) (*boundStmt, error) {
+func (s *session) bindDeclareCursor(cat *catalog.Catalog, raw *rawStatement, dc *pg_query.DeclareCursorStmt, params []types.Type) (*boundStmt, error) {
 	if dc.Query.GetSelectStmt() == nil {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "DECLARE CURSOR takes a SELECT")
 	}

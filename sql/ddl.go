@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/streamdb/streamdb/catalog"
 	"github.com/streamdb/streamdb/pgerr"
 	"github.com/streamdb/streamdb/storage"
 )
@@ -15,12 +16,12 @@ import (
 type ddlTx struct {
 	c     *coordinator
 	ctx   context.Context
-	cat   *Catalog
+	cat   *catalog.Catalog
 	batch *storage.Batch
 
 	newTables []*tableState
 	newFlows  []*flow
-	created   []*Object
+	created   []*catalog.Object
 	dropped   map[uint64]bool
 	// after runs once the change has committed, on the coordinator.
 	after []func(c *coordinator)
@@ -32,7 +33,7 @@ func (tx *ddlTx) afterCommit(fn func(c *coordinator)) { tx.after = append(tx.aft
 
 // ddlTick runs one catalog change as its own tick.
 func (c *coordinator) ddlTick(ctx context.Context, r *coordReq) error {
-	tx := &ddlTx{c: c, ctx: ctx, cat: c.cat.clone(), batch: c.store.NewBatch(), dropped: map[uint64]bool{}}
+	tx := &ddlTx{c: c, ctx: ctx, cat: c.cat.Clone(), batch: c.store.NewBatch(), dropped: map[uint64]bool{}}
 	if err := c.runDDL(r, tx); err != nil {
 		tx.batch.Discard()
 		r.err = err
@@ -93,7 +94,7 @@ func (tx *ddlTx) nextID() uint64 {
 
 // create adds an object: persists its catalog entry and builds its state
 // (an empty table, or a hydrated dataflow).
-func (tx *ddlTx) create(o *Object) error {
+func (tx *ddlTx) create(o *catalog.Object) error {
 	if _, exists := tx.cat.Lookup(o.Schema, o.Name); exists {
 		return pgerr.New(pgerr.DuplicateTable, "relation %q already exists", o.Name)
 	}
@@ -101,7 +102,7 @@ func (tx *ddlTx) create(o *Object) error {
 	if err != nil {
 		return err
 	}
-	if o.hasRows() {
+	if o.HasRows() {
 		if o.Cold {
 			tx.newTables = append(tx.newTables, newColdState(o, tx.c.store))
 		} else {
@@ -109,8 +110,8 @@ func (tx *ddlTx) create(o *Object) error {
 		}
 	}
 	switch o.Kind {
-	case KindMaterializedView:
-		f, err := tx.c.buildViewFlow(o, o.plan)
+	case catalog.KindMaterializedView:
+		f, err := tx.c.buildViewFlow(o, o.Plan)
 		if err != nil {
 			return err
 		}
@@ -118,7 +119,7 @@ func (tx *ddlTx) create(o *Object) error {
 			return err
 		}
 		tx.newFlows = append(tx.newFlows, f)
-	case KindIndex:
+	case catalog.KindIndex:
 		f, err := tx.c.buildIndexFlow(o)
 		if err != nil {
 			return err
@@ -139,12 +140,12 @@ func (tx *ddlTx) create(o *Object) error {
 		}
 		tx.newFlows = append(tx.newFlows, f)
 	}
-	if o.Kind == KindSequence {
+	if o.Kind == catalog.KindSequence {
 		st := &seqState{def: *o.Sequence, last: o.Sequence.Start}
 		tx.afterCommit(func(c *coordinator) { c.seqs.set(o.ID, st) })
 	}
 	tx.batch.PutCatalog(o.ID, data)
-	tx.cat.add(o)
+	tx.cat.Add(o)
 	tx.created = append(tx.created, o)
 	return nil
 }
@@ -153,7 +154,7 @@ func (tx *ddlTx) create(o *Object) error {
 // CREATE … IF NOT EXISTS skips with a notice (taken, no error); plain
 // CREATE fails.
 func (tx *ddlTx) nameTaken(name string, ifNotExists bool, notice func(*pgerr.Error)) (bool, error) {
-	if _, exists := tx.cat.Lookup(defaultSchema, name); !exists {
+	if _, exists := tx.cat.Lookup(catalog.DefaultSchema, name); !exists {
 		return false, nil
 	}
 	if ifNotExists {
@@ -174,17 +175,17 @@ func (tx *ddlTx) createsTable(id uint64) bool {
 }
 
 // drop removes an object and its stored state.
-func (tx *ddlTx) drop(o *Object) {
-	tx.cat.remove(o)
+func (tx *ddlTx) drop(o *catalog.Object) {
+	tx.cat.Remove(o)
 	tx.batch.DeleteCatalog(o.ID)
-	if o.hasRows() {
+	if o.HasRows() {
 		tx.batch.DropCollection(o.ID)
 	}
-	if o.Kind == KindSequence {
+	if o.Kind == catalog.KindSequence {
 		tx.batch.DropPositions(o.ID)
 		tx.afterCommit(func(c *coordinator) { c.seqs.set(o.ID, nil) })
 	}
-	if o.Kind == KindSource {
+	if o.Kind == catalog.KindSource {
 		tx.batch.DropPositions(o.ID)
 		tx.afterCommit(func(c *coordinator) {
 			c.sourcesMu.Lock()

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"testing"
 
+	"github.com/streamdb/streamdb/catalog"
 	"github.com/streamdb/streamdb/pgerr"
 	"github.com/streamdb/streamdb/types"
 )
@@ -17,8 +18,8 @@ import (
 func TestDDLPanicFailsStatement(t *testing.T) {
 	ctx := context.Background()
 	e := runEngine(t)
-	table := func(name string) *Object {
-		return &Object{Kind: KindTable, Schema: defaultSchema, Name: name, Columns: []ColumnDef{{Name: "a", Type: types.TypeInt4}}}
+	table := func(name string) *catalog.Object {
+		return &catalog.Object{Kind: catalog.KindTable, Schema: catalog.DefaultSchema, Name: name, Columns: []catalog.ColumnDef{{Name: "a", Type: types.TypeInt4}}}
 	}
 	err := e.c.submit(ctx, &coordReq{ddl: func(tx *ddlTx) error {
 		o := table("half")
@@ -32,7 +33,7 @@ func TestDDLPanicFailsStatement(t *testing.T) {
 		t.Fatalf("a panicking catalog change returned %v, want XX000", err)
 	}
 	err = e.c.submit(ctx, &coordReq{ddl: func(tx *ddlTx) error {
-		if _, ok := tx.cat.Lookup(defaultSchema, "half"); ok {
+		if _, ok := tx.cat.Lookup(catalog.DefaultSchema, "half"); ok {
 			t.Error("the failed change's table exists")
 		}
 		o := table("whole")

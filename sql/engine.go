@@ -13,6 +13,7 @@ import (
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 	"github.com/tidwall/btree"
 
+	"github.com/streamdb/streamdb/catalog"
 	"github.com/streamdb/streamdb/dataflow"
 	"github.com/streamdb/streamdb/pgerr"
 	"github.com/streamdb/streamdb/pgwire"
@@ -59,7 +60,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		log:        log,
 		reqs:       make(chan *coordReq, maxGroupCommit),
 		stopped:    make(chan struct{}),
-		cat:        newCatalog(),
+		cat:        catalog.New(),
 		tables:     map[uint64]*tableState{},
 		readers:    map[uint64][]*flow{},
 		flowIndex:  map[uint64]*flow{},
@@ -106,9 +107,9 @@ func (c *coordinator) recover(ctx context.Context) error {
 	} else if ok && len(v) == 8 {
 		c.ts = binary.BigEndian.Uint64(v)
 	}
-	var objs []*Object
+	var objs []*catalog.Object
 	if err := c.store.Catalog(func(id uint64, data []byte) error {
-		o := &Object{}
+		o := &catalog.Object{}
 		if err := json.Unmarshal(data, o); err != nil {
 			return fmt.Errorf("catalog entry %d: %w", id, err)
 		}
@@ -126,7 +127,7 @@ func (c *coordinator) recover(ctx context.Context) error {
 		if err := c.recoverObject(ctx, o, &rows); err != nil {
 			return fmt.Errorf("recover %s %q: %w", o.Kind, o.Name, err)
 		}
-		c.cat.add(o)
+		c.cat.Add(o)
 		c.log.Info("rehydrated", "kind", o.Kind.String(), "name", o.Name, "progress", fmt.Sprintf("%d/%d", i+1, len(objs)))
 	}
 	c.wireSources()
@@ -136,20 +137,20 @@ func (c *coordinator) recover(ctx context.Context) error {
 	return nil
 }
 
-func (c *coordinator) recoverObject(ctx context.Context, o *Object, rows *int64) error {
+func (c *coordinator) recoverObject(ctx context.Context, o *catalog.Object, rows *int64) error {
 	switch o.Kind {
-	case KindSequence:
+	case catalog.KindSequence:
 		return c.recoverSequence(o)
-	case KindTable, KindSource, KindSubsource, KindConnection, KindSecret:
-		if o.hasRows() {
+	case catalog.KindTable, catalog.KindSource, catalog.KindSubsource, catalog.KindConnection, catalog.KindSecret:
+		if o.HasRows() {
 			if err := c.loadRows(o, rows); err != nil {
 				return err
 			}
 		}
-		if o.Kind == KindSource {
+		if o.Kind == catalog.KindSource {
 			return c.recoverSource(o)
 		}
-	case KindView, KindMaterializedView:
+	case catalog.KindView, catalog.KindMaterializedView:
 		sel, aliases, err := viewDefinition(o.SQL)
 		if err != nil {
 			return err
@@ -158,11 +159,11 @@ func (c *coordinator) recoverObject(ctx context.Context, o *Object, rows *int64)
 		if err != nil {
 			return err
 		}
-		o.plan = def.plan
-		if o.Kind == KindView {
+		o.Plan = def.Plan
+		if o.Kind == catalog.KindView {
 			return nil
 		}
-		f, err := c.buildViewFlow(o, o.plan)
+		f, err := c.buildViewFlow(o, o.Plan)
 		if err != nil {
 			return err
 		}
@@ -170,7 +171,7 @@ func (c *coordinator) recoverObject(ctx context.Context, o *Object, rows *int64)
 			return err
 		}
 		c.addFlow(f)
-	case KindIndex:
+	case catalog.KindIndex:
 		f, err := c.buildIndexFlow(o)
 		if err != nil {
 			return err
@@ -187,7 +188,7 @@ func (c *coordinator) recoverObject(ctx context.Context, o *Object, rows *int64)
 
 // loadRows reads a durable collection into memory. A cold relation stays
 // in the store: only where its row ids end is read.
-func (c *coordinator) loadRows(o *Object, rows *int64) error {
+func (c *coordinator) loadRows(o *catalog.Object, rows *int64) error {
 	if o.Cold {
 		t := newColdState(o, c.store)
 		last, ok, err := c.store.LastKey(o.ID)

@@ -11,6 +11,7 @@ import (
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 
+	"github.com/streamdb/streamdb/catalog"
 	"github.com/streamdb/streamdb/pgerr"
 	"github.com/streamdb/streamdb/pgwire"
 	"github.com/streamdb/streamdb/planner/scalar"
@@ -28,7 +29,7 @@ import (
 // for them.
 
 // bindCopy binds a COPY statement.
-func (s *session) bindCopy(cat *Catalog, raw *rawStatement, cs *pg_query.CopyStmt) (*boundStmt, error) {
+func (s *session) bindCopy(cat *catalog.Catalog, raw *rawStatement, cs *pg_query.CopyStmt) (*boundStmt, error) {
 	if cs.Filename != "" || cs.IsProgram {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "COPY to or from a file or program is not supported").
 			WithHint("Use COPY … FROM STDIN or COPY … TO STDOUT; psql's \\copy reads and writes client-side files that way.")
@@ -163,7 +164,7 @@ func defElemString(d *pg_query.DefElem) string {
 }
 
 // copyColumns resolves a COPY column list to positions in obj.
-func copyColumns(obj *Object, list []*pg_query.Node) ([]int, error) {
+func copyColumns(obj *catalog.Object, list []*pg_query.Node) ([]int, error) {
 	if len(list) == 0 {
 		cols := make([]int, len(obj.Columns))
 		for i := range cols {
@@ -193,7 +194,7 @@ func copyColumns(obj *Object, list []*pg_query.Node) ([]int, error) {
 	return cols, nil
 }
 
-func (s *session) bindCopyFrom(cat *Catalog, cs *pg_query.CopyStmt, f copyFormat) (*boundStmt, error) {
+func (s *session) bindCopyFrom(cat *catalog.Catalog, cs *pg_query.CopyStmt, f copyFormat) (*boundStmt, error) {
 	if cs.Relation == nil {
 		return nil, pgerr.New(pgerr.SyntaxError, "COPY FROM needs a table")
 	}
@@ -238,7 +239,7 @@ func (s *session) bindCopyFrom(cat *Catalog, cs *pg_query.CopyStmt, f copyFormat
 // copyIn receives a COPY FROM STDIN (pgwire.CopyInResult).
 type copyIn struct {
 	s        *session
-	obj      *Object
+	obj      *catalog.Object
 	f        copyFormat
 	cols     []int
 	defaults []scalar.Evaluator
@@ -602,7 +603,7 @@ func (c *copyIn) write(ctx context.Context) error {
 	return nil
 }
 
-func (s *session) bindCopyTo(cat *Catalog, raw *rawStatement, cs *pg_query.CopyStmt, f copyFormat) (*boundStmt, error) {
+func (s *session) bindCopyTo(cat *catalog.Catalog, raw *rawStatement, cs *pg_query.CopyStmt, f copyFormat) (*boundStmt, error) {
 	var query *rawStatement
 	switch {
 	case cs.Query != nil:
@@ -615,7 +616,7 @@ func (s *session) bindCopyTo(cat *Catalog, raw *rawStatement, cs *pg_query.CopyS
 		if !ok {
 			return nil, pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", cs.Relation.Relname)
 		}
-		if obj.Kind == KindView {
+		if obj.Kind == catalog.KindView {
 			return nil, pgerr.New(pgerr.WrongObjectType, "cannot copy from view %q", obj.Name).
 				WithHint("Try the COPY (SELECT ...) TO variant.")
 		}

@@ -6,6 +6,7 @@ import (
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 
+	"github.com/streamdb/streamdb/catalog"
 	"github.com/streamdb/streamdb/pgerr"
 	"github.com/streamdb/streamdb/pgwire"
 	"github.com/streamdb/streamdb/types"
@@ -32,13 +33,13 @@ func (s *session) bindCreateTableAsSelect(raw *rawStatement, ct *pg_query.Create
 			if taken, err := tx.nameTaken(name, ifNotExists, notice); taken || err != nil {
 				return err
 			}
-			q, err := viewObject(tx.cat, KindMaterializedView, name, raw.text, ct.Query, aliases)
+			q, err := viewObject(tx.cat, catalog.KindMaterializedView, name, raw.text, ct.Query, aliases)
 			if err != nil {
 				return err
 			}
 			var rows []types.Row
 			if !skipData {
-				f, err := tx.c.buildViewFlow(q, q.plan)
+				f, err := tx.c.buildViewFlow(q, q.Plan)
 				if err != nil {
 					return err
 				}
@@ -49,7 +50,7 @@ func (s *session) bindCreateTableAsSelect(raw *rawStatement, ct *pg_query.Create
 					return err
 				}
 			}
-			obj := &Object{Kind: KindTable, Schema: defaultSchema, Name: name, SQL: raw.text, Columns: q.Columns, ID: tx.nextID()}
+			obj := &catalog.Object{Kind: catalog.KindTable, Schema: catalog.DefaultSchema, Name: name, SQL: raw.text, Columns: q.Columns, ID: tx.nextID()}
 			if err := tx.create(obj); err != nil {
 				return err
 			}

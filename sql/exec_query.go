@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/streamdb/streamdb/catalog"
 	"github.com/streamdb/streamdb/dataflow"
 	"github.com/streamdb/streamdb/pgerr"
 	"github.com/streamdb/streamdb/pgwire"
@@ -18,7 +19,7 @@ import (
 )
 
 // bindQuery binds and optimises a SELECT for one-tick execution.
-func (s *session) bindQuery(cat *Catalog, raw *rawStatement, params []types.Type) (*boundStmt, error) {
+func (s *session) bindQuery(cat *catalog.Catalog, raw *rawStatement, params []types.Type) (*boundStmt, error) {
 	b := newBinder(cat, &s.info, params)
 	bq, err := b.selectStmt(raw.node.GetSelectStmt(), nil)
 	if err != nil {
@@ -219,7 +220,7 @@ func (s *session) feedObject(ctx context.Context, snap *snapshot, pins *viewPins
 	if get.Index != 0 {
 		return s.feedIndexLookup(ctx, snap, in, obj, get, ev)
 	}
-	if obj.hasRows() {
+	if obj.HasRows() {
 		if get.Spans != nil {
 			return s.feedSpans(snap, in, obj, get, ev)
 		}
@@ -258,7 +259,7 @@ func (s *session) feedObject(ctx context.Context, snap *snapshot, pins *viewPins
 // feedSpans reads the rows of a table whose primary key lies in the
 // Get's spans: one lookup per whole key, one bounded range scan per other
 // interval, with the transaction's own pending changes laid over them.
-func (s *session) feedSpans(snap *snapshot, in *dataflow.Input, obj *Object, get *planner.Get, ev *scalar.EvalContext) error {
+func (s *session) feedSpans(snap *snapshot, in *dataflow.Input, obj *catalog.Object, get *planner.Get, ev *scalar.EvalContext) error {
 	ivs, err := spanIntervals(get, len(obj.PrimaryKey), ev)
 	if err != nil || len(ivs) == 0 {
 		return err
@@ -324,7 +325,7 @@ func (s *session) feedSpans(snap *snapshot, in *dataflow.Input, obj *Object, get
 // index. A transaction's own pending writes are not in the index, and an
 // index row of a table without primary key does not say where the row is
 // stored, so in those cases the table is scanned and filtered instead.
-func (s *session) feedIndexLookup(ctx context.Context, snap *snapshot, in *dataflow.Input, obj *Object, get *planner.Get, ev *scalar.EvalContext) error {
+func (s *session) feedIndexLookup(ctx context.Context, snap *snapshot, in *dataflow.Input, obj *catalog.Object, get *planner.Get, ev *scalar.EvalContext) error {
 	keys, err := spanPoints(get, ev)
 	if err != nil || len(keys) == 0 {
 		return err

@@ -5,6 +5,7 @@ import (
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 
+	"github.com/streamdb/streamdb/catalog"
 	"github.com/streamdb/streamdb/pgerr"
 	"github.com/streamdb/streamdb/planner/scalar"
 	"github.com/streamdb/streamdb/types"
@@ -27,7 +28,7 @@ type upsertSet struct {
 }
 
 // onConflict binds an ON CONFLICT clause of an INSERT into obj.
-func (b *binder) onConflict(oc *pg_query.OnConflictClause, obj *Object, alias string) (*upsert, error) {
+func (b *binder) onConflict(oc *pg_query.OnConflictClause, obj *catalog.Object, alias string) (*upsert, error) {
 	if len(obj.PrimaryKey) == 0 {
 		return nil, pgerr.New(pgerr.InvalidColumnReference, "there is no unique or exclusion constraint matching the ON CONFLICT specification")
 	}
@@ -84,7 +85,7 @@ func (b *binder) onConflict(oc *pg_query.OnConflictClause, obj *Object, alias st
 // conflictTarget checks that the conflict target names the primary key:
 // its columns in any order, or its constraint. DO NOTHING may omit the
 // target when the primary key is the table's only unique constraint.
-func (b *binder) conflictTarget(infer *pg_query.InferClause, obj *Object, nothing bool) error {
+func (b *binder) conflictTarget(infer *pg_query.InferClause, obj *catalog.Object, nothing bool) error {
 	unsupported := pgerr.New(pgerr.FeatureNotSupported, "ON CONFLICT is supported on the primary key only")
 	if infer == nil {
 		if !nothing {

@@ -7,6 +7,7 @@ import (
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 
+	"github.com/streamdb/streamdb/catalog"
 	"github.com/streamdb/streamdb/pgerr"
 	"github.com/streamdb/streamdb/pgwire"
 	"github.com/streamdb/streamdb/planner"
@@ -17,12 +18,12 @@ import (
 // rowChecker enforces NOT NULL, primary key nullness and CHECK
 // constraints on the rows a statement writes.
 type rowChecker struct {
-	obj    *Object
+	obj    *catalog.Object
 	checks []scalar.Predicate
 	names  []string
 }
 
-func (b *binder) rowChecker(obj *Object) (*rowChecker, error) {
+func (b *binder) rowChecker(obj *catalog.Object) (*rowChecker, error) {
 	rc := &rowChecker{obj: obj}
 	exprs, err := b.checkExprs(obj)
 	if err != nil {
@@ -80,7 +81,7 @@ func (rc *rowChecker) inKey(i int) bool {
 }
 
 // failingRow renders a row as PostgreSQL's constraint errors show it.
-func failingRow(obj *Object, row types.Row, cfg *types.TextConfig) string {
+func failingRow(obj *catalog.Object, row types.Row, cfg *types.TextConfig) string {
 	var b strings.Builder
 	b.WriteByte('(')
 	for i, d := range row {
@@ -132,7 +133,7 @@ func aliasOf(rv *pg_query.RangeVar) string {
 	return rv.Relname
 }
 
-func (s *session) bindInsert(cat *Catalog, ins *pg_query.InsertStmt, params []types.Type) (*boundStmt, error) {
+func (s *session) bindInsert(cat *catalog.Catalog, ins *pg_query.InsertStmt, params []types.Type) (*boundStmt, error) {
 	if ins.WithClause != nil {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "WITH in INSERT is not supported")
 	}
@@ -295,7 +296,7 @@ func hasKey(base *tableSnap, key string) bool {
 	return ok
 }
 
-func (s *session) bindUpdate(cat *Catalog, up *pg_query.UpdateStmt, params []types.Type) (*boundStmt, error) {
+func (s *session) bindUpdate(cat *catalog.Catalog, up *pg_query.UpdateStmt, params []types.Type) (*boundStmt, error) {
 	if up.WithClause != nil {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "WITH in UPDATE is not supported")
 	}
@@ -372,7 +373,7 @@ func (s *session) bindUpdate(cat *Catalog, up *pg_query.UpdateStmt, params []typ
 	}, nil
 }
 
-func (s *session) bindDelete(cat *Catalog, del *pg_query.DeleteStmt, params []types.Type) (*boundStmt, error) {
+func (s *session) bindDelete(cat *catalog.Catalog, del *pg_query.DeleteStmt, params []types.Type) (*boundStmt, error) {
 	if del.WithClause != nil {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "WITH in DELETE is not supported")
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/streamdb/streamdb/catalog"
 	"github.com/streamdb/streamdb/dataflow"
 	"github.com/streamdb/streamdb/planner"
 	"github.com/streamdb/streamdb/planner/scalar"
@@ -14,7 +15,7 @@ import (
 // graph whose inputs are fed each tick with the changes of the objects it
 // reads.
 type flow struct {
-	obj    *Object
+	obj    *catalog.Object
 	graph  *dataflow.Graph
 	inputs map[uint64]*dataflow.Input
 	out    *dataflow.Output // contents of a materialized view
@@ -44,7 +45,7 @@ func (f *flow) publish() *dataflow.Snapshot {
 }
 
 // buildViewFlow lowers a materialized view's plan.
-func (c *coordinator) buildViewFlow(obj *Object, plan planner.Node) (*flow, error) {
+func (c *coordinator) buildViewFlow(obj *catalog.Object, plan planner.Node) (*flow, error) {
 	f := &flow{obj: obj, graph: dataflow.NewGraph(), inputs: map[uint64]*dataflow.Input{}}
 	lc := &planner.LowerContext{Graph: f.graph, Eval: &scalar.EvalContext{Text: types.DefaultTextConfig()}, Get: f.input}
 	root, err := planner.Lower(lc, plan)
@@ -56,7 +57,7 @@ func (c *coordinator) buildViewFlow(obj *Object, plan planner.Node) (*flow, erro
 }
 
 // buildIndexFlow arranges an object by key columns.
-func (c *coordinator) buildIndexFlow(obj *Object) (*flow, error) {
+func (c *coordinator) buildIndexFlow(obj *catalog.Object) (*flow, error) {
 	f := &flow{obj: obj, graph: dataflow.NewGraph(), inputs: map[uint64]*dataflow.Input{}}
 	in := f.graph.Input()
 	f.inputs[obj.On] = in

@@ -3,6 +3,7 @@ package sql
 import (
 	"testing"
 
+	"github.com/streamdb/streamdb/catalog"
 	"github.com/streamdb/streamdb/dataflow"
 	"github.com/streamdb/streamdb/planner"
 	"github.com/streamdb/streamdb/planner/scalar"
@@ -10,13 +11,13 @@ import (
 )
 
 // fuzzCatalog is a small fixed catalog for the SQL-to-plan fuzzer.
-func fuzzCatalog() *Catalog {
-	cat := newCatalog()
-	cat.add(&Object{ID: firstUserID, Kind: KindTable, Schema: defaultSchema, Name: "t", PrimaryKey: []int{0}, Columns: []ColumnDef{
+func fuzzCatalog() *catalog.Catalog {
+	cat := catalog.New()
+	cat.Add(&catalog.Object{ID: catalog.FirstUserID, Kind: catalog.KindTable, Schema: catalog.DefaultSchema, Name: "t", PrimaryKey: []int{0}, Columns: []catalog.ColumnDef{
 		{Name: "a", Type: types.TypeInt4, NotNull: true}, {Name: "b", Type: types.TypeText}, {Name: "c", Type: types.TypeNumeric},
 		{Name: "d", Type: types.TypeTimestampTZ}, {Name: "e", Type: types.TypeJSONB},
 	}})
-	cat.add(&Object{ID: firstUserID + 1, Kind: KindTable, Schema: defaultSchema, Name: "u", Columns: []ColumnDef{
+	cat.Add(&catalog.Object{ID: catalog.FirstUserID + 1, Kind: catalog.KindTable, Schema: catalog.DefaultSchema, Name: "u", Columns: []catalog.ColumnDef{
 		{Name: "a", Type: types.TypeInt8}, {Name: "f", Type: types.TypeFloat8}, {Name: "g", Type: types.TypeBool},
 	}})
 	return cat

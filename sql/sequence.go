@@ -10,20 +10,11 @@ import (
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 
+	"github.com/streamdb/streamdb/catalog"
 	"github.com/streamdb/streamdb/pgerr"
 	"github.com/streamdb/streamdb/sql/parser"
 	"github.com/streamdb/streamdb/types"
 )
-
-// SequenceDef is a sequence's parameters, as CREATE SEQUENCE (or a serial
-// or identity column) set them.
-type SequenceDef struct {
-	Start     int64 `json:"start"`
-	Increment int64 `json:"increment"`
-	Min       int64 `json:"min"`
-	Max       int64 `json:"max"`
-	Cycle     bool  `json:"cycle,omitempty"`
-}
 
 // seqLogAhead is how many values nextval hands out between durable
 // writes, like PostgreSQL's SEQ_LOG_VALS: after a crash the sequence
@@ -36,7 +27,7 @@ const seqLogAhead = 32
 // rolled-back transaction does not give it back.
 type seqState struct {
 	mu     sync.Mutex
-	def    SequenceDef
+	def    catalog.SequenceDef
 	last   int64 // the last value returned, or the first to return when !called
 	called bool
 	logged int64 // values up to here may be returned without a durable write
@@ -79,7 +70,7 @@ func seqPosition(v int64, called bool) []byte {
 }
 
 // recoverSequence restores a sequence's state from its durable position.
-func (c *coordinator) recoverSequence(o *Object) error {
+func (c *coordinator) recoverSequence(o *catalog.Object) error {
 	st := &seqState{def: *o.Sequence, last: o.Sequence.Start}
 	err := c.store.Positions(o.ID, func(_ string, pos []byte) error {
 		if len(pos) != 9 {
@@ -121,7 +112,7 @@ func (c *coordinator) saveSequences() error {
 }
 
 // nextval advances a sequence and returns its new value.
-func (c *coordinator) nextval(o *Object) (int64, error) {
+func (c *coordinator) nextval(o *catalog.Object) (int64, error) {
 	st := c.seqs.get(o.ID)
 	if st == nil {
 		return 0, pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", o.Name)
@@ -181,7 +172,7 @@ func addBounded(v, inc, lo, hi int64) (int64, bool) {
 
 // setval sets a sequence's value: the next nextval returns v+increment
 // when called, v itself otherwise.
-func (c *coordinator) setval(o *Object, v int64, called bool) error {
+func (c *coordinator) setval(o *catalog.Object, v int64, called bool) error {
 	st := c.seqs.get(o.ID)
 	if st == nil {
 		return pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", o.Name)
@@ -213,7 +204,7 @@ func (v *catalogView) Sequence(fn string, oid uint32, value int64, called bool) 
 	if !ok {
 		return 0, pgerr.New(pgerr.UndefinedTable, "could not open relation with OID %d", oid)
 	}
-	if o.Kind != KindSequence {
+	if o.Kind != catalog.KindSequence {
 		return 0, pgerr.New(pgerr.WrongObjectType, "%q is not a sequence", o.Name)
 	}
 	c := s.e.c
@@ -254,9 +245,9 @@ func (s *session) rememberSeq(id uint64, v int64) {
 
 // sequenceDef reads CREATE SEQUENCE's options (also those of an identity
 // column) over the defaults PostgreSQL uses for a sequence of type typ.
-func sequenceDef(opts []*pg_query.Node, typ types.Type) (SequenceDef, error) {
+func sequenceDef(opts []*pg_query.Node, typ types.Type) (catalog.SequenceDef, error) {
 	var start, minv, maxv *int64
-	d := SequenceDef{Increment: 1}
+	d := catalog.SequenceDef{Increment: 1}
 	for _, n := range opts {
 		el := n.GetDefElem()
 		if el == nil {
@@ -390,9 +381,9 @@ func (s *session) bindCreateSequence(raw *rawStatement, cs *pg_query.CreateSeqSt
 
 // sequenceObject is a new sequence; on is the table that owns it (a
 // serial or identity column's), 0 for none.
-func sequenceObject(tx *ddlTx, name, sqlText string, def SequenceDef, on uint64) *Object {
-	o := &Object{Kind: KindSequence, Schema: defaultSchema, Name: name, SQL: sqlText, Sequence: &def, ID: tx.nextID(),
-		Columns: []ColumnDef{{Name: "last_value", Type: types.TypeInt8}, {Name: "log_cnt", Type: types.TypeInt8}, {Name: "is_called", Type: types.TypeBool}}}
+func sequenceObject(tx *ddlTx, name, sqlText string, def catalog.SequenceDef, on uint64) *catalog.Object {
+	o := &catalog.Object{Kind: catalog.KindSequence, Schema: catalog.DefaultSchema, Name: name, SQL: sqlText, Sequence: &def, ID: tx.nextID(),
+		Columns: []catalog.ColumnDef{{Name: "last_value", Type: types.TypeInt8}, {Name: "log_cnt", Type: types.TypeInt8}, {Name: "is_called", Type: types.TypeBool}}}
 	if on != 0 {
 		o.On, o.DependsOn = on, []uint64{on}
 	}
@@ -428,7 +419,7 @@ type ownedSequence struct {
 }
 
 // object returns the sequence of table t, and the default of its column.
-func (o ownedSequence) object(tx *ddlTx, t *Object) (*Object, error) {
+func (o ownedSequence) object(tx *ddlTx, t *catalog.Object) (*catalog.Object, error) {
 	def, err := sequenceDef(o.opts, o.typ)
 	if err != nil {
 		return nil, err
@@ -436,7 +427,7 @@ func (o ownedSequence) object(tx *ddlTx, t *Object) (*Object, error) {
 	base := t.Name + "_" + o.column + "_seq"
 	name := base
 	for n := 1; ; n++ {
-		if _, taken := tx.cat.Lookup(defaultSchema, name); !taken {
+		if _, taken := tx.cat.Lookup(catalog.DefaultSchema, name); !taken {
 			break
 		}
 		name = base + strconv.Itoa(n)

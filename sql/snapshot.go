@@ -3,6 +3,7 @@ package sql
 import (
 	"github.com/tidwall/btree"
 
+	"github.com/streamdb/streamdb/catalog"
 	"github.com/streamdb/streamdb/dataflow"
 )
 
@@ -13,7 +14,7 @@ import (
 // ones, so publishing costs only the objects the tick changed.
 type snapshot struct {
 	ts     uint64
-	cat    *Catalog
+	cat    *catalog.Catalog
 	tables *btree.Map[uint64, *tableSnap]
 	// views holds the contents of materialized views and indexes.
 	views *btree.Map[uint64, *dataflow.Snapshot]

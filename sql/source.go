@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/streamdb/streamdb/catalog"
 	"github.com/streamdb/streamdb/dataflow"
 	"github.com/streamdb/streamdb/pgerr"
 	"github.com/streamdb/streamdb/sources"
@@ -20,7 +21,7 @@ import (
 // the sources.Source; every batch it emits becomes part of a tick, which
 // commits the batch's rows together with its resume positions.
 type runningSource struct {
-	obj *Object
+	obj *catalog.Object
 	src sources.Source
 	// outputs holds the relation id of each output; progress and errors
 	// are the companion relations.
@@ -319,19 +320,3 @@ func (c *Engine) sourceStatus(id uint64) string {
 	}
 	return rs.status()
 }
-
-// progressColumns and errorsColumns are the companion relations' columns.
-var (
-	progressColumns = []ColumnDef{
-		{Name: "partition", Type: types.TypeText, NotNull: true},
-		{Name: "offset", Type: types.TypeInt8},
-	}
-	errorsColumns = []ColumnDef{
-		{Name: "partition", Type: types.TypeText},
-		{Name: "offset", Type: types.TypeInt8},
-		{Name: "key", Type: types.TypeBytea},
-		{Name: "value", Type: types.TypeBytea},
-		{Name: "error", Type: types.TypeText, NotNull: true},
-		{Name: "ingested_at", Type: types.TypeTimestampTZ, NotNull: true},
-	}
-)

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/streamdb/streamdb/catalog"
 	"github.com/streamdb/streamdb/pgerr"
 	"github.com/streamdb/streamdb/pgwire"
 	"github.com/streamdb/streamdb/sources"
@@ -31,7 +32,7 @@ type sourceSpec struct {
 
 // buildSource resolves a CREATE SOURCE statement. startTimestamp is what
 // a relative START TIMESTAMP stands for (see relativeStart).
-func buildSource(cat *Catalog, st *parser.CreateSource, startTimestamp int64, log *slog.Logger) (*sourceSpec, error) {
+func buildSource(cat *catalog.Catalog, st *parser.CreateSource, startTimestamp int64, log *slog.Logger) (*sourceSpec, error) {
 	switch {
 	case st.LoadGenerator != nil:
 		return buildLoadGenerator(st)
@@ -122,9 +123,9 @@ func buildLoadGenerator(st *parser.CreateSource) (*sourceSpec, error) {
 }
 
 // connectionStatement returns the parsed CREATE CONNECTION of a connection.
-func connectionStatement(cat *Catalog, name parser.Name) (*Object, *parser.CreateConnection, error) {
+func connectionStatement(cat *catalog.Catalog, name parser.Name) (*catalog.Object, *parser.CreateConnection, error) {
 	o, n, ok := resolveName(cat, name)
-	if !ok || o.Kind != KindConnection {
+	if !ok || o.Kind != catalog.KindConnection {
 		return nil, nil, pgerr.New(pgerr.UndefinedObject, "connection %q does not exist", n)
 	}
 	st, ok, err := parser.Parse(o.SQL)
@@ -135,7 +136,7 @@ func connectionStatement(cat *Catalog, name parser.Name) (*Object, *parser.Creat
 }
 
 // secretValue resolves an inline string or a secret reference.
-func secretValue(cat *Catalog, v *parser.StringOrSecret) (string, error) {
+func secretValue(cat *catalog.Catalog, v *parser.StringOrSecret) (string, error) {
 	if v == nil {
 		return "", nil
 	}
@@ -145,9 +146,9 @@ func secretValue(cat *Catalog, v *parser.StringOrSecret) (string, error) {
 	return secretByName(cat, v.Secret)
 }
 
-func secretByName(cat *Catalog, name parser.Name) (string, error) {
+func secretByName(cat *catalog.Catalog, name parser.Name) (string, error) {
 	o, n, ok := resolveName(cat, name)
-	if !ok || o.Kind != KindSecret {
+	if !ok || o.Kind != catalog.KindSecret {
 		return "", pgerr.New(pgerr.UndefinedObject, "secret %q does not exist", n)
 	}
 	return o.Secret, nil
@@ -165,7 +166,7 @@ func relativeStart(st *parser.CreateSource, now time.Time) int64 {
 	return max(now.UnixMilli()+st.Kafka.StartTimestamp.Value, 0)
 }
 
-func buildKafka(cat *Catalog, st *parser.CreateSource, startTimestamp int64, log *slog.Logger) (*sourceSpec, error) {
+func buildKafka(cat *catalog.Catalog, st *parser.CreateSource, startTimestamp int64, log *slog.Logger) (*sourceSpec, error) {
 	k := st.Kafka
 	connObj, conn, err := connectionStatement(cat, k.Connection)
 	if err != nil {
@@ -316,10 +317,10 @@ func typeFromText(b *binder, text string) (types.Type, error) {
 
 // sourceObjects builds the catalog entries of a new source: the source,
 // its data relations, and its progress and errors relations.
-func sourceObjects(tx *ddlTx, name, sqlText string, spec *sourceSpec) ([]*Object, error) {
-	src := &Object{Kind: KindSource, Schema: defaultSchema, Name: name, SQL: sqlText, DependsOn: spec.deps}
+func sourceObjects(tx *ddlTx, name, sqlText string, spec *sourceSpec) ([]*catalog.Object, error) {
+	src := &catalog.Object{Kind: catalog.KindSource, Schema: catalog.DefaultSchema, Name: name, SQL: sqlText, DependsOn: spec.deps}
 	src.ID = tx.nextID()
-	objs := []*Object{src}
+	objs := []*catalog.Object{src}
 	for i, out := range spec.outputs {
 		switch spec.names[i] {
 		case "":
@@ -328,7 +329,7 @@ func sourceObjects(tx *ddlTx, name, sqlText string, spec *sourceSpec) ([]*Object
 			src.Appends = len(out.Key) == 0
 			src.Cold = src.Appends && !out.Retracts
 		default:
-			o := &Object{Kind: KindSubsource, Schema: defaultSchema, Name: spec.names[i], SQL: sqlText, Source: src.ID, Role: "data", Output: i,
+			o := &catalog.Object{Kind: catalog.KindSubsource, Schema: catalog.DefaultSchema, Name: spec.names[i], SQL: sqlText, Source: src.ID, Role: "data", Output: i,
 				Columns: outputColumns(out), PrimaryKey: out.Key, Appends: len(out.Key) == 0}
 			o.Cold = o.Appends && !out.Retracts
 			o.ID = tx.nextID()
@@ -337,10 +338,10 @@ func sourceObjects(tx *ddlTx, name, sqlText string, spec *sourceSpec) ([]*Object
 	}
 	for _, comp := range []struct {
 		role string
-		cols []ColumnDef
+		cols []catalog.ColumnDef
 		key  []int
-	}{{"progress", progressColumns, []int{0}}, {"errors", errorsColumns, nil}} {
-		o := &Object{Kind: KindSubsource, Schema: defaultSchema, Name: name + "_" + comp.role, SQL: sqlText, Source: src.ID, Role: comp.role,
+	}{{"progress", catalog.ProgressColumns, []int{0}}, {"errors", catalog.ErrorsColumns, nil}} {
+		o := &catalog.Object{Kind: catalog.KindSubsource, Schema: catalog.DefaultSchema, Name: name + "_" + comp.role, SQL: sqlText, Source: src.ID, Role: comp.role,
 			Columns: comp.cols, PrimaryKey: comp.key, Appends: comp.key == nil, Cold: comp.key == nil}
 		o.ID = tx.nextID()
 		objs = append(objs, o)
@@ -353,16 +354,16 @@ func sourceObjects(tx *ddlTx, name, sqlText string, spec *sourceSpec) ([]*Object
 	return objs, nil
 }
 
-func outputColumns(out sources.Output) []ColumnDef {
-	cols := make([]ColumnDef, len(out.Columns))
+func outputColumns(out sources.Output) []catalog.ColumnDef {
+	cols := make([]catalog.ColumnDef, len(out.Columns))
 	for i, c := range out.Columns {
-		cols[i] = ColumnDef{Name: c.Name, Type: c.Type, NotNull: c.NotNull}
+		cols[i] = catalog.ColumnDef{Name: c.Name, Type: c.Type, NotNull: c.NotNull}
 	}
 	return cols
 }
 
 // runningFor assembles a source's runtime from its catalog entries.
-func runningFor(cat *Catalog, src *Object, spec *sourceSpec) *runningSource {
+func runningFor(cat *catalog.Catalog, src *catalog.Object, spec *sourceSpec) *runningSource {
 	rs := &runningSource{obj: src, src: spec.src, outputs: make([]uint64, len(spec.outputs))}
 	for i, n := range spec.names {
 		if n == "" {
@@ -388,13 +389,13 @@ func runningFor(cat *Catalog, src *Object, spec *sourceSpec) *runningSource {
 }
 
 func (s *session) bindCreateSource(raw *rawStatement, st *parser.CreateSource) (*boundStmt, error) {
-	if len(st.Name) > 1 && st.Name[len(st.Name)-2].Value != defaultSchema {
+	if len(st.Name) > 1 && st.Name[len(st.Name)-2].Value != catalog.DefaultSchema {
 		return nil, pgerr.New(pgerr.InvalidSchemaName, "schema %q does not exist", st.Name[len(st.Name)-2].Value)
 	}
 	name := st.Name[len(st.Name)-1].Value
 	return ddl("CREATE SOURCE", func(ctx context.Context, s *session) error {
 		return s.submitDDL(ctx, func(tx *ddlTx, notice func(*pgerr.Error)) error {
-			if _, exists := tx.cat.Lookup(defaultSchema, name); exists {
+			if _, exists := tx.cat.Lookup(catalog.DefaultSchema, name); exists {
 				if st.IfNotExists {
 					notice(pgerr.New(pgerr.DuplicateObject, "source %q already exists, skipping", name))
 					return nil
@@ -432,7 +433,7 @@ func (s *session) bindCreateSource(raw *rawStatement, st *parser.CreateSource) (
 
 // recoverSource rebuilds a source after a restart; the tick loop starts it
 // from its stored positions.
-func (c *coordinator) recoverSource(o *Object) error {
+func (c *coordinator) recoverSource(o *catalog.Object) error {
 	st, ok, err := parser.Parse(o.SQL)
 	if err != nil || !ok {
 		return fmt.Errorf("stored source cannot be parsed: %v", err)
@@ -458,7 +459,7 @@ func (c *coordinator) recoverSource(o *Object) error {
 
 // pendingSource is a recovered source waiting for its relations.
 type pendingSource struct {
-	obj    *Object
+	obj    *catalog.Object
 	spec   *sourceSpec
 	resume map[string][]byte
 }
@@ -480,7 +481,7 @@ func (s *session) bindCreateConnection(raw *rawStatement, st *parser.CreateConne
 	}
 	return ddl("CREATE CONNECTION", func(ctx context.Context, s *session) error {
 		return s.submitDDL(ctx, func(tx *ddlTx, notice func(*pgerr.Error)) error {
-			if _, exists := tx.cat.Lookup(defaultSchema, name); exists {
+			if _, exists := tx.cat.Lookup(catalog.DefaultSchema, name); exists {
 				if st.IfNotExists {
 					notice(pgerr.New(pgerr.DuplicateObject, "connection %q already exists, skipping", name))
 					return nil
@@ -493,7 +494,7 @@ func (s *session) bindCreateConnection(raw *rawStatement, st *parser.CreateConne
 					continue
 				}
 				o, n, ok := resolveName(tx.cat, ref)
-				if !ok || o.Kind != KindSecret {
+				if !ok || o.Kind != catalog.KindSecret {
 					return pgerr.New(pgerr.UndefinedObject, "secret %q does not exist", n)
 				}
 				deps = append(deps, o.ID)
@@ -503,12 +504,12 @@ func (s *session) bindCreateConnection(raw *rawStatement, st *parser.CreateConne
 					continue
 				}
 				o, n, ok := resolveName(tx.cat, v.Secret)
-				if !ok || o.Kind != KindSecret {
+				if !ok || o.Kind != catalog.KindSecret {
 					return pgerr.New(pgerr.UndefinedObject, "secret %q does not exist", n)
 				}
 				deps = append(deps, o.ID)
 			}
-			o := &Object{Kind: KindConnection, Schema: defaultSchema, Name: name, SQL: raw.text, DependsOn: deps}
+			o := &catalog.Object{Kind: catalog.KindConnection, Schema: catalog.DefaultSchema, Name: name, SQL: raw.text, DependsOn: deps}
 			o.ID = tx.nextID()
 			return tx.create(o)
 		})
@@ -520,7 +521,7 @@ func (s *session) bindCreateSecret(st *parser.CreateSecret) (*boundStmt, error) 
 	value := st.Value.Value
 	return ddl("CREATE SECRET", func(ctx context.Context, s *session) error {
 		return s.submitDDL(ctx, func(tx *ddlTx, notice func(*pgerr.Error)) error {
-			if _, exists := tx.cat.Lookup(defaultSchema, name); exists {
+			if _, exists := tx.cat.Lookup(catalog.DefaultSchema, name); exists {
 				if st.IfNotExists {
 					notice(pgerr.New(pgerr.DuplicateObject, "secret %q already exists, skipping", name))
 					return nil
@@ -529,7 +530,7 @@ func (s *session) bindCreateSecret(st *parser.CreateSecret) (*boundStmt, error) 
 			}
 			// The stored statement never holds the value: SHOW CREATE
 			// must not reveal it.
-			o := &Object{Kind: KindSecret, Schema: defaultSchema, Name: name, SQL: "CREATE SECRET " + parser.QuoteIdent(name) + " AS '********'", Secret: value}
+			o := &catalog.Object{Kind: catalog.KindSecret, Schema: catalog.DefaultSchema, Name: name, SQL: "CREATE SECRET " + parser.QuoteIdent(name) + " AS '********'", Secret: value}
 			o.ID = tx.nextID()
 			return tx.create(o)
 		})
@@ -538,15 +539,15 @@ func (s *session) bindCreateSecret(st *parser.CreateSecret) (*boundStmt, error) 
 
 // bindDropStreamdb drops sources, connections and secrets.
 func (s *session) bindDropStreamdb(st *parser.Drop) (*boundStmt, error) {
-	var kind ObjectKind
+	var kind catalog.ObjectKind
 	var tag string
 	switch st.Kind {
 	case parser.ObjectSource:
-		kind, tag = KindSource, "DROP SOURCE"
+		kind, tag = catalog.KindSource, "DROP SOURCE"
 	case parser.ObjectConnection:
-		kind, tag = KindConnection, "DROP CONNECTION"
+		kind, tag = catalog.KindConnection, "DROP CONNECTION"
 	case parser.ObjectSecret:
-		kind, tag = KindSecret, "DROP SECRET"
+		kind, tag = catalog.KindSecret, "DROP SECRET"
 	default:
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "DROP %s is not supported yet", st.Kind)
 	}
@@ -576,13 +577,13 @@ func (s *session) bindDropStreamdb(st *parser.Drop) (*boundStmt, error) {
 }
 
 // showSources lists sources with their state, and connections and secrets.
-func showSourceListing(kind parser.ShowKind) ([]pgwire.Column, func(e *Engine, cat *Catalog) (listing, error), bool) {
+func showSourceListing(kind parser.ShowKind) ([]pgwire.Column, func(e *Engine, cat *catalog.Catalog) (listing, error), bool) {
 	switch kind {
 	case parser.ShowSources:
 		cols := textCols("name", "type", "status")
-		return cols, func(e *Engine, cat *Catalog) (listing, error) {
+		return cols, func(e *Engine, cat *catalog.Catalog) (listing, error) {
 			l := listing{cols: cols}
-			for _, o := range cat.Objects(KindSource) {
+			for _, o := range cat.Objects(catalog.KindSource) {
 				typ := "load-generator"
 				if st, ok, _ := parser.Parse(o.SQL); ok {
 					if cs, ok := st.(*parser.CreateSource); ok && cs.Kafka != nil {
@@ -591,16 +592,16 @@ func showSourceListing(kind parser.ShowKind) ([]pgwire.Column, func(e *Engine, c
 				}
 				l.rows = append(l.rows, types.Row{types.NewText(o.Name), types.NewText(typ), types.NewText(e.sourceStatus(o.ID))})
 			}
-			for _, o := range cat.Objects(KindSubsource) {
+			for _, o := range cat.Objects(catalog.KindSubsource) {
 				l.rows = append(l.rows, types.Row{types.NewText(o.Name), types.NewText("subsource"), types.NewText(e.sourceStatus(o.Source))})
 			}
 			return l, nil
 		}, true
 	case parser.ShowConnections:
 		cols := textCols("name", "type")
-		return cols, func(e *Engine, cat *Catalog) (listing, error) {
+		return cols, func(e *Engine, cat *catalog.Catalog) (listing, error) {
 			l := listing{cols: cols}
-			for _, o := range cat.Objects(KindConnection) {
+			for _, o := range cat.Objects(catalog.KindConnection) {
 				typ := "kafka"
 				if strings.Contains(strings.ToUpper(o.SQL), "TO POSTGRES") {
 					typ = "postgres"
@@ -611,9 +612,9 @@ func showSourceListing(kind parser.ShowKind) ([]pgwire.Column, func(e *Engine, c
 		}, true
 	case parser.ShowSecrets:
 		cols := textCols("name")
-		return cols, func(e *Engine, cat *Catalog) (listing, error) {
+		return cols, func(e *Engine, cat *catalog.Catalog) (listing, error) {
 			l := listing{cols: cols}
-			for _, o := range cat.Objects(KindSecret) {
+			for _, o := range cat.Objects(catalog.KindSecret) {
 				l.rows = append(l.rows, types.Row{types.NewText(o.Name)})
 			}
 			return l, nil

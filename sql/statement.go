@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"runtime/debug"
 
+	"github.com/streamdb/streamdb/catalog"
 	"github.com/streamdb/streamdb/pgerr"
 	"github.com/streamdb/streamdb/pgwire"
 	"github.com/streamdb/streamdb/types"
@@ -170,7 +171,7 @@ func oidKey(oids []uint32) string {
 // valid reports whether a binding still holds: it was made against the
 // same catalog version and session settings (which decide how literals
 // such as timestamps are read).
-func (b *boundStmt) valid(cat *Catalog, set *settings) bool {
+func (b *boundStmt) valid(cat *catalog.Catalog, set *settings) bool {
 	return !b.rebind && (b.catalogIndependent || b.catVersion == cat.Version && b.settings == set)
 }
 

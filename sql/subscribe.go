@@ -8,6 +8,7 @@ import (
 
 	"github.com/cockroachdb/apd/v3"
 
+	"github.com/streamdb/streamdb/catalog"
 	"github.com/streamdb/streamdb/dataflow"
 	"github.com/streamdb/streamdb/pgerr"
 	"github.com/streamdb/streamdb/pgwire"
@@ -72,7 +73,7 @@ func (s *subscription) push(ts uint64, delta dataflow.Batch, errs []dataflow.Err
 // subscribe builds and hydrates a subscription's dataflow on the
 // coordinator and starts feeding it.
 func (c *coordinator) subscribe(ctx context.Context, plan planner.Node, snapshot, progress bool, width int) (*subscription, error) {
-	obj := &Object{ID: nextSubscriptionID, Kind: KindMaterializedView, Name: "subscribe"}
+	obj := &catalog.Object{ID: nextSubscriptionID, Kind: catalog.KindMaterializedView, Name: "subscribe"}
 	nextSubscriptionID--
 	f := &flow{obj: obj, graph: dataflow.NewGraph(), inputs: map[uint64]*dataflow.Input{}}
 	lc := &planner.LowerContext{Graph: f.graph, Eval: &scalar.EvalContext{Text: types.DefaultTextConfig()}, Get: f.input}
@@ -168,7 +169,7 @@ func (r *subscribeResult) Close() {
 }
 
 // bindSubscribe binds SUBSCRIBE TO obj | (query).
-func (s *session) bindSubscribe(cat *Catalog, st *parser.Subscribe) (*boundStmt, error) {
+func (s *session) bindSubscribe(cat *catalog.Catalog, st *parser.Subscribe) (*boundStmt, error) {
 	if st.Envelope != nil {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "SUBSCRIBE … ENVELOPE is not supported yet")
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/tidwall/btree"
 
+	"github.com/streamdb/streamdb/catalog"
 	"github.com/streamdb/streamdb/dataflow"
 	"github.com/streamdb/streamdb/storage"
 	"github.com/streamdb/streamdb/types"
@@ -31,18 +32,18 @@ func storedLess(a, b storedRow) bool { return a.key < b.key }
 // not grow with the data ingested and the rows with ids below a tick's
 // next id are that tick's contents.
 type tableState struct {
-	obj       *Object
+	obj       *catalog.Object
 	rows      *btree.BTreeG[storedRow] // nil for a cold relation
 	store     *storage.DB              // set for a cold relation
 	nextRowID int64
 	snap      *tableSnap // snapshot of the current contents, nil after a change
 }
 
-func newTableState(obj *Object) *tableState {
+func newTableState(obj *catalog.Object) *tableState {
 	return &tableState{obj: obj, rows: btree.NewBTreeGOptions(storedLess, btree.Options{NoLocks: true}), nextRowID: 1}
 }
 
-func newColdState(obj *Object, store *storage.DB) *tableState {
+func newColdState(obj *catalog.Object, store *storage.DB) *tableState {
 	return &tableState{obj: obj, store: store, nextRowID: 1}
 }
 
@@ -81,7 +82,7 @@ func (t *tableState) get(key string) (string, bool) {
 // tableSnap is a table's contents at one tick: a copy of its tree, or for
 // a cold relation the rows stored with ids below end.
 type tableSnap struct {
-	obj   *Object
+	obj   *catalog.Object
 	rows  *btree.BTreeG[storedRow]
 	store *storage.DB
 	end   int64
@@ -158,7 +159,7 @@ func (s *tableSnap) batch() (dataflow.Batch, error) {
 }
 
 // rowKey returns the storage key of a row of a table with a primary key.
-func rowKey(obj *Object, row types.Row) string {
+func rowKey(obj *catalog.Object, row types.Row) string {
 	var buf []byte
 	for _, c := range obj.PrimaryKey {
 		buf = types.AppendKey(buf, row[c], false)

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/streamdb/streamdb/catalog"
 	"github.com/streamdb/streamdb/sources"
 	"github.com/streamdb/streamdb/storage"
 	"github.com/streamdb/streamdb/types"
@@ -21,7 +22,7 @@ func TestColdRelation(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	obj := &Object{ID: 42, Name: "events", Appends: true, Cold: true}
+	obj := &catalog.Object{ID: 42, Name: "events", Appends: true, Cold: true}
 	tbl := newColdState(obj, db)
 	rs := &runningSource{obj: obj}
 	tick := func(vals ...int64) {
@@ -115,7 +116,7 @@ func TestColdChunks(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	obj := &Object{ID: 7, Name: "wide", Appends: true, Cold: true}
+	obj := &catalog.Object{ID: 7, Name: "wide", Appends: true, Cold: true}
 	tbl := newColdState(obj, db)
 	rs := &runningSource{obj: obj}
 	// Rows of a third of a chunk: a tick of 10 spans four chunks.

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/streamdb/streamdb/catalog"
 	"github.com/streamdb/streamdb/dataflow"
 	"github.com/streamdb/streamdb/pgerr"
 	"github.com/streamdb/streamdb/types"
@@ -33,7 +34,7 @@ func newTxn(implicit bool) *txn {
 // key. New rows of a table without primary key get provisional keys that
 // cannot collide with stored row ids; commit assigns real ones.
 type txnTable struct {
-	obj     *Object
+	obj     *catalog.Object
 	changes map[string]*pendingRow
 	order   []string
 	nextTmp uint64
@@ -49,7 +50,7 @@ type pendingRow struct {
 // provisionalPrefix starts provisional keys; stored row ids are 8 bytes.
 const provisionalPrefix = "\xff\xff\xff\xff\xff\xff\xff\xff\xff"
 
-func (t *txn) table(obj *Object) *txnTable {
+func (t *txn) table(obj *catalog.Object) *txnTable {
 	tt, ok := t.tables[obj.ID]
 	if !ok {
 		tt = &txnTable{obj: obj, changes: map[string]*pendingRow{}}
@@ -202,7 +203,7 @@ func (s *session) rollback(ctx context.Context) {
 // tableInput returns a table's rows as the current transaction sees them.
 // keep, when not nil, names the columns the query reads; the others may
 // be NULL (see rowReader).
-func (s *session) tableInput(ctx context.Context, snap *snapshot, obj *Object, withKey bool, keep func(col int) bool) (dataflow.Batch, error) {
+func (s *session) tableInput(ctx context.Context, snap *snapshot, obj *catalog.Object, withKey bool, keep func(col int) bool) (dataflow.Batch, error) {
 	base, ok := snap.table(obj.ID)
 	if !ok {
 		return nil, pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", obj.Name)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/tidwall/btree"
 
+	"github.com/streamdb/streamdb/catalog"
 	"github.com/streamdb/streamdb/types"
 )
 
@@ -14,7 +15,7 @@ import (
 // between checks with a canceled context: the scan must stop early with
 // the context's error, not read the relation to its end.
 func TestTableInputCanceled(t *testing.T) {
-	obj := &Object{ID: 9, Name: "big"}
+	obj := &catalog.Object{ID: 9, Name: "big"}
 	tbl := newTableState(obj)
 	for i := range int64(3 * scanCheckRows) {
 		tbl.put(rowIDKey(i+1), string(types.AppendRow(nil, types.Row{types.NewInt8(i)})))

@@ -1,6 +1,7 @@
 package sql
 
 import (
+	"github.com/streamdb/streamdb/catalog"
 	"github.com/streamdb/streamdb/dataflow"
 	"github.com/streamdb/streamdb/pgerr"
 	"github.com/streamdb/streamdb/types"
@@ -15,10 +16,10 @@ import (
 // and add what the transaction changes; NULL keys never conflict.
 
 // uniqueIndexes returns the unique indexes of a table.
-func uniqueIndexes(cat *Catalog, table uint64) []*Object {
-	var out []*Object
+func uniqueIndexes(cat *catalog.Catalog, table uint64) []*catalog.Object {
+	var out []*catalog.Object
 	for _, d := range cat.Dependents(table) {
-		if d.Kind == KindIndex && d.On == table && d.Unique {
+		if d.Kind == catalog.KindIndex && d.On == table && d.Unique {
 			out = append(out, d)
 		}
 	}
@@ -27,7 +28,7 @@ func uniqueIndexes(cat *Catalog, table uint64) []*Object {
 
 // uniqueKey returns a row's key in a unique index and its encoding; ok is
 // false when a key column is NULL.
-func uniqueKey(idx *Object, row types.Row) (key types.Row, enc string, ok bool) {
+func uniqueKey(idx *catalog.Object, row types.Row) (key types.Row, enc string, ok bool) {
 	key = make(types.Row, len(idx.KeyCols))
 	var buf []byte
 	for i, c := range idx.KeyCols {
@@ -53,7 +54,7 @@ type uniqueDelta map[uint64]map[string]*keyChange
 
 // add records a row leaving (old) and one arriving (row); either may be
 // nil.
-func (d uniqueDelta) add(idxs []*Object, old, row types.Row) {
+func (d uniqueDelta) add(idxs []*catalog.Object, old, row types.Row) {
 	for _, idx := range idxs {
 		m := d[idx.ID]
 		if m == nil {
@@ -88,7 +89,7 @@ func (d uniqueDelta) add(idxs []*Object, old, row types.Row) {
 // one row: the rows of the index's contents plus the transaction's net
 // change plus, for the coordinator, what earlier transactions of the same
 // tick added (pending).
-func (d uniqueDelta) check(idxs []*Object, table *Object, contents func(id uint64) *dataflow.Snapshot, pending uniqueDelta) error {
+func (d uniqueDelta) check(idxs []*catalog.Object, table *catalog.Object, contents func(id uint64) *dataflow.Snapshot, pending uniqueDelta) error {
 	for _, idx := range idxs {
 		snap := contents(idx.ID)
 		for enc, kc := range d[idx.ID] {
@@ -141,14 +142,14 @@ func lookupCount(snap *dataflow.Snapshot, key types.Row, n *int64) error {
 
 // uniqueIndexViolation is PostgreSQL's error for a duplicate key of a
 // unique index.
-func uniqueIndexViolation(idx, table *Object, row types.Row) error {
+func uniqueIndexViolation(idx, table *catalog.Object, row types.Row) error {
 	names, vals := keyText(table, idx.KeyCols, row)
 	return pgerr.New(pgerr.UniqueViolation, "duplicate key value violates unique constraint %q", idx.Name).
 		WithDetail("Key (%s)=(%s) already exists.", names, vals)
 }
 
 // keyText renders key columns and their values for an error's detail.
-func keyText(table *Object, cols []int, row types.Row) (names, vals string) {
+func keyText(table *catalog.Object, cols []int, row types.Row) (names, vals string) {
 	cfg := types.DefaultTextConfig()
 	for i, c := range cols {
 		if i > 0 {
@@ -165,7 +166,7 @@ func keyText(table *Object, cols []int, row types.Row) (names, vals string) {
 
 // checkNewUniqueIndex fails with PostgreSQL's error when the contents of
 // a new unique index already hold a duplicate key.
-func checkNewUniqueIndex(idx, table *Object, snap *dataflow.Snapshot) error {
+func checkNewUniqueIndex(idx, table *catalog.Object, snap *dataflow.Snapshot) error {
 	var prev types.Row
 	var dup types.Row
 	err := snap.ScanAll(func(row types.Row, n int64) bool {
@@ -193,7 +194,7 @@ func checkNewUniqueIndex(idx, table *Object, snap *dataflow.Snapshot) error {
 
 // checkUnique is the statement-level check: the transaction's changes to
 // a table against the unique indexes in the snapshot it read.
-func (s *session) checkUnique(snap *snapshot, obj *Object, tt *txnTable) error {
+func (s *session) checkUnique(snap *snapshot, obj *catalog.Object, tt *txnTable) error {
 	idxs := uniqueIndexes(snap.cat, obj.ID)
 	if len(idxs) == 0 {
 		return nil

@@ -7,6 +7,7 @@ import (
 
 	"github.com/tidwall/btree"
 
+	"github.com/streamdb/streamdb/catalog"
 	"github.com/streamdb/streamdb/dataflow"
 	"github.com/streamdb/streamdb/planner"
 	"github.com/streamdb/streamdb/types"
@@ -19,9 +20,9 @@ import (
 // the snapshot readable, and every later tick copies what it changes.
 func TestQueriesUnpinViews(t *testing.T) {
 	ctx := context.Background()
-	cat := newCatalog()
-	view := &Object{ID: firstUserID, Kind: KindMaterializedView, Schema: defaultSchema, Name: "v", Columns: []ColumnDef{{Name: "a", Type: types.TypeInt8}}}
-	cat.add(view)
+	cat := catalog.New()
+	view := &catalog.Object{ID: catalog.FirstUserID, Kind: catalog.KindMaterializedView, Schema: catalog.DefaultSchema, Name: "v", Columns: []catalog.ColumnDef{{Name: "a", Type: types.TypeInt8}}}
+	cat.Add(view)
 	sess := &session{info: sessionInfo{user: "test", database: "test", settings: newSettings("test")}}
 	for _, query := range []string{
 		"SELECT a FROM v",

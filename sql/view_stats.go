@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/streamdb/streamdb/catalog"
 	"github.com/streamdb/streamdb/pgwire"
 	"github.com/streamdb/streamdb/types"
 )
@@ -38,7 +39,7 @@ func (e *Engine) viewStats(ctx context.Context) (map[uint64]viewStat, error) {
 	stats := map[uint64]viewStat{}
 	err := e.c.call(ctx, func(c *coordinator) error {
 		for id, f := range c.flowIndex {
-			if f.obj.Kind == KindMaterializedView {
+			if f.obj.Kind == catalog.KindMaterializedView {
 				stats[id] = viewStat{flowStats: f.stats, stateBytes: f.graph.StateBytes()}
 			}
 		}
@@ -50,7 +51,7 @@ func (e *Engine) viewStats(ctx context.Context) (map[uint64]viewStat, error) {
 // materializedViewListing is SHOW MATERIALIZED VIEWS: each view with the
 // bytes of state its operators keep, the ticks that updated it, the total
 // time spent maintaining it and the time its latest update took.
-func materializedViewListing(e *Engine) ([]pgwire.Column, func(context.Context, *Catalog) (listing, error)) {
+func materializedViewListing(e *Engine) ([]pgwire.Column, func(context.Context, *catalog.Catalog) (listing, error)) {
 	cols := []pgwire.Column{
 		{Name: "name", Type: types.TypeText},
 		{Name: "state_bytes", Type: types.TypeInt8},
@@ -58,13 +59,13 @@ func materializedViewListing(e *Engine) ([]pgwire.Column, func(context.Context, 
 		{Name: "maintenance_ms", Type: types.TypeFloat8},
 		{Name: "last_tick_us", Type: types.TypeFloat8},
 	}
-	return cols, func(ctx context.Context, cat *Catalog) (listing, error) {
+	return cols, func(ctx context.Context, cat *catalog.Catalog) (listing, error) {
 		stats, err := e.viewStats(ctx)
 		if err != nil {
 			return listing{}, err
 		}
 		l := listing{cols: cols}
-		for _, o := range cat.Objects(KindMaterializedView) {
+		for _, o := range cat.Objects(catalog.KindMaterializedView) {
 			row := types.Row{types.NewText(o.Name), types.Null, types.Null, types.Null, types.Null}
 			if st, ok := stats[o.ID]; ok {
 				row[1] = types.NewInt8(st.stateBytes)
