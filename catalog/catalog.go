@@ -85,6 +85,17 @@ func (c *Catalog) Dependents(id uint64) []*Object {
 	return out
 }
 
+// UniqueIndexes returns the unique indexes of a table.
+func (c *Catalog) UniqueIndexes(table uint64) []*Object {
+	var out []*Object
+	for _, d := range c.Dependents(table) {
+		if d.Kind == KindIndex && d.On == table && d.Unique {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
 // Clone returns a mutable copy for building the next version.
 func (c *Catalog) Clone() *Catalog {
 	return &Catalog{

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/streamdb/streamdb/catalog"
+	"github.com/streamdb/streamdb/engine"
 	"github.com/streamdb/streamdb/pgerr"
 	"github.com/streamdb/streamdb/pgwire"
 	"github.com/streamdb/streamdb/planner"
@@ -178,7 +179,7 @@ func (s *session) bindShowListing(cat *catalog.Catalog, st *parser.Show) (*bound
 		return nil, err
 	}
 	return &boundStmt{cols: cols, catalogIndependent: true, run: func(ctx context.Context, s *session, _ []types.Datum) (pgwire.Result, error) {
-		l, err := build(ctx, s.e.snapshot().cat)
+		l, err := build(ctx, s.e.snapshot().Catalog())
 		if err != nil {
 			return nil, err
 		}
@@ -239,7 +240,7 @@ func (s *session) bindShowCreate(cat *catalog.Catalog, st *parser.ShowCreate) (*
 	cols := textCols("name", "create_sql")
 	name := st.Name
 	return &boundStmt{cols: cols, catalogIndependent: true, run: func(ctx context.Context, s *session, _ []types.Datum) (pgwire.Result, error) {
-		o, n, ok := resolveName(s.e.snapshot().cat, name)
+		o, n, ok := resolveName(s.e.snapshot().Catalog(), name)
 		if !ok {
 			return nil, errUndefinedObject(kind, n)
 		}
@@ -272,16 +273,16 @@ func (s *session) bindCreateDefaultIndex(cat *catalog.Catalog, raw *rawStatement
 	}
 	ifNotExists := st.IfNotExists
 	return ddl("CREATE INDEX", func(ctx context.Context, s *session) error {
-		return s.submitDDL(ctx, func(tx *ddlTx, notice func(*pgerr.Error)) error {
-			if taken, err := tx.nameTaken(obj.Name, ifNotExists, notice); taken || err != nil {
+		return s.submitDDL(ctx, func(ctx context.Context, tx *engine.DDL, notice func(*pgerr.Error)) error {
+			if taken, err := tx.NameTaken(obj.Name, ifNotExists, notice); taken || err != nil {
 				return err
 			}
-			if _, ok := tx.cat.ByID(obj.On); !ok {
+			if _, ok := tx.Catalog().ByID(obj.On); !ok {
 				return pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", name)
 			}
 			o := *obj
-			o.ID = tx.nextID()
-			return tx.create(&o)
+			o.ID = tx.NextID()
+			return tx.Create(ctx, &o)
 		})
 	}), nil
 }

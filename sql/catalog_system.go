@@ -8,6 +8,7 @@ import (
 
 	"github.com/streamdb/streamdb/catalog"
 	"github.com/streamdb/streamdb/dataflow"
+	"github.com/streamdb/streamdb/engine"
 	"github.com/streamdb/streamdb/pgerr"
 	"github.com/streamdb/streamdb/planner"
 	"github.com/streamdb/streamdb/planner/scalar"
@@ -56,7 +57,7 @@ func (b *binder) systemRelation(rv *pg_query.RangeVar, alias string) (fi *fromIt
 
 // feedSystem pushes a system relation's rows, generated from the
 // snapshot, into a one-tick input.
-func (s *session) feedSystem(snap *snapshot, in *dataflow.Input, get *planner.Get) error {
+func (s *session) feedSystem(snap *engine.Snapshot, in *dataflow.Input, get *planner.Get) error {
 	t, ok := pgcatalog.ByOID(uint32(get.ID))
 	if !ok {
 		return pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", get.Name)
@@ -77,7 +78,7 @@ func (s *session) feedSystem(snap *snapshot, in *dataflow.Input, get *planner.Ge
 // see the session's own DDL.
 type catalogView struct {
 	s    *session
-	snap *snapshot
+	snap *engine.Snapshot
 
 	mu      sync.Mutex
 	version uint64 // of the catalog rels were built from; 0 before
@@ -93,11 +94,11 @@ var (
 
 // catalogView returns a view of snap, or of the latest snapshot when snap
 // is nil (for name lookups, which follow the catalog as it is now).
-func (s *session) catalogView(snap *snapshot) *catalogView {
+func (s *session) catalogView(snap *engine.Snapshot) *catalogView {
 	return &catalogView{s: s, snap: snap}
 }
 
-func (v *catalogView) snapshot() *snapshot {
+func (v *catalogView) snapshot() *engine.Snapshot {
 	if v.snap != nil {
 		return v.snap
 	}
@@ -106,7 +107,7 @@ func (v *catalogView) snapshot() *snapshot {
 
 // load returns the relations of the current catalog, by OID too.
 func (v *catalogView) load() ([]*pgcatalog.Relation, map[uint32]*pgcatalog.Relation) {
-	cat := v.snapshot().cat
+	cat := v.snapshot().Catalog()
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	if v.byOID != nil && v.version == cat.Version {
@@ -178,7 +179,7 @@ func (v *catalogView) Relation(oid uint32) (*pgcatalog.Relation, bool) {
 
 // RelationByName implements pgcatalog.Source.
 func (v *catalogView) RelationByName(schema, name string) (*pgcatalog.Relation, bool) {
-	o, ok := v.snapshot().cat.Lookup(schema, name)
+	o, ok := v.snapshot().Catalog().Lookup(schema, name)
 	if !ok {
 		return nil, false
 	}

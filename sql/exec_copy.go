@@ -12,6 +12,7 @@ import (
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/streamdb/streamdb/catalog"
+	"github.com/streamdb/streamdb/engine"
 	"github.com/streamdb/streamdb/pgerr"
 	"github.com/streamdb/streamdb/pgwire"
 	"github.com/streamdb/streamdb/planner/scalar"
@@ -317,24 +318,24 @@ func (c *copyIn) CopyDone(ctx context.Context) error {
 // within the data here.
 func (c *copyIn) commitAlone(ctx context.Context) error {
 	obj := c.obj
-	changes := make([]rowChange, len(c.rows))
+	changes := make([]engine.RowChange, len(c.rows))
 	// Keys in ascending order, as dumps usually are, have their
 	// duplicates side by side; only data out of order needs a set.
 	sorted := true
 	for i, row := range c.rows {
-		changes[i].row = row
+		changes[i].Row = row
 		if len(obj.PrimaryKey) == 0 {
 			continue
 		}
 		if i&4095 == 0 && ctx.Err() != nil {
 			return c.failed(pgerr.Canceled())
 		}
-		key := rowKey(obj, row)
-		changes[i].key = key
+		key := engine.RowKey(obj, row)
+		changes[i].Key = key
 		if i > 0 && sorted {
-			switch prev := changes[i-1].key; {
+			switch prev := changes[i-1].Key; {
 			case prev == key:
-				return c.failed(uniqueViolation(obj, row))
+				return c.failed(engine.UniqueViolation(obj, row))
 			case prev > key:
 				sorted = false
 			}
@@ -343,18 +344,18 @@ func (c *copyIn) commitAlone(ctx context.Context) error {
 	if len(obj.PrimaryKey) > 0 && !sorted {
 		seen := make(map[string]struct{}, len(changes))
 		for _, ch := range changes {
-			if _, dup := seen[ch.key]; dup {
-				return c.failed(uniqueViolation(obj, ch.row))
+			if _, dup := seen[ch.Key]; dup {
+				return c.failed(engine.UniqueViolation(obj, ch.Row))
 			}
-			seen[ch.key] = struct{}{}
+			seen[ch.Key] = struct{}{}
 		}
 	}
 	c.rows = nil
 	if len(changes) == 0 {
 		return nil
 	}
-	w := &writeSet{tables: map[uint64][]rowChange{obj.ID: changes}}
-	if err := c.s.e.c.submit(ctx, &coordReq{writes: w}); err != nil {
+	w := &engine.WriteSet{Tables: map[uint64][]engine.RowChange{obj.ID: changes}}
+	if err := c.s.e.eng.Commit(ctx, w); err != nil {
 		return c.failed(err)
 	}
 	return nil
@@ -581,7 +582,7 @@ func (c *copyIn) parseBinary(b []byte) (int, error) {
 func (c *copyIn) write(ctx context.Context) error {
 	s, obj := c.s, c.obj
 	snap := s.e.snapshot()
-	base, _ := snap.table(obj.ID)
+	base, _ := snap.Table(obj.ID)
 	if base == nil {
 		return pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", obj.Name)
 	}
@@ -594,9 +595,9 @@ func (c *copyIn) write(ctx context.Context) error {
 			tt.insertNew(row)
 			continue
 		}
-		key := rowKey(obj, row)
+		key := engine.RowKey(obj, row)
 		if cur, touched := tt.lookup(key); (touched && cur != nil) || (!touched && hasKey(base, key)) {
-			return uniqueViolation(obj, row)
+			return engine.UniqueViolation(obj, row)
 		}
 		tt.set(key, row, base)
 	}

@@ -11,6 +11,7 @@ import (
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/streamdb/streamdb/catalog"
+	"github.com/streamdb/streamdb/engine"
 	"github.com/streamdb/streamdb/pgerr"
 	"github.com/streamdb/streamdb/pgwire"
 	"github.com/streamdb/streamdb/planner"
@@ -86,27 +87,27 @@ var undoableKinds = map[catalog.ObjectKind]bool{catalog.KindTable: true, catalog
 // remembers them and drops them again if it rolls back (or its COMMIT
 // fails), so that a rolled-back block leaves the catalog as it found it.
 // Other sessions see the new objects before the block commits.
-func (s *session) submitDDL(ctx context.Context, fn func(tx *ddlTx, notice func(*pgerr.Error)) error) error {
+func (s *session) submitDDL(ctx context.Context, fn func(ctx context.Context, tx *engine.DDL, notice func(*pgerr.Error)) error) error {
 	var notices []*pgerr.Error
 	var created []uint64
 	inBlock := s.txn != nil && !s.txn.implicit
-	err := s.e.c.submit(ctx, &coordReq{ddl: func(tx *ddlTx) error {
+	err := s.e.eng.RunDDL(ctx, func(ctx context.Context, tx *engine.DDL) error {
 		notices, created = notices[:0], created[:0]
-		if err := fn(tx, func(n *pgerr.Error) { notices = append(notices, n) }); err != nil {
+		if err := fn(ctx, tx, func(n *pgerr.Error) { notices = append(notices, n) }); err != nil {
 			return err
 		}
-		for _, o := range tx.created {
+		for _, o := range tx.CreatedObjects() {
 			if inBlock && !undoableKinds[o.Kind] {
 				return pgerr.New(pgerr.ActiveSQLTransaction, "CREATE %s cannot run inside a transaction block", strings.ToUpper(o.Kind.String()))
 			}
 			created = append(created, o.ID)
 		}
-		if inBlock && len(tx.dropped) > 0 {
+		if inBlock && tx.Drops() {
 			return pgerr.New(pgerr.ActiveSQLTransaction, "a statement that drops or replaces objects cannot run inside a transaction block").
 				WithHint("Run it outside BEGIN … COMMIT (with autocommit on): inside a block streamdb can only take back what CREATE statements made.")
 		}
 		return nil
-	}})
+	})
 	for _, n := range notices {
 		s.notice(n)
 	}
@@ -122,16 +123,16 @@ func (s *session) undoCreates(ctx context.Context, t *txn) {
 	if t == nil || len(t.created) == 0 {
 		return
 	}
-	err := s.e.c.submit(ctx, &coordReq{ddl: func(tx *ddlTx) error {
+	err := s.e.eng.RunDDL(ctx, func(ctx context.Context, tx *engine.DDL) error {
 		for i := len(t.created) - 1; i >= 0; i-- {
-			if o, ok := tx.cat.ByID(t.created[i]); ok {
+			if o, ok := tx.Catalog().ByID(t.created[i]); ok {
 				if err := dropWithDependents(tx, o, true, func(*pgerr.Error) {}); err != nil {
 					return err
 				}
 			}
 		}
 		return nil
-	}})
+	})
 	if err != nil {
 		s.e.log.Warn("could not drop the objects of a rolled-back transaction block", "err", err)
 	}
@@ -275,12 +276,12 @@ func (s *session) bindCreateTable(cat *catalog.Catalog, raw *rawStatement, cs *p
 	}
 	ifNotExists := cs.IfNotExists
 	return ddl("CREATE TABLE", func(ctx context.Context, s *session) error {
-		return s.submitDDL(ctx, func(tx *ddlTx, notice func(*pgerr.Error)) error {
-			if taken, err := tx.nameTaken(obj.Name, ifNotExists, notice); taken || err != nil {
+		return s.submitDDL(ctx, func(ctx context.Context, tx *engine.DDL, notice func(*pgerr.Error)) error {
+			if taken, err := tx.NameTaken(obj.Name, ifNotExists, notice); taken || err != nil {
 				return err
 			}
 			o := *obj
-			o.ID = tx.nextID()
+			o.ID = tx.NextID()
 			o.Columns = slices.Clone(obj.Columns)
 			var seqs []*catalog.Object
 			for _, sq := range owned {
@@ -292,16 +293,16 @@ func (s *session) bindCreateTable(cat *catalog.Catalog, raw *rawStatement, cs *p
 				o.Columns[i].Default, o.Columns[i].NotNull = nextvalDefault(seq.Name), true
 				seqs = append(seqs, seq)
 			}
-			if err := tx.create(&o); err != nil {
+			if err := tx.Create(ctx, &o); err != nil {
 				return err
 			}
 			for _, seq := range seqs {
-				if err := tx.create(seq); err != nil {
+				if err := tx.Create(ctx, seq); err != nil {
 					return err
 				}
 			}
 			for _, u := range uniques {
-				if err := tx.create(u.index(tx, &o)); err != nil {
+				if err := tx.Create(ctx, u.index(tx, &o)); err != nil {
 					return err
 				}
 			}
@@ -331,13 +332,13 @@ type uniqueSpec struct {
 // index returns the unique index of the constraint on table t, named as
 // PostgreSQL names it when the constraint has no name: table_cols_key,
 // with a number appended while the name is taken.
-func (u uniqueSpec) index(tx *ddlTx, t *catalog.Object) *catalog.Object {
+func (u uniqueSpec) index(tx *engine.DDL, t *catalog.Object) *catalog.Object {
 	name := u.name
 	if name == "" {
 		base := t.Name + "_" + strings.Join(u.cols, "_") + "_key"
 		name = base
 		for n := 1; ; n++ {
-			if _, taken := tx.cat.Lookup(catalog.DefaultSchema, name); !taken {
+			if _, taken := tx.Catalog().Lookup(catalog.DefaultSchema, name); !taken {
 				break
 			}
 			name = base + strconv.Itoa(n)
@@ -348,7 +349,7 @@ func (u uniqueSpec) index(tx *ddlTx, t *catalog.Object) *catalog.Object {
 		quoted[i] = quoteIdentifier(c)
 	}
 	sql := fmt.Sprintf("CREATE UNIQUE INDEX %s ON %s (%s)", quoteIdentifier(name), quoteIdentifier(t.Name), strings.Join(quoted, ", "))
-	idx := &catalog.Object{Kind: catalog.KindIndex, Schema: catalog.DefaultSchema, Name: name, SQL: sql, On: t.ID, KeyCols: u.keyCols, Unique: true, DependsOn: []uint64{t.ID}, ID: tx.nextID()}
+	idx := &catalog.Object{Kind: catalog.KindIndex, Schema: catalog.DefaultSchema, Name: name, SQL: sql, On: t.ID, KeyCols: u.keyCols, Unique: true, DependsOn: []uint64{t.ID}, ID: tx.NextID()}
 	for _, k := range u.keyCols {
 		idx.Columns = append(idx.Columns, t.Columns[k])
 	}
@@ -469,27 +470,27 @@ func (s *session) bindCreateView(cat *catalog.Catalog, raw *rawStatement, vs *pg
 	}
 	name, aliases, replace := vs.View.Relname, nameList(vs.Aliases), vs.Replace
 	return ddl("CREATE VIEW", func(ctx context.Context, s *session) error {
-		return s.submitDDL(ctx, func(tx *ddlTx, notice func(*pgerr.Error)) error {
-			obj, err := viewObject(tx.cat, catalog.KindView, name, raw.text, vs.Query, aliases)
+		return s.submitDDL(ctx, func(ctx context.Context, tx *engine.DDL, notice func(*pgerr.Error)) error {
+			obj, err := viewObject(tx.Catalog(), catalog.KindView, name, raw.text, vs.Query, aliases)
 			if err != nil {
 				return err
 			}
-			if old, exists := tx.cat.Lookup(catalog.DefaultSchema, name); exists {
+			if old, exists := tx.Catalog().Lookup(catalog.DefaultSchema, name); exists {
 				if !replace || old.Kind != catalog.KindView {
 					if old.Kind != catalog.KindView && replace {
 						return pgerr.New(pgerr.WrongObjectType, "%q is not a view", name)
 					}
 					return pgerr.New(pgerr.DuplicateTable, "relation %q already exists", name)
 				}
-				if err := compatibleReplacement(old, obj, tx.cat); err != nil {
+				if err := compatibleReplacement(old, obj, tx.Catalog()); err != nil {
 					return err
 				}
-				tx.drop(old)
+				tx.Drop(old)
 				obj.ID = old.ID
-				return tx.create(obj)
+				return tx.Create(ctx, obj)
 			}
-			obj.ID = tx.nextID()
-			return tx.create(obj)
+			obj.ID = tx.NextID()
+			return tx.Create(ctx, obj)
 		})
 	}), nil
 }
@@ -530,16 +531,16 @@ func (s *session) bindCreateTableAs(cat *catalog.Catalog, raw *rawStatement, ct 
 	}
 	name, aliases, ifNotExists := into.Rel.Relname, nameList(into.ColNames), ct.IfNotExists
 	return ddl("CREATE MATERIALIZED VIEW", func(ctx context.Context, s *session) error {
-		return s.submitDDL(ctx, func(tx *ddlTx, notice func(*pgerr.Error)) error {
-			if taken, err := tx.nameTaken(name, ifNotExists, notice); taken || err != nil {
+		return s.submitDDL(ctx, func(ctx context.Context, tx *engine.DDL, notice func(*pgerr.Error)) error {
+			if taken, err := tx.NameTaken(name, ifNotExists, notice); taken || err != nil {
 				return err
 			}
-			obj, err := viewObject(tx.cat, catalog.KindMaterializedView, name, raw.text, ct.Query, aliases)
+			obj, err := viewObject(tx.Catalog(), catalog.KindMaterializedView, name, raw.text, ct.Query, aliases)
 			if err != nil {
 				return err
 			}
-			obj.ID = tx.nextID()
-			return tx.create(obj)
+			obj.ID = tx.NextID()
+			return tx.Create(ctx, obj)
 		})
 	}), nil
 }
@@ -593,16 +594,16 @@ func (s *session) bindCreateIndex(cat *catalog.Catalog, raw *rawStatement, is *p
 	}
 	ifNotExists := is.IfNotExists
 	return ddl("CREATE INDEX", func(ctx context.Context, s *session) error {
-		return s.submitDDL(ctx, func(tx *ddlTx, notice func(*pgerr.Error)) error {
-			if taken, err := tx.nameTaken(name, ifNotExists, notice); taken || err != nil {
+		return s.submitDDL(ctx, func(ctx context.Context, tx *engine.DDL, notice func(*pgerr.Error)) error {
+			if taken, err := tx.NameTaken(name, ifNotExists, notice); taken || err != nil {
 				return err
 			}
-			if _, ok := tx.cat.ByID(obj.On); !ok {
+			if _, ok := tx.Catalog().ByID(obj.On); !ok {
 				return pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", is.Relation.Relname)
 			}
 			o := *obj
-			o.ID = tx.nextID()
-			return tx.create(&o)
+			o.ID = tx.NextID()
+			return tx.Create(ctx, &o)
 		})
 	}), nil
 }
@@ -636,13 +637,13 @@ func (s *session) bindDrop(ds *pg_query.DropStmt) (*boundStmt, error) {
 	cascade := ds.Behavior == pg_query.DropBehavior_DROP_CASCADE
 	missingOK := ds.MissingOk
 	b := ddl(tag, func(ctx context.Context, s *session) error {
-		return s.submitDDL(ctx, func(tx *ddlTx, notice func(*pgerr.Error)) error {
+		return s.submitDDL(ctx, func(ctx context.Context, tx *engine.DDL, notice func(*pgerr.Error)) error {
 			for _, parts := range names {
 				schema, name := "", parts[len(parts)-1]
 				if len(parts) > 1 {
 					schema = parts[len(parts)-2]
 				}
-				obj, ok := tx.cat.Lookup(schema, name)
+				obj, ok := tx.Catalog().Lookup(schema, name)
 				if !ok {
 					if missingOK {
 						notice(pgerr.New(pgerr.SuccessfulCompletion, "%s %q does not exist, skipping", kind, name))
@@ -654,7 +655,7 @@ func (s *session) bindDrop(ds *pg_query.DropStmt) (*boundStmt, error) {
 					return errWrongKind(name, kind, obj.Kind)
 				}
 				if obj.Kind == catalog.KindSequence && obj.On != 0 {
-					if t, ok := tx.cat.ByID(obj.On); ok {
+					if t, ok := tx.Catalog().ByID(obj.On); ok {
 						return pgerr.New(pgerr.DependentObjectsStillExist, "cannot drop sequence %s because other objects depend on it", obj.Name).
 							WithDetail("default value for a column of table %s depends on sequence %s", t.Name, obj.Name).
 							WithHint("Drop the table, which drops its sequences.")
@@ -674,11 +675,11 @@ func (s *session) bindDrop(ds *pg_query.DropStmt) (*boundStmt, error) {
 // dropWithDependents drops obj and, with CASCADE, everything that depends
 // on it; without CASCADE a dependent view or materialized view blocks the
 // drop (indexes are always dropped with what they index).
-func dropWithDependents(tx *ddlTx, obj *catalog.Object, cascade bool, notice func(*pgerr.Error)) error {
+func dropWithDependents(tx *engine.DDL, obj *catalog.Object, cascade bool, notice func(*pgerr.Error)) error {
 	all := map[uint64]*catalog.Object{}
 	var visit func(o *catalog.Object)
 	visit = func(o *catalog.Object) {
-		for _, d := range tx.cat.Dependents(o.ID) {
+		for _, d := range tx.Catalog().Dependents(o.ID) {
 			if _, seen := all[d.ID]; !seen {
 				all[d.ID] = d
 				visit(d)
@@ -707,8 +708,8 @@ func dropWithDependents(tx *ddlTx, obj *catalog.Object, cascade bool, notice fun
 		if !owned(d) {
 			notice(pgerr.New(pgerr.SuccessfulCompletion, "drop cascades to %s %s", d.Kind, d.Name))
 		}
-		tx.drop(d)
+		tx.Drop(d)
 	}
-	tx.drop(obj)
+	tx.Drop(obj)
 	return nil
 }

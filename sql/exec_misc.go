@@ -170,7 +170,7 @@ func showObjects(kind catalog.ObjectKind) *boundStmt {
 	cols := []pgwire.Column{{Name: "name", Type: types.TypeText}}
 	return &boundStmt{cols: cols, run: func(ctx context.Context, s *session, _ []types.Datum) (pgwire.Result, error) {
 		var rows []types.Row
-		for _, o := range s.e.snapshot().cat.Objects(kind) {
+		for _, o := range s.e.snapshot().Catalog().Objects(kind) {
 			rows = append(rows, types.Row{types.NewText(o.Name)})
 		}
 		return &rowsResult{rows: rows, tag: "SHOW"}, nil

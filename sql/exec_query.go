@@ -11,6 +11,7 @@ import (
 
 	"github.com/streamdb/streamdb/catalog"
 	"github.com/streamdb/streamdb/dataflow"
+	"github.com/streamdb/streamdb/engine"
 	"github.com/streamdb/streamdb/pgerr"
 	"github.com/streamdb/streamdb/pgwire"
 	"github.com/streamdb/streamdb/planner"
@@ -80,7 +81,7 @@ func (s *session) runQuery(ctx context.Context, q *planner.Query, params []types
 // runQuerySnap is runQuery that also returns the snapshot the query read:
 // a write checks at commit that the rows it changes are still as they
 // were in that snapshot, the rows it computed its changes from.
-func (s *session) runQuerySnap(ctx context.Context, q *planner.Query, params []types.Datum) ([]types.Row, *snapshot, error) {
+func (s *session) runQuerySnap(ctx context.Context, q *planner.Query, params []types.Datum) ([]types.Row, *engine.Snapshot, error) {
 	for {
 		snap := s.e.snapshot()
 		rows, err := s.runQueryAt(ctx, snap, q, params)
@@ -88,7 +89,7 @@ func (s *session) runQuerySnap(ctx context.Context, q *planner.Query, params []t
 			return rows, snap, err
 		}
 		select {
-		case <-snap.next:
+		case <-snap.Next():
 		case <-ctx.Done():
 			return nil, nil, ctx.Err()
 		}
@@ -97,7 +98,7 @@ func (s *session) runQuerySnap(ctx context.Context, q *planner.Query, params []t
 
 // runQueryAt is runQuery over one snapshot. Views are read while the
 // query is lowered, before anything is evaluated.
-func (s *session) runQueryAt(ctx context.Context, snap *snapshot, q *planner.Query, params []types.Datum) ([]types.Row, error) {
+func (s *session) runQueryAt(ctx context.Context, snap *engine.Snapshot, q *planner.Query, params []types.Datum) ([]types.Row, error) {
 	g := dataflow.NewGraph()
 	ev := s.evalContext(params)
 	// An object read whole more than once (a CTE used twice, a self
@@ -208,12 +209,12 @@ func (p *viewPins) unpin() {
 // one-tick input: the rows of a key lookup, or all rows, of which a
 // table's are decoded only in the columns keep reports (all when nil). A
 // view's snapshot stays pinned in pins.
-func (s *session) feedObject(ctx context.Context, snap *snapshot, pins *viewPins, in *dataflow.Input, get *planner.Get, ev *scalar.EvalContext, keep func(col int) bool) error {
+func (s *session) feedObject(ctx context.Context, snap *engine.Snapshot, pins *viewPins, in *dataflow.Input, get *planner.Get, ev *scalar.EvalContext, keep func(col int) bool) error {
 	id := uint64(get.ID)
 	if isSystemID(id) {
 		return s.feedSystem(snap, in, get)
 	}
-	obj, ok := snap.cat.ByID(id)
+	obj, ok := snap.Catalog().ByID(id)
 	if !ok {
 		return pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", get.Name)
 	}
@@ -231,7 +232,7 @@ func (s *session) feedObject(ctx context.Context, snap *snapshot, pins *viewPins
 		in.Push(b)
 		return nil
 	}
-	vs, ok := snap.view(id)
+	vs, ok := snap.View(id)
 	if !ok {
 		return pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", get.Name)
 	}
@@ -259,12 +260,12 @@ func (s *session) feedObject(ctx context.Context, snap *snapshot, pins *viewPins
 // feedSpans reads the rows of a table whose primary key lies in the
 // Get's spans: one lookup per whole key, one bounded range scan per other
 // interval, with the transaction's own pending changes laid over them.
-func (s *session) feedSpans(snap *snapshot, in *dataflow.Input, obj *catalog.Object, get *planner.Get, ev *scalar.EvalContext) error {
+func (s *session) feedSpans(snap *engine.Snapshot, in *dataflow.Input, obj *catalog.Object, get *planner.Get, ev *scalar.EvalContext) error {
 	ivs, err := spanIntervals(get, len(obj.PrimaryKey), ev)
 	if err != nil || len(ivs) == 0 {
 		return err
 	}
-	base, ok := snap.table(obj.ID)
+	base, ok := snap.Table(obj.ID)
 	if !ok {
 		return pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", obj.Name)
 	}
@@ -286,7 +287,7 @@ func (s *session) feedSpans(snap *snapshot, in *dataflow.Input, obj *catalog.Obj
 				}
 			}
 			if !found {
-				r, ok, err := base.get(iv.start)
+				r, ok, err := base.Get(iv.start)
 				if err != nil {
 					return err
 				}
@@ -298,7 +299,7 @@ func (s *session) feedSpans(snap *snapshot, in *dataflow.Input, obj *catalog.Obj
 			b = append(b, dataflow.Update{Row: keyed(row, iv.start, get.WithKey), Diff: 1})
 			continue
 		}
-		err := base.scanRange(iv.start, iv.end, nil, func(key string, row types.Row) bool {
+		err := base.ScanRange(iv.start, iv.end, nil, func(key string, row types.Row) bool {
 			if tt != nil {
 				if _, touched := tt.changes[key]; touched {
 					return true
@@ -325,7 +326,7 @@ func (s *session) feedSpans(snap *snapshot, in *dataflow.Input, obj *catalog.Obj
 // index. A transaction's own pending writes are not in the index, and an
 // index row of a table without primary key does not say where the row is
 // stored, so in those cases the table is scanned and filtered instead.
-func (s *session) feedIndexLookup(ctx context.Context, snap *snapshot, in *dataflow.Input, obj *catalog.Object, get *planner.Get, ev *scalar.EvalContext) error {
+func (s *session) feedIndexLookup(ctx context.Context, snap *engine.Snapshot, in *dataflow.Input, obj *catalog.Object, get *planner.Get, ev *scalar.EvalContext) error {
 	keys, err := spanPoints(get, ev)
 	if err != nil || len(keys) == 0 {
 		return err
@@ -350,7 +351,7 @@ func (s *session) feedIndexLookup(ctx context.Context, snap *snapshot, in *dataf
 		in.Push(b)
 		return nil
 	}
-	idx, ok := snap.view(uint64(get.Index))
+	idx, ok := snap.View(uint64(get.Index))
 	if !ok {
 		return pgerr.New(pgerr.UndefinedObject, "index of %q does not exist", get.Name)
 	}
@@ -361,7 +362,7 @@ func (s *session) feedIndexLookup(ctx context.Context, snap *snapshot, in *dataf
 	for _, key := range keys {
 		err = idx.Lookup(key, func(row types.Row, n int64) bool {
 			if get.WithKey {
-				row = keyed(row, rowKey(obj, row), true)
+				row = keyed(row, engine.RowKey(obj, row), true)
 			}
 			b = append(b, dataflow.Update{Row: row, Diff: n})
 			return true

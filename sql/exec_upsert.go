@@ -92,7 +92,7 @@ func (b *binder) conflictTarget(infer *pg_query.InferClause, obj *catalog.Object
 			return pgerr.New(pgerr.SyntaxError, "ON CONFLICT DO UPDATE requires inference specification or constraint name").
 				WithHint("For example, ON CONFLICT (column_name).")
 		}
-		if len(uniqueIndexes(b.cat, obj.ID)) > 0 {
+		if len(b.cat.UniqueIndexes(obj.ID)) > 0 {
 			return unsupported.WithHint("Name the primary key's columns as the conflict target.")
 		}
 		return nil
@@ -121,7 +121,7 @@ func (b *binder) conflictTarget(infer *pg_query.InferClause, obj *catalog.Object
 	slices.Sort(cols)
 	pk := slices.Sorted(slices.Values(obj.PrimaryKey))
 	if !slices.Equal(slices.Compact(cols), pk) {
-		if len(uniqueIndexes(b.cat, obj.ID)) > 0 {
+		if len(b.cat.UniqueIndexes(obj.ID)) > 0 {
 			return unsupported
 		}
 		return pgerr.New(pgerr.InvalidColumnReference, "there is no unique or exclusion constraint matching the ON CONFLICT specification")

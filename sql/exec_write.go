@@ -8,6 +8,7 @@ import (
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/streamdb/streamdb/catalog"
+	"github.com/streamdb/streamdb/engine"
 	"github.com/streamdb/streamdb/pgerr"
 	"github.com/streamdb/streamdb/pgwire"
 	"github.com/streamdb/streamdb/planner"
@@ -173,7 +174,7 @@ func (s *session) bindInsert(cat *catalog.Catalog, ins *pg_query.InsertStmt, par
 			if err != nil {
 				return nil, err
 			}
-			base, _ := snap.table(obj.ID)
+			base, _ := snap.Table(obj.ID)
 			if base == nil {
 				return nil, pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", obj.Name)
 			}
@@ -194,13 +195,13 @@ func (s *session) bindInsert(cat *catalog.Catalog, ins *pg_query.InsertStmt, par
 					tt.insertNew(row)
 					continue
 				}
-				key := rowKey(obj, row)
+				key := engine.RowKey(obj, row)
 				cur, touched := tt.lookup(key)
 				taken := touched && cur != nil || !touched && hasKey(base, key)
 				if taken && up != nil {
 					existing := cur
 					if !touched {
-						if existing, _, err = base.get(key); err != nil {
+						if existing, _, err = base.Get(key); err != nil {
 							return nil, err
 						}
 					}
@@ -221,7 +222,7 @@ func (s *session) bindInsert(cat *catalog.Catalog, ins *pg_query.InsertStmt, par
 				}
 				switch {
 				case taken:
-					return nil, uniqueViolation(obj, row)
+					return nil, engine.UniqueViolation(obj, row)
 				case touched:
 					tt.set(key, row, base) // deleted earlier in the transaction
 				default:
@@ -246,7 +247,7 @@ func (s *session) bindInsert(cat *catalog.Catalog, ins *pg_query.InsertStmt, par
 // batch in a one-tick dataflow; any other source runs as a query. It
 // also returns the snapshot the rows were read in, or, for a VALUES list,
 // the latest.
-func (s *session) insertRows(ctx context.Context, q *planner.Query, ev *scalar.EvalContext, params []types.Datum) ([]types.Row, *snapshot, error) {
+func (s *session) insertRows(ctx context.Context, q *planner.Query, ev *scalar.EvalContext, params []types.Datum) ([]types.Row, *engine.Snapshot, error) {
 	p, ok := q.Root.(*planner.Project)
 	if !ok {
 		return s.runQuerySnap(ctx, q, params)
@@ -291,8 +292,8 @@ func (s *session) insertRows(ctx context.Context, q *planner.Query, ev *scalar.E
 	return rows, snap, nil
 }
 
-func hasKey(base *tableSnap, key string) bool {
-	_, ok := base.getRaw(key)
+func hasKey(base *engine.TableSnap, key string) bool {
+	_, ok := base.GetRaw(key)
 	return ok
 }
 
@@ -335,7 +336,7 @@ func (s *session) bindUpdate(cat *catalog.Catalog, up *pg_query.UpdateStmt, para
 				return nil, err
 			}
 			ev := s.evalContext(params)
-			base, _ := snap.table(obj.ID)
+			base, _ := snap.Table(obj.ID)
 			if base == nil {
 				return nil, pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", obj.Name)
 			}
@@ -351,7 +352,7 @@ func (s *session) bindUpdate(cat *catalog.Catalog, up *pg_query.UpdateStmt, para
 				}
 				newRows[i] = row
 				key := string(r[width].Str())
-				if len(obj.PrimaryKey) > 0 && rowKey(obj, row) != key {
+				if len(obj.PrimaryKey) > 0 && engine.RowKey(obj, row) != key {
 					tt.set(key, nil, base)
 					moved = append(moved, i)
 					continue
@@ -359,9 +360,9 @@ func (s *session) bindUpdate(cat *catalog.Catalog, up *pg_query.UpdateStmt, para
 				tt.set(key, row, base)
 			}
 			for _, i := range moved {
-				key := rowKey(obj, newRows[i])
+				key := engine.RowKey(obj, newRows[i])
 				if cur, touched := tt.lookup(key); (touched && cur != nil) || (!touched && hasKey(base, key)) {
-					return nil, uniqueViolation(obj, newRows[i])
+					return nil, engine.UniqueViolation(obj, newRows[i])
 				}
 				tt.set(key, newRows[i], base)
 			}
@@ -404,7 +405,7 @@ func (s *session) bindDelete(cat *catalog.Catalog, del *pg_query.DeleteStmt, par
 			if err != nil {
 				return nil, err
 			}
-			base, _ := snap.table(obj.ID)
+			base, _ := snap.Table(obj.ID)
 			if base == nil {
 				return nil, pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", obj.Name)
 			}

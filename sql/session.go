@@ -14,7 +14,7 @@ import (
 // transaction, and caches of parsed statements. pgwire calls it from the
 // connection's goroutine only.
 type session struct {
-	e        *Engine
+	e        *Frontend
 	pid      uint32
 	info     sessionInfo
 	notifier pgwire.Notifier
@@ -48,7 +48,7 @@ const (
 	txnFailed
 )
 
-func newSession(e *Engine, st pgwire.Startup) *session {
+func newSession(e *Frontend, st pgwire.Startup) *session {
 	user := st.User
 	if user == "" {
 		user = "streamdb"

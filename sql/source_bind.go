@@ -2,12 +2,12 @@ package sql
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"strings"
 	"time"
 
 	"github.com/streamdb/streamdb/catalog"
+	"github.com/streamdb/streamdb/engine"
 	"github.com/streamdb/streamdb/pgerr"
 	"github.com/streamdb/streamdb/pgwire"
 	"github.com/streamdb/streamdb/sources"
@@ -317,9 +317,9 @@ func typeFromText(b *binder, text string) (types.Type, error) {
 
 // sourceObjects builds the catalog entries of a new source: the source,
 // its data relations, and its progress and errors relations.
-func sourceObjects(tx *ddlTx, name, sqlText string, spec *sourceSpec) ([]*catalog.Object, error) {
+func sourceObjects(tx *engine.DDL, name, sqlText string, spec *sourceSpec) ([]*catalog.Object, error) {
 	src := &catalog.Object{Kind: catalog.KindSource, Schema: catalog.DefaultSchema, Name: name, SQL: sqlText, DependsOn: spec.deps}
-	src.ID = tx.nextID()
+	src.ID = tx.NextID()
 	objs := []*catalog.Object{src}
 	for i, out := range spec.outputs {
 		switch spec.names[i] {
@@ -332,7 +332,7 @@ func sourceObjects(tx *ddlTx, name, sqlText string, spec *sourceSpec) ([]*catalo
 			o := &catalog.Object{Kind: catalog.KindSubsource, Schema: catalog.DefaultSchema, Name: spec.names[i], SQL: sqlText, Source: src.ID, Role: "data", Output: i,
 				Columns: outputColumns(out), PrimaryKey: out.Key, Appends: len(out.Key) == 0}
 			o.Cold = o.Appends && !out.Retracts
-			o.ID = tx.nextID()
+			o.ID = tx.NextID()
 			objs = append(objs, o)
 		}
 	}
@@ -343,11 +343,11 @@ func sourceObjects(tx *ddlTx, name, sqlText string, spec *sourceSpec) ([]*catalo
 	}{{"progress", catalog.ProgressColumns, []int{0}}, {"errors", catalog.ErrorsColumns, nil}} {
 		o := &catalog.Object{Kind: catalog.KindSubsource, Schema: catalog.DefaultSchema, Name: name + "_" + comp.role, SQL: sqlText, Source: src.ID, Role: comp.role,
 			Columns: comp.cols, PrimaryKey: comp.key, Appends: comp.key == nil, Cold: comp.key == nil}
-		o.ID = tx.nextID()
+		o.ID = tx.NextID()
 		objs = append(objs, o)
 	}
 	for _, o := range objs {
-		if other, exists := tx.cat.Lookup(o.Schema, o.Name); exists {
+		if other, exists := tx.Catalog().Lookup(o.Schema, o.Name); exists {
 			return nil, pgerr.New(pgerr.DuplicateTable, "%s %q already exists", other.Kind, o.Name)
 		}
 	}
@@ -362,40 +362,14 @@ func outputColumns(out sources.Output) []catalog.ColumnDef {
 	return cols
 }
 
-// runningFor assembles a source's runtime from its catalog entries.
-func runningFor(cat *catalog.Catalog, src *catalog.Object, spec *sourceSpec) *runningSource {
-	rs := &runningSource{obj: src, src: spec.src, outputs: make([]uint64, len(spec.outputs))}
-	for i, n := range spec.names {
-		if n == "" {
-			rs.outputs[i] = src.ID
-		}
-	}
-	for _, o := range cat.Dependents(src.ID) {
-		if o.Source != src.ID {
-			continue
-		}
-		switch o.Role {
-		case "data":
-			if o.Output < len(rs.outputs) {
-				rs.outputs[o.Output] = o.ID
-			}
-		case "progress":
-			rs.progress = o.ID
-		case "errors":
-			rs.errors = o.ID
-		}
-	}
-	return rs
-}
-
 func (s *session) bindCreateSource(raw *rawStatement, st *parser.CreateSource) (*boundStmt, error) {
 	if len(st.Name) > 1 && st.Name[len(st.Name)-2].Value != catalog.DefaultSchema {
 		return nil, pgerr.New(pgerr.InvalidSchemaName, "schema %q does not exist", st.Name[len(st.Name)-2].Value)
 	}
 	name := st.Name[len(st.Name)-1].Value
 	return ddl("CREATE SOURCE", func(ctx context.Context, s *session) error {
-		return s.submitDDL(ctx, func(tx *ddlTx, notice func(*pgerr.Error)) error {
-			if _, exists := tx.cat.Lookup(catalog.DefaultSchema, name); exists {
+		return s.submitDDL(ctx, func(ctx context.Context, tx *engine.DDL, notice func(*pgerr.Error)) error {
+			if _, exists := tx.Catalog().Lookup(catalog.DefaultSchema, name); exists {
 				if st.IfNotExists {
 					notice(pgerr.New(pgerr.DuplicateObject, "source %q already exists, skipping", name))
 					return nil
@@ -403,7 +377,7 @@ func (s *session) bindCreateSource(raw *rawStatement, st *parser.CreateSource) (
 				return pgerr.New(pgerr.DuplicateObject, "source %q already exists", name)
 			}
 			start := relativeStart(st, time.Now())
-			spec, err := buildSource(tx.cat, st, start, tx.c.log)
+			spec, err := buildSource(tx.Catalog(), st, start, s.e.log)
 			if err != nil {
 				return err
 			}
@@ -413,65 +387,14 @@ func (s *session) bindCreateSource(raw *rawStatement, st *parser.CreateSource) (
 			}
 			objs[0].StartTimestamp = start
 			for _, o := range objs {
-				if err := tx.create(o); err != nil {
+				if err := tx.Create(ctx, o); err != nil {
 					return err
 				}
 			}
-			rs := runningFor(tx.cat, objs[0], spec)
-			tx.afterCommit(func(c *coordinator) {
-				c.sourcesMu.Lock()
-				c.running[rs.obj.ID] = rs
-				c.sourcesMu.Unlock()
-				if c.runCtx != nil {
-					c.startSource(c.runCtx, rs)
-				}
-			})
+			tx.StartSource(objs[0], spec.src)
 			return nil
 		})
 	}), nil
-}
-
-// recoverSource rebuilds a source after a restart; the tick loop starts it
-// from its stored positions.
-func (c *coordinator) recoverSource(o *catalog.Object) error {
-	st, ok, err := parser.Parse(o.SQL)
-	if err != nil || !ok {
-		return fmt.Errorf("stored source cannot be parsed: %v", err)
-	}
-	cs, ok := st.(*parser.CreateSource)
-	if !ok {
-		return fmt.Errorf("stored source is not a CREATE SOURCE statement")
-	}
-	spec, err := buildSource(c.cat, cs, o.StartTimestamp, c.log)
-	if err != nil {
-		return err
-	}
-	resume := map[string][]byte{}
-	if err := c.store.Positions(o.ID, func(part string, pos []byte) error {
-		resume[part] = append([]byte(nil), pos...)
-		return nil
-	}); err != nil {
-		return err
-	}
-	c.pendingSources = append(c.pendingSources, pendingSource{obj: o, spec: spec, resume: resume})
-	return nil
-}
-
-// pendingSource is a recovered source waiting for its relations.
-type pendingSource struct {
-	obj    *catalog.Object
-	spec   *sourceSpec
-	resume map[string][]byte
-}
-
-// wireSources connects recovered sources to their relations.
-func (c *coordinator) wireSources() {
-	for _, p := range c.pendingSources {
-		rs := runningFor(c.cat, p.obj, p.spec)
-		rs.resume = p.resume
-		c.running[p.obj.ID] = rs
-	}
-	c.pendingSources = nil
 }
 
 func (s *session) bindCreateConnection(raw *rawStatement, st *parser.CreateConnection) (*boundStmt, error) {
@@ -480,8 +403,8 @@ func (s *session) bindCreateConnection(raw *rawStatement, st *parser.CreateConne
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "PostgreSQL connections are not supported yet")
 	}
 	return ddl("CREATE CONNECTION", func(ctx context.Context, s *session) error {
-		return s.submitDDL(ctx, func(tx *ddlTx, notice func(*pgerr.Error)) error {
-			if _, exists := tx.cat.Lookup(catalog.DefaultSchema, name); exists {
+		return s.submitDDL(ctx, func(ctx context.Context, tx *engine.DDL, notice func(*pgerr.Error)) error {
+			if _, exists := tx.Catalog().Lookup(catalog.DefaultSchema, name); exists {
 				if st.IfNotExists {
 					notice(pgerr.New(pgerr.DuplicateObject, "connection %q already exists, skipping", name))
 					return nil
@@ -493,7 +416,7 @@ func (s *session) bindCreateConnection(raw *rawStatement, st *parser.CreateConne
 				if ref == nil {
 					continue
 				}
-				o, n, ok := resolveName(tx.cat, ref)
+				o, n, ok := resolveName(tx.Catalog(), ref)
 				if !ok || o.Kind != catalog.KindSecret {
 					return pgerr.New(pgerr.UndefinedObject, "secret %q does not exist", n)
 				}
@@ -503,15 +426,15 @@ func (s *session) bindCreateConnection(raw *rawStatement, st *parser.CreateConne
 				if v == nil || v.Secret == nil {
 					continue
 				}
-				o, n, ok := resolveName(tx.cat, v.Secret)
+				o, n, ok := resolveName(tx.Catalog(), v.Secret)
 				if !ok || o.Kind != catalog.KindSecret {
 					return pgerr.New(pgerr.UndefinedObject, "secret %q does not exist", n)
 				}
 				deps = append(deps, o.ID)
 			}
 			o := &catalog.Object{Kind: catalog.KindConnection, Schema: catalog.DefaultSchema, Name: name, SQL: raw.text, DependsOn: deps}
-			o.ID = tx.nextID()
-			return tx.create(o)
+			o.ID = tx.NextID()
+			return tx.Create(ctx, o)
 		})
 	}), nil
 }
@@ -520,8 +443,8 @@ func (s *session) bindCreateSecret(st *parser.CreateSecret) (*boundStmt, error) 
 	name := st.Name[len(st.Name)-1].Value
 	value := st.Value.Value
 	return ddl("CREATE SECRET", func(ctx context.Context, s *session) error {
-		return s.submitDDL(ctx, func(tx *ddlTx, notice func(*pgerr.Error)) error {
-			if _, exists := tx.cat.Lookup(catalog.DefaultSchema, name); exists {
+		return s.submitDDL(ctx, func(ctx context.Context, tx *engine.DDL, notice func(*pgerr.Error)) error {
+			if _, exists := tx.Catalog().Lookup(catalog.DefaultSchema, name); exists {
 				if st.IfNotExists {
 					notice(pgerr.New(pgerr.DuplicateObject, "secret %q already exists, skipping", name))
 					return nil
@@ -531,8 +454,8 @@ func (s *session) bindCreateSecret(st *parser.CreateSecret) (*boundStmt, error) 
 			// The stored statement never holds the value: SHOW CREATE
 			// must not reveal it.
 			o := &catalog.Object{Kind: catalog.KindSecret, Schema: catalog.DefaultSchema, Name: name, SQL: "CREATE SECRET " + parser.QuoteIdent(name) + " AS '********'", Secret: value}
-			o.ID = tx.nextID()
-			return tx.create(o)
+			o.ID = tx.NextID()
+			return tx.Create(ctx, o)
 		})
 	}), nil
 }
@@ -552,9 +475,9 @@ func (s *session) bindDropStreamdb(st *parser.Drop) (*boundStmt, error) {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "DROP %s is not supported yet", st.Kind)
 	}
 	b := ddl(tag, func(ctx context.Context, s *session) error {
-		return s.submitDDL(ctx, func(tx *ddlTx, notice func(*pgerr.Error)) error {
+		return s.submitDDL(ctx, func(ctx context.Context, tx *engine.DDL, notice func(*pgerr.Error)) error {
 			for _, n := range st.Names {
-				obj, name, ok := resolveName(tx.cat, n)
+				obj, name, ok := resolveName(tx.Catalog(), n)
 				if !ok {
 					if st.IfExists {
 						notice(pgerr.New(pgerr.SuccessfulCompletion, "%s %q does not exist, skipping", kind, name))
@@ -577,11 +500,11 @@ func (s *session) bindDropStreamdb(st *parser.Drop) (*boundStmt, error) {
 }
 
 // showSources lists sources with their state, and connections and secrets.
-func showSourceListing(kind parser.ShowKind) ([]pgwire.Column, func(e *Engine, cat *catalog.Catalog) (listing, error), bool) {
+func showSourceListing(kind parser.ShowKind) ([]pgwire.Column, func(e *Frontend, cat *catalog.Catalog) (listing, error), bool) {
 	switch kind {
 	case parser.ShowSources:
 		cols := textCols("name", "type", "status")
-		return cols, func(e *Engine, cat *catalog.Catalog) (listing, error) {
+		return cols, func(e *Frontend, cat *catalog.Catalog) (listing, error) {
 			l := listing{cols: cols}
 			for _, o := range cat.Objects(catalog.KindSource) {
 				typ := "load-generator"
@@ -590,16 +513,16 @@ func showSourceListing(kind parser.ShowKind) ([]pgwire.Column, func(e *Engine, c
 						typ = "kafka"
 					}
 				}
-				l.rows = append(l.rows, types.Row{types.NewText(o.Name), types.NewText(typ), types.NewText(e.sourceStatus(o.ID))})
+				l.rows = append(l.rows, types.Row{types.NewText(o.Name), types.NewText(typ), types.NewText(e.eng.SourceStatus(o.ID))})
 			}
 			for _, o := range cat.Objects(catalog.KindSubsource) {
-				l.rows = append(l.rows, types.Row{types.NewText(o.Name), types.NewText("subsource"), types.NewText(e.sourceStatus(o.Source))})
+				l.rows = append(l.rows, types.Row{types.NewText(o.Name), types.NewText("subsource"), types.NewText(e.eng.SourceStatus(o.Source))})
 			}
 			return l, nil
 		}, true
 	case parser.ShowConnections:
 		cols := textCols("name", "type")
-		return cols, func(e *Engine, cat *catalog.Catalog) (listing, error) {
+		return cols, func(e *Frontend, cat *catalog.Catalog) (listing, error) {
 			l := listing{cols: cols}
 			for _, o := range cat.Objects(catalog.KindConnection) {
 				typ := "kafka"
@@ -612,7 +535,7 @@ func showSourceListing(kind parser.ShowKind) ([]pgwire.Column, func(e *Engine, c
 		}, true
 	case parser.ShowSecrets:
 		cols := textCols("name")
-		return cols, func(e *Engine, cat *catalog.Catalog) (listing, error) {
+		return cols, func(e *Frontend, cat *catalog.Catalog) (listing, error) {
 			l := listing{cols: cols}
 			for _, o := range cat.Objects(catalog.KindSecret) {
 				l.rows = append(l.rows, types.Row{types.NewText(o.Name)})

@@ -106,24 +106,15 @@ func (s *session) recoverPanic(err *error) {
 	s.fail()
 }
 
-// internalError logs a recovered panic p with its stack and returns the
-// internal error (XX000) its statement fails with, for the two places
-// that recover: a session's statements (session.recoverPanic) and the
-// coordinator's catalog changes (coordinator.runDDL).
-func internalError(log *slog.Logger, msg string, p any) error {
-	log.Error(msg, "panic", p, "stack", string(debug.Stack()))
-	return pgerr.New(pgerr.InternalError, "internal error: %v", p)
-}
-
 // bind binds the statement against the latest catalog, reusing the
 // previous binding when the catalog has not changed.
 func (st *statement) bind() (*boundStmt, error) {
 	snap := st.s.e.snapshot()
-	if st.bound != nil && st.bound.valid(snap.cat, st.s.info.settings) {
+	if st.bound != nil && st.bound.valid(snap.Catalog(), st.s.info.settings) {
 		return st.bound, nil
 	}
 	key := bindKey{raw: st.raw, oids: oidKey(st.paramOIDs)}
-	if b, ok := st.s.bound[key]; ok && b.valid(snap.cat, st.s.info.settings) {
+	if b, ok := st.s.bound[key]; ok && b.valid(snap.Catalog(), st.s.info.settings) {
 		st.bound = b
 		return b, nil
 	}
@@ -139,11 +130,11 @@ func (st *statement) bind() (*boundStmt, error) {
 		}
 		params[i] = t
 	}
-	b, err := st.s.bindStatement(snap.cat, st.raw, params)
+	b, err := st.s.bindStatement(snap.Catalog(), st.raw, params)
 	if err != nil {
 		return nil, shiftPosition(err, st.raw.offset)
 	}
-	b.catVersion, b.settings = snap.cat.Version, st.s.info.settings
+	b.catVersion, b.settings = snap.Catalog().Version, st.s.info.settings
 	st.bound = b
 	if len(st.s.bound) >= maxParseCache {
 		clear(st.s.bound)
@@ -223,3 +214,12 @@ func (r *rowsResult) Close()      {}
 
 // commandResult is the result of a statement that returns no rows.
 func commandResult(tag string) pgwire.Result { return &rowsResult{tag: tag} }
+
+// internalError logs a recovered panic p with its stack and returns the
+// internal error (XX000) its statement fails with, for the two places
+// that recover: a session's statements (session.recoverPanic) and the
+// coordinator's catalog changes (coordinator.runDDL).
+func internalError(log *slog.Logger, msg string, p any) error {
+	log.Error(msg, "panic", p, "stack", string(debug.Stack()))
+	return pgerr.New(pgerr.InternalError, "internal error: %v", p)
+}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/streamdb/streamdb/catalog"
 	"github.com/streamdb/streamdb/dataflow"
+	"github.com/streamdb/streamdb/engine"
 	"github.com/streamdb/streamdb/pgerr"
 	"github.com/streamdb/streamdb/types"
 )
@@ -71,14 +72,14 @@ func (t *txn) hasWrites() bool {
 
 // set records the new value of key; base is the snapshot the statement
 // read, consulted the first time the key is touched.
-func (tt *txnTable) set(key string, row types.Row, base *tableSnap) {
+func (tt *txnTable) set(key string, row types.Row, base *engine.TableSnap) {
 	if p, ok := tt.changes[key]; ok {
 		p.row = row
 		return
 	}
 	p := &pendingRow{row: row}
 	if base != nil {
-		p.expect, p.existed = base.getRaw(key)
+		p.expect, p.existed = base.GetRaw(key)
 	}
 	tt.changes[key] = p
 	tt.order = append(tt.order, key)
@@ -121,8 +122,8 @@ func (tt *txnTable) lookup(key string) (row types.Row, touched bool) {
 // overlay returns the table's contents as the transaction sees them:
 // the snapshot with the pending changes applied. withKey appends each
 // row's storage key as a bytea column.
-func (tt *txnTable) overlay(base *tableSnap, withKey bool, emit func(types.Row)) error {
-	err := base.scan(func(key string, row types.Row) bool {
+func (tt *txnTable) overlay(base *engine.TableSnap, withKey bool, emit func(types.Row)) error {
+	err := base.Scan(func(key string, row types.Row) bool {
 		if _, touched := tt.changes[key]; touched {
 			return true
 		}
@@ -154,21 +155,21 @@ func keyed(row types.Row, key string, withKey bool) types.Row {
 }
 
 // writeSet converts the pending changes into the coordinator's form.
-func (t *txn) writeSet() *writeSet {
-	w := &writeSet{tables: map[uint64][]rowChange{}}
+func (t *txn) writeSet() *engine.WriteSet {
+	w := &engine.WriteSet{Tables: map[uint64][]engine.RowChange{}}
 	for id, tt := range t.tables {
-		w.tables[id] = make([]rowChange, 0, len(tt.order))
+		w.Tables[id] = make([]engine.RowChange, 0, len(tt.order))
 		for _, k := range tt.order {
 			p := tt.changes[k]
 			switch {
 			case p.tmp && p.row == nil:
 				continue // inserted and deleted again
 			case p.tmp:
-				w.tables[id] = append(w.tables[id], rowChange{row: p.row})
+				w.Tables[id] = append(w.Tables[id], engine.RowChange{Row: p.row})
 			case !p.existed && p.row == nil:
 				continue // a key that never existed, deleted
 			default:
-				w.tables[id] = append(w.tables[id], rowChange{key: k, existed: p.existed, expect: p.expect, row: p.row})
+				w.Tables[id] = append(w.Tables[id], engine.RowChange{Key: k, Existed: p.existed, Expect: p.expect, Row: p.row})
 			}
 		}
 	}
@@ -183,10 +184,10 @@ func (s *session) commit(ctx context.Context) error {
 		return nil
 	}
 	w := t.writeSet()
-	if w.empty() {
+	if w.Empty() {
 		return nil
 	}
-	err := s.e.c.submit(ctx, &coordReq{writes: w})
+	err := s.e.eng.Commit(ctx, w)
 	if err != nil {
 		s.undoCreates(ctx, t)
 	}
@@ -202,9 +203,9 @@ func (s *session) rollback(ctx context.Context) {
 
 // tableInput returns a table's rows as the current transaction sees them.
 // keep, when not nil, names the columns the query reads; the others may
-// be NULL (see rowReader).
-func (s *session) tableInput(ctx context.Context, snap *snapshot, obj *catalog.Object, withKey bool, keep func(col int) bool) (dataflow.Batch, error) {
-	base, ok := snap.table(obj.ID)
+// be NULL (see RowReader).
+func (s *session) tableInput(ctx context.Context, snap *engine.Snapshot, obj *catalog.Object, withKey bool, keep func(col int) bool) (dataflow.Batch, error) {
+	base, ok := snap.Table(obj.ID)
 	if !ok {
 		return nil, pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", obj.Name)
 	}
@@ -215,11 +216,11 @@ func (s *session) tableInput(ctx context.Context, snap *snapshot, obj *catalog.O
 			return b, tt.overlay(base, withKey, emit)
 		}
 	}
-	b = make(dataflow.Batch, 0, base.sizeHint())
+	b = make(dataflow.Batch, 0, base.SizeHint())
 	// A scan of a large source relation reads millions of rows from the
 	// store: a canceled query stops it every scanCheckRows rows.
-	dec := newRowReader(len(obj.Columns), keep)
-	err := base.scanRange("", "", dec, func(key string, row types.Row) bool {
+	dec := engine.NewRowReader(len(obj.Columns), keep)
+	err := base.ScanRange("", "", dec, func(key string, row types.Row) bool {
 		if len(b)%scanCheckRows == 0 && ctx.Err() != nil {
 			return false
 		}

@@ -24,7 +24,7 @@ type Server struct {
 
 	cancel context.CancelFunc
 	done   chan error
-	engine *sql.Engine
+	engine *sql.Frontend
 }
 
 // Options configure Start.

@@ -1,4 +1,4 @@
-package sql
+package engine
 
 import (
 	"strings"
@@ -33,15 +33,15 @@ func TestRowReader(t *testing.T) {
 		{"one", only(1), "(,url,)"},
 		{"none", only(), "(,,)"},
 	} {
-		r := newRowReader(len(row), tc.keep)
-		got, err := r.decode(enc)
+		r := NewRowReader(len(row), tc.keep)
+		got, err := r.Decode(enc)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if s := showRow(got); s != tc.want {
 			t.Errorf("%s: %s, want %s", tc.name, s, tc.want)
 		}
-		again, _ := r.decode(enc)
+		again, _ := r.Decode(enc)
 		if shared := &got[0] == &again[0]; shared != (tc.name == "none") {
 			t.Errorf("%s: rows shared %v", tc.name, shared)
 		}

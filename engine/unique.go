@@ -1,4 +1,4 @@
-package sql
+package engine
 
 import (
 	"github.com/streamdb/streamdb/catalog"
@@ -14,17 +14,6 @@ import (
 // contents, so that two transactions cannot add the same key
 // concurrently. Both count the rows per key in the index's arrangement
 // and add what the transaction changes; NULL keys never conflict.
-
-// uniqueIndexes returns the unique indexes of a table.
-func uniqueIndexes(cat *catalog.Catalog, table uint64) []*catalog.Object {
-	var out []*catalog.Object
-	for _, d := range cat.Dependents(table) {
-		if d.Kind == catalog.KindIndex && d.On == table && d.Unique {
-			out = append(out, d)
-		}
-	}
-	return out
-}
 
 // uniqueKey returns a row's key in a unique index and its encoding; ok is
 // false when a key column is NULL.
@@ -192,54 +181,28 @@ func checkNewUniqueIndex(idx, table *catalog.Object, snap *dataflow.Snapshot) er
 	return nil
 }
 
-// checkUnique is the statement-level check: the transaction's changes to
-// a table against the unique indexes in the snapshot it read.
-func (s *session) checkUnique(snap *snapshot, obj *catalog.Object, tt *txnTable) error {
-	idxs := uniqueIndexes(snap.cat, obj.ID)
-	if len(idxs) == 0 {
-		return nil
-	}
-	d := uniqueDelta{}
-	for _, k := range tt.order {
-		p := tt.changes[k]
-		var old types.Row
-		if p.existed {
-			r, err := types.DecodeRow([]byte(p.expect), nil)
-			if err != nil {
-				return err
-			}
-			old = r
-		}
-		d.add(idxs, old, p.row)
-	}
-	return d.check(idxs, obj, func(id uint64) *dataflow.Snapshot {
-		v, _ := snap.view(id)
-		return v
-	}, nil)
-}
-
 // validateUnique is the commit-time check of a transaction's writes
 // against the current contents of the unique indexes and what earlier
 // transactions of the tick added (pending). It returns the transaction's
 // own delta, for the coordinator to add to pending once it applies.
-func (c *coordinator) validateUnique(w *writeSet, pending uniqueDelta) (uniqueDelta, error) {
+func (c *Engine) validateUnique(w *WriteSet, pending uniqueDelta) (uniqueDelta, error) {
 	var d uniqueDelta
 	for _, id := range w.tableIDs() {
-		idxs := uniqueIndexes(c.cat, id)
+		idxs := c.cat.UniqueIndexes(id)
 		if len(idxs) == 0 {
 			continue
 		}
 		td := uniqueDelta{}
-		for _, ch := range w.tables[id] {
+		for _, ch := range w.Tables[id] {
 			var old types.Row
-			if ch.existed {
-				r, err := types.DecodeRow([]byte(ch.expect), nil)
+			if ch.Existed {
+				r, err := types.DecodeRow([]byte(ch.Expect), nil)
 				if err != nil {
 					return nil, err
 				}
 				old = r
 			}
-			td.add(idxs, old, ch.row)
+			td.add(idxs, old, ch.Row)
 		}
 		if err := td.check(idxs, c.tables[id].obj, c.indexContents, pending); err != nil {
 			return nil, err
@@ -253,9 +216,41 @@ func (c *coordinator) validateUnique(w *writeSet, pending uniqueDelta) (uniqueDe
 }
 
 // indexContents returns the current contents of an index's arrangement.
-func (c *coordinator) indexContents(id uint64) *dataflow.Snapshot {
+func (c *Engine) indexContents(id uint64) *dataflow.Snapshot {
 	if f := c.flowIndex[id]; f != nil {
 		return f.snapshot()
 	}
 	return nil
+}
+
+// UniqueCheck is the statement-level check of a table's unique indexes:
+// a transaction's changes to the table, added one by one, against the
+// indexes' contents in the snapshot it read.
+type UniqueCheck struct {
+	table *catalog.Object
+	idxs  []*catalog.Object
+	d     uniqueDelta
+}
+
+// NewUniqueCheck returns the check of table's unique indexes in cat, nil
+// when it has none.
+func NewUniqueCheck(cat *catalog.Catalog, table *catalog.Object) *UniqueCheck {
+	idxs := cat.UniqueIndexes(table.ID)
+	if len(idxs) == 0 {
+		return nil
+	}
+	return &UniqueCheck{table: table, idxs: idxs, d: uniqueDelta{}}
+}
+
+// Change records a row leaving (old) and one arriving (row); either may
+// be nil.
+func (u *UniqueCheck) Change(old, row types.Row) { u.d.add(u.idxs, old, row) }
+
+// Check fails with a unique violation when a key the changes add is held
+// by more than one row in snap.
+func (u *UniqueCheck) Check(snap *Snapshot) error {
+	return u.d.check(u.idxs, u.table, func(id uint64) *dataflow.Snapshot {
+		v, _ := snap.View(id)
+		return v
+	}, nil)
 }

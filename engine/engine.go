@@ -1,4 +1,4 @@
-package sql
+package engine
 
 import (
 	"context"
@@ -7,45 +7,44 @@ import (
 	"fmt"
 	"log/slog"
 	"sort"
-	"sync"
 	"time"
 
-	pg_query "github.com/pganalyze/pg_query_go/v6"
 	"github.com/tidwall/btree"
 
 	"github.com/streamdb/streamdb/catalog"
 	"github.com/streamdb/streamdb/dataflow"
 	"github.com/streamdb/streamdb/pgerr"
-	"github.com/streamdb/streamdb/pgwire"
+	"github.com/streamdb/streamdb/planner"
+	"github.com/streamdb/streamdb/sources"
 	"github.com/streamdb/streamdb/storage"
 )
 
-// Config configures an Engine.
+// Binder rebuilds, on start, what the engine cannot from stored data
+// alone: the plan of a view and the runtime of a source, from the SQL
+// statements that created them. The SQL front end implements it; the
+// engine calls it while it replays the catalog, with the catalog as
+// loaded so far (every object the one at hand can read).
+type Binder interface {
+	// PlanView binds and optimises a view's or materialized view's
+	// stored definition.
+	PlanView(cat *catalog.Catalog, o *catalog.Object) (planner.Node, error)
+	// OpenSource builds the source a stored CREATE SOURCE describes. The
+	// engine starts it with the positions stored last.
+	OpenSource(cat *catalog.Catalog, o *catalog.Object) (sources.Source, error)
+}
+
+// coordConfig configures the coordinator.
 type Config struct {
 	// DataDir is where the Pebble store lives.
 	DataDir string
 	Logger  *slog.Logger
-	// MemoryLimit is the size of the heap above which running
-	// statements are canceled (see memoryGuard); zero means three
-	// quarters of the memory the process may use.
-	MemoryLimit uint64
+	// Binder rebuilds views' plans and sources on start.
+	Binder Binder
 }
 
-// Engine is streamdb's SQL engine. It implements pgwire.Engine.
-type Engine struct {
-	c       *coordinator
-	log     *slog.Logger
-	started time.Time
-
-	mu       sync.Mutex
-	sessions map[uint32]*session
-	guard    *memoryGuard
-}
-
-var _ pgwire.Engine = (*Engine)(nil)
-
-// Open opens the store, replays the catalog and rebuilds every table and
-// dataflow from durable state. The engine serves once Run is running.
+// openCoordinator opens the store, replays the catalog and rebuilds every
+// table and dataflow from durable state. The engine serves once run is
+// running.
 func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	log := cfg.Logger
 	if log == nil {
@@ -55,9 +54,10 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &coordinator{
+	c := &Engine{
 		store:      store,
 		log:        log,
+		binder:     cfg.Binder,
 		reqs:       make(chan *coordReq, maxGroupCommit),
 		stopped:    make(chan struct{}),
 		cat:        catalog.New(),
@@ -65,7 +65,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		readers:    map[uint64][]*flow{},
 		flowIndex:  map[uint64]*flow{},
 		running:    map[uint64]*runningSource{},
-		snapTables: new(btree.Map[uint64, *tableSnap]),
+		snapTables: new(btree.Map[uint64, *TableSnap]),
 		snapViews:  new(btree.Map[uint64, *dataflow.Snapshot]),
 		dirty:      map[uint64]bool{},
 	}
@@ -74,33 +74,26 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		return nil, err
 	}
 	c.publish()
-	limit := cfg.MemoryLimit
-	if limit == 0 {
-		limit = defaultMemoryLimit()
-	}
-	e := &Engine{c: c, log: log, started: time.Now(), sessions: map[uint32]*session{}, guard: newMemoryGuard(limit)}
-	return e, nil
+	return c, nil
 }
 
-// Run runs the tick loop until ctx ends.
-func (e *Engine) Run(ctx context.Context) error {
-	go e.guard.run(ctx)
-	return e.c.run(ctx)
-}
-
-// Close closes the store. Run must have returned.
-func (e *Engine) Close() error {
-	saveErr := e.c.saveSequences()
-	if err := e.c.store.Close(); err != nil {
+// Close saves the sequences' exact state and closes the store. run must
+// have returned.
+func (c *Engine) Close() error {
+	saveErr := c.saveSequences()
+	if err := c.store.Close(); err != nil {
 		return err
 	}
 	return saveErr
 }
 
+// Snapshot returns the latest published snapshot.
+func (c *Engine) Snapshot() *Snapshot { return c.snap.Load() }
+
 // recover rebuilds the engine's state from the store: the catalog in id
 // order (every object after the objects it reads), table contents, and the
 // dataflows of materialized views and indexes, hydrated from their inputs.
-func (c *coordinator) recover(ctx context.Context) error {
+func (c *Engine) recover(ctx context.Context) error {
 	start := time.Now()
 	if v, ok, err := c.store.Meta("ts"); err != nil {
 		return err
@@ -137,7 +130,7 @@ func (c *coordinator) recover(ctx context.Context) error {
 	return nil
 }
 
-func (c *coordinator) recoverObject(ctx context.Context, o *catalog.Object, rows *int64) error {
+func (c *Engine) recoverObject(ctx context.Context, o *catalog.Object, rows *int64) error {
 	switch o.Kind {
 	case catalog.KindSequence:
 		return c.recoverSequence(o)
@@ -151,15 +144,11 @@ func (c *coordinator) recoverObject(ctx context.Context, o *catalog.Object, rows
 			return c.recoverSource(o)
 		}
 	case catalog.KindView, catalog.KindMaterializedView:
-		sel, aliases, err := viewDefinition(o.SQL)
+		plan, err := c.binder.PlanView(c.cat, o)
 		if err != nil {
 			return err
 		}
-		def, err := viewObject(c.cat, o.Kind, o.Name, o.SQL, &pg_query.Node{Node: &pg_query.Node_SelectStmt{SelectStmt: sel}}, aliases)
-		if err != nil {
-			return err
-		}
-		o.Plan = def.Plan
+		o.Plan = plan
 		if o.Kind == catalog.KindView {
 			return nil
 		}
@@ -188,7 +177,7 @@ func (c *coordinator) recoverObject(ctx context.Context, o *catalog.Object, rows
 
 // loadRows reads a durable collection into memory. A cold relation stays
 // in the store: only where its row ids end is read.
-func (c *coordinator) loadRows(o *catalog.Object, rows *int64) error {
+func (c *Engine) loadRows(o *catalog.Object, rows *int64) error {
 	if o.Cold {
 		t := newColdState(o, c.store)
 		last, ok, err := c.store.LastKey(o.ID)
@@ -220,24 +209,3 @@ func (c *coordinator) loadRows(o *catalog.Object, rows *int64) error {
 	c.dirty[o.ID] = true
 	return nil
 }
-
-// Connect opens a session for a client (pgwire.Engine).
-func (e *Engine) Connect(ctx context.Context, st pgwire.Startup) (pgwire.Session, error) {
-	s := newSession(e, st)
-	if err := s.applyStartupParams(st.Params); err != nil {
-		return nil, err
-	}
-	e.mu.Lock()
-	e.sessions[st.ProcessID] = s
-	e.mu.Unlock()
-	return s, nil
-}
-
-func (e *Engine) forget(s *session) {
-	e.mu.Lock()
-	delete(e.sessions, s.pid)
-	e.mu.Unlock()
-}
-
-// snapshot returns the latest published snapshot.
-func (e *Engine) snapshot() *snapshot { return e.c.snap.Load() }

@@ -1,4 +1,4 @@
-package sql
+package engine
 
 import (
 	"context"
@@ -61,7 +61,7 @@ func (rs *runningSource) status() string {
 
 // sourceSink is the engine side of a running source.
 type sourceSink struct {
-	c  *coordinator
+	c  *Engine
 	rs *runningSource
 }
 
@@ -77,22 +77,25 @@ func (k *sourceSink) Status(s sources.State, reason string) {
 	k.rs.mu.Unlock()
 }
 
-// startSource runs a source's goroutine until its context ends.
-func (c *coordinator) startSource(ctx context.Context, rs *runningSource) {
+// startSource runs a source in the tick loop's group until ctx ends or
+// the source is dropped. A source that fails for good stalls with its
+// reason; it does not stop the engine.
+func (c *Engine) startSource(ctx context.Context, rs *runningSource) {
 	ctx, rs.cancel = context.WithCancel(ctx)
 	sink := &sourceSink{c: c, rs: rs}
-	go func() {
+	c.group.Go(func() error {
 		err := rs.src.Run(ctx, rs.resume, sink)
 		if err != nil && ctx.Err() == nil {
 			sink.Status(sources.Stalled, err.Error())
 			c.log.Error("source stopped", "source", rs.obj.Name, "err", err)
 		}
-	}()
+		return nil
+	})
 }
 
 // applySource writes a source batch into the source's relations and the
 // store, with the positions it reads up to, and records the deltas.
-func (c *coordinator) applySource(rs *runningSource, b *sources.Batch, batch *storage.Batch, deltas map[uint64]dataflow.Batch) error {
+func (c *Engine) applySource(rs *runningSource, b *sources.Batch, batch *storage.Batch, deltas map[uint64]dataflow.Batch) error {
 	if rs.dropped {
 		return pgerr.New(pgerr.ObjectNotInPrerequisiteState, "source %q was dropped", rs.obj.Name)
 	}
@@ -164,7 +167,7 @@ func nullableBytes(b []byte) types.Datum {
 // Pebble, and the key adds 8 bytes to the row instead of a second copy of
 // it. A retraction finds a stored row equal to the one it retracts through
 // rs's byRow index, which only relations that ever retract build.
-func (c *coordinator) applyChanges(rs *runningSource, id uint64, changes []sources.Change, batch *storage.Batch, deltas map[uint64]dataflow.Batch) error {
+func (c *Engine) applyChanges(rs *runningSource, id uint64, changes []sources.Change, batch *storage.Batch, deltas map[uint64]dataflow.Batch) error {
 	t, ok := c.tables[id]
 	if !ok {
 		return fmt.Errorf("source relation %d is missing", id)
@@ -310,13 +313,88 @@ func buildRowIndex(t *tableState) (map[string][]string, error) {
 	return idx, derr
 }
 
-// sourceStatus returns a source's state for SHOW SOURCES.
-func (c *Engine) sourceStatus(id uint64) string {
-	c.c.sourcesMu.Lock()
-	rs := c.c.running[id]
-	c.c.sourcesMu.Unlock()
+// SourceStatus returns a source's state for SHOW SOURCES.
+func (c *Engine) SourceStatus(id uint64) string {
+	c.sourcesMu.Lock()
+	rs := c.running[id]
+	c.sourcesMu.Unlock()
 	if rs == nil {
 		return "stopped"
 	}
 	return rs.status()
+}
+
+// runningFor assembles a source's runtime from its catalog entries: the
+// source holds the rows of its one output itself, or each output has a
+// data subsource, and the progress and errors subsources belong to it.
+func runningFor(cat *catalog.Catalog, src *catalog.Object, s sources.Source) *runningSource {
+	rs := &runningSource{obj: src, src: s, outputs: make([]uint64, len(s.Outputs()))}
+	if src.HasRows() && len(rs.outputs) > 0 {
+		rs.outputs[0] = src.ID
+	}
+	for _, o := range cat.Dependents(src.ID) {
+		if o.Source != src.ID {
+			continue
+		}
+		switch o.Role {
+		case "data":
+			if o.Output < len(rs.outputs) {
+				rs.outputs[o.Output] = o.ID
+			}
+		case "progress":
+			rs.progress = o.ID
+		case "errors":
+			rs.errors = o.ID
+		}
+	}
+	return rs
+}
+
+// recoverSource rebuilds a source after a restart from its stored
+// definition (through the binder) and positions. It is started, with
+// the others, when the tick loop starts, once the whole catalog is
+// loaded and its relations exist.
+func (c *Engine) recoverSource(o *catalog.Object) error {
+	src, err := c.binder.OpenSource(c.cat, o)
+	if err != nil {
+		return err
+	}
+	resume := map[string][]byte{}
+	if err := c.store.Positions(o.ID, func(part string, pos []byte) error {
+		resume[part] = append([]byte(nil), pos...)
+		return nil
+	}); err != nil {
+		return err
+	}
+	c.pendingSources = append(c.pendingSources, pendingSource{obj: o, src: src, resume: resume})
+	return nil
+}
+
+// pendingSource is a recovered source waiting for its relations.
+type pendingSource struct {
+	obj    *catalog.Object
+	src    sources.Source
+	resume map[string][]byte
+}
+
+// wireSources connects recovered sources to their relations.
+func (c *Engine) wireSources() {
+	for _, p := range c.pendingSources {
+		rs := runningFor(c.cat, p.obj, p.src)
+		rs.resume = p.resume
+		c.running[p.obj.ID] = rs
+	}
+	c.pendingSources = nil
+}
+
+// StartSource runs source s for src, whose relations the change
+// creates, once the change has committed.
+func (tx *DDL) StartSource(src *catalog.Object, s sources.Source) {
+	rs := runningFor(tx.cat, src, s)
+	tx.afterCommit(func(ctx context.Context, c *Engine) {
+		c.sourcesMu.Lock()
+		c.running[rs.obj.ID] = rs
+		c.sourcesMu.Unlock()
+		c.startSource(ctx, rs)
+	})
 }

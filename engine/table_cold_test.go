@@ -1,4 +1,4 @@
-package sql
+package engine
 
 import (
 	"fmt"
@@ -43,10 +43,10 @@ func TestColdRelation(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	contents := func(s *tableSnap) string {
+	contents := func(s *TableSnap) string {
 		t.Helper()
 		var got []string
-		if err := s.scan(func(_ string, row types.Row) bool {
+		if err := s.Scan(func(_ string, row types.Row) bool {
 			got = append(got, fmt.Sprint(row[0].Int()))
 			return true
 		}); err != nil {
@@ -69,14 +69,14 @@ func TestColdRelation(t *testing.T) {
 	if got := contents(second); got != "[10 11 11 12 13 14]" {
 		t.Errorf("second snapshot = %s", got)
 	}
-	if _, ok, err := first.get(rowIDKey(4)); err != nil || ok {
+	if _, ok, err := first.Get(rowIDKey(4)); err != nil || ok {
 		t.Errorf("first snapshot finds row 4, ingested after it (err %v)", err)
 	}
-	if row, ok, err := second.get(rowIDKey(4)); err != nil || !ok || row[0].Int() != 12 {
+	if row, ok, err := second.Get(rowIDKey(4)); err != nil || !ok || row[0].Int() != 12 {
 		t.Errorf("second snapshot's row 4 = %v, %v, %v", row, ok, err)
 	}
 	var ranged []string
-	if err := second.scanRange(rowIDKey(3), rowIDKey(6), nil, func(_ string, row types.Row) bool {
+	if err := second.ScanRange(rowIDKey(3), rowIDKey(6), nil, func(_ string, row types.Row) bool {
 		ranged = append(ranged, fmt.Sprint(row[0].Int()))
 		return true
 	}); err != nil {
@@ -86,7 +86,7 @@ func TestColdRelation(t *testing.T) {
 		t.Errorf("rows 3 to 5 = %v", ranged)
 	}
 
-	c := &coordinator{store: db, tables: map[uint64]*tableState{}, dirty: map[uint64]bool{}}
+	c := &Engine{store: db, tables: map[uint64]*tableState{}, dirty: map[uint64]bool{}}
 	var n int64
 	if err := c.loadRows(obj, &n); err != nil {
 		t.Fatal(err)
@@ -148,18 +148,18 @@ func TestColdChunks(t *testing.T) {
 	}
 	snap := tbl.snapshot()
 	for i, v := range want {
-		got, ok, err := snap.get(rowIDKey(int64(i + 1)))
+		got, ok, err := snap.Get(rowIDKey(int64(i + 1)))
 		if err != nil || !ok || got[0].Int() != v || got[1].Str() != pad {
 			t.Fatalf("row %d = %v, %v, %v; want %d", i+1, got, ok, err, v)
 		}
 	}
-	if _, ok, err := snap.get(rowIDKey(int64(len(want) + 1))); ok || err != nil {
+	if _, ok, err := snap.Get(rowIDKey(int64(len(want) + 1))); ok || err != nil {
 		t.Errorf("a row past the end was found (err %v)", err)
 	}
 	for lo := 1; lo <= len(want); lo++ {
 		for hi := lo; hi <= len(want)+1; hi += 3 {
 			var got []int64
-			if err := snap.scanRange(rowIDKey(int64(lo)), rowIDKey(int64(hi)), nil, func(key string, r types.Row) bool {
+			if err := snap.ScanRange(rowIDKey(int64(lo)), rowIDKey(int64(hi)), nil, func(key string, r types.Row) bool {
 				if key != rowIDKey(int64(lo+len(got))) {
 					t.Fatalf("range [%d, %d): key %x at position %d", lo, hi, key, len(got))
 				}
@@ -173,7 +173,7 @@ func TestColdChunks(t *testing.T) {
 			}
 		}
 	}
-	c := &coordinator{store: db, tables: map[uint64]*tableState{}, dirty: map[uint64]bool{}}
+	c := &Engine{store: db, tables: map[uint64]*tableState{}, dirty: map[uint64]bool{}}
 	var n int64
 	if err := c.loadRows(obj, &n); err != nil {
 		t.Fatal(err)

@@ -1,4 +1,4 @@
-package sql
+package engine
 
 import (
 	"testing"
@@ -11,7 +11,7 @@ import (
 func TestReplayable(t *testing.T) {
 	replay := &coordReq{source: &runningSource{}, batch: &sources.Batch{Replayable: true}}
 	kafka := &coordReq{source: &runningSource{}, batch: &sources.Batch{}}
-	write := &coordReq{writes: &writeSet{}}
+	write := &coordReq{writes: &WriteSet{}}
 	for _, tc := range []struct {
 		name string
 		reqs []*coordReq

@@ -1,4 +1,4 @@
-package sql
+package engine
 
 import (
 	"container/heap"
@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/tidwall/btree"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/streamdb/streamdb/catalog"
 	"github.com/streamdb/streamdb/dataflow"
@@ -24,14 +25,14 @@ import (
 // coordinator owns all mutable engine state and runs the tick loop; see
 // the package documentation. Every method without a "submit" in its name
 // runs on the coordinator's goroutine (or during open, before it starts).
-type coordinator struct {
+type Engine struct {
 	store *storage.DB
 	log   *slog.Logger
 	seqs  sequences
 	reqs  chan *coordReq
 	// stopped is closed when the tick loop has returned.
 	stopped chan struct{}
-	snap    atomic.Pointer[snapshot]
+	snap    atomic.Pointer[Snapshot]
 	// failed is set when a tick could not be made durable; from then on
 	// every request fails, since memory and disk may disagree.
 	failed atomic.Pointer[error]
@@ -47,9 +48,11 @@ type coordinator struct {
 	// guards it for SHOW SOURCES on other goroutines.
 	sourcesMu sync.Mutex
 	running   map[uint64]*runningSource
-	// runCtx is the context of the tick loop, which source goroutines
-	// inherit.
-	runCtx context.Context
+	// group runs the sources while the tick loop runs; the loop waits
+	// for them when it stops.
+	group *errgroup.Group
+	// binder rebuilds what recovery cannot from stored data alone.
+	binder Binder
 	// pendingSources are sources found during recovery, wired to their
 	// relations once the whole catalog is loaded.
 	pendingSources []pendingSource
@@ -59,7 +62,7 @@ type coordinator struct {
 	sourceBatchBytes int
 
 	// The published contents, updated for the objects in dirty.
-	snapTables *btree.Map[uint64, *tableSnap]
+	snapTables *btree.Map[uint64, *TableSnap]
 	snapViews  *btree.Map[uint64, *dataflow.Snapshot]
 	dirty      map[uint64]bool
 
@@ -71,13 +74,13 @@ type coordinator struct {
 // coordReq is one unit of work for the tick loop: a transaction's writes
 // or a catalog change.
 type coordReq struct {
-	writes *writeSet
+	writes *WriteSet
 	// source and batch are a source's batch to ingest.
 	source *runningSource
 	batch  *sources.Batch
 	// call runs on the coordinator outside any tick.
-	call func(c *coordinator) error
-	ddl  func(tx *ddlTx) error
+	call func(c *Engine) error
+	ddl  func(ctx context.Context, tx *DDL) error
 	err  error
 	done chan struct{}
 }
@@ -89,7 +92,7 @@ const maxGroupCommit = 256
 // contains it has been published. A submitted request is never abandoned:
 // once the loop has it, its outcome is waited for even if ctx ends, so the
 // client learns whether its write committed.
-func (c *coordinator) submit(ctx context.Context, r *coordReq) error {
+func (c *Engine) submit(ctx context.Context, r *coordReq) error {
 	if p := c.failed.Load(); p != nil {
 		return pgerr.Wrap(*p, pgerr.IOError, "the engine stopped after a storage failure: %v", *p)
 	}
@@ -116,18 +119,32 @@ func (c *coordinator) submit(ctx context.Context, r *coordReq) error {
 	}
 }
 
+// Commit applies a transaction's writes in the next tick and waits until
+// that tick is durable and published, so that the writer reads its own
+// writes in every view. It fails with 40001 when a row the transaction
+// read has changed since, and with a unique violation when a key it
+// creates has appeared.
+func (c *Engine) Commit(ctx context.Context, w *WriteSet) error {
+	return c.submit(ctx, &coordReq{writes: w})
+}
+
 // errShutdown is the error of work submitted while the engine stops.
 func errShutdown() error {
 	return pgerr.New(pgerr.AdminShutdown, "terminating connection due to administrator command")
 }
 
-// run is the tick loop. It closes stopped when it returns.
-func (c *coordinator) run(ctx context.Context) error {
+// Run is the tick loop. It closes stopped when it returns.
+func (c *Engine) Run(ctx context.Context) error {
 	defer close(c.stopped)
-	c.runCtx = ctx
 	c.maintain = make(chan func())
 	defer close(c.maintain)
 	go maintainer(c.maintain)
+	ctx, cancel := context.WithCancel(ctx)
+	c.group = new(errgroup.Group)
+	defer func() {
+		cancel()
+		c.group.Wait()
+	}()
 	c.sourcesMu.Lock()
 	for _, rs := range c.running {
 		c.startSource(ctx, rs)
@@ -167,7 +184,7 @@ func (c *coordinator) run(ctx context.Context) error {
 }
 
 // drain fails requests that arrive after a fatal error, until shutdown.
-func (c *coordinator) drain(err error) {
+func (c *Engine) drain(err error) {
 	go func() {
 		for r := range c.reqs {
 			r.err = pgerr.Wrap(err, pgerr.IOError, "could not commit: %v", err)
@@ -178,7 +195,7 @@ func (c *coordinator) drain(err error) {
 
 // process runs consecutive write requests as one tick and each catalog
 // change as a tick of its own, in arrival order.
-func (c *coordinator) process(ctx context.Context, reqs []*coordReq) error {
+func (c *Engine) process(ctx context.Context, reqs []*coordReq) error {
 	var writes []*coordReq
 	for _, r := range reqs {
 		if r.call != nil {
@@ -208,7 +225,7 @@ func (c *coordinator) process(ctx context.Context, reqs []*coordReq) error {
 }
 
 // nextTS advances the logical clock: milliseconds, strictly increasing.
-func (c *coordinator) nextTS() uint64 {
+func (c *Engine) nextTS() uint64 {
 	now := uint64(time.Now().UnixMilli())
 	if now <= c.ts {
 		now = c.ts + 1
@@ -232,7 +249,7 @@ func tsValue(ts uint64) []byte { return binary.BigEndian.AppendUint64(nil, ts) }
 
 // writeTick applies a group of transactions, makes them durable in one
 // batch, maintains every dataflow and publishes the new snapshot.
-func (c *coordinator) writeTick(ctx context.Context, reqs []*coordReq) error {
+func (c *Engine) writeTick(ctx context.Context, reqs []*coordReq) error {
 	fromSource := slices.ContainsFunc(reqs, func(r *coordReq) bool { return r.source != nil })
 	var batch *storage.Batch
 	if fromSource {
@@ -339,12 +356,12 @@ func maintainer(work <-chan func()) {
 // subPush is one subscription's changes of a tick, pushed to its client
 // once the tick is durable.
 type subPush struct {
-	sub   *subscription
+	sub   *Subscription
 	delta dataflow.Batch
 	errs  []dataflow.ErrorUpdate
 }
 
-func (c *coordinator) finish(reqs []*coordReq) {
+func (c *Engine) finish(reqs []*coordReq) {
 	for _, r := range reqs {
 		close(r.done)
 		r.done = nil
@@ -354,31 +371,31 @@ func (c *coordinator) finish(reqs []*coordReq) {
 // validate checks a transaction's writes against the current contents:
 // rows it changed must still hold what it read, and keys it created must
 // still be free.
-func (c *coordinator) validate(w *writeSet) error {
+func (c *Engine) validate(w *WriteSet) error {
 	for _, id := range w.tableIDs() {
 		t, ok := c.tables[id]
 		if !ok {
 			return pgerr.New(pgerr.UndefinedTable, "table was dropped by a concurrent transaction")
 		}
-		for _, ch := range w.tables[id] {
-			if ch.key == "" {
+		for _, ch := range w.Tables[id] {
+			if ch.Key == "" {
 				continue
 			}
-			cur, exists := t.get(ch.key)
+			cur, exists := t.get(ch.Key)
 			switch {
-			case ch.existed && (!exists || cur != ch.expect):
+			case ch.Existed && (!exists || cur != ch.Expect):
 				return pgerr.New(pgerr.SerializationFailure, "could not serialize access due to concurrent update").
 					WithHint("Retry the transaction.")
-			case !ch.existed && exists:
-				return uniqueViolation(t.obj, ch.row)
+			case !ch.Existed && exists:
+				return UniqueViolation(t.obj, ch.Row)
 			}
 		}
 	}
 	return nil
 }
 
-// uniqueViolation is PostgreSQL's error for a duplicate primary key.
-func uniqueViolation(obj *catalog.Object, row types.Row) error {
+// UniqueViolation is PostgreSQL's error for a duplicate primary key.
+func UniqueViolation(obj *catalog.Object, row types.Row) error {
 	names, vals := keyText(obj, obj.PrimaryKey, row)
 	return pgerr.New(pgerr.UniqueViolation, "duplicate key value violates unique constraint %q", obj.Name+"_pkey").
 		WithDetail("Key (%s)=(%s) already exists.", names, vals)
@@ -386,16 +403,16 @@ func uniqueViolation(obj *catalog.Object, row types.Row) error {
 
 // apply writes validated changes to the tables and the batch and records
 // the Z-set delta of each table.
-func (c *coordinator) apply(w *writeSet, batch *storage.Batch, deltas map[uint64]dataflow.Batch) error {
+func (c *Engine) apply(w *WriteSet, batch *storage.Batch, deltas map[uint64]dataflow.Batch) error {
 	var buf []byte
 	for _, id := range w.tableIDs() {
 		t := c.tables[id]
 		// Room for every change up front: append's growth of a large
 		// slice (1.25×) would copy a bulk load's delta many times over.
-		d := slices.Grow(deltas[id], len(w.tables[id]))
-		for _, ch := range w.tables[id] {
-			key := ch.key
-			if ch.row == nil {
+		d := slices.Grow(deltas[id], len(w.Tables[id]))
+		for _, ch := range w.Tables[id] {
+			key := ch.Key
+			if ch.Row == nil {
 				old, ok := t.remove(key)
 				if !ok {
 					continue
@@ -412,7 +429,7 @@ func (c *coordinator) apply(w *writeSet, batch *storage.Batch, deltas map[uint64
 				key = rowIDKey(t.nextRowID)
 				t.nextRowID++
 			}
-			buf = types.AppendRow(buf[:0], ch.row)
+			buf = types.AppendRow(buf[:0], ch.Row)
 			val := string(buf)
 			if old, replaced := t.put(key, val); replaced {
 				oldRow, err := types.DecodeRow([]byte(old), nil)
@@ -422,7 +439,7 @@ func (c *coordinator) apply(w *writeSet, batch *storage.Batch, deltas map[uint64
 				d = append(d, dataflow.Update{Row: oldRow, Diff: -1})
 			}
 			batch.Put(id, []byte(key), buf)
-			d = append(d, dataflow.Update{Row: ch.row, Diff: 1})
+			d = append(d, dataflow.Update{Row: ch.Row, Diff: 1})
 		}
 		if len(d) > 0 {
 			deltas[id] = d
@@ -437,7 +454,7 @@ func (c *coordinator) apply(w *writeSet, batch *storage.Batch, deltas map[uint64
 // inputs' changes of the same tick. Only flows downstream of a change are
 // visited. It returns the subscriptions' changes, for the caller to push
 // once the tick is durable.
-func (c *coordinator) propagate(ctx context.Context, deltas map[uint64]dataflow.Batch) ([]subPush, error) {
+func (c *Engine) propagate(ctx context.Context, deltas map[uint64]dataflow.Batch) ([]subPush, error) {
 	var pushes []subPush
 	errDeltas := map[uint64][]dataflow.ErrorUpdate{}
 	var work flowQueue
@@ -513,7 +530,7 @@ func (q *flowQueue) Pop() any {
 }
 
 // addFlow installs a flow and indexes the objects it reads.
-func (c *coordinator) addFlow(f *flow) {
+func (c *Engine) addFlow(f *flow) {
 	c.flowIndex[f.obj.ID] = f
 	for id := range f.inputs {
 		c.readers[id] = append(c.readers[id], f)
@@ -522,7 +539,7 @@ func (c *coordinator) addFlow(f *flow) {
 }
 
 // dropFlows removes the flows of dropped objects.
-func (c *coordinator) dropFlows(dropped map[uint64]bool) {
+func (c *Engine) dropFlows(dropped map[uint64]bool) {
 	for id := range dropped {
 		f := c.flowIndex[id]
 		if f == nil {
@@ -547,7 +564,7 @@ func (c *coordinator) dropFlows(dropped map[uint64]bool) {
 
 // publish makes the current state visible to readers, refreshing the
 // published contents of the objects changed since the last publish.
-func (c *coordinator) publish() {
+func (c *Engine) publish() {
 	for id := range c.dirty {
 		if t, ok := c.tables[id]; ok {
 			c.snapTables.Set(id, t.snapshot())
@@ -561,7 +578,7 @@ func (c *coordinator) publish() {
 		}
 	}
 	clear(c.dirty)
-	old := c.snap.Swap(&snapshot{ts: c.ts, cat: c.cat.Frozen(), tables: c.snapTables.Copy(), views: c.snapViews.Copy(), next: make(chan struct{})})
+	old := c.snap.Swap(&Snapshot{ts: c.ts, cat: c.cat.Frozen(), tables: c.snapTables.Copy(), views: c.snapViews.Copy(), next: make(chan struct{})})
 	if old != nil {
 		close(old.next)
 	}

@@ -1,4 +1,4 @@
-package sql
+package engine
 
 import (
 	"context"
@@ -20,7 +20,7 @@ type flow struct {
 	inputs map[uint64]*dataflow.Input
 	out    *dataflow.Output // contents of a materialized view
 	index  *dataflow.Index  // contents of an index
-	sub    *subscription    // a SUBSCRIBE's change queue
+	sub    *Subscription    // a SUBSCRIBE's change queue
 	stats  flowStats
 }
 
@@ -45,7 +45,7 @@ func (f *flow) publish() *dataflow.Snapshot {
 }
 
 // buildViewFlow lowers a materialized view's plan.
-func (c *coordinator) buildViewFlow(obj *catalog.Object, plan planner.Node) (*flow, error) {
+func (c *Engine) buildViewFlow(obj *catalog.Object, plan planner.Node) (*flow, error) {
 	f := &flow{obj: obj, graph: dataflow.NewGraph(), inputs: map[uint64]*dataflow.Input{}}
 	lc := &planner.LowerContext{Graph: f.graph, Eval: &scalar.EvalContext{Text: types.DefaultTextConfig()}, Get: f.input}
 	root, err := planner.Lower(lc, plan)
@@ -57,7 +57,7 @@ func (c *coordinator) buildViewFlow(obj *catalog.Object, plan planner.Node) (*fl
 }
 
 // buildIndexFlow arranges an object by key columns.
-func (c *coordinator) buildIndexFlow(obj *catalog.Object) (*flow, error) {
+func (c *Engine) buildIndexFlow(obj *catalog.Object) (*flow, error) {
 	f := &flow{obj: obj, graph: dataflow.NewGraph(), inputs: map[uint64]*dataflow.Input{}}
 	in := f.graph.Input()
 	f.inputs[obj.On] = in
@@ -92,7 +92,7 @@ const hydrateChunk = 1 << 16
 // memory holds one chunk of its rows at a time rather than all of them (a
 // cold source relation can be far larger than memory); a subscription,
 // whose first step's delta is its snapshot, is fed whole.
-func (c *coordinator) hydrate(ctx context.Context, f *flow) error {
+func (c *Engine) hydrate(ctx context.Context, f *flow) error {
 	for id, in := range f.inputs {
 		if t, ok := c.tables[id]; ok {
 			if err := c.hydrateTable(ctx, f, in, t.snapshot()); err != nil {
@@ -119,7 +119,7 @@ func (c *coordinator) hydrate(ctx context.Context, f *flow) error {
 
 // hydrateTable feeds a flow the rows of a table, logging progress on
 // large tables.
-func (c *coordinator) hydrateTable(ctx context.Context, f *flow, in *dataflow.Input, s *tableSnap) error {
+func (c *Engine) hydrateTable(ctx context.Context, f *flow, in *dataflow.Input, s *TableSnap) error {
 	if f.sub != nil {
 		b, err := s.batch()
 		if err != nil {
@@ -130,8 +130,8 @@ func (c *coordinator) hydrateTable(ctx context.Context, f *flow, in *dataflow.In
 	}
 	var stepErr error
 	var n int
-	b := make(dataflow.Batch, 0, min(s.sizeHint(), hydrateChunk))
-	err := s.scan(func(_ string, row types.Row) bool {
+	b := make(dataflow.Batch, 0, min(s.SizeHint(), hydrateChunk))
+	err := s.Scan(func(_ string, row types.Row) bool {
 		b = append(b, dataflow.Update{Row: row, Diff: 1})
 		if len(b) < hydrateChunk {
 			return true
@@ -166,4 +166,4 @@ func snapshotRows(s *dataflow.Snapshot, fn func(row types.Row, n int64)) error {
 	})
 }
 
-func (c *coordinator) flowByID(id uint64) *flow { return c.flowIndex[id] }
+func (c *Engine) flowByID(id uint64) *flow { return c.flowIndex[id] }

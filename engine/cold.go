@@ -1,4 +1,4 @@
-package sql
+package engine
 
 import (
 	"encoding/binary"
@@ -98,7 +98,7 @@ func coldRows(key, val []byte, fn func(id int64, row []byte) bool) error {
 
 // scanCold is scanRange over a cold relation's rows in the store: from
 // the chunk holding start, until end or the snapshot's end.
-func (s *tableSnap) scanCold(start, end string, dec *rowReader, fn func(key string, row types.Row) bool) error {
+func (s *TableSnap) scanCold(start, end string, dec *RowReader, fn func(key string, row types.Row) bool) error {
 	if limit := rowIDKey(s.end); end == "" || end > limit {
 		end = limit
 	}
@@ -114,7 +114,7 @@ func (s *tableSnap) scanCold(start, end string, dec *rowReader, fn func(key stri
 				stop = true
 				return false
 			}
-			row, err := dec.decode(enc)
+			row, err := dec.Decode(enc)
 			if err != nil {
 				derr = fmt.Errorf("table %s: corrupt row: %w", s.obj.Name, err)
 				return false
@@ -135,7 +135,7 @@ func (s *tableSnap) scanCold(start, end string, dec *rowReader, fn func(key stri
 }
 
 // getCold returns the row of a cold relation stored under the row id key.
-func (s *tableSnap) getCold(key string) (types.Row, bool, error) {
+func (s *TableSnap) getCold(key string) (types.Row, bool, error) {
 	if len(key) != 8 || rowIDOf(key) >= s.end {
 		return nil, false, nil
 	}

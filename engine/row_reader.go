@@ -1,17 +1,17 @@
-package sql
+package engine
 
 import (
 	"github.com/streamdb/streamdb/dataflow"
 	"github.com/streamdb/streamdb/types"
 )
 
-// rowReader decodes the stored rows a query scans: only the columns the
+// RowReader decodes the stored rows a query scans: only the columns the
 // query reads (the planner's needed columns), the others left NULL, into
 // rows carved from shared chunks, which live no longer than the query.
 // A query that reads no column of the table (count(*)) gets one row of
-// NULLs for every stored row and decodes nothing. A nil rowReader decodes
+// NULLs for every stored row and decodes nothing. A nil RowReader decodes
 // whole rows, each into storage of its own, for readers that keep them.
-type rowReader struct {
+type RowReader struct {
 	keep func(col int) bool
 	// none is set when no column is read; nulls is then every row.
 	none  bool
@@ -20,13 +20,13 @@ type rowReader struct {
 	width int
 }
 
-// newRowReader returns the reader of the columns of a width-column table
+// NewRowReader returns the reader of the columns of a width-column table
 // that keep reports true for, or nil when keep is nil (every column).
-func newRowReader(width int, keep func(col int) bool) *rowReader {
+func NewRowReader(width int, keep func(col int) bool) *RowReader {
 	if keep == nil {
 		return nil
 	}
-	r := &rowReader{keep: keep, width: width, none: true}
+	r := &RowReader{keep: keep, width: width, none: true}
 	for c := range width {
 		if keep(c) {
 			r.none = false
@@ -38,8 +38,8 @@ func newRowReader(width int, keep func(col int) bool) *rowReader {
 	return r
 }
 
-// decode decodes one stored row.
-func (r *rowReader) decode(enc []byte) (types.Row, error) {
+// Decode decodes one stored row.
+func (r *RowReader) Decode(enc []byte) (types.Row, error) {
 	switch {
 	case r == nil:
 		return types.DecodeRow(enc, nil)

@@ -1,4 +1,4 @@
-package sql
+package engine
 
 import (
 	"encoding/binary"
@@ -36,7 +36,7 @@ type tableState struct {
 	rows      *btree.BTreeG[storedRow] // nil for a cold relation
 	store     *storage.DB              // set for a cold relation
 	nextRowID int64
-	snap      *tableSnap // snapshot of the current contents, nil after a change
+	snap      *TableSnap // snapshot of the current contents, nil after a change
 }
 
 func newTableState(obj *catalog.Object) *tableState {
@@ -48,12 +48,12 @@ func newColdState(obj *catalog.Object, store *storage.DB) *tableState {
 }
 
 // snapshot returns an immutable view of the current contents.
-func (t *tableState) snapshot() *tableSnap {
+func (t *tableState) snapshot() *TableSnap {
 	if t.snap == nil {
 		if t.store != nil {
-			t.snap = &tableSnap{obj: t.obj, store: t.store, end: t.nextRowID}
+			t.snap = &TableSnap{obj: t.obj, store: t.store, end: t.nextRowID}
 		} else {
-			t.snap = &tableSnap{obj: t.obj, rows: t.rows.Copy()}
+			t.snap = &TableSnap{obj: t.obj, rows: t.rows.Copy()}
 		}
 	}
 	return t.snap
@@ -79,32 +79,32 @@ func (t *tableState) get(key string) (string, bool) {
 	return r.val, ok
 }
 
-// tableSnap is a table's contents at one tick: a copy of its tree, or for
+// TableSnap is a table's contents at one tick: a copy of its tree, or for
 // a cold relation the rows stored with ids below end.
-type tableSnap struct {
+type TableSnap struct {
 	obj   *catalog.Object
 	rows  *btree.BTreeG[storedRow]
 	store *storage.DB
 	end   int64
 }
 
-// sizeHint is the number of rows, or for a cold relation a bound on it.
-func (s *tableSnap) sizeHint() int {
+// SizeHint is the number of rows, or for a cold relation a bound on it.
+func (s *TableSnap) SizeHint() int {
 	if s.store != nil {
 		return int(s.end - 1)
 	}
 	return s.rows.Len()
 }
 
-// scan calls fn for every row in key order until fn returns false.
-func (s *tableSnap) scan(fn func(key string, row types.Row) bool) error {
-	return s.scanRange("", "", nil, fn)
+// Scan calls fn for every row in key order until fn returns false.
+func (s *TableSnap) Scan(fn func(key string, row types.Row) bool) error {
+	return s.ScanRange("", "", nil, fn)
 }
 
-// scanRange calls fn for every row whose key lies in [start, end) (an
+// ScanRange calls fn for every row whose key lies in [start, end) (an
 // empty end is unbounded), in key order, until fn returns false. The rows
 // are decoded by dec, or whole into rows of their own when dec is nil.
-func (s *tableSnap) scanRange(start, end string, dec *rowReader, fn func(key string, row types.Row) bool) error {
+func (s *TableSnap) ScanRange(start, end string, dec *RowReader, fn func(key string, row types.Row) bool) error {
 	if s.store != nil {
 		return s.scanCold(start, end, dec, fn)
 	}
@@ -113,7 +113,7 @@ func (s *tableSnap) scanRange(start, end string, dec *rowReader, fn func(key str
 		if end != "" && r.key >= end {
 			return false
 		}
-		row, err := dec.decode([]byte(r.val))
+		row, err := dec.Decode([]byte(r.val))
 		if err != nil {
 			derr = fmt.Errorf("table %s: corrupt row: %w", s.obj.Name, err)
 			return false
@@ -128,12 +128,12 @@ func (s *tableSnap) scanRange(start, end string, dec *rowReader, fn func(key str
 	return derr
 }
 
-// get returns the row stored under key.
-func (s *tableSnap) get(key string) (types.Row, bool, error) {
+// Get returns the row stored under key.
+func (s *TableSnap) Get(key string) (types.Row, bool, error) {
 	if s.store != nil {
 		return s.getCold(key)
 	}
-	r, found := s.getRaw(key)
+	r, found := s.GetRaw(key)
 	if !found {
 		return nil, false, nil
 	}
@@ -141,25 +141,25 @@ func (s *tableSnap) get(key string) (types.Row, bool, error) {
 	return row, err == nil, err
 }
 
-// getRaw returns the encoded value stored under key in a table. Only
+// GetRaw returns the encoded value stored under key in a table. Only
 // statements' writes use it, and they never write a cold relation.
-func (s *tableSnap) getRaw(key string) (string, bool) {
+func (s *TableSnap) GetRaw(key string) (string, bool) {
 	r, ok := s.rows.Get(storedRow{key: key})
 	return r.val, ok
 }
 
 // batch returns every row as a Z-set insertion.
-func (s *tableSnap) batch() (dataflow.Batch, error) {
-	b := make(dataflow.Batch, 0, s.sizeHint())
-	err := s.scan(func(_ string, row types.Row) bool {
+func (s *TableSnap) batch() (dataflow.Batch, error) {
+	b := make(dataflow.Batch, 0, s.SizeHint())
+	err := s.Scan(func(_ string, row types.Row) bool {
 		b = append(b, dataflow.Update{Row: row, Diff: 1})
 		return true
 	})
 	return b, err
 }
 
-// rowKey returns the storage key of a row of a table with a primary key.
-func rowKey(obj *catalog.Object, row types.Row) string {
+// RowKey returns the storage key of a row of a table with a primary key.
+func RowKey(obj *catalog.Object, row types.Row) string {
 	var buf []byte
 	for _, c := range obj.PrimaryKey {
 		buf = types.AppendKey(buf, row[c], false)

@@ -1,21 +1,23 @@
-package sql
+package engine
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"runtime/debug"
 
 	"github.com/streamdb/streamdb/catalog"
 	"github.com/streamdb/streamdb/pgerr"
+	"github.com/streamdb/streamdb/planner"
 	"github.com/streamdb/streamdb/storage"
+	"github.com/streamdb/streamdb/types"
 )
 
 // ddlTx is a catalog change being built on the coordinator's goroutine.
 // Nothing it does is visible until the change commits: new flows are built
 // and hydrated aside, and installed together with the new catalog.
-type ddlTx struct {
-	c     *coordinator
-	ctx   context.Context
+type DDL struct {
+	c     *Engine
 	cat   *catalog.Catalog
 	batch *storage.Batch
 
@@ -24,17 +26,36 @@ type ddlTx struct {
 	created   []*catalog.Object
 	dropped   map[uint64]bool
 	// after runs once the change has committed, on the coordinator.
-	after []func(c *coordinator)
+	after []func(ctx context.Context, c *Engine)
 }
 
 // afterCommit schedules fn to run on the coordinator once the change has
 // committed and been published.
-func (tx *ddlTx) afterCommit(fn func(c *coordinator)) { tx.after = append(tx.after, fn) }
+func (tx *DDL) afterCommit(fn func(ctx context.Context, c *Engine)) {
+	tx.after = append(tx.after, fn)
+}
+
+// ddl runs a catalog change as a tick of its own and waits until it has
+// committed (or failed). fn runs on the coordinator's goroutine and builds
+// the change on tx; an error from fn, or a panic, discards everything it
+// did. ctx is the tick loop's context.
+func (c *Engine) RunDDL(ctx context.Context, fn func(ctx context.Context, tx *DDL) error) error {
+	return c.submit(ctx, &coordReq{ddl: fn})
+}
+
+// Catalog returns the catalog as the change has built it so far.
+func (tx *DDL) Catalog() *catalog.Catalog { return tx.cat }
+
+// CreatedObjects returns the objects the change has created so far.
+func (tx *DDL) CreatedObjects() []*catalog.Object { return tx.created }
+
+// Drops reports whether the change drops any object.
+func (tx *DDL) Drops() bool { return len(tx.dropped) > 0 }
 
 // ddlTick runs one catalog change as its own tick.
-func (c *coordinator) ddlTick(ctx context.Context, r *coordReq) error {
-	tx := &ddlTx{c: c, ctx: ctx, cat: c.cat.Clone(), batch: c.store.NewBatch(), dropped: map[uint64]bool{}}
-	if err := c.runDDL(r, tx); err != nil {
+func (c *Engine) ddlTick(ctx context.Context, r *coordReq) error {
+	tx := &DDL{c: c, cat: c.cat.Clone(), batch: c.store.NewBatch(), dropped: map[uint64]bool{}}
+	if err := c.runDDL(ctx, r, tx); err != nil {
 		tx.batch.Discard()
 		r.err = err
 		close(r.done)
@@ -63,7 +84,7 @@ func (c *coordinator) ddlTick(ctx context.Context, r *coordReq) error {
 	}
 	c.publish()
 	for _, fn := range tx.after {
-		fn(c)
+		fn(ctx, c)
 	}
 	close(r.done)
 	r.done = nil
@@ -76,25 +97,26 @@ func (c *coordinator) ddlTick(ctx context.Context, r *coordReq) error {
 // that statement, as an internal error does in PostgreSQL, instead of
 // stopping the server, whose coordinator runs the change. What the change
 // made waits in tx until it returns, and is discarded with a failed one.
-func (c *coordinator) runDDL(r *coordReq, tx *ddlTx) (err error) {
+func (c *Engine) runDDL(ctx context.Context, r *coordReq, tx *DDL) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			err = internalError(c.log, "panic in a catalog change; its statement fails", p)
+			c.log.Error("panic in a catalog change; its statement fails", "panic", p, "stack", string(debug.Stack()))
+			err = pgerr.New(pgerr.InternalError, "internal error: %v", p)
 		}
 	}()
-	return r.ddl(tx)
+	return r.ddl(ctx, tx)
 }
 
-// nextID reserves an object id.
-func (tx *ddlTx) nextID() uint64 {
+// NextID reserves an object id.
+func (tx *DDL) NextID() uint64 {
 	id := tx.cat.NextID
 	tx.cat.NextID++
 	return id
 }
 
-// create adds an object: persists its catalog entry and builds its state
+// Create adds an object: persists its catalog entry and builds its state
 // (an empty table, or a hydrated dataflow).
-func (tx *ddlTx) create(o *catalog.Object) error {
+func (tx *DDL) Create(ctx context.Context, o *catalog.Object) error {
 	if _, exists := tx.cat.Lookup(o.Schema, o.Name); exists {
 		return pgerr.New(pgerr.DuplicateTable, "relation %q already exists", o.Name)
 	}
@@ -115,7 +137,7 @@ func (tx *ddlTx) create(o *catalog.Object) error {
 		if err != nil {
 			return err
 		}
-		if err := tx.c.hydrate(tx.ctx, f); err != nil {
+		if err := tx.c.hydrate(ctx, f); err != nil {
 			return err
 		}
 		tx.newFlows = append(tx.newFlows, f)
@@ -126,9 +148,9 @@ func (tx *ddlTx) create(o *catalog.Object) error {
 		}
 		if tx.createsTable(o.On) {
 			// The table is created by this change too: it is empty.
-			err = f.graph.Step(tx.ctx)
+			err = f.graph.Step(ctx)
 		} else {
-			err = tx.c.hydrate(tx.ctx, f)
+			err = tx.c.hydrate(ctx, f)
 		}
 		if err != nil {
 			return err
@@ -142,7 +164,7 @@ func (tx *ddlTx) create(o *catalog.Object) error {
 	}
 	if o.Kind == catalog.KindSequence {
 		st := &seqState{def: *o.Sequence, last: o.Sequence.Start}
-		tx.afterCommit(func(c *coordinator) { c.seqs.set(o.ID, st) })
+		tx.afterCommit(func(_ context.Context, c *Engine) { c.seqs.set(o.ID, st) })
 	}
 	tx.batch.PutCatalog(o.ID, data)
 	tx.cat.Add(o)
@@ -150,10 +172,44 @@ func (tx *ddlTx) create(o *catalog.Object) error {
 	return nil
 }
 
-// nameTaken checks that a new relation's name is free. When it is taken,
+// CreateTableAs creates table obj holding the rows of plan, computed now
+// the way a materialized view's first contents are, and written in the
+// change's durable batch: the table appears with its rows or not at all.
+// It returns the number of rows; with skipData the table is created
+// empty.
+func (tx *DDL) CreateTableAs(ctx context.Context, obj *catalog.Object, plan planner.Node, skipData bool) (int, error) {
+	var rows []types.Row
+	if !skipData {
+		f, err := tx.c.buildViewFlow(&catalog.Object{ID: obj.ID, Kind: catalog.KindMaterializedView, Name: obj.Name, Columns: obj.Columns}, plan)
+		if err != nil {
+			return 0, err
+		}
+		if err := tx.c.hydrate(ctx, f); err != nil {
+			return 0, err
+		}
+		if rows, err = f.snapshot().Rows(); err != nil {
+			return 0, err
+		}
+	}
+	if err := tx.Create(ctx, obj); err != nil {
+		return 0, err
+	}
+	t := tx.newTables[len(tx.newTables)-1]
+	var buf []byte
+	for _, row := range rows {
+		key := rowIDKey(t.nextRowID)
+		t.nextRowID++
+		buf = types.AppendRow(buf[:0], row)
+		t.put(key, string(buf))
+		tx.batch.Put(obj.ID, []byte(key), buf)
+	}
+	return len(rows), nil
+}
+
+// NameTaken checks that a new relation's name is free. When it is taken,
 // CREATE … IF NOT EXISTS skips with a notice (taken, no error); plain
 // CREATE fails.
-func (tx *ddlTx) nameTaken(name string, ifNotExists bool, notice func(*pgerr.Error)) (bool, error) {
+func (tx *DDL) NameTaken(name string, ifNotExists bool, notice func(*pgerr.Error)) (bool, error) {
 	if _, exists := tx.cat.Lookup(catalog.DefaultSchema, name); !exists {
 		return false, nil
 	}
@@ -165,7 +221,7 @@ func (tx *ddlTx) nameTaken(name string, ifNotExists bool, notice func(*pgerr.Err
 }
 
 // createsTable reports whether the change creates the table id.
-func (tx *ddlTx) createsTable(id uint64) bool {
+func (tx *DDL) createsTable(id uint64) bool {
 	for _, t := range tx.newTables {
 		if t.obj.ID == id {
 			return true
@@ -174,8 +230,8 @@ func (tx *ddlTx) createsTable(id uint64) bool {
 	return false
 }
 
-// drop removes an object and its stored state.
-func (tx *ddlTx) drop(o *catalog.Object) {
+// Drop removes an object and its stored state.
+func (tx *DDL) Drop(o *catalog.Object) {
 	tx.cat.Remove(o)
 	tx.batch.DeleteCatalog(o.ID)
 	if o.HasRows() {
@@ -183,11 +239,11 @@ func (tx *ddlTx) drop(o *catalog.Object) {
 	}
 	if o.Kind == catalog.KindSequence {
 		tx.batch.DropPositions(o.ID)
-		tx.afterCommit(func(c *coordinator) { c.seqs.set(o.ID, nil) })
+		tx.afterCommit(func(_ context.Context, c *Engine) { c.seqs.set(o.ID, nil) })
 	}
 	if o.Kind == catalog.KindSource {
 		tx.batch.DropPositions(o.ID)
-		tx.afterCommit(func(c *coordinator) {
+		tx.afterCommit(func(_ context.Context, c *Engine) {
 			c.sourcesMu.Lock()
 			rs := c.running[o.ID]
 			delete(c.running, o.ID)
