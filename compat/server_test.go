@@ -45,17 +45,17 @@ func startServer(t testing.TB, withTLS bool) *server {
 	t.Helper()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	ctx, cancel := context.WithCancel(context.Background())
-	engine, err := sql.Open(ctx, sql.Config{DataDir: t.TempDir(), Logger: log})
+	front, err := sql.Open(ctx, sql.Config{DataDir: t.TempDir(), Logger: log})
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := pgwire.Config{Listen: "127.0.0.1:0", Engine: engine, Logger: log}
+	cfg := pgwire.Config{Listen: "127.0.0.1:0", Engine: front, Logger: log}
 	if withTLS {
 		cfg.TLS = selfSigned(t)
 	}
 	srv := pgwire.NewServer(cfg)
 	done := make(chan error, 2)
-	go func() { done <- engine.Run(ctx) }()
+	go func() { done <- front.Run(ctx) }()
 	go func() { done <- srv.Run(ctx) }()
 	select {
 	case <-srv.Ready():
@@ -68,7 +68,7 @@ func startServer(t testing.TB, withTLS bool) *server {
 		cancel()
 		<-done
 		<-done
-		engine.Close()
+		front.Close()
 	})
 	host, port, _ := net.SplitHostPort(srv.Addr().String())
 	p, _ := strconv.Atoi(port)

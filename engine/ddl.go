@@ -13,11 +13,11 @@ import (
 	"github.com/streamdb/streamdb/types"
 )
 
-// ddlTx is a catalog change being built on the coordinator's goroutine.
+// DDL is a catalog change being built on the coordinator's goroutine.
 // Nothing it does is visible until the change commits: new flows are built
 // and hydrated aside, and installed together with the new catalog.
 type DDL struct {
-	c     *Engine
+	e     *Engine
 	cat   *catalog.Catalog
 	batch *storage.Batch
 
@@ -26,21 +26,21 @@ type DDL struct {
 	created   []*catalog.Object
 	dropped   map[uint64]bool
 	// after runs once the change has committed, on the coordinator.
-	after []func(ctx context.Context, c *Engine)
+	after []func(ctx context.Context, e *Engine)
 }
 
 // afterCommit schedules fn to run on the coordinator once the change has
 // committed and been published.
-func (tx *DDL) afterCommit(fn func(ctx context.Context, c *Engine)) {
+func (tx *DDL) afterCommit(fn func(ctx context.Context, e *Engine)) {
 	tx.after = append(tx.after, fn)
 }
 
-// ddl runs a catalog change as a tick of its own and waits until it has
-// committed (or failed). fn runs on the coordinator's goroutine and builds
-// the change on tx; an error from fn, or a panic, discards everything it
-// did. ctx is the tick loop's context.
-func (c *Engine) RunDDL(ctx context.Context, fn func(ctx context.Context, tx *DDL) error) error {
-	return c.submit(ctx, &coordReq{ddl: fn})
+// RunDDL runs a catalog change as a tick of its own and waits until it
+// has committed (or failed). fn runs on the coordinator's goroutine and
+// builds the change on tx; an error from fn, or a panic, discards
+// everything it did. The ctx fn receives is the tick loop's.
+func (e *Engine) RunDDL(ctx context.Context, fn func(ctx context.Context, tx *DDL) error) error {
+	return e.submit(ctx, &coordReq{ddl: fn})
 }
 
 // Catalog returns the catalog as the change has built it so far.
@@ -53,54 +53,54 @@ func (tx *DDL) CreatedObjects() []*catalog.Object { return tx.created }
 func (tx *DDL) Drops() bool { return len(tx.dropped) > 0 }
 
 // ddlTick runs one catalog change as its own tick.
-func (c *Engine) ddlTick(ctx context.Context, r *coordReq) error {
-	tx := &DDL{c: c, cat: c.cat.Clone(), batch: c.store.NewBatch(), dropped: map[uint64]bool{}}
-	if err := c.runDDL(ctx, r, tx); err != nil {
+func (e *Engine) ddlTick(ctx context.Context, r *coordReq) error {
+	tx := &DDL{e: e, cat: e.cat.Clone(), batch: e.store.NewBatch(), dropped: map[uint64]bool{}}
+	if err := e.buildDDL(ctx, r, tx); err != nil {
 		tx.batch.Discard()
 		r.err = err
 		close(r.done)
 		r.done = nil
 		return nil
 	}
-	ts := c.nextTS()
+	ts := e.nextTS()
 	tx.batch.SetMeta("ts", tsValue(ts))
 	if err := tx.batch.Commit(); err != nil {
 		return fmt.Errorf("commit catalog change: %w", err)
 	}
-	c.ts = ts
-	c.cat = tx.cat
+	e.ts = ts
+	e.cat = tx.cat
 	for id := range tx.dropped {
-		delete(c.tables, id)
+		delete(e.tables, id)
 	}
 	if len(tx.dropped) > 0 {
-		c.dropFlows(tx.dropped)
+		e.dropFlows(tx.dropped)
 	}
 	for _, t := range tx.newTables {
-		c.tables[t.obj.ID] = t
-		c.dirty[t.obj.ID] = true
+		e.tables[t.obj.ID] = t
+		e.dirty[t.obj.ID] = true
 	}
 	for _, f := range tx.newFlows {
-		c.addFlow(f)
+		e.addFlow(f)
 	}
-	c.publish()
+	e.publish()
 	for _, fn := range tx.after {
-		fn(ctx, c)
+		fn(ctx, e)
 	}
 	close(r.done)
 	r.done = nil
 	return nil
 }
 
-// runDDL runs a catalog change on tx, turning a panic into an internal
+// buildDDL runs a catalog change's function on tx, turning a panic into an internal
 // error (XX000) of its statement, logged with its stack: a bug that one
 // statement's query meets while it is bound, planned or hydrated fails
 // that statement, as an internal error does in PostgreSQL, instead of
 // stopping the server, whose coordinator runs the change. What the change
 // made waits in tx until it returns, and is discarded with a failed one.
-func (c *Engine) runDDL(ctx context.Context, r *coordReq, tx *DDL) (err error) {
+func (e *Engine) buildDDL(ctx context.Context, r *coordReq, tx *DDL) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			c.log.Error("panic in a catalog change; its statement fails", "panic", p, "stack", string(debug.Stack()))
+			e.log.Error("panic in a catalog change; its statement fails", "panic", p, "stack", string(debug.Stack()))
 			err = pgerr.New(pgerr.InternalError, "internal error: %v", p)
 		}
 	}()
@@ -126,23 +126,23 @@ func (tx *DDL) Create(ctx context.Context, o *catalog.Object) error {
 	}
 	if o.HasRows() {
 		if o.Cold {
-			tx.newTables = append(tx.newTables, newColdState(o, tx.c.store))
+			tx.newTables = append(tx.newTables, newColdState(o, tx.e.store))
 		} else {
 			tx.newTables = append(tx.newTables, newTableState(o))
 		}
 	}
 	switch o.Kind {
 	case catalog.KindMaterializedView:
-		f, err := tx.c.buildViewFlow(o, o.Plan)
+		f, err := tx.e.buildViewFlow(o, o.Plan)
 		if err != nil {
 			return err
 		}
-		if err := tx.c.hydrate(ctx, f); err != nil {
+		if err := tx.e.hydrate(ctx, f); err != nil {
 			return err
 		}
 		tx.newFlows = append(tx.newFlows, f)
 	case catalog.KindIndex:
-		f, err := tx.c.buildIndexFlow(o)
+		f, err := tx.e.buildIndexFlow(o)
 		if err != nil {
 			return err
 		}
@@ -150,7 +150,7 @@ func (tx *DDL) Create(ctx context.Context, o *catalog.Object) error {
 			// The table is created by this change too: it is empty.
 			err = f.graph.Step(ctx)
 		} else {
-			err = tx.c.hydrate(ctx, f)
+			err = tx.e.hydrate(ctx, f)
 		}
 		if err != nil {
 			return err
@@ -164,7 +164,7 @@ func (tx *DDL) Create(ctx context.Context, o *catalog.Object) error {
 	}
 	if o.Kind == catalog.KindSequence {
 		st := &seqState{def: *o.Sequence, last: o.Sequence.Start}
-		tx.afterCommit(func(_ context.Context, c *Engine) { c.seqs.set(o.ID, st) })
+		tx.afterCommit(func(_ context.Context, e *Engine) { e.seqs.set(o.ID, st) })
 	}
 	tx.batch.PutCatalog(o.ID, data)
 	tx.cat.Add(o)
@@ -180,11 +180,11 @@ func (tx *DDL) Create(ctx context.Context, o *catalog.Object) error {
 func (tx *DDL) CreateTableAs(ctx context.Context, obj *catalog.Object, plan planner.Node, skipData bool) (int, error) {
 	var rows []types.Row
 	if !skipData {
-		f, err := tx.c.buildViewFlow(&catalog.Object{ID: obj.ID, Kind: catalog.KindMaterializedView, Name: obj.Name, Columns: obj.Columns}, plan)
+		f, err := tx.e.buildViewFlow(&catalog.Object{ID: obj.ID, Kind: catalog.KindMaterializedView, Name: obj.Name, Columns: obj.Columns}, plan)
 		if err != nil {
 			return 0, err
 		}
-		if err := tx.c.hydrate(ctx, f); err != nil {
+		if err := tx.e.hydrate(ctx, f); err != nil {
 			return 0, err
 		}
 		if rows, err = f.snapshot().Rows(); err != nil {
@@ -239,15 +239,15 @@ func (tx *DDL) Drop(o *catalog.Object) {
 	}
 	if o.Kind == catalog.KindSequence {
 		tx.batch.DropPositions(o.ID)
-		tx.afterCommit(func(_ context.Context, c *Engine) { c.seqs.set(o.ID, nil) })
+		tx.afterCommit(func(_ context.Context, e *Engine) { e.seqs.set(o.ID, nil) })
 	}
 	if o.Kind == catalog.KindSource {
 		tx.batch.DropPositions(o.ID)
-		tx.afterCommit(func(_ context.Context, c *Engine) {
-			c.sourcesMu.Lock()
-			rs := c.running[o.ID]
-			delete(c.running, o.ID)
-			c.sourcesMu.Unlock()
+		tx.afterCommit(func(_ context.Context, e *Engine) {
+			e.sourcesMu.Lock()
+			rs := e.running[o.ID]
+			delete(e.running, o.ID)
+			e.sourcesMu.Unlock()
 			if rs != nil {
 				rs.dropped = true
 				if rs.cancel != nil {

@@ -17,11 +17,11 @@ import (
 // next change.
 func TestDDLPanicFailsStatement(t *testing.T) {
 	ctx := context.Background()
-	c := runCoordinator(t)
+	e := runCoordinator(t)
 	table := func(name string) *catalog.Object {
 		return &catalog.Object{Kind: catalog.KindTable, Schema: catalog.DefaultSchema, Name: name, Columns: []catalog.ColumnDef{{Name: "a", Type: types.TypeInt4}}}
 	}
-	err := c.RunDDL(ctx, func(ctx context.Context, tx *DDL) error {
+	err := e.RunDDL(ctx, func(ctx context.Context, tx *DDL) error {
 		o := table("half")
 		o.ID = tx.NextID()
 		if err := tx.Create(ctx, o); err != nil {
@@ -32,7 +32,7 @@ func TestDDLPanicFailsStatement(t *testing.T) {
 	if pgerr.CodeOf(err) != pgerr.InternalError {
 		t.Fatalf("a panicking catalog change returned %v, want XX000", err)
 	}
-	err = c.RunDDL(ctx, func(ctx context.Context, tx *DDL) error {
+	err = e.RunDDL(ctx, func(ctx context.Context, tx *DDL) error {
 		if _, ok := tx.cat.Lookup(catalog.DefaultSchema, "half"); ok {
 			t.Error("the failed change's table exists")
 		}
@@ -51,17 +51,17 @@ func TestDDLPanicFailsStatement(t *testing.T) {
 func runCoordinator(t *testing.T) *Engine {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	c, err := Open(ctx, Config{DataDir: t.TempDir(), Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	e, err := Open(ctx, Config{DataDir: t.TempDir(), Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		cancel()
 		t.Fatal(err)
 	}
 	ran := make(chan error, 1)
-	go func() { ran <- c.Run(ctx) }()
+	go func() { ran <- e.Run(ctx) }()
 	t.Cleanup(func() {
 		cancel()
 		<-ran
-		c.Close()
+		e.Close()
 	})
-	return c
+	return e
 }

@@ -2,14 +2,12 @@ package engine
 
 import (
 	"context"
-	"encoding/binary"
-	"encoding/json"
-	"fmt"
 	"log/slog"
-	"sort"
-	"time"
+	"sync"
+	"sync/atomic"
 
 	"github.com/tidwall/btree"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/streamdb/streamdb/catalog"
 	"github.com/streamdb/streamdb/dataflow"
@@ -18,6 +16,58 @@ import (
 	"github.com/streamdb/streamdb/sources"
 	"github.com/streamdb/streamdb/storage"
 )
+
+// Engine owns all mutable state of a streamdb instance and runs the tick
+// loop; see the package documentation. Its goroutine, the coordinator,
+// is the only one that reads or writes that state: exported methods hand
+// work to it and wait, or read what it published (Snapshot). Unexported
+// methods run on the coordinator (or in Open, before it starts), unless
+// their comment says otherwise.
+type Engine struct {
+	store *storage.DB
+	log   *slog.Logger
+	seqs  sequences
+	reqs  chan *coordReq
+	// stopped is closed when the tick loop has returned.
+	stopped chan struct{}
+	snap    atomic.Pointer[Snapshot]
+	// failed is set when a tick could not be made durable; from then on
+	// every request fails, since memory and disk may disagree.
+	failed atomic.Pointer[error]
+
+	// cat is the live catalog; readers get frozen copies.
+	cat    *catalog.Catalog
+	tables map[uint64]*tableState
+	// readers maps an object to the flows that read it.
+	readers map[uint64][]*flow
+	// flowIndex finds a flow by the id of its object.
+	flowIndex map[uint64]*flow
+	// running holds the sources being ingested, by source id; sourcesMu
+	// guards it for SHOW SOURCES on other goroutines.
+	sourcesMu sync.Mutex
+	running   map[uint64]*runningSource
+	// group runs the sources while the tick loop runs; the loop waits
+	// for them when it stops.
+	group *errgroup.Group
+	// binder rebuilds what recovery cannot from stored data alone.
+	binder Binder
+	// pendingSources are sources found during recovery, wired to their
+	// relations once the whole catalog is loaded.
+	pendingSources []pendingSource
+	ts             uint64
+	// sourceBatchBytes is the size of the last tick's batch that carried
+	// a source's changes: the next such tick starts its batch that large.
+	sourceBatchBytes int
+
+	// The published contents, updated for the objects in dirty.
+	snapTables *btree.Map[uint64, *TableSnap]
+	snapViews  *btree.Map[uint64, *dataflow.Snapshot]
+	dirty      map[uint64]bool
+
+	// maintain carries each write tick's view maintenance to the
+	// maintainer goroutine (see writeTick).
+	maintain chan func()
+}
 
 // Binder rebuilds, on start, what the engine cannot from stored data
 // alone: the plan of a view and the runtime of a source, from the SQL
@@ -33,7 +83,7 @@ type Binder interface {
 	OpenSource(cat *catalog.Catalog, o *catalog.Object) (sources.Source, error)
 }
 
-// coordConfig configures the coordinator.
+// Config configures an Engine.
 type Config struct {
 	// DataDir is where the Pebble store lives.
 	DataDir string
@@ -42,9 +92,9 @@ type Config struct {
 	Binder Binder
 }
 
-// openCoordinator opens the store, replays the catalog and rebuilds every
-// table and dataflow from durable state. The engine serves once run is
-// running.
+// Open opens the store in cfg.DataDir, replays the catalog and rebuilds
+// every table and dataflow from durable state. The engine serves once Run
+// is running.
 func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	log := cfg.Logger
 	if log == nil {
@@ -54,7 +104,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Engine{
+	e := &Engine{
 		store:      store,
 		log:        log,
 		binder:     cfg.Binder,
@@ -69,143 +119,83 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		snapViews:  new(btree.Map[uint64, *dataflow.Snapshot]),
 		dirty:      map[uint64]bool{},
 	}
-	if err := c.recover(ctx); err != nil {
+	if err := e.recover(ctx); err != nil {
 		store.Close()
 		return nil, err
 	}
-	c.publish()
-	return c, nil
+	e.publish()
+	return e, nil
 }
 
-// Close saves the sequences' exact state and closes the store. run must
+// Close saves the sequences' exact state and closes the store. Run must
 // have returned.
-func (c *Engine) Close() error {
-	saveErr := c.saveSequences()
-	if err := c.store.Close(); err != nil {
+func (e *Engine) Close() error {
+	saveErr := e.saveSequences()
+	if err := e.store.Close(); err != nil {
 		return err
 	}
 	return saveErr
 }
 
 // Snapshot returns the latest published snapshot.
-func (c *Engine) Snapshot() *Snapshot { return c.snap.Load() }
+func (e *Engine) Snapshot() *Snapshot { return e.snap.Load() }
 
-// recover rebuilds the engine's state from the store: the catalog in id
-// order (every object after the objects it reads), table contents, and the
-// dataflows of materialized views and indexes, hydrated from their inputs.
-func (c *Engine) recover(ctx context.Context) error {
-	start := time.Now()
-	if v, ok, err := c.store.Meta("ts"); err != nil {
-		return err
-	} else if ok && len(v) == 8 {
-		c.ts = binary.BigEndian.Uint64(v)
-	}
-	var objs []*catalog.Object
-	if err := c.store.Catalog(func(id uint64, data []byte) error {
-		o := &catalog.Object{}
-		if err := json.Unmarshal(data, o); err != nil {
-			return fmt.Errorf("catalog entry %d: %w", id, err)
-		}
-		objs = append(objs, o)
-		return nil
-	}); err != nil {
-		return err
-	}
-	sort.Slice(objs, func(i, j int) bool { return objs[i].ID < objs[j].ID })
-	if len(objs) > 0 {
-		c.log.Info("rehydrating", "objects", len(objs))
-	}
-	var rows int64
-	for i, o := range objs {
-		if err := c.recoverObject(ctx, o, &rows); err != nil {
-			return fmt.Errorf("recover %s %q: %w", o.Kind, o.Name, err)
-		}
-		c.cat.Add(o)
-		c.log.Info("rehydrated", "kind", o.Kind.String(), "name", o.Name, "progress", fmt.Sprintf("%d/%d", i+1, len(objs)))
-	}
-	c.wireSources()
-	if len(objs) > 0 {
-		c.log.Info("rehydration complete", "objects", len(objs), "table_rows", rows, "elapsed", time.Since(start).Round(time.Millisecond))
-	}
-	return nil
-}
-
-func (c *Engine) recoverObject(ctx context.Context, o *catalog.Object, rows *int64) error {
-	switch o.Kind {
-	case catalog.KindSequence:
-		return c.recoverSequence(o)
-	case catalog.KindTable, catalog.KindSource, catalog.KindSubsource, catalog.KindConnection, catalog.KindSecret:
-		if o.HasRows() {
-			if err := c.loadRows(o, rows); err != nil {
-				return err
-			}
-		}
-		if o.Kind == catalog.KindSource {
-			return c.recoverSource(o)
-		}
-	case catalog.KindView, catalog.KindMaterializedView:
-		plan, err := c.binder.PlanView(c.cat, o)
-		if err != nil {
-			return err
-		}
-		o.Plan = plan
-		if o.Kind == catalog.KindView {
-			return nil
-		}
-		f, err := c.buildViewFlow(o, o.Plan)
-		if err != nil {
-			return err
-		}
-		if err := c.hydrate(ctx, f); err != nil {
-			return err
-		}
-		c.addFlow(f)
-	case catalog.KindIndex:
-		f, err := c.buildIndexFlow(o)
-		if err != nil {
-			return err
-		}
-		if err := c.hydrate(ctx, f); err != nil {
-			return err
-		}
-		c.addFlow(f)
-	default:
-		return pgerr.New(pgerr.DataCorrupted, "unknown object kind %d", o.Kind)
-	}
-	return nil
-}
-
-// loadRows reads a durable collection into memory. A cold relation stays
-// in the store: only where its row ids end is read.
-func (c *Engine) loadRows(o *catalog.Object, rows *int64) error {
-	if o.Cold {
-		t := newColdState(o, c.store)
-		last, ok, err := c.store.LastKey(o.ID)
-		if err != nil {
-			return err
-		}
-		if ok {
-			t.nextRowID = rowIDOf(string(last)) + 1
-		}
-		c.tables[o.ID] = t
-		c.dirty[o.ID] = true
-		return nil
-	}
-	t := newTableState(o)
-	var maxID int64
-	err := c.store.Scan(o.ID, func(k, v []byte) error {
-		t.rows.Load(storedRow{key: string(k), val: string(v)})
-		if len(o.PrimaryKey) == 0 {
-			maxID = max(maxID, rowIDOf(string(k)))
-		}
-		*rows++
+// Run runs the tick loop, and the sources under it, until ctx ends or a
+// tick cannot be made durable (its error is returned; the engine then
+// fails every request, since memory and disk may disagree).
+func (e *Engine) Run(ctx context.Context) error {
+	defer close(e.stopped)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	e.group = new(errgroup.Group)
+	e.maintain = make(chan func())
+	e.group.Go(func() error {
+		maintainer(e.maintain)
 		return nil
 	})
-	if err != nil {
-		return err
+	e.sourcesMu.Lock()
+	for _, rs := range e.running {
+		e.startSource(ctx, rs)
 	}
-	t.nextRowID = maxID + 1
-	c.tables[o.ID] = t
-	c.dirty[o.ID] = true
-	return nil
+	e.sourcesMu.Unlock()
+	err := e.loop(ctx)
+	cancel()
+	close(e.maintain)
+	e.group.Wait()
+	return err
+}
+
+// loop gathers requests into ticks until ctx ends or a tick fails.
+func (e *Engine) loop(ctx context.Context) error {
+	for {
+		var first *coordReq
+		select {
+		case <-ctx.Done():
+			return nil
+		case first = <-e.reqs:
+		}
+		reqs := []*coordReq{first}
+	gather:
+		for len(reqs) < maxGroupCommit {
+			select {
+			case r := <-e.reqs:
+				reqs = append(reqs, r)
+			default:
+				break gather
+			}
+		}
+		if err := e.process(ctx, reqs); err != nil {
+			e.failed.Store(&err)
+			e.log.Error("tick failed; engine stopped", "err", err)
+			for _, r := range reqs {
+				if r.done != nil {
+					r.err = pgerr.Wrap(err, pgerr.IOError, "could not commit: %v", err)
+					close(r.done)
+					r.done = nil
+				}
+			}
+			e.drain(err)
+			return err
+		}
+	}
 }

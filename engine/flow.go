@@ -45,7 +45,7 @@ func (f *flow) publish() *dataflow.Snapshot {
 }
 
 // buildViewFlow lowers a materialized view's plan.
-func (c *Engine) buildViewFlow(obj *catalog.Object, plan planner.Node) (*flow, error) {
+func (e *Engine) buildViewFlow(obj *catalog.Object, plan planner.Node) (*flow, error) {
 	f := &flow{obj: obj, graph: dataflow.NewGraph(), inputs: map[uint64]*dataflow.Input{}}
 	lc := &planner.LowerContext{Graph: f.graph, Eval: &scalar.EvalContext{Text: types.DefaultTextConfig()}, Get: f.input}
 	root, err := planner.Lower(lc, plan)
@@ -57,7 +57,7 @@ func (c *Engine) buildViewFlow(obj *catalog.Object, plan planner.Node) (*flow, e
 }
 
 // buildIndexFlow arranges an object by key columns.
-func (c *Engine) buildIndexFlow(obj *catalog.Object) (*flow, error) {
+func (e *Engine) buildIndexFlow(obj *catalog.Object) (*flow, error) {
 	f := &flow{obj: obj, graph: dataflow.NewGraph(), inputs: map[uint64]*dataflow.Input{}}
 	in := f.graph.Input()
 	f.inputs[obj.On] = in
@@ -92,15 +92,15 @@ const hydrateChunk = 1 << 16
 // memory holds one chunk of its rows at a time rather than all of them (a
 // cold source relation can be far larger than memory); a subscription,
 // whose first step's delta is its snapshot, is fed whole.
-func (c *Engine) hydrate(ctx context.Context, f *flow) error {
+func (e *Engine) hydrate(ctx context.Context, f *flow) error {
 	for id, in := range f.inputs {
-		if t, ok := c.tables[id]; ok {
-			if err := c.hydrateTable(ctx, f, in, t.snapshot()); err != nil {
+		if t, ok := e.tables[id]; ok {
+			if err := e.hydrateTable(ctx, f, in, t.snapshot()); err != nil {
 				return err
 			}
 			continue
 		}
-		src := c.flowByID(id)
+		src := e.flowByID(id)
 		if src == nil {
 			return fmt.Errorf("%s reads unknown object %d", f.obj.Name, id)
 		}
@@ -119,7 +119,7 @@ func (c *Engine) hydrate(ctx context.Context, f *flow) error {
 
 // hydrateTable feeds a flow the rows of a table, logging progress on
 // large tables.
-func (c *Engine) hydrateTable(ctx context.Context, f *flow, in *dataflow.Input, s *TableSnap) error {
+func (e *Engine) hydrateTable(ctx context.Context, f *flow, in *dataflow.Input, s *TableSnap) error {
 	if f.sub != nil {
 		b, err := s.batch()
 		if err != nil {
@@ -142,7 +142,7 @@ func (c *Engine) hydrateTable(ctx context.Context, f *flow, in *dataflow.Input, 
 		}
 		n += len(b)
 		if n%(1<<20) == 0 {
-			c.log.Info("hydrating", "object", f.obj.Name, "input", s.obj.Name, "rows", n)
+			e.log.Info("hydrating", "object", f.obj.Name, "input", s.obj.Name, "rows", n)
 		}
 		b = make(dataflow.Batch, 0, hydrateChunk)
 		return true
@@ -166,4 +166,55 @@ func snapshotRows(s *dataflow.Snapshot, fn func(row types.Row, n int64)) error {
 	})
 }
 
-func (c *Engine) flowByID(id uint64) *flow { return c.flowIndex[id] }
+func (e *Engine) flowByID(id uint64) *flow { return e.flowIndex[id] }
+
+// flowQueue orders flows by object id: every flow after the flows it reads.
+type flowQueue []*flow
+
+func (q flowQueue) Len() int { return len(q) }
+
+func (q flowQueue) Less(i, j int) bool { return q[i].obj.ID < q[j].obj.ID }
+
+func (q flowQueue) Swap(i, j int) { q[i], q[j] = q[j], q[i] }
+
+func (q *flowQueue) Push(x any) { *q = append(*q, x.(*flow)) }
+
+func (q *flowQueue) Pop() any {
+	old := *q
+	f := old[len(old)-1]
+	*q = old[:len(old)-1]
+	return f
+}
+
+// addFlow installs a flow and indexes the objects it reads.
+func (e *Engine) addFlow(f *flow) {
+	e.flowIndex[f.obj.ID] = f
+	for id := range f.inputs {
+		e.readers[id] = append(e.readers[id], f)
+	}
+	e.dirty[f.obj.ID] = true
+}
+
+// dropFlows removes the flows of dropped objects.
+func (e *Engine) dropFlows(dropped map[uint64]bool) {
+	for id := range dropped {
+		f := e.flowIndex[id]
+		if f == nil {
+			continue
+		}
+		for id := range f.inputs {
+			rs := e.readers[id]
+			for i, r := range rs {
+				if r == f {
+					e.readers[id] = append(rs[:i:i], rs[i+1:]...)
+					break
+				}
+			}
+		}
+	}
+	for id := range dropped {
+		delete(e.readers, id)
+		delete(e.flowIndex, id)
+		e.dirty[id] = true
+	}
+}

@@ -61,13 +61,13 @@ func (rs *runningSource) status() string {
 
 // sourceSink is the engine side of a running source.
 type sourceSink struct {
-	c  *Engine
+	e  *Engine
 	rs *runningSource
 }
 
 // Emit hands a batch to the tick loop and waits until it is committed.
 func (k *sourceSink) Emit(ctx context.Context, b *sources.Batch) error {
-	return k.c.submit(ctx, &coordReq{source: k.rs, batch: b})
+	return k.e.submit(ctx, &coordReq{source: k.rs, batch: b})
 }
 
 // Status records the source's state.
@@ -80,14 +80,14 @@ func (k *sourceSink) Status(s sources.State, reason string) {
 // startSource runs a source in the tick loop's group until ctx ends or
 // the source is dropped. A source that fails for good stalls with its
 // reason; it does not stop the engine.
-func (c *Engine) startSource(ctx context.Context, rs *runningSource) {
+func (e *Engine) startSource(ctx context.Context, rs *runningSource) {
 	ctx, rs.cancel = context.WithCancel(ctx)
-	sink := &sourceSink{c: c, rs: rs}
-	c.group.Go(func() error {
+	sink := &sourceSink{e: e, rs: rs}
+	e.group.Go(func() error {
 		err := rs.src.Run(ctx, rs.resume, sink)
 		if err != nil && ctx.Err() == nil {
 			sink.Status(sources.Stalled, err.Error())
-			c.log.Error("source stopped", "source", rs.obj.Name, "err", err)
+			e.log.Error("source stopped", "source", rs.obj.Name, "err", err)
 		}
 		return nil
 	})
@@ -95,7 +95,7 @@ func (c *Engine) startSource(ctx context.Context, rs *runningSource) {
 
 // applySource writes a source batch into the source's relations and the
 // store, with the positions it reads up to, and records the deltas.
-func (c *Engine) applySource(rs *runningSource, b *sources.Batch, batch *storage.Batch, deltas map[uint64]dataflow.Batch) error {
+func (e *Engine) applySource(rs *runningSource, b *sources.Batch, batch *storage.Batch, deltas map[uint64]dataflow.Batch) error {
 	if rs.dropped {
 		return pgerr.New(pgerr.ObjectNotInPrerequisiteState, "source %q was dropped", rs.obj.Name)
 	}
@@ -103,14 +103,14 @@ func (c *Engine) applySource(rs *runningSource, b *sources.Batch, batch *storage
 		if i >= len(rs.outputs) || len(changes) == 0 {
 			continue
 		}
-		if err := c.applyChanges(rs, rs.outputs[i], changes, batch, deltas); err != nil {
+		if err := e.applyChanges(rs, rs.outputs[i], changes, batch, deltas); err != nil {
 			return err
 		}
 	}
 	if len(b.DeadLetters) > 0 {
 		// Errors relations created before the offset column was an int8
 		// named "offset" have a text column "position".
-		errs, ok := c.tables[rs.errors]
+		errs, ok := e.tables[rs.errors]
 		if !ok {
 			return fmt.Errorf("errors relation %d of source %s is missing", rs.errors, rs.obj.Name)
 		}
@@ -131,7 +131,7 @@ func (c *Engine) applySource(rs *runningSource, b *sources.Batch, batch *storage
 				types.NewText(dl.Err), types.NewTimestampTZ(at.UnixMicro()),
 			}}
 		}
-		if err := c.applyChanges(rs, rs.errors, changes, batch, deltas); err != nil {
+		if err := e.applyChanges(rs, rs.errors, changes, batch, deltas); err != nil {
 			return err
 		}
 	}
@@ -146,7 +146,7 @@ func (c *Engine) applySource(rs *runningSource, b *sources.Batch, batch *storage
 			key := types.Row{types.NewText(part)}
 			changes = append(changes, sources.Change{Key: key, Row: types.Row{key[0], offset}})
 		}
-		if err := c.applyChanges(rs, rs.progress, changes, batch, deltas); err != nil {
+		if err := e.applyChanges(rs, rs.progress, changes, batch, deltas); err != nil {
 			return err
 		}
 	}
@@ -167,8 +167,8 @@ func nullableBytes(b []byte) types.Datum {
 // Pebble, and the key adds 8 bytes to the row instead of a second copy of
 // it. A retraction finds a stored row equal to the one it retracts through
 // rs's byRow index, which only relations that ever retract build.
-func (c *Engine) applyChanges(rs *runningSource, id uint64, changes []sources.Change, batch *storage.Batch, deltas map[uint64]dataflow.Batch) error {
-	t, ok := c.tables[id]
+func (e *Engine) applyChanges(rs *runningSource, id uint64, changes []sources.Change, batch *storage.Batch, deltas map[uint64]dataflow.Batch) error {
+	t, ok := e.tables[id]
 	if !ok {
 		return fmt.Errorf("source relation %d is missing", id)
 	}
@@ -184,7 +184,7 @@ func (c *Engine) applyChanges(rs *runningSource, id uint64, changes []sources.Ch
 	}
 	if len(d) > 0 {
 		deltas[id] = d
-		c.dirty[id] = true
+		e.dirty[id] = true
 	}
 	return nil
 }
@@ -314,10 +314,10 @@ func buildRowIndex(t *tableState) (map[string][]string, error) {
 }
 
 // SourceStatus returns a source's state for SHOW SOURCES.
-func (c *Engine) SourceStatus(id uint64) string {
-	c.sourcesMu.Lock()
-	rs := c.running[id]
-	c.sourcesMu.Unlock()
+func (e *Engine) SourceStatus(id uint64) string {
+	e.sourcesMu.Lock()
+	rs := e.running[id]
+	e.sourcesMu.Unlock()
 	if rs == nil {
 		return "stopped"
 	}
@@ -354,19 +354,19 @@ func runningFor(cat *catalog.Catalog, src *catalog.Object, s sources.Source) *ru
 // definition (through the binder) and positions. It is started, with
 // the others, when the tick loop starts, once the whole catalog is
 // loaded and its relations exist.
-func (c *Engine) recoverSource(o *catalog.Object) error {
-	src, err := c.binder.OpenSource(c.cat, o)
+func (e *Engine) recoverSource(o *catalog.Object) error {
+	src, err := e.binder.OpenSource(e.cat, o)
 	if err != nil {
 		return err
 	}
 	resume := map[string][]byte{}
-	if err := c.store.Positions(o.ID, func(part string, pos []byte) error {
+	if err := e.store.Positions(o.ID, func(part string, pos []byte) error {
 		resume[part] = append([]byte(nil), pos...)
 		return nil
 	}); err != nil {
 		return err
 	}
-	c.pendingSources = append(c.pendingSources, pendingSource{obj: o, src: src, resume: resume})
+	e.pendingSources = append(e.pendingSources, pendingSource{obj: o, src: src, resume: resume})
 	return nil
 }
 
@@ -378,23 +378,23 @@ type pendingSource struct {
 }
 
 // wireSources connects recovered sources to their relations.
-func (c *Engine) wireSources() {
-	for _, p := range c.pendingSources {
-		rs := runningFor(c.cat, p.obj, p.src)
+func (e *Engine) wireSources() {
+	for _, p := range e.pendingSources {
+		rs := runningFor(e.cat, p.obj, p.src)
 		rs.resume = p.resume
-		c.running[p.obj.ID] = rs
+		e.running[p.obj.ID] = rs
 	}
-	c.pendingSources = nil
+	e.pendingSources = nil
 }
 
 // StartSource runs source s for src, whose relations the change
 // creates, once the change has committed.
 func (tx *DDL) StartSource(src *catalog.Object, s sources.Source) {
 	rs := runningFor(tx.cat, src, s)
-	tx.afterCommit(func(ctx context.Context, c *Engine) {
-		c.sourcesMu.Lock()
-		c.running[rs.obj.ID] = rs
-		c.sourcesMu.Unlock()
-		c.startSource(ctx, rs)
+	tx.afterCommit(func(ctx context.Context, e *Engine) {
+		e.sourcesMu.Lock()
+		e.running[rs.obj.ID] = rs
+		e.sourcesMu.Unlock()
+		e.startSource(ctx, rs)
 	})
 }

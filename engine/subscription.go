@@ -27,7 +27,7 @@ type Subscription struct {
 	notify chan struct{}
 }
 
-// feedTick is one tick's changes to a subscription's query: the rows
+// Tick is one tick's changes to a subscription's query: the rows
 // with their weights, consolidated, at the tick's timestamp. A tick that
 // touched the query's inputs without changing its result has no rows.
 type Tick struct {
@@ -91,9 +91,9 @@ func (s *Subscription) Next(ctx context.Context) ([]Tick, error) {
 // feeding it, between ticks. With snapshot, the first tick the feed
 // returns is the result at the current timestamp, as insertions; without,
 // the feed starts with the next tick's changes.
-func (c *Engine) Subscribe(ctx context.Context, plan planner.Node, snapshot bool) (*Subscription, error) {
+func (e *Engine) Subscribe(ctx context.Context, plan planner.Node, snapshot bool) (*Subscription, error) {
 	var sub *Subscription
-	err := c.call(ctx, func(c *Engine) error {
+	err := e.call(ctx, func(e *Engine) error {
 		obj := &catalog.Object{ID: nextSubscriptionID, Kind: catalog.KindMaterializedView, Name: "subscribe"}
 		nextSubscriptionID--
 		f := &flow{obj: obj, graph: dataflow.NewGraph(), inputs: map[uint64]*dataflow.Input{}}
@@ -104,14 +104,14 @@ func (c *Engine) Subscribe(ctx context.Context, plan planner.Node, snapshot bool
 		}
 		s := &Subscription{flow: f, collect: f.graph.Collect(root), notify: make(chan struct{}, 1)}
 		f.sub = s
-		if err := c.hydrate(ctx, f); err != nil {
+		if err := e.hydrate(ctx, f); err != nil {
 			return err
 		}
 		if snapshot {
-			s.push(c.ts, s.collect.Delta(), s.collect.Errors())
+			s.push(e.ts, s.collect.Delta(), s.collect.Errors())
 		}
 		for id := range f.inputs {
-			c.readers[id] = append(c.readers[id], f)
+			e.readers[id] = append(e.readers[id], f)
 		}
 		sub = s
 		return nil
@@ -120,13 +120,13 @@ func (c *Engine) Subscribe(ctx context.Context, plan planner.Node, snapshot bool
 }
 
 // Unsubscribe stops feeding a subscription.
-func (c *Engine) Unsubscribe(ctx context.Context, sub *Subscription) error {
-	return c.call(ctx, func(c *Engine) error {
+func (e *Engine) Unsubscribe(ctx context.Context, sub *Subscription) error {
+	return e.call(ctx, func(e *Engine) error {
 		for id := range sub.flow.inputs {
-			rs := c.readers[id]
+			rs := e.readers[id]
 			for i, r := range rs {
 				if r == sub.flow {
-					c.readers[id] = append(rs[:i:i], rs[i+1:]...)
+					e.readers[id] = append(rs[:i:i], rs[i+1:]...)
 					break
 				}
 			}
@@ -136,6 +136,14 @@ func (c *Engine) Unsubscribe(ctx context.Context, sub *Subscription) error {
 }
 
 // call runs fn on the coordinator between ticks.
-func (c *Engine) call(ctx context.Context, fn func(c *Engine) error) error {
-	return c.submit(ctx, &coordReq{call: fn})
+func (e *Engine) call(ctx context.Context, fn func(e *Engine) error) error {
+	return e.submit(ctx, &coordReq{call: fn})
+}
+
+// subPush is one subscription's changes of a tick, pushed to its client
+// once the tick is durable.
+type subPush struct {
+	sub   *Subscription
+	delta dataflow.Batch
+	errs  []dataflow.ErrorUpdate
 }

@@ -86,15 +86,15 @@ func TestColdRelation(t *testing.T) {
 		t.Errorf("rows 3 to 5 = %v", ranged)
 	}
 
-	c := &Engine{store: db, tables: map[uint64]*tableState{}, dirty: map[uint64]bool{}}
+	e := &Engine{store: db, tables: map[uint64]*tableState{}, dirty: map[uint64]bool{}}
 	var n int64
-	if err := c.loadRows(obj, &n); err != nil {
+	if err := e.loadRows(obj, &n); err != nil {
 		t.Fatal(err)
 	}
-	if got := c.tables[obj.ID].nextRowID; got != 7 {
+	if got := e.tables[obj.ID].nextRowID; got != 7 {
 		t.Errorf("recovered next row id %d, want 7", got)
 	}
-	if got := contents(c.tables[obj.ID].snapshot()); got != "[10 11 11 12 13 14]" {
+	if got := contents(e.tables[obj.ID].snapshot()); got != "[10 11 11 12 13 14]" {
 		t.Errorf("recovered contents = %s", got)
 	}
 
@@ -173,12 +173,12 @@ func TestColdChunks(t *testing.T) {
 			}
 		}
 	}
-	c := &Engine{store: db, tables: map[uint64]*tableState{}, dirty: map[uint64]bool{}}
+	e := &Engine{store: db, tables: map[uint64]*tableState{}, dirty: map[uint64]bool{}}
 	var n int64
-	if err := c.loadRows(obj, &n); err != nil {
+	if err := e.loadRows(obj, &n); err != nil {
 		t.Fatal(err)
 	}
-	if got := c.tables[obj.ID].nextRowID; got != int64(len(want)+1) {
+	if got := e.tables[obj.ID].nextRowID; got != int64(len(want)+1) {
 		t.Errorf("recovered next row id %d, want %d", got, len(want)+1)
 	}
 }

@@ -185,10 +185,10 @@ func checkNewUniqueIndex(idx, table *catalog.Object, snap *dataflow.Snapshot) er
 // against the current contents of the unique indexes and what earlier
 // transactions of the tick added (pending). It returns the transaction's
 // own delta, for the coordinator to add to pending once it applies.
-func (c *Engine) validateUnique(w *WriteSet, pending uniqueDelta) (uniqueDelta, error) {
+func (e *Engine) validateUnique(w *WriteSet, pending uniqueDelta) (uniqueDelta, error) {
 	var d uniqueDelta
 	for _, id := range w.tableIDs() {
-		idxs := c.cat.UniqueIndexes(id)
+		idxs := e.cat.UniqueIndexes(id)
 		if len(idxs) == 0 {
 			continue
 		}
@@ -204,7 +204,7 @@ func (c *Engine) validateUnique(w *WriteSet, pending uniqueDelta) (uniqueDelta, 
 			}
 			td.add(idxs, old, ch.Row)
 		}
-		if err := td.check(idxs, c.tables[id].obj, c.indexContents, pending); err != nil {
+		if err := td.check(idxs, e.tables[id].obj, e.indexContents, pending); err != nil {
 			return nil, err
 		}
 		if d == nil {
@@ -216,8 +216,8 @@ func (c *Engine) validateUnique(w *WriteSet, pending uniqueDelta) (uniqueDelta, 
 }
 
 // indexContents returns the current contents of an index's arrangement.
-func (c *Engine) indexContents(id uint64) *dataflow.Snapshot {
-	if f := c.flowIndex[id]; f != nil {
+func (e *Engine) indexContents(id uint64) *dataflow.Snapshot {
+	if f := e.flowIndex[id]; f != nil {
 		return f.snapshot()
 	}
 	return nil

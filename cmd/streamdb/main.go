@@ -46,19 +46,19 @@ func run() error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
-	engine, err := sql.Open(ctx, sql.Config{DataDir: *dataDir, Logger: log})
+	front, err := sql.Open(ctx, sql.Config{DataDir: *dataDir, Logger: log})
 	if err != nil {
 		return err
 	}
-	defer engine.Close()
+	defer front.Close()
 
 	tlsCfg, err := tlsConfig(*tlsCert, *tlsKey, *dataDir, *selfSigned)
 	if err != nil {
 		return err
 	}
-	srv := pgwire.NewServer(pgwire.Config{Listen: *listen, Engine: engine, Logger: log, TLS: tlsCfg})
+	srv := pgwire.NewServer(pgwire.Config{Listen: *listen, Engine: front, Logger: log, TLS: tlsCfg})
 	g, gctx := errgroup.WithContext(ctx)
-	g.Go(func() error { return engine.Run(gctx) })
+	g.Go(func() error { return front.Run(gctx) })
 	g.Go(func() error { return srv.Run(gctx) })
 	err = g.Wait()
 	if errors.Is(err, context.Canceled) {

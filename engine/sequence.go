@@ -62,9 +62,9 @@ func seqPosition(v int64, called bool) []byte {
 }
 
 // recoverSequence restores a sequence's state from its durable position.
-func (c *Engine) recoverSequence(o *catalog.Object) error {
+func (e *Engine) recoverSequence(o *catalog.Object) error {
 	st := &seqState{def: *o.Sequence, last: o.Sequence.Start}
-	err := c.store.Positions(o.ID, func(_ string, pos []byte) error {
+	err := e.store.Positions(o.ID, func(_ string, pos []byte) error {
 		if len(pos) != 9 {
 			return pgerr.New(pgerr.DataCorrupted, "sequence %q: bad stored position", o.Name)
 		}
@@ -77,13 +77,13 @@ func (c *Engine) recoverSequence(o *catalog.Object) error {
 	if st.called {
 		st.logged, st.hasLog = st.last, true
 	}
-	c.seqs.set(o.ID, st)
+	e.seqs.set(o.ID, st)
 	return nil
 }
 
 // persist writes a sequence's position durably.
-func (c *Engine) persistSequence(id uint64, v int64, called bool) error {
-	b := c.store.NewBatch()
+func (e *Engine) persistSequence(id uint64, v int64, called bool) error {
+	b := e.store.NewBatch()
 	b.SetPosition(id, "", seqPosition(v, called))
 	return b.Commit()
 }
@@ -91,11 +91,11 @@ func (c *Engine) persistSequence(id uint64, v int64, called bool) error {
 // saveSequences writes every sequence's exact state, so that after a
 // clean shutdown sequences resume where they stopped; after a crash they
 // resume past the value logged ahead.
-func (c *Engine) saveSequences() error {
-	c.seqs.mu.Lock()
-	defer c.seqs.mu.Unlock()
-	b := c.store.NewBatch()
-	for id, st := range c.seqs.m {
+func (e *Engine) saveSequences() error {
+	e.seqs.mu.Lock()
+	defer e.seqs.mu.Unlock()
+	b := e.store.NewBatch()
+	for id, st := range e.seqs.m {
 		st.mu.Lock()
 		b.SetPosition(id, "", seqPosition(st.last, st.called))
 		st.mu.Unlock()
@@ -104,8 +104,8 @@ func (c *Engine) saveSequences() error {
 }
 
 // Nextval advances a sequence and returns its new value.
-func (c *Engine) Nextval(o *catalog.Object) (int64, error) {
-	st := c.seqs.get(o.ID)
+func (e *Engine) Nextval(o *catalog.Object) (int64, error) {
+	st := e.seqs.get(o.ID)
 	if st == nil {
 		return 0, pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", o.Name)
 	}
@@ -135,7 +135,7 @@ func (c *Engine) Nextval(o *catalog.Object) (int64, error) {
 		if !ok {
 			ahead = v
 		}
-		if err := c.persistSequence(o.ID, ahead, true); err != nil {
+		if err := e.persistSequence(o.ID, ahead, true); err != nil {
 			return 0, err
 		}
 		st.logged, st.hasLog = ahead, true
@@ -164,8 +164,8 @@ func addBounded(v, inc, lo, hi int64) (int64, bool) {
 
 // Setval sets a sequence's value: the next nextval returns v+increment
 // when called, v itself otherwise.
-func (c *Engine) Setval(o *catalog.Object, v int64, called bool) error {
-	st := c.seqs.get(o.ID)
+func (e *Engine) Setval(o *catalog.Object, v int64, called bool) error {
+	st := e.seqs.get(o.ID)
 	if st == nil {
 		return pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", o.Name)
 	}
@@ -174,7 +174,7 @@ func (c *Engine) Setval(o *catalog.Object, v int64, called bool) error {
 	if v < st.def.Min || v > st.def.Max {
 		return pgerr.New(pgerr.NumericValueOutOfRange, "setval: value %d is out of bounds for sequence %q (%d..%d)", v, o.Name, st.def.Min, st.def.Max)
 	}
-	if err := c.persistSequence(o.ID, v, called); err != nil {
+	if err := e.persistSequence(o.ID, v, called); err != nil {
 		return err
 	}
 	st.last, st.called = v, called

@@ -33,10 +33,10 @@ type ViewStat struct {
 // ViewStats gathers the statistics of every materialized view on the
 // coordinator, between ticks: the state size is summed over the
 // operators' state, which only the coordinator may read.
-func (c *Engine) ViewStats(ctx context.Context) (map[uint64]ViewStat, error) {
+func (e *Engine) ViewStats(ctx context.Context) (map[uint64]ViewStat, error) {
 	stats := map[uint64]ViewStat{}
-	err := c.call(ctx, func(c *Engine) error {
-		for id, f := range c.flowIndex {
+	err := e.call(ctx, func(e *Engine) error {
+		for id, f := range e.flowIndex {
 			if f.obj.Kind == catalog.KindMaterializedView {
 				stats[id] = ViewStat{flowStats: f.stats, StateBytes: f.graph.StateBytes()}
 			}
