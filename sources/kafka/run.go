@@ -191,7 +191,7 @@ func (r *runner) handle(fetches kgo.Fetches) {
 		switch {
 		case errors.Is(err, context.DeadlineExceeded), errors.Is(err, context.Canceled), errors.Is(err, kgo.ErrClientClosed):
 		case isDataLoss(err):
-			r.src.log.Warn("kafka data loss", "partition", partition, "error", err)
+			r.src.log.Warn("kafka data loss", "partition", partition, "err", err)
 		default:
 			r.health.fetchFailed(err)
 		}
