@@ -48,7 +48,7 @@ func (f *flow) publish() *dataflow.Snapshot {
 func (e *Engine) buildViewFlow(obj *catalog.Object, plan planner.Node) (*flow, error) {
 	f := &flow{obj: obj, graph: dataflow.NewGraph(), inputs: map[uint64]*dataflow.Input{}}
 	lc := &planner.LowerContext{Graph: f.graph, Eval: &scalar.EvalContext{Text: types.DefaultTextConfig()}, Get: f.input}
-	root, err := planner.Lower(lc, plan)
+	root, err := planner.Lower(lc, planner.Physical(plan, planner.Maintained))
 	if err != nil {
 		return nil, err
 	}

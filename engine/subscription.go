@@ -98,7 +98,7 @@ func (e *Engine) Subscribe(ctx context.Context, plan planner.Node, snapshot bool
 		nextSubscriptionID--
 		f := &flow{obj: obj, graph: dataflow.NewGraph(), inputs: map[uint64]*dataflow.Input{}}
 		lc := &planner.LowerContext{Graph: f.graph, Eval: &scalar.EvalContext{Text: types.DefaultTextConfig()}, Get: f.input}
-		root, err := planner.Lower(lc, plan)
+		root, err := planner.Lower(lc, planner.Physical(plan, planner.Maintained))
 		if err != nil {
 			return err
 		}

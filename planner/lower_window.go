@@ -11,7 +11,7 @@ import (
 // Arguments that are not plain columns are computed as extra trailing
 // columns first and dropped from the output again.
 func lowerWindow(lc *LowerContext, w *Window) (dataflow.Node, error) {
-	if numberedTopK(lc, w) {
+	if w.Numbered {
 		return lowerTopK(lc, w.Input.(*TopK), true)
 	}
 	in, err := Lower(lc, w.Input)

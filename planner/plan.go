@@ -98,6 +98,10 @@ type Project struct {
 	Input Node
 	Exprs []scalar.Expr
 	Cols  []Column
+	// JoinBuilds, decided by Physical, says the input is an inner join
+	// that only this projection of plain columns reads, and the join
+	// builds the projected rows itself (see join_fusion.go).
+	JoinBuilds bool
 }
 
 // JoinKind selects a join's semantics.
@@ -168,6 +172,9 @@ type Aggregate struct {
 	Keys  []scalar.Expr
 	Aggs  []AggCall
 	Cols  []Column
+	// AppendOnly, decided by Physical, says the input never retracts, so
+	// MIN and MAX keep only the extreme rather than every value.
+	AppendOnly bool
 }
 
 // Distinct removes duplicate rows.
@@ -212,6 +219,12 @@ type TopK struct {
 	Order  []SortKey
 	Limit  scalar.Expr
 	Offset scalar.Expr
+	// Monotonic and Gated are decided by Physical. Monotonic: the input
+	// never retracts, so each group keeps only its first rows
+	// (dataflow.MonotonicTopK). Gated: the input is an inner join that
+	// only this top-k reads, and the join asks the top-k's gate before
+	// building a match (see topk_gate.go).
+	Monotonic, Gated bool
 }
 
 // FlatMap evaluates a set-returning function once per input row and
@@ -284,6 +297,10 @@ type Window struct {
 	Order       []SortKey
 	Calls       []WindowCall
 	Cols        []Column // the calls' columns, appended to Input's
+	// Numbered, decided by Physical, says the window is row_number()
+	// over the top-k below it, which numbers its rows itself: no window
+	// operator runs (see window_topk.go).
+	Numbered bool
 }
 
 // Query is a complete read: a relation plus the presentation order and

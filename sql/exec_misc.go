@@ -214,11 +214,10 @@ func (s *session) bindExplain(cat *catalog.Catalog, raw *rawStatement, es *pg_qu
 	default:
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "EXPLAIN is supported for SELECT, UPDATE and DELETE only")
 	}
-	q, err := planner.OptimizeQuery(q)
+	q, err := planner.Plan(q, planner.OneTick)
 	if err != nil {
 		return nil, err
 	}
-	q.Root = planner.UseLookups(q.Root)
 	text := planner.Explain(q)
 	cols := []pgwire.Column{{Name: "QUERY PLAN", Type: types.TypeText}}
 	return &boundStmt{params: b.paramTypes(), cols: cols, run: func(ctx context.Context, s *session, _ []types.Datum) (pgwire.Result, error) {

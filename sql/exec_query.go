@@ -26,11 +26,10 @@ func (s *session) bindQuery(cat *catalog.Catalog, raw *rawStatement, params []ty
 	if err != nil {
 		return nil, err
 	}
-	q, err := planner.OptimizeQuery(bq.q)
+	q, err := planner.Plan(bq.q, planner.OneTick)
 	if err != nil {
 		return nil, err
 	}
-	q.Root = planner.UseLookups(q.Root)
 	cols := resultColumns(bq.columns())
 	return &boundStmt{
 		params: b.paramTypes(),
@@ -130,8 +129,8 @@ func (s *session) runQueryAt(ctx context.Context, snap *engine.Snapshot, q *plan
 			read[w] = in.Node()
 		}
 		return in.Node(), nil
-	}, OneTick: true}
-	root, err := planner.LowerQuery(lc, q)
+	}}
+	root, err := planner.Lower(lc, q.Root)
 	if err != nil {
 		return nil, err
 	}
@@ -146,8 +145,8 @@ func (s *session) runQueryAt(ctx context.Context, snap *engine.Snapshot, q *plan
 	if err != nil {
 		return nil, err
 	}
-	// LIMIT and OFFSET were applied by the top-k LowerQuery planned; the
-	// rows it kept only need sorting.
+	// LIMIT and OFFSET were applied by the top-k PhysicalQuery planned;
+	// the rows it kept only need sorting.
 	if len(q.Order) > 0 {
 		cmp := planner.Comparator(q.Order)
 		slices.SortStableFunc(rows, cmp)

@@ -318,11 +318,10 @@ func (s *session) bindUpdate(cat *catalog.Catalog, up *pg_query.UpdateStmt, para
 	if err != nil {
 		return nil, err
 	}
-	q, err := planner.OptimizeQuery(&planner.Query{Root: plan})
+	q, err := planner.Plan(&planner.Query{Root: plan}, planner.OneTick)
 	if err != nil {
 		return nil, err
 	}
-	q.Root = planner.UseLookups(q.Root)
 	width := len(obj.Columns)
 	return &boundStmt{
 		params: b.paramTypes(),
@@ -391,11 +390,10 @@ func (s *session) bindDelete(cat *catalog.Catalog, del *pg_query.DeleteStmt, par
 	if err != nil {
 		return nil, err
 	}
-	q, err := planner.OptimizeQuery(&planner.Query{Root: plan})
+	q, err := planner.Plan(&planner.Query{Root: plan}, planner.OneTick)
 	if err != nil {
 		return nil, err
 	}
-	q.Root = planner.UseLookups(q.Root)
 	width := len(obj.Columns)
 	return &boundStmt{
 		params: b.paramTypes(),

@@ -70,8 +70,9 @@ func FuzzBindSQL(f *testing.F) {
 			lc := &planner.LowerContext{Graph: g, Eval: &scalar.EvalContext{Params: params}, Get: func(*planner.Get) (dataflow.Node, error) {
 				return g.Input().Node(), nil
 			}}
-			_, _ = planner.LowerQuery(lc, q)
-			_ = planner.Explain(q)
+			pq := planner.PhysicalQuery(q, planner.OneTick)
+			_, _ = planner.Lower(lc, pq.Root)
+			_ = planner.Explain(pq)
 			_ = planner.ExplainDataflow(q)
 		}
 	})
