@@ -39,6 +39,7 @@ lint:
 	$(GO) vet ./...
 	$(GO) run $(STATICCHECK) ./...
 	@test -z "$$(gofmt -l .)" || (gofmt -l . && exit 1)
+	$(GO) mod tidy -diff
 
 # The Nexmark harness (bench/nexmark): streamdb vs PostgreSQL 15 and a Go
 # loop; writes bench/results/latest.{json,md,png}. BENCH_EVENTS=n scales it.
