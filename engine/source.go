@@ -100,7 +100,7 @@ func (e *Engine) applySource(rs *runningSource, b *sources.Batch, batch *storage
 		return pgerr.New(pgerr.ObjectNotInPrerequisiteState, "source %q was dropped", rs.obj.Name)
 	}
 	for i, changes := range b.Changes {
-		if i >= len(rs.outputs) || len(changes) == 0 {
+		if i >= len(rs.outputs) || rs.outputs[i] == 0 || len(changes) == 0 {
 			continue
 		}
 		if err := e.applyChanges(rs, rs.outputs[i], changes, batch, deltas); err != nil {
@@ -325,8 +325,9 @@ func (e *Engine) SourceStatus(id uint64) string {
 }
 
 // runningFor assembles a source's runtime from its catalog entries: the
-// source holds the rows of its one output itself, or each output has a
-// data subsource, and the progress and errors subsources belong to it.
+// source holds the rows of its one output itself, or each output kept
+// has a data subsource, and the progress and errors subsources belong to
+// it. An output that is not kept has relation id 0.
 func runningFor(cat *catalog.Catalog, src *catalog.Object, s sources.Source) *runningSource {
 	rs := &runningSource{obj: src, src: s, outputs: make([]uint64, len(s.Outputs()))}
 	if src.HasRows() && len(rs.outputs) > 0 {
@@ -387,9 +388,67 @@ func (e *Engine) wireSources() {
 	e.pendingSources = nil
 }
 
-// StartSource runs source s for src, whose relations the change
-// creates, once the change has committed.
-func (tx *DDL) StartSource(src *catalog.Object, s sources.Source) {
+// SourceDef describes a new source for CreateSource.
+type SourceDef struct {
+	Name string
+	// SQL is the statement that created the source, which the Binder
+	// rebuilds it from on start.
+	SQL string
+	// DependsOn lists the objects the source uses (its connection).
+	DependsOn []uint64
+	// Own says the source object holds the rows of the source's one
+	// output itself (a Kafka topic). Otherwise Relations names the
+	// relation of each output, a subsource; an output with no name is
+	// not kept.
+	Own       bool
+	Relations []string
+	// StartTimestamp is an absolute start time the source reads from,
+	// kept for its restarts (see catalog.Object.StartTimestamp).
+	StartTimestamp int64
+}
+
+// CreateSource creates a source: its catalog entry, the relations of its
+// outputs, and its progress and errors relations; and runs s from the
+// start once the change has committed.
+func (tx *DDL) CreateSource(ctx context.Context, def SourceDef, s sources.Source) error {
+	src := &catalog.Object{Kind: catalog.KindSource, Schema: catalog.DefaultSchema, Name: def.Name, SQL: def.SQL,
+		DependsOn: def.DependsOn, StartTimestamp: def.StartTimestamp, ID: tx.NextID()}
+	objs := []*catalog.Object{src}
+	for i, out := range s.Outputs() {
+		o := src
+		switch {
+		case def.Own && i == 0:
+		case !def.Own && i < len(def.Relations) && def.Relations[i] != "":
+			o = &catalog.Object{Kind: catalog.KindSubsource, Schema: catalog.DefaultSchema, Name: def.Relations[i], SQL: def.SQL,
+				Source: src.ID, Role: "data", Output: i, ID: tx.NextID()}
+			objs = append(objs, o)
+		default:
+			continue
+		}
+		o.Columns = outputColumns(out)
+		o.PrimaryKey = out.Key
+		o.Appends = len(out.Key) == 0
+		o.Cold = o.Appends && !out.Retracts
+	}
+	for _, comp := range []struct {
+		role string
+		cols []catalog.ColumnDef
+		key  []int
+	}{{"progress", catalog.ProgressColumns, []int{0}}, {"errors", catalog.ErrorsColumns, nil}} {
+		objs = append(objs, &catalog.Object{Kind: catalog.KindSubsource, Schema: catalog.DefaultSchema, Name: def.Name + "_" + comp.role,
+			SQL: def.SQL, Source: src.ID, Role: comp.role, Columns: comp.cols, PrimaryKey: comp.key,
+			Appends: comp.key == nil, Cold: comp.key == nil, ID: tx.NextID()})
+	}
+	for _, o := range objs {
+		if other, exists := tx.cat.Lookup(o.Schema, o.Name); exists {
+			return pgerr.New(pgerr.DuplicateTable, "%s %q already exists", other.Kind, o.Name)
+		}
+	}
+	for _, o := range objs {
+		if err := tx.Create(ctx, o); err != nil {
+			return err
+		}
+	}
 	rs := runningFor(tx.cat, src, s)
 	tx.afterCommit(func(ctx context.Context, e *Engine) {
 		e.sourcesMu.Lock()
@@ -397,4 +456,13 @@ func (tx *DDL) StartSource(src *catalog.Object, s sources.Source) {
 		e.sourcesMu.Unlock()
 		e.startSource(ctx, rs)
 	})
+	return nil
+}
+
+func outputColumns(out sources.Output) []catalog.ColumnDef {
+	cols := make([]catalog.ColumnDef, len(out.Columns))
+	for i, c := range out.Columns {
+		cols[i] = catalog.ColumnDef{Name: c.Name, Type: c.Type, NotNull: c.NotNull}
+	}
+	return cols
 }

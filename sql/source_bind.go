@@ -22,9 +22,10 @@ import (
 type sourceSpec struct {
 	src  sources.Source
 	kind string // for SHOW SOURCES: "kafka", "load-generator"
-	// names holds the relation name of each output: "" keeps the output
-	// in the source object itself (single-output sources), and an output
-	// left out of FOR TABLES has no relation (ignored).
+	// own says the source object holds its one output's rows itself;
+	// otherwise names holds the relation name of each output, "" for an
+	// output left out of FOR TABLES, which is not kept.
+	own     bool
 	names   []string
 	outputs []sources.Output
 	deps    []uint64
@@ -87,7 +88,7 @@ func buildLoadGenerator(st *parser.CreateSource) (*sourceSpec, error) {
 		if g.Tables != nil {
 			return nil, pgerr.New(pgerr.SyntaxError, "FOR TABLES is only valid for load generators with several tables")
 		}
-		spec.names = []string{""}
+		spec.own = true
 		return spec, nil
 	}
 	if g.Tables == nil {
@@ -265,7 +266,7 @@ func buildKafka(cat *catalog.Catalog, st *parser.CreateSource, startTimestamp in
 	if err != nil {
 		return nil, err
 	}
-	return &sourceSpec{src: src, kind: "kafka", outputs: src.Outputs(), names: []string{""}, deps: []uint64{connObj.ID}}, nil
+	return &sourceSpec{src: src, kind: "kafka", outputs: src.Outputs(), own: true, deps: []uint64{connObj.ID}}, nil
 }
 
 func hasIncludeKey(k *parser.KafkaSource) bool {
@@ -315,53 +316,6 @@ func typeFromText(b *binder, text string) (types.Type, error) {
 	return b.bindType(tc.TypeName)
 }
 
-// sourceObjects builds the catalog entries of a new source: the source,
-// its data relations, and its progress and errors relations.
-func sourceObjects(tx *engine.DDL, name, sqlText string, spec *sourceSpec) ([]*catalog.Object, error) {
-	src := &catalog.Object{Kind: catalog.KindSource, Schema: catalog.DefaultSchema, Name: name, SQL: sqlText, DependsOn: spec.deps}
-	src.ID = tx.NextID()
-	objs := []*catalog.Object{src}
-	for i, out := range spec.outputs {
-		switch spec.names[i] {
-		case "":
-			src.Columns = outputColumns(out)
-			src.PrimaryKey = out.Key
-			src.Appends = len(out.Key) == 0
-			src.Cold = src.Appends && !out.Retracts
-		default:
-			o := &catalog.Object{Kind: catalog.KindSubsource, Schema: catalog.DefaultSchema, Name: spec.names[i], SQL: sqlText, Source: src.ID, Role: "data", Output: i,
-				Columns: outputColumns(out), PrimaryKey: out.Key, Appends: len(out.Key) == 0}
-			o.Cold = o.Appends && !out.Retracts
-			o.ID = tx.NextID()
-			objs = append(objs, o)
-		}
-	}
-	for _, comp := range []struct {
-		role string
-		cols []catalog.ColumnDef
-		key  []int
-	}{{"progress", catalog.ProgressColumns, []int{0}}, {"errors", catalog.ErrorsColumns, nil}} {
-		o := &catalog.Object{Kind: catalog.KindSubsource, Schema: catalog.DefaultSchema, Name: name + "_" + comp.role, SQL: sqlText, Source: src.ID, Role: comp.role,
-			Columns: comp.cols, PrimaryKey: comp.key, Appends: comp.key == nil, Cold: comp.key == nil}
-		o.ID = tx.NextID()
-		objs = append(objs, o)
-	}
-	for _, o := range objs {
-		if other, exists := tx.Catalog().Lookup(o.Schema, o.Name); exists {
-			return nil, pgerr.New(pgerr.DuplicateTable, "%s %q already exists", other.Kind, o.Name)
-		}
-	}
-	return objs, nil
-}
-
-func outputColumns(out sources.Output) []catalog.ColumnDef {
-	cols := make([]catalog.ColumnDef, len(out.Columns))
-	for i, c := range out.Columns {
-		cols[i] = catalog.ColumnDef{Name: c.Name, Type: c.Type, NotNull: c.NotNull}
-	}
-	return cols
-}
-
 func (s *session) bindCreateSource(raw *rawStatement, st *parser.CreateSource) (*boundStmt, error) {
 	if len(st.Name) > 1 && st.Name[len(st.Name)-2].Value != catalog.DefaultSchema {
 		return nil, pgerr.New(pgerr.InvalidSchemaName, "schema %q does not exist", st.Name[len(st.Name)-2].Value)
@@ -381,18 +335,8 @@ func (s *session) bindCreateSource(raw *rawStatement, st *parser.CreateSource) (
 			if err != nil {
 				return err
 			}
-			objs, err := sourceObjects(tx, name, raw.text, spec)
-			if err != nil {
-				return err
-			}
-			objs[0].StartTimestamp = start
-			for _, o := range objs {
-				if err := tx.Create(ctx, o); err != nil {
-					return err
-				}
-			}
-			tx.StartSource(objs[0], spec.src)
-			return nil
+			return tx.CreateSource(ctx, engine.SourceDef{Name: name, SQL: raw.text, DependsOn: spec.deps,
+				Own: spec.own, Relations: spec.names, StartTimestamp: start}, spec.src)
 		})
 	}), nil
 }
