@@ -108,10 +108,10 @@ type RowChange struct {
 	// Key is the row's storage key; empty for a new row of a table
 	// without primary key, which gets a fresh row id at commit.
 	Key string
-	// Existed says the key held the value expect when the transaction
-	// read it; commit fails with a serialization error if it no longer
-	// does. For a new key, existed is false and commit fails with a
-	// unique violation if the key appeared meanwhile.
+	// Existed says the key held the value Expect (its value encoding)
+	// when the transaction read it; commit fails with a serialization
+	// error if it no longer does. For a new key, Existed is false and
+	// commit fails with a unique violation if the key appeared meanwhile.
 	Existed bool
 	Expect  string
 	// Row is the new row, nil to delete.
@@ -123,6 +123,7 @@ type WriteSet struct {
 	Tables map[uint64][]RowChange
 }
 
+// Empty reports whether the transaction changes nothing.
 func (w *WriteSet) Empty() bool {
 	for _, cs := range w.Tables {
 		if len(cs) > 0 {

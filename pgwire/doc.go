@@ -2,9 +2,10 @@
 // the PostgreSQL frontend/backend protocol, so psql, pgx, JDBC, psycopg and
 // any other PostgreSQL client can connect, and hands the SQL to the engine
 // through the narrow Engine/Session/Statement/Result interfaces defined in
-// engine.go. pgwire never imports the engine (package sql implements the
-// interfaces), which keeps the protocol layer testable with a toy engine
-// and buildable without cgo.
+// engine.go. pgwire never imports the SQL front end or the engine
+// (package sql implements the interfaces, see sql.Frontend), which keeps
+// the protocol layer testable with a toy engine and buildable without
+// cgo.
 //
 // # Connections
 //
