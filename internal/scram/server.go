@@ -145,9 +145,10 @@ func (s *Server) First(msg []byte) ([]byte, error) {
 //	"c=" channel-binding "," "r=" nonce ["," extensions] "," "p=" proof
 //
 // and reports whether the client proved that it knows the password; then
-// final is the server-final message, "v=" server signature. A wrong proof,
-// a wrong nonce and a doomed exchange are all just !ok, which the caller
-// reports as a failed password; only a malformed message is an error.
+// final is the server-final message, "v=" server signature. A wrong proof
+// and a doomed exchange are both just !ok, which the caller reports as a
+// failed password; a malformed message, or one that does not carry the
+// exchange's nonce, is an error.
 func (s *Server) Final(msg []byte) (final []byte, ok bool, err error) {
 	if err := checkLength(msg); err != nil {
 		return nil, false, err
@@ -191,6 +192,10 @@ func (s *Server) Final(msg []byte) (final []byte, ok bool, err error) {
 		return nil, false, malformed("Garbage found at the end of client-final-message.")
 	}
 
+	if nonce != s.clientNonce+s.serverNonce {
+		return nil, false, &pgerr.Error{Code: pgerr.ProtocolViolation, Message: "invalid SCRAM response", Detail: "Nonce does not match."}
+	}
+
 	authMessage := s.clientFirstBare + "," + s.serverFirst + "," + withoutProof
 	signature := hmacSum(s.v.StoredKey[:], authMessage)
 	for i := range clientProof {
@@ -198,8 +203,7 @@ func (s *Server) Final(msg []byte) (final []byte, ok bool, err error) {
 	}
 	stored := sha256.Sum256(clientProof)
 	proofOK := subtle.ConstantTimeCompare(stored[:], s.v.StoredKey[:]) == 1
-	nonceOK := nonce == s.clientNonce+s.serverNonce
-	if !proofOK || !nonceOK || s.doomed {
+	if !proofOK || s.doomed {
 		return nil, false, nil
 	}
 	m := hmac.New(sha256.New, s.v.ServerKey[:])

@@ -61,7 +61,7 @@ func TestExchange(t *testing.T) {
 			clientCB: bytes.Repeat([]byte{8}, 32), serverCB: cbind, code: pgerr.InvalidAuthorization},
 		{name: "n over TLS", mechanism: Mechanism, password: "secret", header: "n,,", serverCB: cbind, ok: true},
 		{name: "nonce changed", mechanism: Mechanism, password: "secret", header: "n,,",
-			mutate: func(s string) string { return s + "x" }},
+			mutate: func(s string) string { return s + "x" }, code: pgerr.ProtocolViolation},
 		{name: "binding flag changed", mechanism: Mechanism, password: "secret", header: "n,,",
 			mutate: func(s string) string { return strings.Replace(s, "c=biws", "c=eSws", 1) }, code: pgerr.ProtocolViolation},
 		{name: "extension before proof", mechanism: Mechanism, password: "secret", header: "n,,",
