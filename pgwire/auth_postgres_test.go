@@ -34,10 +34,9 @@ type saslCase struct {
 	noFirst bool
 	// instead replaces the SASLInitialResponse.
 	instead pgproto3.FrontendMessage
-	// final makes the client-final message from the server-first one,
-	// with a proof for password; nil sends none.
-	final    func(serverFirst string) string
-	password string
+	// final makes the client-final message from the server-first one;
+	// nil sends none.
+	final func(serverFirst string) string
 }
 
 const clientFirst = "n,,n=,r=fyko+d2lbbFgONRv9qkxdawL"
