@@ -115,7 +115,8 @@ func (c *conn) authenticate(ctx context.Context, user string, local bool) (role 
 		return role, found, nil
 	}
 
-	v, usable := c.srv.verifier(user, role, found)
+	v, why := c.srv.verifier(user, role, found)
+	usable := why == ""
 	c.r.max = maxAuthMessage
 	defer func() { c.r.max = cfg.MaxMessageSize }()
 	var ok bool
@@ -128,23 +129,37 @@ func (c *conn) authenticate(ctx context.Context, user string, local bool) (role 
 		return role, found, err
 	}
 	if !ok {
+		if why == "" {
+			why = "password does not match"
+		}
+		// The reason is for the server's log, as in PostgreSQL; the
+		// client learns only that it failed.
+		c.log.Info("password authentication failed", "user", user, "reason", why)
 		c.srv.failureDelay(ctx)
 		return role, found, fatal(pgerr.InvalidPassword, "password authentication failed for user \"%s\"", user)
 	}
 	return role, found, nil
 }
 
-// verifier returns the verifier the exchange for user runs on, and whether
-// it is the role's own: otherwise it is a mock, and the exchange fails.
-func (s *Server) verifier(user string, role LoginRole, found bool) (scram.Verifier, bool) {
-	if found && role.Password != "" && (role.ValidUntil.IsZero() || time.Now().Before(role.ValidUntil)) {
+// verifier returns the verifier the exchange for user runs on. When it
+// is not the role's own, why says so and the verifier is a mock: the
+// exchange runs to its end and fails.
+func (s *Server) verifier(user string, role LoginRole, found bool) (v scram.Verifier, why string) {
+	switch {
+	case !found:
+		why = "role does not exist"
+	case role.Password == "":
+		why = "role has no password"
+	case !role.ValidUntil.IsZero() && !time.Now().Before(role.ValidUntil):
+		why = "password has expired"
+	default:
 		v, err := scram.Parse(role.Password)
 		if err == nil {
-			return v, true
+			return v, ""
 		}
-		s.log.Warn("role has a password that is not a SCRAM-SHA-256 verifier", "role", user)
+		why = "password is not a SCRAM-SHA-256 verifier"
 	}
-	return scram.Mock(user, s.mockNonce), false
+	return scram.Mock(user, s.mockNonce), why
 }
 
 // checkRole refuses a role that does not exist or may not log in. As in

@@ -45,20 +45,21 @@ func TestAuth(t *testing.T) {
 		user string
 		pass string
 		want string // "" or SQLSTATE: message
+		log  string // the reason the server logs for a failed password
 	}{
 		{name: "scram", auth: scramEverywhere, user: "alice", pass: "s3cret"},
 		{name: "scram wrong password", auth: scramEverywhere, user: "alice", pass: "S3cret",
-			want: `28P01: password authentication failed for user "alice"`},
+			want: `28P01: password authentication failed for user "alice"`, log: "password does not match"},
 		{name: "scram no password", auth: scramEverywhere, user: "alice",
 			want: `28P01: password authentication failed for user "alice"`},
 		{name: "scram unknown role", auth: scramEverywhere, user: "mallory", pass: "s3cret",
-			want: `28P01: password authentication failed for user "mallory"`},
+			want: `28P01: password authentication failed for user "mallory"`, log: "role does not exist"},
 		{name: "scram role without password", auth: scramEverywhere, user: "nopassword", pass: "",
-			want: `28P01: password authentication failed for user "nopassword"`},
+			want: `28P01: password authentication failed for user "nopassword"`, log: "role has no password"},
 		{name: "scram md5 verifier", auth: scramEverywhere, user: "md5", pass: "s3cret",
-			want: `28P01: password authentication failed for user "md5"`},
+			want: `28P01: password authentication failed for user "md5"`, log: "password is not a SCRAM-SHA-256 verifier"},
 		{name: "scram expired", auth: scramEverywhere, user: "expired", pass: "s3cret",
-			want: `28P01: password authentication failed for user "expired"`},
+			want: `28P01: password authentication failed for user "expired"`, log: "password has expired"},
 		{name: "scram valid until later", auth: scramEverywhere, user: "later", pass: "s3cret"},
 		{name: "scram nologin", auth: scramEverywhere, user: "nologin", pass: "s3cret",
 			want: `28000: role "nologin" is not permitted to log in`},
@@ -112,6 +113,9 @@ func TestAuth(t *testing.T) {
 			}
 			if got != tt.want {
 				t.Errorf("got  %q\nwant %q (%v)", got, tt.want, err)
+			}
+			if tt.log != "" && !strings.Contains(ts.logs.String(), `user=`+tt.user+` reason="`+tt.log+`"`) {
+				t.Errorf("log lacks the reason %q:\n%s", tt.log, ts.logs)
 			}
 		})
 	}
