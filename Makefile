@@ -57,6 +57,7 @@ kafka: build
 
 fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzServerMessages -fuzztime $(FUZZTIME) ./pgwire
+	$(GO) test -run '^$$' -fuzz FuzzServer -fuzztime $(FUZZTIME) ./internal/scram
 	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime $(FUZZTIME) ./sql/parser
 	$(GO) test -run '^$$' -fuzz FuzzLex -fuzztime $(FUZZTIME) ./sql/parser
 	$(GO) test -run '^$$' -fuzz FuzzDecodeKey -fuzztime $(FUZZTIME) ./types

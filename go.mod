@@ -14,6 +14,7 @@ require (
 	github.com/twmb/franz-go/pkg/kadm v1.20.0
 	github.com/twmb/franz-go/pkg/kfake v0.0.0-20260918054303-01f206a7e32c
 	github.com/twmb/franz-go/pkg/kmsg v1.15.1
+	github.com/xdg-go/stringprep v1.0.4
 	golang.org/x/image v0.41.0
 	golang.org/x/sync v0.25.0
 	google.golang.org/protobuf v1.33.0

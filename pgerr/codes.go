@@ -110,6 +110,7 @@ const (
 
 	// Class 53, 54, 55, 57: resources and operator intervention.
 	OutOfMemory                  Code = "53200"
+	TooManyConnections           Code = "53300"
 	ProgramLimitExceeded         Code = "54000"
 	StatementTooComplex          Code = "54001"
 	ObjectNotInPrerequisiteState Code = "55000"

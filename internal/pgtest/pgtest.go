@@ -185,3 +185,24 @@ func freePort() (int, error) {
 	defer l.Close()
 	return l.Addr().(*net.TCPAddr).Port, nil
 }
+
+// HBAFile writes a pg_hba.conf of the given lines where the cluster's
+// owner can read it, and returns the setting that makes a cluster use it:
+// pass it to Start. The file lives until the test ends.
+func HBAFile(tb testing.TB, lines ...string) string {
+	tb.Helper()
+	dir, err := os.MkdirTemp("", "streamdb-hba-*")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { os.RemoveAll(dir) })
+	path := filepath.Join(dir, "pg_hba.conf")
+	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		tb.Fatal(err)
+	}
+	// The cluster may run as another user than the test (see Start).
+	if err := os.Chmod(dir, 0o755); err != nil {
+		tb.Fatal(err)
+	}
+	return "hba_file=" + path
+}
