@@ -53,7 +53,7 @@ func (s *sink) connect(ctx context.Context) (*conn, error) {
 	began := time.Now()
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
 	defer cancel()
-	if err := s.ensureTopics(ctx, c.adm); err != nil {
+	if err := s.ensureTopics(ctx, c); err != nil {
 		c.close()
 		return nil, errs.Explain(err, began)
 	}
@@ -91,7 +91,12 @@ func (s *sink) commit(ctx context.Context, c *conn, recs []kgo.Record, t uint64)
 		}
 	}
 	for i := range recs {
-		c.cl.Produce(ctx, &recs[i], promise)
+		// A retried transaction's records start afresh: franz-go stamps
+		// a record it produces (timestamp, partition, producer id), and
+		// an old timestamp would count against the delivery timeout.
+		r := &recs[i]
+		*r = kgo.Record{Topic: r.Topic, Key: r.Key, Value: r.Value, Headers: r.Headers}
+		c.cl.Produce(ctx, r, promise)
 	}
 	c.cl.Produce(ctx, s.progressRecord(t), promise)
 	fctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -63,7 +65,18 @@ func testConfig(addrs []string, topic string) Config {
 		Snapshot:    true,
 		Timeout:     3 * time.Second,
 		MaxBackoff:  200 * time.Millisecond,
+		Logger:      testLogger(),
 	}
+}
+
+// testLogger discards logs unless STREAMDB_SINK_TEST_LOG names a level
+// (debug, info, warn) to print at.
+func testLogger() *slog.Logger {
+	var lvl slog.Level
+	if err := lvl.UnmarshalText([]byte(os.Getenv("STREAMDB_SINK_TEST_LOG"))); err != nil {
+		return nil
+	}
+	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: lvl}))
 }
 
 // running is a sink's Run in a goroutine.
@@ -75,6 +88,12 @@ type running struct {
 func start(t *testing.T, s *sink, eng sinks.Engine) *running {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
+	return startCtx(t, ctx, cancel, s, eng)
+}
+
+// startCtx runs s under ctx, which cancel ends.
+func startCtx(t *testing.T, ctx context.Context, cancel context.CancelFunc, s *sink, eng sinks.Engine) *running {
+	t.Helper()
 	r := &running{cancel: cancel, done: make(chan error, 1)}
 	go func() { r.done <- s.Run(ctx, eng) }()
 	t.Cleanup(func() { r.stop(t) })
@@ -247,4 +266,34 @@ func waitStatus(t *testing.T, sc *sinkstest.Script, n int, st sinks.State) (stri
 		t.Fatal(err)
 	}
 	return reason, n
+}
+
+// debeziumRows is the multiset of rows a consumer of DEBEZIUM records
+// holds: after-images counted up, before-images down.
+func (c consumed) debeziumRows(t *testing.T) map[string]int64 {
+	t.Helper()
+	st := newTopicState()
+	env := &envelope{kind: EnvelopeDebezium}
+	for _, r := range c.recs {
+		if err := st.apply(env, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for k, n := range st.rows {
+		if n == 0 {
+			delete(st.rows, k)
+		}
+	}
+	return st.rows
+}
+
+// debeziumRows is the multiset of a relation's rows as JSON objects.
+func debeziumRows(t *testing.T, cfg Config, contents []sinks.Change) map[string]int64 {
+	t.Helper()
+	enc := newEncoder(&mustSink(t, cfg).cfg)
+	out := map[string]int64{}
+	for _, c := range contents {
+		out[string(enc.appendObject(nil, c.Row))] += c.Diff
+	}
+	return out
 }

@@ -238,6 +238,7 @@ func (r *runner) fail(ctx context.Context, err error) error {
 	}
 	r.report(sinks.Stalled, err.Error())
 	r.backoff = min(max(2*r.backoff, 100*time.Millisecond), r.s.cfg.MaxBackoff)
+	r.s.log.Debug("kafka sink retrying", "err", err, "backoff", r.backoff)
 	t := time.NewTimer(r.backoff)
 	defer t.Stop()
 	select {
