@@ -1,6 +1,7 @@
 package kafka
 
 import (
+	"slices"
 	"strconv"
 
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -17,10 +18,14 @@ const timestampHeader = "streamdb-timestamp"
 
 // recordBatch gathers the records of one transaction. Keys and values
 // are slices of shared chunks (capped, so that nothing appends into a
-// neighbour); records are values in one slice, so that building a batch
-// allocates per chunk and per slice growth, not per record.
+// neighbour), and the records' fields live in one slice, so that
+// building a batch allocates per chunk and per slice growth, not per
+// record.
 type recordBatch struct {
 	topic string
+	items []item
+	// recs are the kgo records of the current attempt at the
+	// transaction, built from items.
 	recs  []kgo.Record
 	arena []byte
 	// header is the current tick's timestamp header, shared by its
@@ -30,11 +35,40 @@ type recordBatch struct {
 	time uint64
 }
 
+// item is one record: its key, value (nil for null) and headers.
+type item struct {
+	key, value []byte
+	header     []kgo.RecordHeader
+}
+
+// reset empties the batch for the next transaction. Once a transaction
+// is flushed franz-go holds none of its records, so their memory (the
+// record slice, the last chunk of the arena) is reused.
 func (b *recordBatch) reset() {
+	clear(b.items)
+	b.items = b.items[:0]
 	clear(b.recs)
 	b.recs = b.recs[:0]
-	b.arena = nil
+	b.arena = b.arena[:0]
 	b.header = nil
+}
+
+// records returns the kgo records of an attempt at the batch's
+// transaction. After a failed attempt (retry set) they are new: franz-go
+// stamps the records it produces (timestamp, partition, producer id; an
+// old timestamp would count against the delivery timeout), and the
+// goroutines of the producer that failed may still be finishing the old
+// ones, so those are neither read nor reused, and neither is their
+// arena chunk.
+func (b *recordBatch) records(retry bool) []kgo.Record {
+	if retry {
+		b.recs, b.arena = nil, nil
+	}
+	b.recs = slices.Grow(b.recs[:0], len(b.items))[:len(b.items)]
+	for i, it := range b.items {
+		b.recs[i] = kgo.Record{Topic: b.topic, Key: it.key, Value: it.value, Headers: it.header}
+	}
+	return b.recs
 }
 
 // startTick makes the following records carry tick time t.
@@ -67,5 +101,5 @@ func (b *recordBatch) take(grown []byte, ok bool) []byte {
 
 // add appends a record.
 func (b *recordBatch) add(key, value []byte) {
-	b.recs = append(b.recs, kgo.Record{Topic: b.topic, Key: key, Value: value, Headers: b.header})
+	b.items = append(b.items, item{key: key, value: value, header: b.header})
 }

@@ -71,7 +71,8 @@ func (s *sink) connect(ctx context.Context) (*conn, error) {
 func (c *conn) close() { c.cl.Close() }
 
 // commit writes recs and the progress record for time t in one
-// transaction.
+// transaction. recs must not have been produced before (see
+// recordBatch.records).
 func (s *sink) commit(ctx context.Context, c *conn, recs []kgo.Record, t uint64) error {
 	began := time.Now()
 	if err := c.cl.BeginTransaction(); err != nil {
@@ -91,12 +92,7 @@ func (s *sink) commit(ctx context.Context, c *conn, recs []kgo.Record, t uint64)
 		}
 	}
 	for i := range recs {
-		// A retried transaction's records start afresh: franz-go stamps
-		// a record it produces (timestamp, partition, producer id), and
-		// an old timestamp would count against the delivery timeout.
-		r := &recs[i]
-		*r = kgo.Record{Topic: r.Topic, Key: r.Key, Value: r.Value, Headers: r.Headers}
-		c.cl.Produce(ctx, r, promise)
+		c.cl.Produce(ctx, &recs[i], promise)
 	}
 	c.cl.Produce(ctx, s.progressRecord(t), promise)
 	fctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)

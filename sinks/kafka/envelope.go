@@ -3,6 +3,7 @@ package kafka
 import (
 	"bytes"
 	"cmp"
+	"hash/maphash"
 	"iter"
 	"slices"
 
@@ -18,14 +19,25 @@ import (
 // key has at most one pair per key and tick: an insert, a delete, or an
 // update. A key that is not unique (NOT ENFORCED) gives several, all
 // written in that order, so a consumer ends up with the last; the sink
-// counts them as key violations and logs them. Without a KEY (DEBEZIUM
+// counts them as key violations and logs them. Keys are written in the
+// order of their first change in the tick. Without a KEY (DEBEZIUM
 // only) every change is its own record with a null key.
 type envelope struct {
 	enc   *encoder
 	kind  Envelope
 	keyed bool
-	// entries is reused across ticks.
+
+	// The grouping of the current tick's changes by key, reused across
+	// ticks: entries are the changes in tick order, chained per key;
+	// keys are the distinct keys in order of first appearance; index
+	// finds a key's group by the hash of its encoding.
 	entries []entry
+	keys    []keyGroup
+	index   map[uint64]int32
+	seed    maphash.Seed
+	// group is the scratch slice a group's entries are sorted in.
+	group []entry
+
 	// violations counts keys with more than one pair since it was last
 	// cleared.
 	violations int
@@ -38,10 +50,21 @@ type entry struct {
 	key  []byte // nil for a NULL TEXT key
 	row  types.Row
 	diff int64
+	// next is the next entry with the same key, -1 for none.
+	next int32
+}
+
+// keyGroup is one distinct key of a tick: its entries are a chain from
+// head to tail. collision chains the groups whose keys share a hash.
+type keyGroup struct {
+	key        []byte
+	head, tail int32
+	collision  int32
 }
 
 func newEnvelope(cfg *Config) *envelope {
-	return &envelope{enc: newEncoder(cfg), kind: cfg.Envelope, keyed: len(cfg.Key) > 0}
+	return &envelope{enc: newEncoder(cfg), kind: cfg.Envelope, keyed: len(cfg.Key) > 0,
+		index: map[uint64]int32{}, seed: maphash.MakeSeed()}
 }
 
 // appendChanges appends the records of one tick's changes to b.
@@ -59,7 +82,7 @@ func (e *envelope) appendChanges(b *recordBatch, changes []sinks.Change) {
 		}
 		return
 	}
-	e.group(b, changes)
+	e.groupByKey(b, changes)
 	for g := range e.groups() {
 		pairs := 0
 		zip(g, func(before, after types.Row) {
@@ -79,37 +102,58 @@ func (e *envelope) appendChanges(b *recordBatch, changes []sinks.Change) {
 	}
 }
 
-// group fills e.entries with changes and their record keys, sorted by
-// key, then deletions before insertions, then by row.
-func (e *envelope) group(b *recordBatch, changes []sinks.Change) {
+// groupByKey encodes the record key of each change and groups the
+// changes by key. It hashes rather than sorts: in a tick most keys have
+// one change or two (an update), and sorting a thousand keys cost more
+// than encoding their rows.
+func (e *envelope) groupByKey(b *recordBatch, changes []sinks.Change) {
 	e.entries = slices.Grow(e.entries[:0], len(changes))
-	for _, c := range changes {
+	e.keys = e.keys[:0]
+	clear(e.index)
+	for i, c := range changes {
 		key := b.take(e.enc.appendKey(b.buf(), c.Row))
-		e.entries = append(e.entries, entry{key: key, row: c.Row, diff: c.Diff})
+		e.entries = append(e.entries, entry{key: key, row: c.Row, diff: c.Diff, next: -1})
+		h := maphash.Bytes(e.seed, key)
+		gi, ok := e.index[h]
+		if !ok {
+			e.index[h] = int32(len(e.keys))
+			e.keys = append(e.keys, keyGroup{key: key, head: int32(i), tail: int32(i), collision: -1})
+			continue
+		}
+		for !sameKey(e.keys[gi].key, key) && e.keys[gi].collision >= 0 {
+			gi = e.keys[gi].collision
+		}
+		if g := &e.keys[gi]; sameKey(g.key, key) {
+			e.entries[g.tail].next = int32(i)
+			g.tail = int32(i)
+			continue
+		}
+		e.keys[gi].collision = int32(len(e.keys))
+		e.keys = append(e.keys, keyGroup{key: key, head: int32(i), tail: int32(i), collision: -1})
 	}
-	slices.SortFunc(e.entries, func(x, y entry) int {
-		if c := compareKeys(x.key, y.key); c != 0 {
-			return c
-		}
-		if c := cmp.Compare(sign(x.diff), sign(y.diff)); c != 0 {
-			return c
-		}
-		return types.CompareRows(x.row, y.row)
-	})
 }
 
-// groups yields the runs of e.entries with one key.
+// groups yields each key's entries in the order of the keys' first
+// changes, the entries of a key ordered deletions first, then by row.
+// The slice is reused between groups.
 func (e *envelope) groups() iter.Seq[[]entry] {
 	return func(yield func([]entry) bool) {
-		for i := 0; i < len(e.entries); {
-			j := i + 1
-			for j < len(e.entries) && compareKeys(e.entries[i].key, e.entries[j].key) == 0 {
-				j++
+		for _, k := range e.keys {
+			e.group = e.group[:0]
+			for i := k.head; i >= 0; i = e.entries[i].next {
+				e.group = append(e.group, e.entries[i])
 			}
-			if !yield(e.entries[i:j]) {
+			if len(e.group) > 1 {
+				slices.SortFunc(e.group, func(x, y entry) int {
+					if c := cmp.Compare(sign(x.diff), sign(y.diff)); c != 0 {
+						return c
+					}
+					return types.CompareRows(x.row, y.row)
+				})
+			}
+			if !yield(e.group) {
 				return
 			}
-			i = j
 		}
 	}
 }
@@ -164,15 +208,10 @@ func (e *envelope) appendObjectOrNull(dst []byte, row types.Row) []byte {
 	return e.enc.appendObject(dst, row)
 }
 
-// compareKeys orders record keys, the null key first.
-func compareKeys(a, b []byte) int {
-	if (a == nil) != (b == nil) {
-		if a == nil {
-			return -1
-		}
-		return 1
-	}
-	return bytes.Compare(a, b)
+// sameKey reports whether two record keys are the same; the null key
+// differs from the empty one.
+func sameKey(a, b []byte) bool {
+	return (a == nil) == (b == nil) && bytes.Equal(a, b)
 }
 
 func sign(v int64) int {

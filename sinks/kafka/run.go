@@ -114,7 +114,7 @@ func (r *runner) write(ctx context.Context, ticks []sinks.Tick) error {
 	if r.resumed && time.Since(r.lastCommit) < r.s.cfg.ProgressInterval && !changes(ticks) {
 		return nil
 	}
-	prepared := false
+	prepared, produced := false, false
 	for {
 		err := r.connected(ctx)
 		if err == nil && !prepared {
@@ -123,7 +123,8 @@ func (r *runner) write(ctx context.Context, ticks []sinks.Tick) error {
 			}
 		}
 		if err == nil {
-			err = r.s.commit(ctx, r.conn, r.batch.recs, last)
+			err = r.s.commit(ctx, r.conn, r.batch.records(produced), last)
+			produced = true
 		}
 		if err == nil {
 			break
@@ -147,6 +148,9 @@ func (r *runner) write(ctx context.Context, ticks []sinks.Tick) error {
 	}
 	r.committed, r.resumed, r.lastCommit = last, true, time.Now()
 	r.batch.reset()
+	if h := r.s.hooks; h != nil && h.afterCommit != nil {
+		h.afterCommit(last)
+	}
 	r.backoff = 0
 	r.report(sinks.Running, "")
 	return nil
@@ -181,9 +185,9 @@ func (r *runner) prepare(ctx context.Context, ticks []sinks.Tick) error {
 		if err != nil {
 			return r.conn.errs.Explain(fmt.Errorf("reading back topic %q: %w", r.s.cfg.Topic, err), began)
 		}
-		before := len(r.batch.recs)
+		before := len(r.batch.items)
 		r.env.appendSnapshotDiff(r.batch, t.Changes, state)
-		r.s.log.Info("kafka sink resumed from a snapshot", "timestamp", t.Time, "snapshot_rows", len(t.Changes), "records", len(r.batch.recs)-before)
+		r.s.log.Info("kafka sink resumed from a snapshot", "timestamp", t.Time, "snapshot_rows", len(t.Changes), "records", len(r.batch.items)-before)
 	}
 	if r.env.violations > 0 {
 		if time.Since(r.lastViolationLog) >= violationLogInterval {

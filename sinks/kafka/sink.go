@@ -19,6 +19,8 @@ type testHooks struct {
 	// beforeCommit runs after a transaction's records are flushed and
 	// before it is committed.
 	beforeCommit func()
+	// afterCommit runs after the ticks up to time t are committed.
+	afterCommit func(t uint64)
 }
 
 var _ sinks.Sink = (*sink)(nil)

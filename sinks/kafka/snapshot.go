@@ -89,7 +89,7 @@ func (e *envelope) appendSnapshotDiff(b *recordBatch, snapshot []sinks.Change, s
 		e.appendMultisetDiff(b, snapshot, s)
 		return
 	}
-	e.group(b, snapshot)
+	e.groupByKey(b, snapshot)
 	seen := make(map[string]bool, len(e.entries))
 	for g := range e.groups() {
 		k := stateKey(g[0].key)
