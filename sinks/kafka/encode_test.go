@@ -95,8 +95,8 @@ func TestEncodingGolden(t *testing.T) {
 	}
 	changes := []sinks.Change{
 		{Row: row(1, "eu", "1.0"), Diff: -1}, {Row: row(1, "eu", "2.00"), Diff: 1}, // update
-		{Row: row(2, "us", "7"), Diff: 1},                                          // insert
-		{Row: row(3, "us", "9"), Diff: -1},                                         // delete
+		{Row: row(2, "us", "7"), Diff: 1},  // insert
+		{Row: row(3, "us", "9"), Diff: -1}, // delete
 	}
 	for _, env := range []struct {
 		name string
