@@ -169,6 +169,12 @@ func (cfg *Config) validate() error {
 	cfg.MaxTransactionRecords = cmp.Or(cfg.MaxTransactionRecords, DefaultMaxTransactionRecords)
 	cfg.ProgressInterval = cmp.Or(cfg.ProgressInterval, DefaultProgressInterval)
 	cfg.MaxBackoff = cmp.Or(cfg.MaxBackoff, DefaultMaxBackoff)
+	if cfg.TransactionTimeout <= 2*cfg.Timeout {
+		// A transaction takes up to a timeout to deliver and another to
+		// commit; the broker must not abort it (and fence the sink)
+		// before.
+		return pgerr.New(pgerr.InvalidParameterValue, "the transaction timeout (%v) must exceed twice the timeout (%v)", cfg.TransactionTimeout, cfg.Timeout)
+	}
 	return nil
 }
 

@@ -53,10 +53,13 @@ func (s *sink) readCommitted(ctx context.Context, adm *kadm.Client, topic string
 		return err
 	}
 	defer cl.Close()
+	seen := map[int32]int64{} // partition → last offset read
 	for len(remaining) > 0 {
 		fetches := cl.PollFetches(ctx)
 		if err := ctx.Err(); err != nil {
-			return err
+			// A partition whose last records were compacted away never
+			// shows the last offset; say where the read stopped.
+			return fmt.Errorf("reading %q: %w after offsets %v of partitions ending at %v", topic, err, seen, remaining)
 		}
 		var ferr error
 		fetches.EachError(func(t string, p int32, err error) {
@@ -71,6 +74,7 @@ func (s *sink) readCommitted(ctx context.Context, adm *kadm.Client, topic string
 			if !ok || r.Offset > last {
 				continue
 			}
+			seen[r.Partition] = r.Offset
 			if r.Offset == last {
 				delete(remaining, r.Partition)
 			}
