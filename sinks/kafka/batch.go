@@ -54,21 +54,23 @@ func (b *recordBatch) reset() {
 }
 
 // records returns the kgo records of an attempt at the batch's
-// transaction. After a failed attempt (retry set) they are new: franz-go
-// stamps the records it produces (timestamp, partition, producer id; an
-// old timestamp would count against the delivery timeout), and the
-// goroutines of the producer that failed may still be finishing the old
-// ones, so those are neither read nor reused, and neither is their
-// arena chunk.
-func (b *recordBatch) records(retry bool) []kgo.Record {
-	if retry {
-		b.recs, b.arena = nil, nil
-	}
+// transaction.
+func (b *recordBatch) records() []kgo.Record {
 	b.recs = slices.Grow(b.recs[:0], len(b.items))[:len(b.items)]
 	for i, it := range b.items {
 		b.recs[i] = kgo.Record{Topic: b.topic, Key: it.key, Value: it.value, Headers: it.header}
 	}
 	return b.recs
+}
+
+// abandon gives up the records of a failed attempt: the goroutines of
+// the producer that failed may still be finishing them, so they are
+// neither read nor reused, and neither is their arena chunk. The items
+// stay; the next attempt gets new records (franz-go stamps the records
+// it produces, and an old timestamp would count against the delivery
+// timeout).
+func (b *recordBatch) abandon() {
+	b.recs, b.arena = nil, nil
 }
 
 // startTick makes the following records carry tick time t.

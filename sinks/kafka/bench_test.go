@@ -69,7 +69,7 @@ func BenchmarkSink(b *testing.B) {
 			batch := &recordBatch{topic: topic}
 			batch.startTick(uint64(i + 1))
 			env.appendChanges(batch, benchTick(i).Changes)
-			ticks[i] = batch.records(false)
+			ticks[i] = batch.records()
 		}
 		cl, err := kgo.NewClient(kgo.SeedBrokers(addrs...), kgo.TransactionalID("bare-"+topic),
 			kgo.RecordPartitioner(kgo.StickyKeyPartitioner(nil)), kgo.ProducerLinger(0))

@@ -72,7 +72,7 @@ func (c *conn) close() { c.cl.Close() }
 
 // commit writes recs and the progress record for time t in one
 // transaction. recs must not have been produced before (see
-// recordBatch.records).
+// recordBatch.abandon).
 func (s *sink) commit(ctx context.Context, c *conn, recs []kgo.Record, t uint64) error {
 	began := time.Now()
 	if err := c.cl.BeginTransaction(); err != nil {

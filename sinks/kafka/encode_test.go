@@ -114,7 +114,7 @@ func TestEncodingGolden(t *testing.T) {
 		b.startTick(1700000000000)
 		e.appendChanges(b, changes)
 		fmt.Fprintf(&out, "\n# %s\n", env.name)
-		for _, r := range b.records(false) {
+		for _, r := range b.records() {
 			fmt.Fprintf(&out, "%s -> %s\n", nullStr(r.Key), nullStr(r.Value))
 		}
 	}

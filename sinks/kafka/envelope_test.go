@@ -53,7 +53,7 @@ func TestEnvelopePairs(t *testing.T) {
 			b.startTick(1)
 			e.appendChanges(b, tc.changes)
 			var got []string
-			for _, rec := range b.records(false) {
+			for _, rec := range b.records() {
 				got = append(got, nullStr(rec.Key)+" -> "+nullStr(rec.Value))
 			}
 			if !slices.Equal(got, tc.want) || e.violations != tc.violations {
@@ -77,7 +77,7 @@ func TestTextFormat(t *testing.T) {
 	e.appendChanges(b, []sinks.Change{{Row: types.Row{types.NewText("")}, Diff: 1}, {Row: types.Row{types.NewText("x y")}, Diff: 1},
 		{Row: types.Row{types.Null}, Diff: 1}})
 	var got []string
-	for _, rec := range b.records(false) {
+	for _, rec := range b.records() {
 		got = append(got, nullStr(rec.Key)+"|"+nullStr(rec.Value)+"|"+map[bool]string{true: "nil", false: "set"}[rec.Value == nil])
 	}
 	want := []string{"||set", "x y|x y|set", "null|null|nil"}

@@ -234,7 +234,7 @@ func expectedTicks(t *testing.T, cfg Config, ticks []sinks.Tick) map[uint64][]st
 		b := &recordBatch{topic: cfg.Topic}
 		b.startTick(tk.Time)
 		env.appendChanges(b, tk.Changes)
-		for _, r := range b.records(false) {
+		for _, r := range b.records() {
 			out[tk.Time] = append(out[tk.Time], nullStr(r.Key)+" -> "+nullStr(r.Value))
 		}
 		slices.Sort(out[tk.Time])

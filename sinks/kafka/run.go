@@ -114,7 +114,7 @@ func (r *runner) write(ctx context.Context, ticks []sinks.Tick) error {
 	if r.resumed && time.Since(r.lastCommit) < r.s.cfg.ProgressInterval && !changes(ticks) {
 		return nil
 	}
-	prepared, produced := false, false
+	prepared := false
 	for {
 		err := r.connected(ctx)
 		if err == nil && !prepared {
@@ -123,8 +123,9 @@ func (r *runner) write(ctx context.Context, ticks []sinks.Tick) error {
 			}
 		}
 		if err == nil {
-			err = r.s.commit(ctx, r.conn, r.batch.records(produced), last)
-			produced = true
+			if err = r.s.commit(ctx, r.conn, r.batch.records(), last); err != nil {
+				r.batch.abandon()
+			}
 		}
 		if err == nil {
 			break
