@@ -169,6 +169,10 @@ func (cfg *Config) validate() error {
 	cfg.MaxTransactionRecords = cmp.Or(cfg.MaxTransactionRecords, DefaultMaxTransactionRecords)
 	cfg.ProgressInterval = cmp.Or(cfg.ProgressInterval, DefaultProgressInterval)
 	cfg.MaxBackoff = cmp.Or(cfg.MaxBackoff, DefaultMaxBackoff)
+	if cfg.Timeout < time.Second {
+		// franz-go's shortest record delivery timeout.
+		return pgerr.New(pgerr.InvalidParameterValue, "the timeout (%v) must be at least a second", cfg.Timeout)
+	}
 	if cfg.TransactionTimeout <= 2*cfg.Timeout {
 		// A transaction takes up to a timeout to deliver and another to
 		// commit; the broker must not abort it (and fence the sink)

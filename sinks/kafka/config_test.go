@@ -3,6 +3,7 @@ package kafka
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/streamdb/streamdb/internal/kafkaconn"
 	"github.com/streamdb/streamdb/pgerr"
@@ -38,6 +39,7 @@ func TestNewRejects(t *testing.T) {
 			c.Columns = append(c.Columns[:2:2], sinks.Column{Name: "id", Type: types.TypeInt8})
 		}, pgerr.DuplicateColumn, `"id" appears twice`},
 		{"negative timeout", func(c *Config) { c.Timeout = -1 }, pgerr.InvalidParameterValue, "negative"},
+		{"timeout too short", func(c *Config) { c.Timeout = 500 * time.Millisecond }, pgerr.InvalidParameterValue, "at least a second"},
 		{"transaction timeout too short", func(c *Config) { c.TransactionTimeout = 2 * c.Timeout }, pgerr.InvalidParameterValue, "transaction timeout"},
 		{"bad sasl", func(c *Config) { c.SASL = kafkaconn.SASL{Mechanism: "GSSAPI", User: "u"} }, pgerr.InvalidParameterValue, "SASL"},
 	} {

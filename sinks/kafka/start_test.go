@@ -2,8 +2,10 @@ package kafka
 
 import (
 	"context"
+	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -131,5 +133,26 @@ func TestTopicCreation(t *testing.T) {
 		if got[k] != v {
 			t.Errorf("progress topic %s = %q, want %q", k, got[k], v)
 		}
+	}
+}
+
+// TestStalledAtStart points a sink at a broker that is not there yet: it
+// reports itself stalled with the dial error, and running once the
+// broker is up.
+func TestStalledAtStart(t *testing.T) {
+	port := freePort(t)
+	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	cfg := testConfig([]string{addr}, "accounts")
+	cfg.Timeout = time.Second
+	sc := sinkstest.New(1)
+	run := start(t, mustSink(t, cfg), sc)
+	reason, n := waitStatus(t, sc, 0, sinks.Stalled)
+	if !strings.Contains(reason, addr) || !strings.Contains(reason, "refused") {
+		t.Errorf("stall reason %q does not say the broker refused the connection", reason)
+	}
+	newCluster(t, kfake.Ports(port))
+	waitStatus(t, sc, n, sinks.Running)
+	if err := run.stop(t); err != nil {
+		t.Fatal(err)
 	}
 }
