@@ -77,7 +77,7 @@ type Config struct {
 // Defaults for Config's zero values.
 const (
 	DefaultProgressTopic         = "_streamdb-progress"
-	DefaultTimeout               = 30 * time.Second
+	DefaultTimeout               = 20 * time.Second
 	DefaultTransactionTimeout    = 60 * time.Second
 	DefaultMaxTransactionRecords = 100_000
 	DefaultProgressInterval      = time.Second

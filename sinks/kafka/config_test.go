@@ -54,11 +54,13 @@ func TestNewRejects(t *testing.T) {
 	}
 	cfg := testConfig([]string{"127.0.0.1:9092"}, "accounts")
 	cfg.ValueFormat, cfg.KeyFormat = FormatJSON, 0
+	cfg.Timeout, cfg.MaxBackoff = 0, 0
 	s, err := newSink(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.cfg.KeyFormat != FormatJSON || s.cfg.ProgressTopic != DefaultProgressTopic || s.cfg.TransactionTimeout != DefaultTransactionTimeout {
+	if s.cfg.KeyFormat != FormatJSON || s.cfg.ProgressTopic != DefaultProgressTopic || s.cfg.TransactionTimeout != DefaultTransactionTimeout ||
+		s.cfg.Timeout != DefaultTimeout || s.cfg.MaxBackoff != DefaultMaxBackoff {
 		t.Fatalf("defaults not filled in: %+v", s.cfg)
 	}
 }
