@@ -40,6 +40,10 @@ func AppendText(dst []byte, d Datum, t Type, cfg *TextConfig) []byte {
 		return append(dst, d.str()...)
 	case Bytea:
 		return appendBytea(dst, d.str(), cfg.ByteaEscape)
+	case QChar:
+		return appendQChar(dst, d.str())
+	case Void:
+		return dst
 	case UUID:
 		return appendUUID(dst, d.str())
 	case Date:
@@ -113,6 +117,10 @@ func parseTextValue(s string, t Type, cfg *TextConfig) (Datum, error) {
 		return NewString(Name, truncateName(s)), nil
 	case Bytea:
 		return parseBytea(s)
+	case QChar:
+		return parseQChar(s), nil
+	case Void:
+		return NewString(Void, ""), nil
 	case UUID:
 		return parseUUID(s)
 	case JSON:

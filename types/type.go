@@ -42,6 +42,13 @@ const (
 	RegType
 	RegProc
 	RegNamespace
+	// QChar is "char": PostgreSQL's one-byte type of the catalogs'
+	// code columns (pg_type.typtype, pg_class.relkind…), a string of at
+	// most one byte.
+	QChar
+	// Void is the result of functions that return nothing (pg_advisory_lock,
+	// pg_notify): its one value prints as the empty string.
+	Void
 	numFamilies
 )
 
@@ -86,6 +93,8 @@ var (
 	TypeRegType     = Type{Family: RegType, Mod: -1}
 	TypeRegProc     = Type{Family: RegProc, Mod: -1}
 	TypeRegNS       = Type{Family: RegNamespace, Mod: -1}
+	TypeQChar       = Type{Family: QChar, Mod: -1}
+	TypeVoid        = Type{Family: Void, Mod: -1}
 )
 
 // ArrayOf returns the array type whose elements have type elem.
@@ -145,6 +154,8 @@ var families = [numFamilies]familyInfo{
 	RegType:      {"regtype", 2206, 2211, 4},
 	RegProc:      {"regproc", 24, 1008, 4},
 	RegNamespace: {"regnamespace", 4089, 4090, 4},
+	QChar:        {`"char"`, 18, 1002, 1},
+	Void:         {"void", 2278, 0, 4},
 }
 
 // OID returns the PostgreSQL type OID, as sent in RowDescription.

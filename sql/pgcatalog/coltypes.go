@@ -13,7 +13,7 @@ var (
 	tName        = types.TypeName
 	tText        = types.TypeText
 	tVarchar     = types.TypeVarchar
-	tChar        = types.Type{Family: types.Char, Mod: 1}
+	tChar        = types.TypeQChar
 	tBytea       = types.TypeBytea
 	tTimestampTZ = types.TypeTimestampTZ
 	tRegProc     = types.TypeRegProc

@@ -143,7 +143,7 @@ func byValue(t types.Type) bool {
 // align is pg_type.typalign.
 func align(t types.Type) string {
 	switch t.Family {
-	case types.Bool, types.Char, types.Name, types.UUID, types.Bytea:
+	case types.Bool, types.Char, types.QChar, types.Name, types.UUID, types.Bytea:
 		if t.Family == types.Bytea {
 			return "i"
 		}
