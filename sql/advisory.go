@@ -4,7 +4,6 @@ import (
 	"sync"
 
 	"github.com/streamdb/streamdb/pgerr"
-	
 )
 
 // Advisory locks (pg_advisory_lock and its relatives): locks on numbers
