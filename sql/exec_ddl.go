@@ -275,7 +275,7 @@ func (u uniqueSpec) index(tx *engine.DDL, t *catalog.Object) *catalog.Object {
 		quoted[i] = quoteIdentifier(c)
 	}
 	sql := fmt.Sprintf("CREATE UNIQUE INDEX %s ON %s (%s)", quoteIdentifier(name), quoteIdentifier(t.Name), strings.Join(quoted, ", "))
-	idx := &catalog.Object{Kind: catalog.KindIndex, Schema: catalog.DefaultSchema, Name: name, SQL: sql, On: t.ID, KeyCols: u.keyCols, Unique: true, DependsOn: []uint64{t.ID}, ID: tx.NextID()}
+	idx := &catalog.Object{Kind: catalog.KindIndex, Schema: catalog.DefaultSchema, Name: name, SQL: sql, On: t.ID, KeyCols: u.keyCols, Unique: true, Constraint: true, DependsOn: []uint64{t.ID}, ID: tx.NextID()}
 	for _, k := range u.keyCols {
 		idx.Columns = append(idx.Columns, t.Columns[k])
 	}

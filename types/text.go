@@ -57,6 +57,9 @@ func AppendText(dst []byte, d Datum, t Type, cfg *TextConfig) []byte {
 	case Interval:
 		return appendInterval(dst, d.Interval(), cfg.IntervalStyle)
 	case Array:
+		if t.IsVector() {
+			return appendVector(dst, d.arr())
+		}
 		return appendArray(dst, d.arr(), cfg)
 	}
 	return dst
@@ -145,6 +148,9 @@ func parseTextValue(s string, t Type, cfg *TextConfig) (Datum, error) {
 	case Interval:
 		return parseInterval(s, cfg.IntervalStyle)
 	case Array:
+		if t.IsVector() {
+			return parseVector(s, t)
+		}
 		return parseArray(s, t.ElemType(), cfg)
 	}
 	return Null, pgerr.New(pgerr.FeatureNotSupported, "type %s is not supported", t)

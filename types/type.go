@@ -104,6 +104,9 @@ func ArrayOf(elem Type) Type {
 
 // ElemType returns the element type of an array type.
 func (t Type) ElemType() Type {
+	if t.Mod == VectorMod {
+		return Type{Family: t.Elem, Mod: -1}
+	}
 	return Type{Family: t.Elem, Mod: t.Mod}
 }
 
@@ -160,6 +163,9 @@ var families = [numFamilies]familyInfo{
 
 // OID returns the PostgreSQL type OID, as sent in RowDescription.
 func (t Type) OID() uint32 {
+	if t.IsVector() {
+		return t.vectorOID()
+	}
 	if t.Family == Array {
 		return families[t.Elem].arrayOID
 	}
@@ -241,6 +247,9 @@ func TypeForOID(oid uint32) (Type, bool) {
 func (t Type) String() string {
 	if t.Family >= numFamilies {
 		return fmt.Sprintf("family(%d)", t.Family)
+	}
+	if t.IsVector() {
+		return map[Family]string{Int2: "int2vector", Oid: "oidvector"}[t.Elem]
 	}
 	if t.Family == Array {
 		return t.ElemType().String() + "[]"

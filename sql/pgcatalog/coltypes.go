@@ -22,4 +22,6 @@ var (
 	tInt2Array   = types.ArrayOf(types.TypeInt2)
 	tTextArray   = types.ArrayOf(types.TypeText)
 	tCharArray   = types.ArrayOf(tChar)
+	tInt2Vector  = types.TypeInt2Vector
+	tOidVector   = types.TypeOidVector
 )
