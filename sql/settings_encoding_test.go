@@ -24,7 +24,11 @@ func TestCheckEncoding(t *testing.T) {
 		{in: "", code: pgerr.InvalidParameterValue},
 	} {
 		got, err := checkEncoding(tc.in)
-		if pgerr.CodeOf(err) != tc.code || got != tc.want {
+		code := pgerr.Code("")
+		if err != nil {
+			code = pgerr.CodeOf(err)
+		}
+		if code != tc.code || got != tc.want {
 			t.Errorf("checkEncoding(%q) = %q, %v; want %q, code %q", tc.in, got, err, tc.want, tc.code)
 		}
 	}
