@@ -493,6 +493,9 @@ func aliasJoin(fi *fromItem, alias *pg_query.Alias) (*fromItem, error) {
 // read the items to its left (functions in FROM are implicitly LATERAL), so
 // it is bound one level in, as the right side of an Apply.
 func (b *binder) rangeFunction(rf *pg_query.RangeFunction, left *scope, parent *scope) (*fromItem, error) {
+	if len(rf.Functions) > 1 && rf.Alias != nil && rf.Alias.Aliasname == srfAliasPrefix {
+		return b.liftedFunctions(rf, left, parent)
+	}
 	if rf.IsRowsfrom || len(rf.Functions) != 1 {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "ROWS FROM is not supported")
 	}

@@ -22,7 +22,10 @@ var typeNames = map[string]types.Family{
 	"numeric": types.Numeric, "decimal": types.Numeric,
 	"text":    types.Text,
 	"varchar": types.Varchar, "character varying": types.Varchar,
-	"bpchar": types.Char, "char": types.Char, "character": types.Char,
+	"bpchar": types.Char, "character": types.Char,
+	// The grammar turns an unquoted char into bpchar: "char" is quoted.
+	"char":        types.QChar,
+	"void":        types.Void,
 	"name":        types.Name,
 	"bytea":       types.Bytea,
 	"date":        types.Date,

@@ -20,6 +20,9 @@ type Config struct {
 	// statements are canceled (see memoryGuard); zero means three
 	// quarters of the memory the process may use.
 	MemoryLimit uint64
+	// LogParameters logs the values of statements' parameters with the
+	// statements at debug level; without it they are redacted.
+	LogParameters bool
 }
 
 // Frontend is streamdb's SQL front end: it opens sessions for pgwire
@@ -28,6 +31,11 @@ type Frontend struct {
 	eng     *engine.Engine
 	log     *slog.Logger
 	started time.Time
+	// logParams is Config.LogParameters.
+	logParams bool
+	// advisory holds the advisory locks, notify routes NOTIFY.
+	advisory *advisoryLocks
+	notify   *notifyHub
 
 	mu       sync.Mutex
 	sessions map[uint32]*session
@@ -52,7 +60,8 @@ func Open(ctx context.Context, cfg Config) (*Frontend, error) {
 	if limit == 0 {
 		limit = defaultMemoryLimit()
 	}
-	e := &Frontend{eng: eng, log: log, started: time.Now(), sessions: map[uint32]*session{}, guard: newMemoryGuard(limit)}
+	e := &Frontend{eng: eng, log: log, started: time.Now(), sessions: map[uint32]*session{}, guard: newMemoryGuard(limit), logParams: cfg.LogParameters,
+		advisory: newAdvisoryLocks(), notify: newNotifyHub()}
 	return e, nil
 }
 

@@ -66,6 +66,7 @@ func (st *statement) Execute(ctx context.Context, params []types.Datum) (_ pgwir
 		s.fail()
 		return nil, err
 	}
+	s.logStatement(ctx, st, params)
 	res, err := s.runTracked(ctx, b, params)
 	if err != nil {
 		s.fail()
@@ -174,7 +175,9 @@ func (s *session) fail() {
 	}
 	if s.txn.implicit {
 		if !s.block {
+			t := s.txn
 			s.txn = nil
+			s.endTxn(t, false)
 		}
 		return
 	}

@@ -31,8 +31,10 @@ func AppendBinary(dst []byte, d Datum, t Type) []byte {
 			return appendCoefBinary(dst, d.i, d.e)
 		}
 		return appendNumericBinary(dst, d.dec())
-	case Text, Varchar, Char, Name, Bytea, JSON, UUID:
+	case Text, Varchar, Char, Name, Bytea, JSON, UUID, QChar:
 		return append(dst, d.str()...)
+	case Void:
+		return dst
 	case JSONB:
 		return append(append(dst, 1), d.str()...)
 	case Date:
@@ -175,6 +177,10 @@ func parseBinaryValue(b []byte, t Type) (Datum, error) {
 		return NewString(f, s), nil
 	case Bytea:
 		return NewBytea(b), nil
+	case QChar:
+		return NewString(QChar, string(b[:min(len(b), 1)])), nil
+	case Void:
+		return NewString(Void, ""), nil
 	case UUID:
 		if err := fixed(b, 16); err != nil {
 			return Null, err

@@ -55,6 +55,8 @@ func castValue(d Datum, from, to Type, explicit bool, cfg *TextConfig) (Datum, e
 	case ff.IsString():
 		s := d.str()
 		return parseTextValue(s, to, cfg)
+	case ff == QChar && tf.IsInteger() || ff.IsInteger() && tf == QChar:
+		return castQChar(d, tf)
 	case ff.IsNumeric() || ff == Oid || ff.IsReg() || tf.IsNumeric() && ff != JSONB || tf == Oid || tf.IsReg():
 		return castNumber(d, from, to)
 	}

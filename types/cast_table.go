@@ -60,6 +60,9 @@ var pgCasts = map[[2]Family]CastKind{
 	{TimestampTZ, Timestamp}: CastAssignment,
 	{Timestamp, Date}:        CastAssignment, {Timestamp, Time}: CastAssignment,
 	{Timestamp, TimestampTZ}: CastImplicit,
+	{QChar, Text}:            CastImplicit, {QChar, Char}: CastAssignment, {QChar, Varchar}: CastAssignment,
+	{QChar, Int4}: CastExplicit, {Int4, QChar}: CastExplicit,
+	{Text, QChar}: CastAssignment, {Char, QChar}: CastAssignment, {Varchar, QChar}: CastAssignment,
 }
 
 // CastContext reports whether a cast from one type to another exists and
@@ -113,6 +116,10 @@ func Category(f Family) byte {
 		return 'A'
 	case Unknown:
 		return 'X'
+	case QChar:
+		return 'Z'
+	case Void:
+		return 'P'
 	}
 	return 'U'
 }

@@ -48,7 +48,7 @@ func Compare(a, b Datum) int {
 		return compareNumeric(a, b)
 	case Char:
 		return strings.Compare(strings.TrimRight(a.str(), " "), strings.TrimRight(b.str(), " "))
-	case Text, Varchar, Name, Bytea, JSON, UUID:
+	case Text, Varchar, Name, Bytea, JSON, UUID, QChar, Void:
 		return strings.Compare(a.str(), b.str())
 	case JSONB:
 		return CompareJSONB(a.str(), b.str())

@@ -77,7 +77,7 @@ func appendHashBytes(b []byte, d Datum) []byte {
 		s := comparableString(d)
 		b = binary.LittleEndian.AppendUint32(append(b, byte(Text)), uint32(len(s)))
 		return append(b, s...)
-	case Bytea, JSON, UUID:
+	case Bytea, JSON, UUID, QChar, Void:
 		b = binary.LittleEndian.AppendUint32(append(b, byte(d.kind)), uint32(len(d.str())))
 		return append(b, d.str()...)
 	case Interval:

@@ -105,7 +105,7 @@ func appendKeyAsc(dst []byte, d Datum) []byte {
 		return appendNumericKey(dst, d.dec())
 	case Char:
 		return appendStringKey(dst, strings.TrimRight(d.str(), " "))
-	case Text, Varchar, Name, Bytea, JSON:
+	case Text, Varchar, Name, Bytea, JSON, QChar, Void:
 		return appendStringKey(dst, d.str())
 	case UUID:
 		return append(dst, d.str()...)

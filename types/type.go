@@ -42,6 +42,13 @@ const (
 	RegType
 	RegProc
 	RegNamespace
+	// QChar is "char": PostgreSQL's one-byte type of the catalogs'
+	// code columns (pg_type.typtype, pg_class.relkind…), a string of at
+	// most one byte.
+	QChar
+	// Void is the result of functions that return nothing (pg_advisory_lock,
+	// pg_notify): its one value prints as the empty string.
+	Void
 	numFamilies
 )
 
@@ -86,6 +93,8 @@ var (
 	TypeRegType     = Type{Family: RegType, Mod: -1}
 	TypeRegProc     = Type{Family: RegProc, Mod: -1}
 	TypeRegNS       = Type{Family: RegNamespace, Mod: -1}
+	TypeQChar       = Type{Family: QChar, Mod: -1}
+	TypeVoid        = Type{Family: Void, Mod: -1}
 )
 
 // ArrayOf returns the array type whose elements have type elem.
@@ -95,6 +104,9 @@ func ArrayOf(elem Type) Type {
 
 // ElemType returns the element type of an array type.
 func (t Type) ElemType() Type {
+	if t.Mod == VectorMod {
+		return Type{Family: t.Elem, Mod: -1}
+	}
 	return Type{Family: t.Elem, Mod: t.Mod}
 }
 
@@ -145,10 +157,15 @@ var families = [numFamilies]familyInfo{
 	RegType:      {"regtype", 2206, 2211, 4},
 	RegProc:      {"regproc", 24, 1008, 4},
 	RegNamespace: {"regnamespace", 4089, 4090, 4},
+	QChar:        {`"char"`, 18, 1002, 1},
+	Void:         {"void", 2278, 0, 4},
 }
 
 // OID returns the PostgreSQL type OID, as sent in RowDescription.
 func (t Type) OID() uint32 {
+	if t.IsVector() {
+		return t.vectorOID()
+	}
 	if t.Family == Array {
 		return families[t.Elem].arrayOID
 	}
@@ -230,6 +247,9 @@ func TypeForOID(oid uint32) (Type, bool) {
 func (t Type) String() string {
 	if t.Family >= numFamilies {
 		return fmt.Sprintf("family(%d)", t.Family)
+	}
+	if t.IsVector() {
+		return map[Family]string{Int2: "int2vector", Oid: "oidvector"}[t.Elem]
 	}
 	if t.Family == Array {
 		return t.ElemType().String() + "[]"

@@ -65,7 +65,7 @@ func AppendValue(dst []byte, d Datum) []byte {
 			return appendCoefValue(dst, d.i, d.e)
 		}
 		return appendNumericValue(dst, d.dec())
-	case Text, Varchar, Char, Name, Bytea, JSON, JSONB:
+	case Text, Varchar, Char, Name, Bytea, JSON, JSONB, QChar, Void:
 		dst = binary.AppendUvarint(dst, uint64(len(d.str())))
 		return append(dst, d.str()...)
 	case UUID:
@@ -244,7 +244,7 @@ func (r *valueReader) skip() error {
 	}
 	var n uint64 = 16
 	switch Family(r.b[r.pos]) {
-	case Text, Varchar, Char, Name, Bytea, JSON, JSONB:
+	case Text, Varchar, Char, Name, Bytea, JSON, JSONB, QChar, Void:
 		r.pos++
 		var err error
 		if n, err = r.uvarint(); err != nil {
@@ -295,7 +295,7 @@ func (r *valueReader) datum(depth int) (Datum, error) {
 		return Datum{head: head{kind: Float8}, i: int64(binary.LittleEndian.Uint64(b))}, nil
 	case Numeric:
 		return r.numeric()
-	case Text, Varchar, Char, Name, Bytea, JSON, JSONB:
+	case Text, Varchar, Char, Name, Bytea, JSON, JSONB, QChar, Void:
 		n, err := r.uvarint()
 		if err != nil {
 			return Null, err

@@ -23,6 +23,9 @@ type TableFunc struct {
 	// cols gives the output columns for concrete argument types.
 	cols func(args []types.Type) []Column
 	eval func(ctx *EvalContext, args []types.Datum, emit func(types.Row) bool) error
+	// takesNulls marks a function that sees NULL arguments itself
+	// instead of returning no rows (RowsFrom).
+	takesNulls bool
 }
 
 // Columns returns the output columns for the argument types chosen by
@@ -33,9 +36,11 @@ func (f *TableFunc) Columns(args []types.Type) []Column { return f.cols(args) }
 // produces no rows (the functions are strict). emit must not retain the
 // row; it returns false to stop the function early (a canceled query).
 func (f *TableFunc) Eval(ctx *EvalContext, args []types.Datum, emit func(types.Row) bool) error {
-	for _, a := range args {
-		if a.IsNull() {
-			return nil
+	if !f.takesNulls {
+		for _, a := range args {
+			if a.IsNull() {
+				return nil
+			}
 		}
 	}
 	return f.eval(ctx, args, emit)
