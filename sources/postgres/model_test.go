@@ -63,6 +63,16 @@ func newModel(outputs []sources.Output) *model {
 	return m
 }
 
+// addOutput adds an output, as the engine does for ADD SUBSOURCE.
+func (m *model) addOutput(o sources.Output) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	o.Columns = slices.Clone(o.Columns)
+	m.outputs = append(m.outputs, o)
+	m.keyed = append(m.keyed, make(map[string]types.Row))
+	m.multiset = append(m.multiset, make(map[string]*counted))
+}
+
 func (m *model) Emit(ctx context.Context, b *sources.Batch) error {
 	if m.delay > 0 {
 		select {

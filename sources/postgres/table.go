@@ -61,16 +61,12 @@ func (t *table) reconcile(ctx context.Context, q *pgx.Conn, tr *typeResolver, re
 	var sc shapeChange
 	fix := fmt.Sprintf("recreate the subsource to resnapshot it (ALTER SOURCE … DROP SUBSOURCE %s, then ADD SUBSOURCE %s)",
 		maybeQuote(t.def.Output.Name), t.qname)
-	if len(rel.cols) < len(t.cols) {
-		sc.stall = fmt.Sprintf("a column of upstream table %s was dropped; %s", t.qname, fix)
-		return sc, nil
-	}
 	for i, c := range t.cols {
-		rc := rel.cols[i]
-		if rc.name != c.Name {
-			sc.stall = fmt.Sprintf("column %q of upstream table %s was dropped or renamed (found %q in its place); %s", c.Name, t.qname, rc.name, fix)
+		if i >= len(rel.cols) || rel.cols[i].name != c.Name {
+			sc.stall = fmt.Sprintf("column %q of upstream table %s was dropped or renamed; %s", c.Name, t.qname, fix)
 			return sc, nil
 		}
+		rc := rel.cols[i]
 		if t.isText(c.Name) {
 			continue
 		}
