@@ -10,16 +10,23 @@ import (
 var copySignature = []byte("PGCOPY\n\xff\r\n\x00")
 
 // copyDecoder is an io.Writer that splits a binary COPY stream into rows,
-// handing each row's fields to row (nil for NULL; valid only during the
-// call). pgconn writes one CopyData message at a time, which PostgreSQL
-// fills with one row; rows split across writes are put together in buf.
+// handing each row's bytes and its fields' spans in them to row (valid
+// only during the call). pgconn writes one CopyData message at a time,
+// which PostgreSQL fills with one row; rows split across writes are put
+// together in buf.
 type copyDecoder struct {
 	ncols  int
-	row    func(fields [][]byte) error
+	row    func(data []byte, fields []span) error
 	buf    []byte
-	fields [][]byte
+	fields []span
 	header bool
 	done   bool
+}
+
+// span is a field of a COPY row: bytes [off, off+n) of the row, or NULL.
+type span struct {
+	off, n int
+	null   bool
 }
 
 func (d *copyDecoder) Write(p []byte) (int, error) {
@@ -74,6 +81,7 @@ func (d *copyDecoder) consume(data []byte) (int, error) {
 		}
 		p := off + 2
 		d.fields = d.fields[:0]
+		start := off
 		complete := true
 		for range n {
 			if p+4 > len(data) {
@@ -83,7 +91,7 @@ func (d *copyDecoder) consume(data []byte) (int, error) {
 			l := int(int32(binary.BigEndian.Uint32(data[p:])))
 			p += 4
 			if l == -1 {
-				d.fields = append(d.fields, nil)
+				d.fields = append(d.fields, span{null: true})
 				continue
 			}
 			if l < 0 {
@@ -93,14 +101,13 @@ func (d *copyDecoder) consume(data []byte) (int, error) {
 				complete = false
 				break
 			}
-			// A non-nil empty slice is an empty value, not NULL.
-			d.fields = append(d.fields, data[p:p+l:p+l])
+			d.fields = append(d.fields, span{off: p - start, n: l})
 			p += l
 		}
 		if !complete {
 			break
 		}
-		if err := d.row(d.fields); err != nil {
+		if err := d.row(data[start:p], d.fields); err != nil {
 			return 0, err
 		}
 		off = p

@@ -2,7 +2,11 @@ package postgres
 
 import (
 	"context"
+	"errors"
+	"sync/atomic"
 	"time"
+
+	"github.com/jackc/pglogrepl"
 
 	"github.com/streamdb/streamdb/sources"
 )
@@ -68,4 +72,96 @@ func (r *runner) stall(p *pending, t *table, reason string) {
 	p.stateChanged = true
 	r.s.log.Warn("postgres table stalled", "table", t.qname, "output", t.def.Output.Name, "reason", reason)
 	r.s.status.set(func(b *statusBoard) { b.tables[t.out].Stalled = reason })
+}
+
+// committer hands batches to the engine from a goroutine of its own, one
+// at a time, so that reading upstream goes on while the engine commits
+// (Emit returns only once the batch is durable, which takes a disk
+// flush). Only the committer's goroutine calls commit, so r.pos is its
+// until stop returns.
+type committer struct {
+	work   chan *pending
+	done   chan error
+	exited chan struct{}
+	// busy says a batch was sent whose result was not collected.
+	busy    bool
+	stopped bool
+	// flushed is the position of the last committed batch.
+	flushed atomic.Uint64
+}
+
+// startCommitter starts the goroutine; wake, when set, is called after
+// each commit.
+func (r *runner) startCommitter(ctx context.Context, wake func()) *committer {
+	c := &committer{work: make(chan *pending), done: make(chan error, 1), exited: make(chan struct{})}
+	c.flushed.Store(uint64(r.pos.lsn))
+	go func() {
+		defer close(c.exited)
+		for p := range c.work {
+			err := r.commit(ctx, p)
+			if err == nil {
+				c.flushed.Store(uint64(p.next.lsn))
+			}
+			c.done <- err
+			if wake != nil {
+				wake()
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	return c
+}
+
+// send hands p over; the previous batch's result must have been
+// collected.
+func (c *committer) send(p *pending) {
+	c.busy = true
+	c.work <- p
+}
+
+// wait collects the result of the batch in flight, if any.
+func (c *committer) wait() error {
+	if !c.busy {
+		return nil
+	}
+	c.busy = false
+	return <-c.done
+}
+
+// poll collects the result of the batch in flight if it is there.
+func (c *committer) poll() (err error, collected bool) {
+	select {
+	case err := <-c.done:
+		c.busy = false
+		return err, true
+	default:
+		return nil, false
+	}
+}
+
+// committed returns the position of the last committed batch.
+func (c *committer) committed() pglogrepl.LSN { return pglogrepl.LSN(c.flushed.Load()) }
+
+// stop ends the goroutine once the batch in flight is committed, and
+// returns that batch's failure if it was one retrying cannot fix. Calls
+// after the first do nothing.
+func (c *committer) stop() error {
+	if c.stopped {
+		return nil
+	}
+	c.stopped = true
+	close(c.work)
+	<-c.exited
+	var err error
+	if c.busy {
+		err = <-c.done
+		c.busy = false
+	}
+	var f *fatalError
+	if errors.As(err, &f) {
+		return err
+	}
+	return nil
 }

@@ -151,18 +151,28 @@ func (s *session) snapshotTable(ctx context.Context, t *table, published map[uin
 	r.s.log.Info("snapshotting table", "table", t.qname, "output", t.def.Output.Name, "rows_estimate", total)
 
 	// The first batch keeps the table's snapshot point out of the
-	// position; the last batch puts it in.
-	first := p.next.clone()
-	delete(first.tables, t.def.ID)
+	// position; the last batch puts it in. Batches are committed on the
+	// committer's goroutine while the next is read, so the position
+	// they build on is view, not r.pos.
 	final := p.next
-	p.next = first
-	rowsOut := &p.batch.Changes[t.out]
+	view := p.next.clone()
+	delete(view.tables, t.def.ID)
+	p.next = view
+	c := r.startCommitter(ctx, nil)
+	defer c.stop()
+	var rows rowArena
+	newBatch := func() {
+		p.batch.Changes[t.out] = make([]sources.Change, 0, cfg.SnapshotBatchRows)
+	}
+	newBatch()
 	flush := func() error {
-		if err := r.commit(ctx, p); err != nil {
+		if err := c.wait(); err != nil {
 			return err
 		}
-		p = newPending(len(r.tables), &r.pos)
-		rowsOut = &p.batch.Changes[t.out]
+		view = p.next
+		c.send(p)
+		p = newPending(len(r.tables), &view)
+		newBatch()
 		if now := time.Now(); now.Sub(lastLog) >= 10*time.Second {
 			lastLog = now
 			r.s.log.Info("snapshot progress", "table", t.qname, "rows", done, "rows_estimate", total)
@@ -170,28 +180,36 @@ func (s *session) snapshotTable(ctx context.Context, t *table, published map[uin
 		progress()
 		return nil
 	}
-	dec := &copyDecoder{ncols: len(t.cols), row: func(fields [][]byte) error {
-		row, key, bad := t.snapshotRow(fields, binary)
+	dec := &copyDecoder{ncols: len(t.cols), row: func(data []byte, fields []span) error {
+		row, key, bad := t.snapshotRow(&rows, data, fields, binary)
 		done++
-		if bad != nil {
+		out := &p.batch.Changes[t.out]
+		switch {
+		case bad != nil:
 			dead++
 			p.batch.DeadLetters = append(p.batch.DeadLetters, sources.DeadLetter{
 				Partition: t.def.Output.Name, Offset: int64(at), Key: keyText(t, row, bad), Err: bad.message(t), Time: time.Now()})
-		} else if t.key != nil {
-			*rowsOut = append(*rowsOut, sources.Change{Row: row, Key: key})
-		} else {
-			*rowsOut = append(*rowsOut, sources.Change{Row: row, Diff: 1})
+		case t.key != nil:
+			*out = append(*out, sources.Change{Row: row, Key: key})
+		default:
+			*out = append(*out, sources.Change{Row: row, Diff: 1})
 		}
-		if len(*rowsOut)+len(p.batch.DeadLetters) >= cfg.SnapshotBatchRows {
+		if len(*out)+len(p.batch.DeadLetters) >= cfg.SnapshotBatchRows {
 			return flush()
 		}
 		return nil
 	}}
 	if _, err := s.meta.PgConn().CopyTo(ctx, dec, query); err != nil {
+		if ferr := c.stop(); ferr != nil {
+			return ferr
+		}
 		return upstreamError("reading table "+t.qname, err)
 	}
 	p.next, p.stateChanged = final, true
-	if err := r.commit(ctx, p); err != nil {
+	if err := flush(); err != nil {
+		return err
+	}
+	if err := c.wait(); err != nil {
 		return err
 	}
 	r.s.status.set(func(b *statusBoard) { b.tables[t.out].Snapshotting = false })
@@ -226,24 +244,18 @@ func (s *session) selectList(ctx context.Context, t *table, ct *catalogTable) (s
 	return sel.String(), binary, nil
 }
 
-// snapshotRow decodes a row of the snapshot's binary COPY.
-func (t *table) snapshotRow(fields [][]byte, binary []bool) (row, key types.Row, bad *badValue) {
+// snapshotRow decodes a row of the snapshot's binary COPY. The row's
+// bytes are copied into one string, which the values of strings share.
+func (t *table) snapshotRow(rows *rowArena, data []byte, fields []span, binary []bool) (row, key types.Row, bad *badValue) {
 	n := len(t.cols)
-	buf := make(types.Row, n+len(t.key))
+	buf := rows.alloc(n + len(t.key))
 	row = buf[:n:n]
+	s := string(data)
 	for i, f := range fields {
-		if f == nil {
+		if f.null {
 			continue
 		}
-		var (
-			d   types.Datum
-			err error
-		)
-		if binary[i] {
-			d, err = types.ParseBinary(f, t.cols[i].Type)
-		} else {
-			d, err = types.ParseText(string(f), t.cols[i].Type, nil)
-		}
+		d, err := snapshotValue(s[f.off:f.off+f.n], data[f.off:f.off+f.n], t.cols[i].Type, binary[i])
 		if err != nil {
 			if bad == nil {
 				bad = &badValue{col: i, err: err}
@@ -259,6 +271,38 @@ func (t *table) snapshotRow(fields [][]byte, binary []bool) (row, key types.Row,
 		}
 	}
 	return row, key, bad
+}
+
+// snapshotValue decodes one field, given both as a string sharing the
+// row's and as bytes; strings read in binary are their text, so they
+// keep the string instead of copying the bytes again.
+func snapshotValue(s string, b []byte, typ types.Type, binary bool) (types.Datum, error) {
+	if !binary {
+		return types.ParseText(s, typ, nil)
+	}
+	switch typ.Family {
+	case types.Text, types.Varchar, types.Char, types.Name, types.JSON:
+		return types.ParseText(s, typ, nil)
+	case types.Bytea:
+		return types.NewString(types.Bytea, s), nil
+	}
+	return types.ParseBinary(b, typ)
+}
+
+// rowArena hands out rows from blocks of a few rows each: one allocation
+// per block instead of per row, while a block's memory stays bounded if a
+// few of its rows outlive the others.
+type rowArena struct{ block []types.Datum }
+
+const arenaBlock = 256
+
+func (a *rowArena) alloc(n int) types.Row {
+	if len(a.block) < n {
+		a.block = make([]types.Datum, max(n, arenaBlock))
+	}
+	r := a.block[:n:n]
+	a.block = a.block[n:]
+	return r
 }
 
 // keyText renders a decoded row's key for a dead letter, nil when the

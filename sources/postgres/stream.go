@@ -2,10 +2,8 @@ package postgres
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
-	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pglogrepl"
@@ -21,18 +19,18 @@ const statusMinGap = time.Second
 
 // streamer turns the replication stream into batches. One goroutine (the
 // session's) reads the connection and builds batches of whole
-// transactions; an emitter goroutine hands them to the engine one at a
-// time. While the emitter waits for a commit the reader keeps reading,
+// transactions; a committer goroutine hands them to the engine one at a
+// time. While the committer waits for a commit the reader keeps reading,
 // adding whole transactions to the next batch up to MaxBatchChanges, so
 // that small transactions share a batch without ever splitting one. Only
-// the reader touches the connection: the emitter wakes it by moving the
-// connection's read deadline into the past.
+// the reader touches the connection: the committer wakes it by moving
+// the connection's read deadline into the past.
 type streamer struct {
 	*session
 	byRel map[uint32]*table
 	m     message
 
-	// view is the position after the last batch handed to the emitter;
+	// view is the position after the last batch handed to the committer;
 	// cur is the batch being built on top of it.
 	view position
 	cur  *pending
@@ -41,12 +39,8 @@ type streamer struct {
 	txnFinal pglogrepl.LSN
 	txnTime  time.Time
 
-	work    chan *pending
-	done    chan error
-	exited  chan struct{}
-	busy    bool
-	flushed atomic.Uint64
-	// inflightSince is the first commit time of the batch the emitter
+	c *committer
+	// inflightSince is the first commit time of the batch the committer
 	// holds.
 	inflightSince time.Time
 
@@ -62,14 +56,12 @@ type streamer struct {
 func (s *session) stream(ctx context.Context) (progressed bool, err error) {
 	r := s.r
 	cfg := &r.s.cfg
-	st := &streamer{session: s, byRel: make(map[uint32]*table), view: r.pos.clone(),
-		work: make(chan *pending), done: make(chan error, 1), exited: make(chan struct{})}
+	st := &streamer{session: s, byRel: make(map[uint32]*table), view: r.pos.clone()}
 	for _, t := range r.tables {
 		st.byRel[t.def.OID] = t
 		t.rel, t.relCols = nil, 0
 	}
 	st.cur = newPending(len(r.tables), &st.view)
-	st.flushed.Store(uint64(r.pos.lsn))
 	args := []string{"proto_version '1'", "publication_names " + quoteLiteral(quoteIdent(cfg.Publication))}
 	if err := pglogrepl.StartReplication(ctx, s.repl, cfg.Slot, r.pos.lsn,
 		pglogrepl.StartReplicationOptions{Mode: pglogrepl.LogicalReplication, PluginArgs: args}); err != nil {
@@ -77,17 +69,12 @@ func (s *session) stream(ctx context.Context) (progressed bool, err error) {
 	}
 	r.report(sources.Running, "")
 	r.s.log.Info("streaming", "from", r.pos.lsn.String())
-	go st.emitter(ctx)
+	// The committer wakes the reader, which may be waiting for data
+	// while it has a batch ready, by moving its read deadline.
+	st.c = r.startCommitter(ctx, func() { _ = s.repl.Conn().SetReadDeadline(time.Unix(1, 0)) })
 	defer func() {
-		close(st.work)
-		<-st.exited
-		select {
-		case eerr := <-st.done:
-			var f *fatalError
-			if errors.As(eerr, &f) {
-				err = eerr
-			}
-		default:
+		if ferr := st.c.stop(); ferr != nil {
+			err = ferr
 		}
 	}()
 	now := time.Now()
@@ -95,35 +82,15 @@ func (s *session) stream(ctx context.Context) (progressed bool, err error) {
 	return true, st.loop(ctx)
 }
 
-// emitter commits the batches the reader hands over, in order.
-func (st *streamer) emitter(ctx context.Context) {
-	defer close(st.exited)
-	for p := range st.work {
-		err := st.r.commit(ctx, p)
-		if err == nil {
-			st.flushed.Store(uint64(p.next.lsn))
-		}
-		st.done <- err
-		// Wake the reader, which may be waiting for data while it has a
-		// batch ready.
-		_ = st.repl.Conn().SetReadDeadline(time.Unix(1, 0))
-		if err != nil {
-			return
-		}
-	}
-}
-
 func (st *streamer) loop(ctx context.Context) error {
 	cfg := &st.r.s.cfg
 	for {
-		select {
-		case err := <-st.done:
+		if err, ok := st.c.poll(); ok {
 			if err := st.collected(err); err != nil {
 				return err
 			}
-		default:
 		}
-		if !st.busy && !st.inTxn && st.cur.ready(&st.view) {
+		if !st.c.busy && !st.inTxn && st.cur.ready(&st.view) {
 			st.handOff()
 		}
 		now := time.Now()
@@ -132,21 +99,22 @@ func (st *streamer) loop(ctx context.Context) error {
 				return err
 			}
 		}
-		if f := pglogrepl.LSN(st.flushed.Load()); now.Sub(st.lastStatus) >= cfg.StatusInterval ||
+		if f := st.c.committed(); now.Sub(st.lastStatus) >= cfg.StatusInterval ||
 			f > st.sentFlush && now.Sub(st.lastStatus) >= statusMinGap {
 			if err := st.sendStatus(); err != nil {
 				return err
 			}
 		}
 		wake := st.lastStatus.Add(cfg.StatusInterval)
-		if f := pglogrepl.LSN(st.flushed.Load()); f > st.sentFlush {
+		if f := st.c.committed(); f > st.sentFlush {
 			wake = st.lastStatus.Add(statusMinGap)
 		}
-		if st.busy && !st.inTxn && st.cur.changes >= cfg.MaxBatchChanges {
+		if st.c.busy && !st.inTxn && st.cur.changes >= cfg.MaxBatchChanges {
 			// Backpressure: stop reading until the engine takes the
 			// waiting batch.
 			select {
-			case err := <-st.done:
+			case err := <-st.c.done:
+				st.c.busy = false
 				if err := st.collected(err); err != nil {
 					return err
 				}
@@ -162,7 +130,7 @@ func (st *streamer) loop(ctx context.Context) error {
 			}
 			st.deadline = wake
 		}
-		if len(st.done) > 0 {
+		if len(st.c.done) > 0 {
 			continue
 		}
 		msg, err := st.repl.ReceiveMessage(context.Background())
@@ -195,19 +163,17 @@ func (p *pending) ready(view *position) bool {
 	return p.txns > 0 || p.stateChanged || p.next.lsn != view.lsn
 }
 
-// handOff gives the current batch to the emitter.
+// handOff gives the current batch to the committer.
 func (st *streamer) handOff() {
 	p := st.cur
 	st.view = p.next
 	st.cur = newPending(len(st.r.tables), &st.view)
-	st.busy = true
 	st.inflightSince = p.firstCommit
-	st.work <- p
+	st.c.send(p)
 }
 
-// collected notes the emitter's result for the batch it held.
+// collected notes the committer's result for the batch it held.
 func (st *streamer) collected(err error) error {
-	st.busy = false
 	st.inflightSince = time.Time{}
 	st.updateLag()
 	return err
@@ -226,7 +192,7 @@ func (st *streamer) updateLag() {
 // sendStatus confirms the committed position upstream: the slot may then
 // recycle the WAL before it. Only what the engine committed is confirmed.
 func (st *streamer) sendStatus() error {
-	f := pglogrepl.LSN(st.flushed.Load())
+	f := st.c.committed()
 	err := pglogrepl.SendStandbyStatusUpdate(context.Background(), st.repl,
 		pglogrepl.StandbyStatusUpdate{WALWritePosition: f, WALFlushPosition: f, WALApplyPosition: f})
 	if err != nil {
@@ -303,7 +269,7 @@ func (st *streamer) copyData(ctx context.Context, data []byte) error {
 // release it (a quiet source would otherwise keep upstream's WAL
 // forever) while keeping the committed position the only one confirmed.
 func (st *streamer) idleAdvance(walEnd pglogrepl.LSN) {
-	if st.inTxn || st.busy || st.cur.ready(&st.view) || walEnd <= st.view.lsn ||
+	if st.inTxn || st.c.busy || st.cur.ready(&st.view) || walEnd <= st.view.lsn ||
 		time.Since(st.lastAdvance) < st.r.s.cfg.StatusInterval {
 		return
 	}
