@@ -31,9 +31,11 @@ type Cluster struct {
 	// URL connects as the superuser to database postgres.
 	URL string
 
-	cmd  *exec.Cmd
-	args []string // the server's command line
-	runs []string // command prefix that runs a binary as the cluster owner
+	cmd *exec.Cmd
+	// exited is closed when the server process has exited.
+	exited chan struct{}
+	args   []string // the server's command line
+	runs   []string // command prefix that runs a binary as the cluster owner
 }
 
 // Available reports whether the server binaries are installed.
@@ -114,8 +116,18 @@ func (c *Cluster) StartServer() error {
 	if err := c.cmd.Start(); err != nil {
 		return err
 	}
+	exited := make(chan struct{})
+	c.exited = exited
+	go func(cmd *exec.Cmd) { _ = cmd.Wait(); close(exited) }(c.cmd)
 	deadline := time.Now().Add(30 * time.Second)
 	for {
+		select {
+		case <-exited:
+			c.cmd = nil
+			log, _ := os.ReadFile(filepath.Join(c.Dir, "postgres.log"))
+			return fmt.Errorf("postgres exited at start:\n%s", log)
+		default:
+		}
 		conn, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", c.Port), time.Second)
 		if err == nil {
 			conn.Close()
@@ -175,13 +187,11 @@ func (c *Cluster) StopServer() {
 		}
 	}
 	_ = c.cmd.Process.Signal(os.Interrupt)
-	done := make(chan struct{})
-	go func() { _ = c.cmd.Wait(); close(done) }()
 	select {
-	case <-done:
+	case <-c.exited:
 	case <-time.After(10 * time.Second):
 		_ = c.cmd.Process.Kill()
-		<-done
+		<-c.exited
 	}
 	c.cmd = nil
 }
