@@ -46,7 +46,7 @@ type Config struct {
 	Publication string
 	// Slot names the durable replication slot the source owns upstream:
 	// lower-case letters, digits and underscores, at most 48 of them
-	// (temporary slots for later snapshots append a suffix). The engine
+	// (temporary slots for later snapshots append 14 characters). The engine
 	// derives it from the source, uniquely per streamdb instance.
 	Slot string
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"time"
 
 	"github.com/jackc/pglogrepl"
@@ -50,9 +51,14 @@ func (s *Source) Run(ctx context.Context, resume map[string][]byte, sink sources
 		return err
 	}
 	r := &runner{s: s, sink: sink, pos: pos}
+	ids := make(map[uint64]bool, len(s.tables))
 	for i, t := range s.tables {
 		r.tables = append(r.tables, newTable(t, i))
+		ids[t.ID] = true
 	}
+	// Tables dropped from the source (DROP SUBSOURCE) leave the state
+	// the next time it is written.
+	maps.DeleteFunc(r.pos.tables, func(id uint64, _ tableState) bool { return !ids[id] })
 	r.publishTables()
 	r.report(sources.Starting, "")
 	wait := s.cfg.RetryMin

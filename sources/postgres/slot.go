@@ -160,7 +160,8 @@ func (s *session) createTempSlot(ctx context.Context) (*pgconn.PgConn, pglogrepl
 	if err != nil {
 		return nil, pglogrepl.CreateReplicationSlotResult{}, err
 	}
-	name := fmt.Sprintf("%s_snap_%d", s.r.s.cfg.Slot, time.Now().UnixNano()%1e12)
+	// At most 48 + 14 characters: slot names end at 63.
+	name := fmt.Sprintf("%s_tmp%x", s.r.s.cfg.Slot, time.Now().UnixNano()&0xff_ffff_ffff)
 	res, err := pglogrepl.CreateReplicationSlot(ctx, repl, name, "pgoutput",
 		pglogrepl.CreateReplicationSlotOptions{Temporary: true, Mode: pglogrepl.LogicalReplication, SnapshotAction: "EXPORT_SNAPSHOT"})
 	if err != nil {

@@ -2,6 +2,8 @@ package postgres
 
 import (
 	"context"
+	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -91,6 +93,12 @@ func TestAllTypes(t *testing.T) {
 	start(t, src, m, nil)
 	q := map[string]string{"all_types": "SELECT * FROM all_types"}
 	waitEqual(t, m, u, q)
+	m.mu.Lock()
+	states := fmt.Sprint(slices.Compact(slices.Clone(m.states)))
+	m.mu.Unlock()
+	if states != "[starting snapshotting running]" {
+		t.Errorf("states %s", states)
+	}
 
 	u.exec(allTypesRows(10),
 		`UPDATE all_types SET t = t || '!', jb = jb || '{"z": 1}', am = am || 'ok'::mood, tz = tz + interval '1 hour' WHERE id IN (1, 12, 14)`,
