@@ -50,6 +50,10 @@ func (r *runner) commit(ctx context.Context, p *pending) error {
 		return fatal(err)
 	}
 	r.pos = p.next
+	for _, ac := range b.AddColumns {
+		t := r.tables[ac.Output]
+		t.committed = append(t.committed, ac.Column)
+	}
 	lsn := p.next.lsn
 	r.s.status.set(func(b *statusBoard) {
 		b.confirmed = lsn

@@ -44,6 +44,10 @@ type model struct {
 	fail func(b *sources.Batch) error
 	// delay, when set, is slept in each Emit, as a slow commit.
 	delay time.Duration
+	// hold, when set, is called in each Emit before the batch is
+	// applied, outside the model's lock: a commit that takes as long as
+	// the test wants.
+	hold func()
 }
 
 type counted struct {
@@ -74,6 +78,9 @@ func (m *model) addOutput(o sources.Output) {
 }
 
 func (m *model) Emit(ctx context.Context, b *sources.Batch) error {
+	if m.hold != nil {
+		m.hold()
+	}
 	if m.delay > 0 {
 		select {
 		case <-time.After(m.delay):

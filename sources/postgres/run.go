@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"slices"
 	"time"
 
 	"github.com/jackc/pglogrepl"
@@ -143,6 +144,9 @@ func (r *runner) session(ctx context.Context) (progressed bool, err error) {
 	}
 	if err := checkPublication(ctx, meta, cfg.Publication); err != nil {
 		return false, err
+	}
+	for _, t := range r.tables {
+		t.cols = slices.Clone(t.committed)
 	}
 	sess := &session{r: r, repl: repl, meta: meta, tr: newTypeResolver(), version: version, sysid: sysid}
 	if err := sess.prepareSlot(ctx); err != nil {

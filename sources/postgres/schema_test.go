@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -204,4 +205,43 @@ func TestAddTable(t *testing.T) {
 		q[k] = v
 	}
 	waitEqual(t, m, u, q)
+}
+
+// TestAddColumnLostSession loses the batch that carries an ADD COLUMN
+// (the upstream connection drops while the batch before it is being
+// committed): the next session must announce the column again, or the
+// rows that follow would be wider than the engine's relation.
+func TestAddColumnLostSession(t *testing.T) {
+	u := newUpstream(t, nil)
+	u.exec(`CREATE TABLE a (id int PRIMARY KEY, v int)`, `CREATE PUBLICATION pub FOR ALL TABLES`)
+	src := open(t, u.config("addlost", "pub"))
+	m := newModel(src.Outputs())
+	gate := make(chan struct{})
+	var held atomic.Bool
+	armed := atomic.Bool{}
+	m.hold = func() {
+		if armed.Load() && held.CompareAndSwap(false, true) {
+			<-gate
+		}
+	}
+	start(t, src, m, nil)
+	m.waitState(t, sources.Running)
+	armed.Store(true)
+	u.exec(`INSERT INTO a VALUES (1, 1)`)
+	for !held.Load() {
+		time.Sleep(5 * time.Millisecond)
+	}
+	// The insert's batch is held in Emit; the next transaction adds a
+	// column and waits in the reader's batch.
+	u.exec(`BEGIN; ALTER TABLE a ADD COLUMN c int DEFAULT 5; INSERT INTO a VALUES (2, 2, 7); COMMIT`)
+	time.Sleep(300 * time.Millisecond)
+	u.exec(`SELECT pg_terminate_backend(active_pid) FROM pg_replication_slots WHERE slot_name = 'addlost'`)
+	close(gate)
+	waitEqual(t, m, u, map[string]string{"a": "SELECT * FROM a"})
+	m.mu.Lock()
+	n := len(m.outputs[0].Columns)
+	m.mu.Unlock()
+	if n != 3 {
+		t.Errorf("output has %d columns, want 3", n)
+	}
 }

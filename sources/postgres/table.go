@@ -16,9 +16,13 @@ type table struct {
 	out int // index of its output
 	// qname is the upstream table's qualified name, for messages.
 	qname string
-	// cols is the output's current layout: Output's columns at Open,
-	// extended by the ADD COLUMNs seen since.
-	cols []sources.Column
+	// cols is the output's layout as the batches being built see it:
+	// Output's columns at Open, extended by the ADD COLUMNs seen since.
+	// committed is the layout the engine has, as of the last committed
+	// batch; a session starts from it, since a failed session's batches
+	// and their AddColumns are lost.
+	cols      []sources.Column
+	committed []sources.Column
 	// key is the output's key; nil for an append output.
 	key []int
 
@@ -32,11 +36,12 @@ type table struct {
 
 func newTable(def Table, out int) *table {
 	return &table{
-		def:   def,
-		out:   out,
-		qname: qualified(def.Schema, def.Name),
-		cols:  slices.Clone(def.Output.Columns),
-		key:   def.Output.Key,
+		def:       def,
+		out:       out,
+		qname:     qualified(def.Schema, def.Name),
+		cols:      slices.Clone(def.Output.Columns),
+		committed: slices.Clone(def.Output.Columns),
+		key:       def.Output.Key,
 	}
 }
 
