@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/streamdb/streamdb/pgerr"
+	"github.com/streamdb/streamdb/sources"
 )
 
 const allTypesSchema = `
@@ -23,6 +24,7 @@ CREATE TABLE all_types (
 	u uuid, j json, jb jsonb, o oid,
 	m mood, p posint, pr price,
 	ai int4[], at text[], am mood[], ap posint[], an numeric(5,1)[], atz timestamptz[], ab bool[], ajb jsonb[],
+	au uuid[], aby bytea[], aiv interval[], ad date[], avc varchar(5)[], af8 float8[], ac char(2)[],
 	pt point
 );
 CREATE PUBLICATION pub FOR ALL TABLES;
@@ -39,18 +41,21 @@ INSERT INTO all_types VALUES
  'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11', '{"b": 1,  "a": [1, 2]}', '{"b": 1, "a": {"c": [true, null, "x"]}}', 4000000000,
  'happy', 7, 1234.50,
  '{1,NULL,3}', '{"a b","c,d","e\"f",NULL,""}', '{sad,happy}', '{1,2}', '{1.5,NULL}', '{"2024-01-01 00:00:00+00"}', '{t,f}', ARRAY['{"k": 1}'::jsonb, '[]'],
+ '{a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11}', ARRAY['\x00'::bytea, '\xff'], '{"1 day","-00:00:01"}', '{2024-02-29,infinity}', '{abc,"d e"}', '{NaN,-Infinity,1.25}', '{a,bb}',
  '(1.5,-2)'),
 ($2, false, 0, -2147483648, 'NaN', '-Infinity', 'NaN', -0.001, '', '', '', '', '\x',
  'infinity', '00:00:00', '24:00:00', '-infinity', 'infinity', '1970-01-01 00:00:00+00', '-3 days -00:00:01',
  '00000000-0000-0000-0000-000000000000', '[]', '{}', 0,
  'sad', 1, -0.01,
  '{}', '{}', '{}', '{}', '{}', '{}', '{}', '{}',
+ '{}', '{}', '{}', '{}', '{}', '{}', '{}',
  NULL),
 ($3, NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
  NULL, NULL, NULL, NULL, NULL, NULL, NULL,
  NULL, NULL, NULL, NULL,
  NULL, NULL, NULL,
  NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+ NULL, NULL, NULL, NULL, NULL, NULL, NULL,
  NULL),
 ($4, true, 42, 42, 3.4028235e38, 1e-300, 'Infinity', 0, 'line
 break	tab \ backslash', 'x', 'abcde', 'n', '\x00ff',
@@ -58,6 +63,7 @@ break	tab \ backslash', 'x', 'abcde', 'n', '\x00ff',
  'ffffffff-ffff-ffff-ffff-ffffffffffff', '"a string"', '[1, "two", 3.0, {"x": null}]', 1,
  'ok', 2147483647, 9999999999.99,
  '{-1}', '{"\\"}', '{ok}', '{5}', '{-9999.9}', '{infinity}', '{NULL}', '{null}',
+ '{NULL}', '{NULL,"\\x"}', '{"-178000000 years"}', '{0001-01-01 BC}', '{NULL,""}', '{0}', '{" "}',
  '(0,0)');`)
 }
 
@@ -78,7 +84,7 @@ func TestAllTypes(t *testing.T) {
 		"c": "character(5)", "nm": "name", "by": "bytea", "tm2": "time(2) without time zone", "ts3": "timestamp(3) without time zone",
 		"tz": "timestamp with time zone", "iv": "interval", "u": "uuid", "j": "json", "jb": "jsonb", "o": "oid",
 		"m": "text", "p": "integer", "pr": "numeric(12,2)", "ai": "integer[]", "am": "text[]", "ap": "integer[]",
-		"an": "numeric(5,1)[]", "ajb": "jsonb[]", "pt": "text",
+		"an": "numeric(5,1)[]", "ajb": "jsonb[]", "au": "uuid[]", "aby": "bytea[]", "avc": "character varying(5)[]", "ac": "character(2)[]", "pt": "text",
 	}
 	for _, c := range out.Columns {
 		if w, ok := want[c.Name]; ok && c.Type.String() != w {
@@ -93,6 +99,7 @@ func TestAllTypes(t *testing.T) {
 	start(t, src, m, nil)
 	q := map[string]string{"all_types": "SELECT * FROM all_types"}
 	waitEqual(t, m, u, q)
+	m.waitState(t, sources.Running)
 	m.mu.Lock()
 	states := fmt.Sprint(slices.Compact(slices.Clone(m.states)))
 	m.mu.Unlock()
