@@ -38,7 +38,8 @@ func New(ctx context.Context, cfg Config) (*Source, error) {
 // including the columns AddColumns added. The outputs are the tables'
 // Outputs in order. A table whose ID the committed position does not
 // know (one added by ALTER SOURCE … ADD SUBSOURCE) is snapshotted when
-// Run starts.
+// Run starts; a table left out (DROP SUBSOURCE) is forgotten. cfg's
+// table selection and TEXT COLUMNS are not consulted: tables says it all.
 func Open(cfg Config, tables []Table) (*Source, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
