@@ -41,6 +41,8 @@ func (st *streamer) layout(ctx context.Context, t *table) (bool, error) {
 	if t.rel == nil {
 		return false, pgerr.New(pgerr.ProtocolViolation, "a change of table %s before its relation message", t.qname)
 	}
+	ctx, cancel := context.WithTimeout(ctx, opTimeout)
+	defer cancel()
 	sc, err := t.reconcile(ctx, st.meta, st.tr, t.rel)
 	if err != nil {
 		return false, err

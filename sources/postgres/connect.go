@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"net"
 	"strconv"
 	"strings"
 	"time"
@@ -13,8 +14,20 @@ import (
 	"github.com/streamdb/streamdb/pgerr"
 )
 
-// connectTimeout bounds establishing one connection.
-const connectTimeout = 15 * time.Second
+// connectTimeout bounds establishing one connection, and opTimeout the
+// setup steps of a session that should take milliseconds (identifying
+// the system, reading the catalog, starting replication): a connection
+// that stops answering without closing fails them instead of hanging.
+// Steps that may rightly take long (creating a slot waits for running
+// transactions; a snapshot reads whole tables) rely on TCP keepalives,
+// which notice a peer that no longer acknowledges within a minute.
+const (
+	connectTimeout = 15 * time.Second
+	opTimeout      = time.Minute
+)
+
+// keepAlive is the TCP keepalive of upstream connections.
+var keepAlive = net.KeepAliveConfig{Enable: true, Idle: 15 * time.Second, Interval: 5 * time.Second, Count: 6}
 
 // sessionSettings are set on every upstream connection so that values
 // print the way types.ParseText reads them with its default settings:
@@ -99,6 +112,7 @@ func (c *Connection) tune(cfg *pgconn.Config, replication bool) {
 	for k, v := range sessionSettings {
 		cfg.RuntimeParams[k] = v
 	}
+	cfg.DialFunc = (&net.Dialer{KeepAliveConfig: keepAlive}).DialContext
 	if replication {
 		cfg.RuntimeParams["replication"] = "database"
 	}

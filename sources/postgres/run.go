@@ -121,7 +121,10 @@ func (r *runner) session(ctx context.Context) (progressed bool, err error) {
 	// A canceled Run closes the socket under a blocked read.
 	defer context.AfterFunc(ctx, func() { repl.Conn().Close() })()
 
-	sys, err := pglogrepl.IdentifySystem(ctx, repl)
+	// Setup steps are bounded; see opTimeout.
+	octx, cancel := context.WithTimeout(ctx, opTimeout)
+	defer cancel()
+	sys, err := pglogrepl.IdentifySystem(octx, repl)
 	if err != nil {
 		return false, upstreamError("identifying the upstream system", err)
 	}
@@ -138,11 +141,11 @@ func (r *runner) session(ctx context.Context) (progressed bool, err error) {
 	}
 	defer meta.Close(context.Background())
 	defer context.AfterFunc(ctx, func() { meta.PgConn().Conn().Close() })()
-	version, err := checkServer(ctx, meta)
+	version, err := checkServer(octx, meta)
 	if err != nil {
 		return false, err
 	}
-	if err := checkPublication(ctx, meta, cfg.Publication); err != nil {
+	if err := checkPublication(octx, meta, cfg.Publication); err != nil {
 		return false, err
 	}
 	for _, t := range r.tables {

@@ -81,7 +81,7 @@ func (s *session) prepareSlot(ctx context.Context) error {
 	if slot != nil && slot.activePID != 0 {
 		// Most often the walsender of this source's previous connection,
 		// still going away; retried.
-		return pgerr.New(pgerr.ObjectInUse, "replication slot %q is in use by upstream process %d", name, slot.activePID)
+		return pgerr.New(pgerr.ObjectInUse, "replication slot %q is in use by upstream process %d (a connection of this source that upstream has not yet seen go keeps it until upstream's wal_sender_timeout)", name, slot.activePID)
 	}
 	if !r.pos.empty() {
 		switch {

@@ -17,6 +17,12 @@ import (
 // positions; StatusInterval spaces them when nothing changes.
 const statusMinGap = time.Second
 
+// A connection counts as dead after 4 × StatusInterval (at least
+// minSilence) without a message from upstream, reply requests
+// notwithstanding: a peer gone without a TCP reset would otherwise keep
+// a read waiting for the operating system's keepalives, minutes.
+const minSilence = 2 * time.Second
+
 // streamer turns the replication stream into batches. One goroutine (the
 // session's) reads the connection and builds batches of whole
 // transactions; a committer goroutine hands them to the engine one at a
@@ -46,6 +52,7 @@ type streamer struct {
 
 	sentFlush   pglogrepl.LSN
 	lastStatus  time.Time
+	lastHeard   time.Time
 	lastCheck   time.Time
 	lastAdvance time.Time
 	deadline    time.Time
@@ -63,8 +70,11 @@ func (s *session) stream(ctx context.Context) (progressed bool, err error) {
 	}
 	st.cur = newPending(len(r.tables), &st.view)
 	args := []string{"proto_version '1'", "publication_names " + quoteLiteral(quoteIdent(cfg.Publication))}
-	if err := pglogrepl.StartReplication(ctx, s.repl, cfg.Slot, r.pos.lsn,
-		pglogrepl.StartReplicationOptions{Mode: pglogrepl.LogicalReplication, PluginArgs: args}); err != nil {
+	octx, cancel := context.WithTimeout(ctx, opTimeout)
+	err = pglogrepl.StartReplication(octx, s.repl, cfg.Slot, r.pos.lsn,
+		pglogrepl.StartReplicationOptions{Mode: pglogrepl.LogicalReplication, PluginArgs: args})
+	cancel()
+	if err != nil {
 		return false, upstreamError("starting replication", err)
 	}
 	r.report(sources.Running, "")
@@ -78,7 +88,7 @@ func (s *session) stream(ctx context.Context) (progressed bool, err error) {
 		}
 	}()
 	now := time.Now()
-	st.lastStatus, st.lastCheck, st.lastAdvance = now, now, now
+	st.lastStatus, st.lastCheck, st.lastAdvance, st.lastHeard = now, now, now, now
 	return true, st.loop(ctx)
 }
 
@@ -137,6 +147,9 @@ func (st *streamer) loop(ctx context.Context) error {
 		if err != nil {
 			if pgconn.Timeout(err) {
 				st.deadline = time.Time{}
+				if silent := time.Since(st.lastHeard); silent > st.silence() {
+					return pgerr.New(pgerr.ConnectionException, "upstream sent nothing for %s", silent.Round(time.Second))
+				}
 				continue
 			}
 			if ctx.Err() != nil {
@@ -144,6 +157,7 @@ func (st *streamer) loop(ctx context.Context) error {
 			}
 			return upstreamError("replication stream", err)
 		}
+		st.lastHeard = time.Now()
 		switch msg := msg.(type) {
 		case *pgproto3.CopyData:
 			if err := st.copyData(ctx, msg.Data); err != nil {
@@ -155,6 +169,12 @@ func (st *streamer) loop(ctx context.Context) error {
 			return pgerr.New(pgerr.ConnectionException, "upstream ended the replication stream")
 		}
 	}
+}
+
+// silence is how long upstream may say nothing before its connection
+// counts as dead.
+func (st *streamer) silence() time.Duration {
+	return max(minSilence, 4*st.r.s.cfg.StatusInterval)
 }
 
 // ready reports whether p holds anything to commit: whole transactions,
@@ -191,10 +211,13 @@ func (st *streamer) updateLag() {
 
 // sendStatus confirms the committed position upstream: the slot may then
 // recycle the WAL before it. Only what the engine committed is confirmed.
+// After a quiet StatusInterval it asks for a reply, so that a live
+// upstream always says something before the silence limit.
 func (st *streamer) sendStatus() error {
 	f := st.c.committed()
+	reply := time.Since(st.lastHeard) >= st.r.s.cfg.StatusInterval
 	err := pglogrepl.SendStandbyStatusUpdate(context.Background(), st.repl,
-		pglogrepl.StandbyStatusUpdate{WALWritePosition: f, WALFlushPosition: f, WALApplyPosition: f})
+		pglogrepl.StandbyStatusUpdate{WALWritePosition: f, WALFlushPosition: f, WALApplyPosition: f, ReplyRequested: reply})
 	if err != nil {
 		return upstreamError("confirming the replication position", err)
 	}
@@ -207,6 +230,8 @@ func (st *streamer) sendStatus() error {
 // it no longer covers stalls: pgoutput just stops sending its changes.
 func (st *streamer) check(ctx context.Context) error {
 	st.lastCheck = time.Now()
+	ctx, cancel := context.WithTimeout(ctx, st.silence())
+	defer cancel()
 	var (
 		walEnd string
 		exists bool
