@@ -78,7 +78,11 @@
 // Nothing is skipped or resnapshotted silently. Upstream unreachable,
 // restarting or refusing (a missing publication, the slot busy) stalls
 // the source (Status Stalled with the reason) and is retried with backoff
-// between RetryMin and RetryMax. What retrying cannot fix ends Run with
+// between RetryMin and RetryMax. An upstream that goes silent without
+// closing the connection is noticed too: the stream asks for a reply
+// after a quiet StatusInterval and gives the connection up after four
+// without a word; setup steps have a timeout, and connections keep TCP
+// keepalives for the steps that may rightly take long. What retrying cannot fix ends Run with
 // an error saying what was lost and what to do: the slot gone, invalidated
 // or advanced past the position, upstream restored from a backup (its WAL
 // ends before the committed LSN) or replaced (another system
