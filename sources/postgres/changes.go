@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/jackc/pglogrepl"
+	"github.com/jackc/pgx/v5"
 	"github.com/streamdb/streamdb/pgerr"
 	"github.com/streamdb/streamdb/sources"
 	"github.com/streamdb/streamdb/types"
@@ -43,6 +45,11 @@ func (st *streamer) layout(ctx context.Context, t *table) (bool, error) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, opTimeout)
 	defer cancel()
+	// Reconciling reads the upstream catalog, which must show what the
+	// transaction being applied did (an ADD COLUMN, a CREATE TYPE).
+	if err := waitVisible(ctx, st.meta, st.txnXid); err != nil {
+		return false, err
+	}
 	sc, err := t.reconcile(ctx, st.meta, st.tr, t.rel)
 	if err != nil {
 		return false, err
@@ -230,4 +237,33 @@ func (st *streamer) deadLetter(t *table, lsn pglogrepl.LSN, s string, cols []tup
 	}
 	b.DeadLetters = append(b.DeadLetters, dl)
 	st.cur.changes++
+}
+
+// waitVisible waits until transaction xid, which the stream has decoded,
+// is visible to a new snapshot upstream. A transaction is decoded once
+// its commit record is in the WAL, a moment before other sessions see it
+// committed, so a catalog query made at once could miss what it did.
+// Transactions it waited for on locks (an ALTER TABLE before it) are
+// visible by then too.
+func waitVisible(ctx context.Context, q *pgx.Conn, xid uint32) error {
+	for {
+		var visible bool
+		// The decoded xid has 32 bits; its epoch is the snapshot's, or
+		// the one before when it is above the snapshot's xmax.
+		err := q.QueryRow(ctx, `WITH s AS (SELECT txid_current_snapshot() AS snap)
+			SELECT txid_visible_in_snapshot(CASE WHEN $1::int8 < txid_snapshot_xmax(snap) & 4294967295
+				THEN txid_snapshot_xmax(snap) >> 32 << 32 | $1::int8
+				ELSE ((txid_snapshot_xmax(snap) >> 32) - 1) << 32 | $1::int8 END, snap) FROM s`, int64(xid)).Scan(&visible)
+		if err != nil {
+			return upstreamError("reading the upstream catalog", err)
+		}
+		if visible {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return upstreamError("waiting for an upstream transaction to become visible", ctx.Err())
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
 }

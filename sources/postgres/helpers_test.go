@@ -240,9 +240,10 @@ func waitEqual(t testing.TB, m *model, u *upstream, tables map[string]string) {
 		}
 		if time.Now().After(deadline) {
 			m.mu.Lock()
-			st, reason := m.state, m.reason
+			st, reason, batches := m.state, m.reason, len(m.batches)
 			m.mu.Unlock()
-			t.Fatalf("outputs differ from upstream (state %s %s):\n%s", st, reason, diff)
+			pos, err := decodePosition(m.committed())
+			t.Fatalf("outputs differ from upstream (state %s %s, %d batches, committed position %+v %v):\n%s", st, reason, batches, pos, err, diff)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}

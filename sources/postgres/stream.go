@@ -43,6 +43,7 @@ type streamer struct {
 
 	inTxn    bool
 	txnFinal pglogrepl.LSN
+	txnXid   uint32
 	txnTime  time.Time
 
 	c *committer
@@ -313,7 +314,7 @@ func (st *streamer) message(ctx context.Context, lsn pglogrepl.LSN, data []byte)
 	}
 	switch m.kind {
 	case msgBegin:
-		st.inTxn, st.txnFinal = true, m.finalLSN
+		st.inTxn, st.txnFinal, st.txnXid = true, m.finalLSN, m.xid
 		st.txnTime = pgEpoch.Add(time.Duration(m.commitTime) * time.Microsecond)
 	case msgCommit:
 		if !st.inTxn {
