@@ -69,6 +69,8 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzDecodeJSON -fuzztime $(FUZZTIME) ./sources/kafka
 	$(GO) test -run '^$$' -fuzz FuzzDecodeCSV -fuzztime $(FUZZTIME) ./sources/kafka
 	$(GO) test -run '^$$' -fuzz FuzzDebezium -fuzztime $(FUZZTIME) ./sources/kafka
+	$(GO) test -run '^$$' -fuzz FuzzPgoutput -fuzztime $(FUZZTIME) ./sources/postgres
+	$(GO) test -run '^$$' -fuzz FuzzCopyDecoder -fuzztime $(FUZZTIME) ./sources/postgres
 
 clean:
 	rm -rf $(BIN)
