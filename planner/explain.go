@@ -222,6 +222,9 @@ func describe(n Node) string {
 				name = c.Agg.Name
 			}
 			calls[i] = name + "(" + exprList(c.Args) + ")"
+			if c.Filter != nil {
+				calls[i] += " filter " + c.Filter.String()
+			}
 		}
 		s := "Window"
 		if len(x.PartitionBy) > 0 {
