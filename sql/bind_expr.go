@@ -88,6 +88,11 @@ func (b *binder) expr(n *pg_query.Node, c *exprCtx) (scalar.Expr, error) {
 			return nil, pgerr.New(pgerr.IndeterminateDatatype, "cannot determine type of empty array").
 				WithHint("Explicitly cast to the desired type, for example ARRAY[]::integer[].").WithPosition(loc(ae.Location))
 		}
+		if t.Family == types.Array {
+			// ARRAY[ARRAY[...], ...]: a multidimensional array of the
+			// sub-arrays' type.
+			return &scalar.ArrayExpr{Elems: args, Typ: t}, nil
+		}
 		return &scalar.ArrayExpr{Elems: args, Typ: types.ArrayOf(t)}, nil
 	case n.GetAIndirection() != nil:
 		return b.indirection(n.GetAIndirection(), c)
@@ -201,6 +206,10 @@ func (b *binder) typeCast(tc *pg_query.TypeCast, c *exprCtx) (scalar.Expr, error
 	to, err := b.bindType(tc.TypeName)
 	if err != nil {
 		return nil, err
+	}
+	if ae := tc.Arg.GetAArrayExpr(); ae != nil && len(ae.Elements) == 0 && to.Family == types.Array {
+		// ARRAY[]::t[] is the empty array of the cast's type.
+		return scalar.NewConst(types.NewArray(&types.ArrayValue{Elem: to.ElemType()}), to), nil
 	}
 	arg, err := b.expr(tc.Arg, c)
 	if err != nil {
@@ -663,24 +672,65 @@ func (b *binder) indirection(ind *pg_query.A_Indirection, c *exprCtx) (scalar.Ex
 	if err != nil {
 		return nil, err
 	}
-	for _, in := range ind.Indirection {
-		idx := in.GetAIndices()
-		if idx == nil || idx.IsSlice {
-			return nil, pgerr.New(pgerr.FeatureNotSupported, "only array subscripts are supported")
+	return b.subscripts(e, ind.Indirection, c)
+}
+
+// subscripts binds a list of array subscripts: an element's (one per
+// dimension), or a slice's when any of them is a slice, as PostgreSQL
+// reads them (a plain subscript n among slices is the slice 1:n).
+func (b *binder) subscripts(e scalar.Expr, list []*pg_query.Node, c *exprCtx) (scalar.Expr, error) {
+	if e.Type().Family != types.Array {
+		return nil, pgerr.New(pgerr.DatatypeMismatch, "cannot subscript type %s because it does not support subscripting", e.Type())
+	}
+	if len(list) > types.MaxArrayDims {
+		return nil, pgerr.New(pgerr.ProgramLimitExceeded, "number of array dimensions (%d) exceeds the maximum allowed (%d)", len(list), types.MaxArrayDims)
+	}
+	bound := func(n *pg_query.Node) (scalar.Expr, error) {
+		if n == nil {
+			return nil, nil
 		}
-		if e.Type().Family != types.Array {
-			return nil, pgerr.New(pgerr.DatatypeMismatch, "cannot subscript type %s because it does not support subscripting", e.Type())
-		}
-		i, err := b.expr(idx.Uidx, c)
+		i, err := b.expr(n, c)
 		if err != nil {
 			return nil, err
 		}
-		if i, err = b.coerce(i, types.TypeInt4, coerceImplicit, 0); err != nil {
+		return b.coerce(i, types.TypeInt4, coerceImplicit, 0)
+	}
+	slice := false
+	for _, in := range list {
+		idx := in.GetAIndices()
+		if idx == nil {
+			return nil, pgerr.New(pgerr.FeatureNotSupported, "only array subscripts are supported")
+		}
+		slice = slice || idx.IsSlice
+	}
+	if !slice {
+		sub := &scalar.Subscript{Arr: e}
+		for _, in := range list {
+			i, err := bound(in.GetAIndices().Uidx)
+			if err != nil {
+				return nil, err
+			}
+			sub.Index = append(sub.Index, i)
+		}
+		return sub, nil
+	}
+	sl := &scalar.Slice{Arr: e}
+	for _, in := range list {
+		idx := in.GetAIndices()
+		lo, err := bound(idx.Lidx)
+		if err != nil {
 			return nil, err
 		}
-		e = &scalar.Subscript{Arr: e, Index: i}
+		hi, err := bound(idx.Uidx)
+		if err != nil {
+			return nil, err
+		}
+		if !idx.IsSlice {
+			lo = scalar.NewConst(types.NewInt4(1), types.TypeInt4)
+		}
+		sl.Lower, sl.Upper = append(sl.Lower, lo), append(sl.Upper, hi)
 	}
-	return e, nil
+	return sl, nil
 }
 
 // fieldSelection binds (col).field. streamdb has no composite types; the

@@ -138,7 +138,7 @@ func compareArrays(a, b *ArrayValue) int {
 			return c
 		}
 	}
-	return cmp.Compare(len(a.Elems), len(b.Elems))
+	return compareShape(a, b)
 }
 
 // spanInterval is the inverse of IntervalSpan: the canonical interval with

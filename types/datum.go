@@ -55,14 +55,6 @@ type head struct {
 	e    int32 // numeric exponent; interval days
 }
 
-// ArrayValue is the payload of an array Datum: a one-dimensional array with
-// PostgreSQL's default lower bound of 1. Elements may be NULL. An ArrayValue is
-// immutable once placed in a Datum.
-type ArrayValue struct {
-	Elem  Type
-	Elems []Datum
-}
-
 // Null is the SQL NULL value.
 var Null = Datum{}
 

@@ -78,6 +78,20 @@ func randomDatum(rng *rand.Rand, f Family) Datum {
 		for n := rng.IntN(4); n > 0; n-- {
 			a.Elems = append(a.Elems, randomDatum(rng, ef))
 		}
+		if rng.IntN(3) == 0 {
+			// A multidimensional array, often of few elements so
+			// that shapes alone tell arrays apart.
+			shape := [][]int32{{1, 1}, {2, 1}, {1, 2}, {2, 2}, {1, 1, 1}, {2, 1, 2}}[rng.IntN(6)]
+			n := int32(1)
+			for _, d := range shape {
+				n *= d
+			}
+			a.Elems = a.Elems[:0]
+			for range n {
+				a.Elems = append(a.Elems, randomDatum(rng, ef))
+			}
+			a.Dims = shape
+		}
 		return NewArray(a)
 	}
 	return Null

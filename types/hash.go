@@ -30,6 +30,9 @@ func Hash(h *maphash.Hash, d Datum) {
 			Hash(h, e)
 		}
 		h.WriteByte(0xff)
+		for _, n := range d.arr().Dims {
+			h.Write([]byte{byte(n >> 24), byte(n >> 16), byte(n >> 8), byte(n)})
+		}
 	case JSONB:
 		// The key encoding of jsonb is canonical (number scale removed).
 		h.Write(appendKeyAsc(nil, d))

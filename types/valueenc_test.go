@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -20,7 +21,7 @@ func identical(a, b Datum) bool {
 	}
 	switch a.kind {
 	case Array:
-		if a.arr().Elem != b.arr().Elem || len(a.arr().Elems) != len(b.arr().Elems) {
+		if a.arr().Elem != b.arr().Elem || len(a.arr().Elems) != len(b.arr().Elems) || !slices.Equal(a.arr().Dims, b.arr().Dims) {
 			return false
 		}
 		for i := range a.arr().Elems {

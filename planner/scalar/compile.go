@@ -66,6 +66,8 @@ func Compile(e Expr) (Evaluator, error) {
 		return compileArray(e)
 	case *Subscript:
 		return compileSubscript(e)
+	case *Slice:
+		return compileSlice(e)
 	case *AnyAll:
 		return compileAnyAll(e)
 	}

@@ -107,15 +107,15 @@ func toJSONValue(d types.Datum, t types.Type, cfg *types.TextConfig) (types.JSON
 		return parseJSONDatum(d)
 	case types.Array:
 		a := d.Array()
-		v := types.JSONValue{Kind: types.JSONArray, Elems: make([]types.JSONValue, len(a.Elems))}
+		elems := make([]types.JSONValue, len(a.Elems))
 		for i, e := range a.Elems {
 			ev, err := toJSONValue(e, a.Elem, cfg)
 			if err != nil {
-				return v, err
+				return types.JSONValue{}, err
 			}
-			v.Elems[i] = ev
+			elems[i] = ev
 		}
-		return v, nil
+		return nestJSON(elems, a.Lengths()), nil
 	case types.Timestamp, types.TimestampTZ, types.Date:
 		return types.JSONValue{Kind: types.JSONString, Str: isoText(d, cfg)}, nil
 	}
@@ -482,6 +482,13 @@ func jsonBuilder(name string, object bool, f types.Family) *Func {
 func toJSONFunc(name string, f types.Family) *Func {
 	fn := &Func{Name: name, Params: ts(AnyElement), Ret: types.Type{Family: f, Mod: -1}, Strict: true, Volatility: Stable}
 	fn.Impl = func(ctx *EvalContext, a []types.Datum) (types.Datum, error) {
+		if f == types.JSON {
+			b, err := appendToJSON(nil, a[0], types.Type{Family: a[0].Kind(), Mod: -1}, ctx.textConfig())
+			if err != nil {
+				return types.Null, err
+			}
+			return types.NewString(types.JSON, string(b)), nil
+		}
 		v, err := toJSONValue(a[0], types.Type{Family: a[0].Kind(), Mod: -1}, ctx.textConfig())
 		if err != nil {
 			return types.Null, err
@@ -564,4 +571,18 @@ func init() {
 		}
 		addFunc(&empty)
 	}
+}
+
+// nestJSON arranges the elements of an array of the given lengths into
+// nested JSON arrays, one level per dimension.
+func nestJSON(elems []types.JSONValue, lens []int32) types.JSONValue {
+	if len(lens) <= 1 {
+		return types.JSONValue{Kind: types.JSONArray, Elems: elems}
+	}
+	n := len(elems) / int(lens[0])
+	v := types.JSONValue{Kind: types.JSONArray, Elems: make([]types.JSONValue, lens[0])}
+	for i := range v.Elems {
+		v.Elems[i] = nestJSON(elems[i*n:(i+1)*n], lens[1:])
+	}
+	return v
 }
