@@ -46,6 +46,9 @@ func (b *binder) funcCall(fc *pg_query.FuncCall, c *exprCtx) (scalar.Expr, error
 
 // callFunc resolves a function call and coerces its arguments.
 func (b *binder) callFunc(name string, args []scalar.Expr, pos int) (scalar.Expr, error) {
+	if name == "pg_typeof" && len(args) == 1 {
+		return scalar.TypeOf(args[0]), nil
+	}
 	argTypes := make([]types.Type, len(args))
 	for i, a := range args {
 		argTypes[i] = a.Type()

@@ -1,7 +1,9 @@
 package sql
 
 import (
+	"fmt"
 	"strconv"
+	"strings"
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 
@@ -176,8 +178,50 @@ func (b *binder) windowCall(fc *pg_query.FuncCall, name string, c *exprCtx) (sca
 	if wc.call.Frame, err = b.frame(def, wc.order, c.s); err != nil {
 		return nil, withPosition(err, pos)
 	}
+	sig := wc.signature()
+	for i := range c.win.calls {
+		if c.win.calls[i].signature() == sig {
+			// The same call again (DISTINCT ON or ORDER BY repeating a
+			// select-list item) is the same value.
+			return &winRef{idx: i, typ: wc.call.Typ}, nil
+		}
+	}
 	c.win.calls = append(c.win.calls, wc)
 	return &winRef{idx: len(c.win.calls) - 1, typ: wc.call.Typ}, nil
+}
+
+// signature identifies a call by everything that decides its value.
+func (w *boundWindowCall) signature() string {
+	var sb strings.Builder
+	c := &w.call
+	if c.Func != nil {
+		sb.WriteString(c.Func.Name)
+	} else {
+		sb.WriteString(c.Agg.Name)
+	}
+	sb.WriteString("(")
+	for _, a := range c.Args {
+		sb.WriteString(a.String() + " " + a.Type().String() + ",")
+	}
+	if c.Filter != nil {
+		sb.WriteString(") filter (" + c.Filter.String())
+	}
+	sb.WriteString(") partition (")
+	for _, p := range w.partition {
+		sb.WriteString(p.String() + ",")
+	}
+	sb.WriteString(") order (")
+	for _, o := range w.order {
+		fmt.Fprintf(&sb, "%s %v %v,", o.Expr, o.Desc, o.NullsFirst)
+	}
+	f := c.Frame
+	fmt.Fprintf(&sb, ") frame %d %d %d %d", f.Mode, f.Start.Kind, f.End.Kind, f.Exclude)
+	for _, o := range []scalar.Expr{f.Start.Offset, f.End.Offset} {
+		if o != nil {
+			sb.WriteString(" " + o.String())
+		}
+	}
+	return sb.String()
 }
 
 // resolveDef merges a call's OVER clause with the named window it refers to.
