@@ -17,6 +17,9 @@ type fromItem struct {
 	// lateral items read the columns of the items before them: node is
 	// the right side of an Apply over those items.
 	lateral bool
+	// rowTypes tells, per range variable, what a reference to its whole
+	// row is (bind_record.go); absent: an anonymous record.
+	rowTypes map[string]rowType
 }
 
 // oneRow is the relation of one empty row: the FROM of a SELECT without
@@ -39,6 +42,7 @@ func (b *binder) fromClause(items []*pg_query.Node, parent *scope) (planner.Node
 		if err := addTables(s, fi.tables); err != nil {
 			return nil, nil, err
 		}
+		s.addRowTypes(fi.rowTypes)
 		switch {
 		case node == nil && !fi.lateral:
 			node = fi.node
@@ -222,7 +226,12 @@ func (b *binder) rangeVar(rv *pg_query.RangeVar, parent *scope) (*fromItem, erro
 	default:
 		return nil, pgerr.New(pgerr.WrongObjectType, "%q is %s %s", name, article(obj.Kind), obj.Kind).WithPosition(loc(rv.Location))
 	}
-	return aliased(node, table, rv.Alias)
+	fi, err := aliased(node, table, rv.Alias)
+	if err != nil {
+		return nil, err
+	}
+	fi.rowTypes = map[string]rowType{table: {name: obj.Name}}
+	return fi, nil
 }
 
 // getObject returns the plan that reads a table or materialized view, with
@@ -271,6 +280,15 @@ func (b *binder) joinExpr(j *pg_query.JoinExpr, parent *scope) (*fromItem, error
 	if r.lateral && kind != planner.InnerJoin && kind != planner.LeftJoin {
 		return nil, pgerr.New(pgerr.InvalidColumnReference, "the combining JOIN type must be INNER or LEFT for a LATERAL reference")
 	}
+	switch kind {
+	case planner.LeftJoin:
+		b.markNullable(r)
+	case planner.RightJoin:
+		b.markNullable(l)
+	case planner.FullJoin:
+		b.markNullable(l)
+		b.markNullable(r)
+	}
 	s := newScope(parent)
 	s.cols = append(append([]scopeCol(nil), l.cols...), shifted(r.cols, len(l.node.Columns()))...)
 	for _, t := range append(append([]string(nil), l.tables...), r.tables...) {
@@ -279,6 +297,8 @@ func (b *binder) joinExpr(j *pg_query.JoinExpr, parent *scope) (*fromItem, error
 		}
 		s.tables[t] = true
 	}
+	s.addRowTypes(l.rowTypes)
+	s.addRowTypes(r.rowTypes)
 
 	var on scalar.Expr = trueConst()
 	var using []string
@@ -325,7 +345,7 @@ func (b *binder) joinExpr(j *pg_query.JoinExpr, parent *scope) (*fromItem, error
 	} else if using == nil {
 		node = &planner.Join{Kind: kind, Left: l.node, Right: r.node, On: on}
 	}
-	fi := &fromItem{node: node, cols: s.cols, tables: append(append([]string(nil), l.tables...), r.tables...)}
+	fi := &fromItem{node: node, cols: s.cols, tables: append(append([]string(nil), l.tables...), r.tables...), rowTypes: s.rowTypes}
 	if using != nil {
 		if err := b.usingJoin(fi, kind, l, r, using); err != nil {
 			return nil, err
@@ -550,7 +570,11 @@ func (b *binder) rangeFunction(rf *pg_query.RangeFunction, left *scope, parent *
 			}
 		}
 		node := &planner.Project{Input: oneRow(), Exprs: []scalar.Expr{e}, Cols: []planner.Column{{Name: col, Type: e.Type()}}}
-		return b.functionItem(node, table, rf.Alias)
+		fi, err := b.functionItem(node, table, rf.Alias)
+		if err == nil {
+			fi.rowTypes = map[string]rowType{table: {scalar: true}}
+		}
+		return fi, err
 	}
 	tf, args, err := b.tableFunc(name, args, loc(fc.Location))
 	if err != nil {
@@ -571,7 +595,12 @@ func (b *binder) rangeFunction(rf *pg_query.RangeFunction, left *scope, parent *
 		cols[0].Name = name
 	}
 	node := planner.Node(&planner.FlatMap{Input: oneRow(), Func: tf, Args: args, Cols: cols, Ordinality: rf.Ordinality})
-	return b.functionItem(node, table, rf.Alias)
+	fi, err := b.functionItem(node, table, rf.Alias)
+	if err == nil && len(cols) == 1 && !rf.Ordinality {
+		// The whole row of a function returning one value is that value.
+		fi.rowTypes = map[string]rowType{table: {scalar: true}}
+	}
+	return fi, err
 }
 
 // fromFuncArgs binds the name and arguments of a function call in FROM.

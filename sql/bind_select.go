@@ -79,6 +79,7 @@ func (b *binder) simpleSelect(sel *pg_query.SelectStmt, parent *scope, enclosing
 	if err != nil {
 		return nil, err
 	}
+	b.noteRowNames(sel)
 	node, s, err := b.fromClause(sel.FromClause, parent)
 	if err != nil {
 		return nil, err
@@ -238,6 +239,26 @@ func (b *binder) targetList(list []*pg_query.Node, c *exprCtx, haveFrom bool, wh
 			}
 			continue
 		}
+		if ind := rt.Val.GetAIndirection(); ind != nil && ind.Indirection[len(ind.Indirection)-1].GetAStar() != nil {
+			// (record).* expands to the record's fields.
+			inner := &pg_query.A_Indirection{Arg: ind.Arg, Indirection: ind.Indirection[:len(ind.Indirection)-1]}
+			var e scalar.Expr
+			var err error
+			if len(inner.Indirection) == 0 {
+				e, err = b.expr(ind.Arg, c)
+			} else {
+				e, err = b.indirection(inner, c)
+			}
+			if err != nil {
+				return nil, nil, err
+			}
+			fields, fnames, err := expandRecord(e, 0)
+			if err != nil {
+				return nil, nil, err
+			}
+			exprs, names = append(exprs, fields...), append(names, fnames...)
+			continue
+		}
 		e, err := b.expr(rt.Val, c)
 		if err != nil {
 			return nil, nil, err
@@ -273,6 +294,8 @@ func columnName(n *pg_query.Node) string {
 		return parts[len(parts)-1]
 	case n.GetCaseExpr() != nil:
 		return "case"
+	case n.GetRowExpr() != nil:
+		return "row"
 	case n.GetCoalesceExpr() != nil:
 		return "coalesce"
 	case n.GetMinMaxExpr() != nil:

@@ -36,6 +36,11 @@ func (s *session) bindCreateTableAsSelect(raw *rawStatement, ct *pg_query.Create
 			if err != nil {
 				return err
 			}
+			for _, c := range q.Columns {
+				if err := storableType(c.Name, c.Type); err != nil {
+					return err
+				}
+			}
 			var rows []types.Row
 			if !skipData {
 				f, err := tx.c.buildViewFlow(q, q.plan)

@@ -186,6 +186,9 @@ func (s *session) bindCreateTable(cat *Catalog, raw *rawStatement, cs *pg_query.
 				if t, err = b.bindType(cd.TypeName); err != nil {
 					return nil, err
 				}
+				if err := storableType(cd.Colname, t); err != nil {
+					return nil, withPosition(err, loc(cd.Location))
+				}
 			}
 			col := ColumnDef{Name: cd.Colname, Type: t, NotNull: cd.IsNotNull}
 			for _, cn := range cd.Constraints {

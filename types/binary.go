@@ -57,6 +57,8 @@ func AppendBinary(dst []byte, d Datum, t Type) []byte {
 		return binary.BigEndian.AppendUint32(dst, uint32(iv.Months))
 	case Array:
 		return appendArrayBinary(dst, d.arr())
+	case Record:
+		return appendRecordBinary(dst, d.rec())
 	}
 	return dst
 }
@@ -241,6 +243,8 @@ func parseBinaryValue(b []byte, t Type) (Datum, error) {
 		}), nil
 	case Array:
 		return parseArrayBinary(b, t.ElemType())
+	case Record:
+		return Null, errRecordInput()
 	}
 	return Null, pgerr.New(pgerr.FeatureNotSupported, "binary format for type %s is not supported", t)
 }

@@ -56,6 +56,8 @@ func Compare(a, b Datum) int {
 		return compareInterval(a.Interval(), b.Interval())
 	case Array:
 		return compareArrays(a.arr(), b.arr())
+	case Record:
+		return compareRecords(a.rec(), b.rec())
 	}
 	return 0
 }

@@ -203,6 +203,8 @@ func (r *keyReader) datum(depth int) (Datum, error) {
 		return NewString(JSONB, FormatJSONB(v)), nil
 	case Array:
 		return r.array(depth)
+	case Record:
+		return r.record(depth)
 	}
 	return Null, errCorruptKey("tag")
 }

@@ -122,6 +122,8 @@ func appendKeyAsc(dst []byte, d Datum) []byte {
 		return appendJSONBKey(dst, v)
 	case Array:
 		return appendArrayKey(dst, d.arr())
+	case Record:
+		return appendRecordKey(dst, d.rec())
 	}
 	return dst
 }

@@ -54,6 +54,8 @@ func AppendText(dst []byte, d Datum, t Type, cfg *TextConfig) []byte {
 		return appendInterval(dst, d.Interval(), cfg.IntervalStyle)
 	case Array:
 		return appendArray(dst, d.arr(), cfg)
+	case Record:
+		return appendRecord(dst, d.rec(), cfg)
 	}
 	return dst
 }
@@ -138,6 +140,8 @@ func parseTextValue(s string, t Type, cfg *TextConfig) (Datum, error) {
 		return parseInterval(s, cfg.IntervalStyle)
 	case Array:
 		return parseArray(s, t.ElemType(), cfg)
+	case Record:
+		return Null, errRecordInput()
 	}
 	return Null, pgerr.New(pgerr.FeatureNotSupported, "type %s is not supported", t)
 }

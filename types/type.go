@@ -42,6 +42,8 @@ const (
 	RegType
 	RegProc
 	RegNamespace
+	// Record is a row value (record.go).
+	Record
 	numFamilies
 )
 
@@ -86,6 +88,8 @@ var (
 	TypeRegType     = Type{Family: RegType, Mod: -1}
 	TypeRegProc     = Type{Family: RegProc, Mod: -1}
 	TypeRegNS       = Type{Family: RegNamespace, Mod: -1}
+	// TypeRecord is the type record without a known descriptor.
+	TypeRecord = Type{Family: Record, Mod: -1}
 )
 
 // ArrayOf returns the array type whose elements have type elem.
@@ -145,6 +149,7 @@ var families = [numFamilies]familyInfo{
 	RegType:      {"regtype", 2206, 2211, 4},
 	RegProc:      {"regproc", 24, 1008, 4},
 	RegNamespace: {"regnamespace", 4089, 4090, 4},
+	Record:       {"record", 2249, 2287, -1},
 }
 
 // OID returns the PostgreSQL type OID, as sent in RowDescription.
@@ -178,6 +183,9 @@ func (t Type) TypMod() int32 {
 		return 0x7FFF<<16 | t.Mod
 	case Array:
 		return t.ElemType().TypMod()
+	case Record:
+		// Mod is the descriptor's id in this process, not a typmod.
+		return -1
 	}
 	return t.Mod
 }

@@ -28,6 +28,8 @@ import (
 //	strings, bytea, json(b)  uvarint length, bytes
 //	UUID                     16 bytes
 //	Interval                 zig-zag micros, days, months
+//	Record                   uvarint descriptor id + 1 (0: none), uvarint
+//	                         count, fields
 //	Array                    element family (with valArrayDims set for a
 //	                         multidimensional array, then the number of
 //	                         dimensions and a uvarint length each),
@@ -95,6 +97,8 @@ func AppendValue(dst []byte, d Datum) []byte {
 		for i := range d.arr().Elems {
 			dst = AppendValue(dst, d.arr().Elems[i])
 		}
+	case Record:
+		return appendRecordValue(dst, d.rec())
 	}
 	return dst
 }
@@ -322,6 +326,8 @@ func (r *valueReader) datum(depth int) (Datum, error) {
 		return r.interval()
 	case Array:
 		return r.array(depth)
+	case Record:
+		return r.record(depth)
 	}
 	return Null, errCorruptValue("tag")
 }

@@ -157,4 +157,3 @@ func arrayAggArrays(p []types.Type, _ types.Type, m *multiset) (types.Datum, err
 	}
 	return stackArrays(p[0].ElemType(), subs)
 }
-

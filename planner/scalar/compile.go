@@ -68,6 +68,10 @@ func Compile(e Expr) (Evaluator, error) {
 		return compileSubscript(e)
 	case *Slice:
 		return compileSlice(e)
+	case *RowExpr:
+		return compileRow(e)
+	case *FieldSelect:
+		return compileFieldSelect(e)
 	case *AnyAll:
 		return compileAnyAll(e)
 	}

@@ -6,7 +6,7 @@ import (
 
 // appendToJSON prints d as to_json and array_to_json do (datum_to_json):
 // arrays as nested JSON arrays without spaces, one level per dimension,
-// json values as they are, jsonb in its output form, and scalars as
+// records as objects without spaces, json values as they are, jsonb in its output form, and scalars as
 // to_jsonb converts them.
 func appendToJSON(dst []byte, d types.Datum, t types.Type, cfg *types.TextConfig) ([]byte, error) {
 	switch d.Kind() {
@@ -17,6 +17,8 @@ func appendToJSON(dst []byte, d types.Datum, t types.Type, cfg *types.TextConfig
 	case types.Array:
 		a := d.Array()
 		return appendJSONArray(dst, a, a.Lengths(), a.Elems, ",", cfg)
+	case types.Record:
+		return appendRecordJSON(dst, d.Record(), false, cfg)
 	}
 	v, err := toJSONValue(d, t, cfg)
 	if err != nil {
@@ -72,4 +74,59 @@ func init() {
 		&Func{Name: "array_to_json", Params: ts(AnyArray, boolT), Ret: jsonT, Strict: true, Volatility: Stable,
 			Impl: arrayToJSON},
 	)
+}
+
+// jsonBuildArrayText is json_build_array: the values as to_json prints
+// them, separated by ", ".
+func jsonBuildArrayText(a []types.Datum, argT []types.Type, cfg *types.TextConfig) (types.Datum, error) {
+	b := []byte{'['}
+	var err error
+	for i, d := range a {
+		if i > 0 {
+			b = append(b, ", "...)
+		}
+		if b, err = appendToJSON(b, d, argT[i], cfg); err != nil {
+			return types.Null, err
+		}
+	}
+	return types.NewString(types.JSON, string(append(b, ']'))), nil
+}
+
+// appendBuildPair appends one key and value of json_build_object:
+// "key" : value, after ", " unless first.
+func appendBuildPair(dst []byte, key string, v types.Datum, t types.Type, cfg *types.TextConfig) ([]byte, error) {
+	if len(dst) > 0 {
+		dst = append(dst, ", "...)
+	}
+	dst = types.AppendJSONString(dst, key)
+	dst = append(dst, " : "...)
+	return appendToJSON(dst, v, t, cfg)
+}
+
+// jsonAggText is json_agg: the values as to_json prints them, separated
+// by ", ", with a line break before each array or record after the
+// first, as PostgreSQL's json_agg_transfn writes them.
+func jsonAggText(t types.Type, m *multiset) (types.Datum, error) {
+	b := []byte{'['}
+	var err error
+	any := false
+	m.each(func(args []types.Datum, n int64) bool {
+		for ; n > 0; n-- {
+			if any {
+				b = append(b, ", "...)
+				if k := args[0].Kind(); k == types.Array || k == types.Record {
+					b = append(b, "\n "...)
+				}
+			}
+			any = true
+			if b, err = appendToJSON(b, args[0], t, nil); err != nil {
+				return false
+			}
+		}
+		return true
+	})
+	if err != nil || !any {
+		return types.Null, err
+	}
+	return types.NewString(types.JSON, string(append(b, ']'))), nil
 }
