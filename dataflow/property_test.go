@@ -463,7 +463,7 @@ func inputs(g *Graph, n int) ([]*Input, []Node) {
 }
 
 func TestIncrementalEqualsRecomputation(t *testing.T) {
-	scenarios := propertyScenarios()
+	scenarios := append(propertyScenarios(), recursiveScenarios()...)
 	byName := map[string]scenario{}
 	for _, sc := range scenarios {
 		byName[sc.name] = sc

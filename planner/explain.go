@@ -128,6 +128,13 @@ func sortKeys(ks []SortKey) string {
 
 func describe(n Node) string {
 	switch x := n.(type) {
+	case *Recursive:
+		if x.Union {
+			return "Recursive " + x.Name + " union"
+		}
+		return "Recursive " + x.Name + " union_all"
+	case *WorkTable:
+		return "WorkTable " + x.Name
 	case *Get:
 		s := "Get " + x.Name
 		if x.Spans != nil {
