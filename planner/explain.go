@@ -232,6 +232,9 @@ func describe(n Node) string {
 			if c.Filter != nil {
 				calls[i] += " filter " + c.Filter.String()
 			}
+			if c.Frame != DefaultFrame && c.Frame != (Frame{}) {
+				calls[i] += " " + frameText(c.Frame)
+			}
 		}
 		s := "Window"
 		if len(x.PartitionBy) > 0 {
@@ -243,4 +246,27 @@ func describe(n Node) string {
 		return s + " calls=[" + strings.Join(calls, ", ") + "]"
 	}
 	return "?"
+}
+
+// frameText renders a frame clause: "rows between 1 preceding and
+// current row exclude ties".
+func frameText(f Frame) string {
+	bound := func(b FrameBound) string {
+		switch b.Kind {
+		case UnboundedPreceding:
+			return "unbounded preceding"
+		case OffsetPreceding:
+			return b.Offset.String() + " preceding"
+		case CurrentRow:
+			return "current row"
+		case OffsetFollowing:
+			return b.Offset.String() + " following"
+		}
+		return "unbounded following"
+	}
+	s := [...]string{"range", "rows", "groups"}[f.Mode] + " between " + bound(f.Start) + " and " + bound(f.End)
+	if f.Exclude != ExcludeNoOthers {
+		s += " exclude " + f.Exclude.String()
+	}
+	return s
 }
