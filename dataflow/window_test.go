@@ -107,11 +107,7 @@ func TestFrameValidate(t *testing.T) {
 // refWindow computes window functions from scratch by their definitions:
 // the property test's reference.
 func refWindow(in Batch, spec WindowSpec) (Batch, []ErrorUpdate) {
-	type unit struct {
-		key, sk string
-		row     types.Row
-	}
-	parts := map[string][]unit{}
+	parts := map[string][]refUnit{}
 	for _, u := range in {
 		var pk types.Row
 		if spec.Partition != nil {
@@ -124,13 +120,13 @@ func refWindow(in Batch, spec WindowSpec) (Batch, []ErrorUpdate) {
 		key := string(types.AppendKeyRow(append([]byte(nil), sk...), u.Row))
 		p := string(types.AppendKeyRow(nil, pk))
 		for range u.Diff {
-			parts[p] = append(parts[p], unit{key: key, sk: string(sk), row: u.Row})
+			parts[p] = append(parts[p], refUnit{key: key, sk: string(sk), row: u.Row})
 		}
 	}
 	var out Batch
 	var errs []ErrorUpdate
 	for _, us := range parts {
-		slices.SortStableFunc(us, func(a, b unit) int { return strings.Compare(a.key, b.key) })
+		slices.SortStableFunc(us, func(a, b refUnit) int { return strings.Compare(a.key, b.key) })
 		n := int64(len(us))
 		for u := range us {
 			var vals []types.Datum
@@ -177,24 +173,28 @@ func refWindow(in Batch, spec WindowSpec) (Batch, []ErrorUpdate) {
 						d = f.Default(us[u].row)
 					}
 				default:
-					a, b := refFrame(f.frame(), int64(u), gs, ge, n)
+					idx, ferr := refFrameUnits(f.frame(), us, int64(u), gs, ge)
+					if ferr != nil {
+						err = dataError(ferr)
+						break
+					}
 					switch f.Kind {
 					case FirstValue:
-						if a < b {
-							d = us[a].row[f.Col]
+						if len(idx) > 0 {
+							d = us[idx[0]].row[f.Col]
 						}
 					case LastValue:
-						if a < b {
-							d = us[b-1].row[f.Col]
+						if len(idx) > 0 {
+							d = us[idx[len(idx)-1]].row[f.Col]
 						}
 					case NthValue:
-						if a+f.N-1 < b {
-							d = us[a+f.N-1].row[f.Col]
+						if f.N <= int64(len(idx)) {
+							d = us[idx[f.N-1]].row[f.Col]
 						}
 					case WindowAgg:
 						st := f.Agg.NewState()
 						var fe []ErrorUpdate
-						for i := a; i < b; i++ {
+						for _, i := range idx {
 							if e := st.Update(us[i].row, 1); e != nil {
 								fe = append(fe, ErrorUpdate{Err: dataError(e), Diff: 1})
 							}
@@ -223,20 +223,76 @@ func refWindow(in Batch, spec WindowSpec) (Batch, []ErrorUpdate) {
 	return out, errs
 }
 
-func refFrame(f Frame, u, gs, ge, n int64) (int64, int64) {
-	if f.Mode == FrameRange {
-		a, b := int64(0), n
-		if f.Start.Kind == CurrentRow {
-			a = gs
+// refUnit is a row of a partition in the reference implementation.
+type refUnit struct {
+	key, sk string
+	row     types.Row
+}
+
+// refFrameUnits returns the units of the frame of unit u, whose peer
+// group is [gs, ge], naively: every unit is tested against the frame's
+// definition.
+func refFrameUnits(f *Frame, us []refUnit, u, gs, ge int64) ([]int64, error) {
+	n := int64(len(us))
+	group := make([]int64, n) // peer group numbers
+	for i := int64(1); i < n; i++ {
+		group[i] = group[i-1]
+		if us[i].sk != us[i-1].sk {
+			group[i]++
 		}
-		if f.End.Kind == CurrentRow {
-			b = ge + 1
-		}
-		return a, b
 	}
-	a := clamp(u+boundOffset(f.Start), 0, n)
-	b := clamp(u+boundOffset(f.End)+1, 0, n)
-	return a, max(a, b)
+	in := func(i int64, b *FrameBound, start bool) (bool, error) {
+		switch b.Kind {
+		case UnboundedPreceding, UnboundedFollowing:
+			return true, nil
+		case CurrentRow:
+			if f.Mode == FrameRows {
+				return start && i >= u || !start && i <= u, nil
+			}
+			return start && i >= gs || !start && i <= ge, nil
+		}
+		off := b.Offset
+		if b.Kind == Preceding {
+			off = -off
+		}
+		switch f.Mode {
+		case FrameRows:
+			return start && i >= u+off || !start && i <= u+off, nil
+		case FrameGroups:
+			return start && group[i] >= group[u]+off || !start && group[i] <= group[u]+off, nil
+		}
+		return f.holds(b, start, us[i].row[f.OrderCol], us[u].row[f.OrderCol])
+	}
+	var idx []int64
+	for i := range n {
+		s, err := in(i, &f.Start, true)
+		if err != nil {
+			return nil, err
+		}
+		e, err := in(i, &f.End, false)
+		if err != nil {
+			return nil, err
+		}
+		if !s || !e {
+			continue
+		}
+		switch f.Exclude {
+		case ExcludeCurrentRow:
+			if i == u {
+				continue
+			}
+		case ExcludeGroup:
+			if i >= gs && i <= ge {
+				continue
+			}
+		case ExcludeTies:
+			if i >= gs && i <= ge && i != u {
+				continue
+			}
+		}
+		idx = append(idx, i)
+	}
+	return idx, nil
 }
 
 // TestWindowLargePartition drives one partition of thousands of rows (many

@@ -48,7 +48,12 @@
 // grouping with every aggregate (ordered ones included) and FILTER,
 // DISTINCT, DISTINCT ON, set operations with and without ALL, ORDER BY …
 // LIMIT/OFFSET, per-group top-k through row_number and LATERAL, and window
-// functions with ROWS and RANGE frames. It tracks types, so every query
+// functions with ROWS, RANGE (with offsets over numbers, dates and
+// timestamps) and GROUPS frames, EXCLUDE and FILTER; and from issue 28
+// row values (ROW(…), (a, b), a FROM item's whole row, jsonb_agg of
+// records) and WITH RECURSIVE in forms that end whatever the data (a
+// closure with UNION, a walk of bounded depth, a counter bounded by a
+// subquery). It tracks types, so every query
 // is valid, and it keeps every query's answer deterministic: nothing can
 // raise an error, and whatever picks rows by position (LIMIT, DISTINCT ON,
 // row_number, lag, ordered aggregates) sorts on a total order that leaves

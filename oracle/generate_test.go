@@ -70,6 +70,8 @@ func TestGenerateCoverage(t *testing.T) {
 		"dense_rank() OVER (", "lag(", "lead(", "first_value(", "last_value(", " ROWS BETWEEN ",
 		" RANGE BETWEEN ", "PARTITION BY ", ".rn <", "CASE WHEN ", "COALESCE(", "NULLIF(", " IS NOT DISTINCT FROM ",
 		" BETWEEN ", " LIKE ", " IS UNKNOWN", " NULLS FIRST", "DESC",
+		"WITH RECURSIVE ", " UNION SELECT ", " GROUPS BETWEEN ", " EXCLUDE ", " EXCLUDE GROUP",
+		" EXCLUDE TIES", "ROW(", "jsonb_agg(ROW(",
 	} {
 		if !strings.Contains(text, construct) {
 			t.Errorf("no generated view contains %q", construct)
@@ -79,6 +81,19 @@ func TestGenerateCoverage(t *testing.T) {
 	// before the comma too.
 	if !regexp.MustCompile(`, t\d AS a\d+ JOIN LATERAL \(`).MatchString(text) {
 		t.Error("no generated view has a JOIN LATERAL after a comma")
+	}
+	// A RANGE frame with a numeric offset, a window aggregate with FILTER,
+	// a whole row of a FROM item.
+	for what, re := range map[string]string{
+		"RANGE frame with an offset": ` RANGE BETWEEN [0-9.]+ (PRECEDING|FOLLOWING)`,
+		"RANGE frame over time":      ` RANGE BETWEEN [^)]*INTERVAL '`,
+		"window aggregate FILTER":    `\) FILTER \(WHERE [^)]*\) OVER \(`,
+		"whole row of a FROM item":   `SELECT (DISTINCT )?(\w+, )*a\d+ AS c\d`,
+		"short-form row constructor": `\(a\d+\.\w+, [^()]*\) AS c\d`,
+	} {
+		if !regexp.MustCompile(re).MatchString(text) {
+			t.Errorf("no generated view has a %s", what)
+		}
 	}
 	// An aggregate of a grouped query in a subquery of its own.
 	if !regexp.MustCompile(`\(SELECT (sum|avg|min|max|count)\([^()]*a\d+\.`).MatchString(text) {

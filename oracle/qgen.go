@@ -152,9 +152,13 @@ func (g *qgen) query(outer *scope, depth int, sh shape) rel {
 	if sh.single {
 		return g.selectCore(outer, depth, sh)
 	}
-	switch g.r.weighted(70, 15, 10, 5) {
+	switch g.r.weighted(70, 15, 10, 5, 4) {
 	case 1:
 		return g.setOp(outer, depth, sh)
+	case 4:
+		if sh.top {
+			return g.recursive()
+		}
 	case 2:
 		if depth < g.maxDepth && len(g.ctes) == 0 {
 			return g.with(outer, depth, sh)

@@ -36,7 +36,9 @@ func (g *qgen) selectCore(outer *scope, depth int, sh shape) rel {
 	for i := range items {
 		cl := g.outClass(sh, i, e.sc)
 		var x typed
-		if !sh.single && g.r.chance(0.15) {
+		if sh.top && sh.want == nil && g.r.chance(0.06) {
+			x = g.recordExpr(e)
+		} else if !sh.single && g.r.chance(0.15) {
 			x = g.windowCall(e, cl)
 		} else {
 			x = g.expr(e, cl, g.exprDepth)
@@ -130,6 +132,9 @@ func (g *qgen) grouped(e *ectx, from, whereSQL string, sh shape) rel {
 		switch {
 		case sh.top && sh.want == nil && g.r.chance(0.12):
 			x = g.opaqueAggregate(in)
+			if g.r.chance(0.25) {
+				x = g.recordAggregate(in)
+			}
 		case i == 0 && len(grp.keys) == 0:
 			x = g.aggregate(in, cl)
 		default:

@@ -72,8 +72,11 @@ func (g *qgen) windowCall(e *ectx, cl class) typed {
 		a := arg()
 		call = typed{pick(g.r, []string{"min", "max"}) + "(" + a.sql + ")", a.typ}
 	}
+	if g.r.chance(0.15) {
+		call.sql += " FILTER (WHERE " + g.boolExpr(in, 1) + ")"
+	}
 	var over string
-	switch g.r.weighted(2, 3, 2, 1, 4) {
+	switch g.r.weighted(2, 3, 2, 1, 4, 6) {
 	case 0:
 		over = strings.TrimSuffix(part, " ")
 	case 1:
@@ -82,6 +85,8 @@ func (g *qgen) windowCall(e *ectx, cl class) typed {
 		over = partial() + " RANGE BETWEEN " + pick(g.r, []string{"CURRENT ROW", "UNBOUNDED PRECEDING"}) + " AND UNBOUNDED FOLLOWING"
 	case 3:
 		over = partial() + " RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW"
+	case 5:
+		over = g.frameOver(in, part)
 	default:
 		start := pick(g.r, []string{"UNBOUNDED PRECEDING", "2 PRECEDING", "1 PRECEDING", "CURRENT ROW"})
 		end := pick(g.r, []string{"CURRENT ROW", "1 FOLLOWING", "UNBOUNDED FOLLOWING"})

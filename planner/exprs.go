@@ -94,6 +94,7 @@ func MapExprs(n Node, fn func(scalar.Expr) scalar.Expr) Node {
 		c.Calls = make([]WindowCall, len(x.Calls))
 		for i, wc := range x.Calls {
 			wc.Args = mapAll(wc.Args)
+			wc.Filter = mapOpt(wc.Filter)
 			wc.Frame.Start.Offset = mapOpt(wc.Frame.Start.Offset)
 			wc.Frame.End.Offset = mapOpt(wc.Frame.End.Offset)
 			c.Calls[i] = wc

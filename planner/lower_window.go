@@ -46,7 +46,7 @@ func lowerWindow(lc *LowerContext, w *Window) (dataflow.Node, error) {
 	}
 	next := 0
 	for _, c := range w.Calls {
-		f, err := windowFunc(lc, c, w.Order != nil)
+		f, err := windowFunc(lc, c, w.Order)
 		if err != nil {
 			return in, err
 		}
@@ -70,13 +70,13 @@ func lowerWindow(lc *LowerContext, w *Window) (dataflow.Node, error) {
 
 // windowFunc translates one call. Offsets and bucket counts must be
 // constants (or parameters), as the operator needs them up front.
-func windowFunc(lc *LowerContext, c WindowCall, ordered bool) (dataflow.WindowFunc, error) {
-	frame, err := windowFrame(lc, c.Frame)
+func windowFunc(lc *LowerContext, c WindowCall, order []SortKey) (dataflow.WindowFunc, error) {
+	frame, err := windowFrame(lc, c.Frame, order)
 	if err != nil {
 		return dataflow.WindowFunc{}, err
 	}
 	if c.Agg != nil {
-		agg, err := buildAggregate(lc, AggCall{Func: c.Agg, Args: c.Args, Typ: c.Typ}, false)
+		agg, err := buildAggregate(lc, AggCall{Func: c.Agg, Args: c.Args, Filter: c.Filter, Typ: c.Typ}, false)
 		if err != nil {
 			return dataflow.WindowFunc{}, err
 		}
@@ -155,19 +155,33 @@ func windowFunc(lc *LowerContext, c WindowCall, ordered bool) (dataflow.WindowFu
 	return f, nil
 }
 
-// windowFrame translates a frame clause, evaluating its offsets.
-func windowFrame(lc *LowerContext, f Frame) (dataflow.Frame, error) {
+// windowFrame translates a frame clause, evaluating its offsets. A RANGE
+// offset becomes the in_range comparison of the window's one ORDER BY
+// column, with PostgreSQL's direction flags: sub for PRECEDING, both
+// flags flipped for a descending order.
+func windowFrame(lc *LowerContext, f Frame, order []SortKey) (dataflow.Frame, error) {
 	if f == DefaultFrame {
 		return dataflow.Frame{}, nil
 	}
-	if f.Mode == FrameGroups {
-		return dataflow.Frame{}, pgerr.New(pgerr.FeatureNotSupported, "GROUPS frames are not supported")
-	}
-	var out dataflow.Frame
-	if f.Mode == FrameRows {
+	out := dataflow.Frame{Exclude: dataflow.Exclusion(f.Exclude)}
+	switch f.Mode {
+	case FrameRows:
 		out.Mode = dataflow.FrameRows
+	case FrameGroups:
+		out.Mode = dataflow.FrameGroups
 	}
-	bound := func(b FrameBound) (dataflow.FrameBound, error) {
+	var orderCol *scalar.ColRef
+	if f.Mode == FrameRange && (f.Start.Offset != nil || f.End.Offset != nil) {
+		if len(order) != 1 {
+			return out, pgerr.New(pgerr.InternalError, "RANGE offset over %d ORDER BY columns", len(order))
+		}
+		cr, ok := order[0].Expr.(*scalar.ColRef)
+		if !ok {
+			return out, pgerr.New(pgerr.InternalError, "window ORDER BY over an expression")
+		}
+		orderCol, out.OrderCol, out.NullsFirst = cr, cr.Idx, order[0].NullsFirst
+	}
+	bound := func(b FrameBound, start bool) (dataflow.FrameBound, error) {
 		var r dataflow.FrameBound
 		switch b.Kind {
 		case UnboundedPreceding:
@@ -181,24 +195,41 @@ func windowFrame(lc *LowerContext, f Frame) (dataflow.Frame, error) {
 		case UnboundedFollowing:
 			r.Kind = dataflow.UnboundedFollowing
 		}
-		if b.Offset != nil {
-			d, err := scalar.Eval(lc.Eval, b.Offset, nil)
-			if err != nil {
-				return r, err
-			}
-			if d.IsNull() {
-				return r, pgerr.New(pgerr.NullValueNotAllowed, "frame offset must not be null")
-			}
-			r.Offset = d.Int()
+		if b.Offset == nil {
+			return r, nil
 		}
+		d, err := scalar.Eval(lc.Eval, b.Offset, nil)
+		if err != nil {
+			return r, err
+		}
+		if d.IsNull() {
+			which := [2]string{"ending", "starting"}[boolIdx(start)]
+			return r, pgerr.New(pgerr.NullValueNotAllowed, "frame %s offset must not be null", which)
+		}
+		if orderCol == nil {
+			r.Offset = d.Int()
+			return r, nil
+		}
+		sub, less := b.Kind == OffsetPreceding, !start
+		if order[0].Desc {
+			sub, less = !sub, !less
+		}
+		r.InRange = scalar.InRange(lc.Eval, orderCol.Typ.Family, d, sub, less)
 		return r, nil
 	}
 	var err error
-	if out.Start, err = bound(f.Start); err != nil {
+	if out.Start, err = bound(f.Start, true); err != nil {
 		return out, err
 	}
-	if out.End, err = bound(f.End); err != nil {
+	if out.End, err = bound(f.End, false); err != nil {
 		return out, err
 	}
 	return out, out.Validate()
+}
+
+func boolIdx(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

@@ -53,7 +53,9 @@ func push(n Node, preds []scalar.Expr) Node {
 	case *Aggregate:
 		var below, keep []scalar.Expr
 		for _, p := range movable {
-			if onlyKeys(p, len(x.Keys)) {
+			// Without keys the aggregate has its one row whatever its
+			// input: HAVING false must stay above it.
+			if len(x.Keys) > 0 && onlyKeys(p, len(x.Keys)) {
 				below = append(below, substitute(p, x.Keys))
 			} else {
 				keep = append(keep, p)

@@ -48,6 +48,9 @@ func (b *binder) funcCall(fc *pg_query.FuncCall, c *exprCtx) (scalar.Expr, error
 // callFunc resolves a function call and coerces its arguments.
 func (b *binder) callFunc(name string, args []scalar.Expr, pos int) (scalar.Expr, error) {
 	if name == "pg_typeof" && len(args) == 1 {
+		if d := types.RecordDescOf(args[0].Type()); d != nil && d.TypeName != "" {
+			return nil, pgerr.New(pgerr.FeatureNotSupported, "pg_typeof of the row type of %q is not supported", d.TypeName).WithPosition(pos)
+		}
 		return scalar.TypeOf(args[0]), nil
 	}
 	argTypes := make([]types.Type, len(args))

@@ -79,6 +79,7 @@ func (b *binder) simpleSelect(sel *pg_query.SelectStmt, parent *scope, enclosing
 	if err != nil {
 		return nil, err
 	}
+	b.noteRowNames(sel)
 	node, s, err := b.fromClause(sel.FromClause, parent)
 	if err != nil {
 		return nil, err
@@ -192,12 +193,8 @@ func (b *binder) simpleSelect(sel *pg_query.SelectStmt, parent *scope, enclosing
 		node = &planner.Distinct{Input: node}
 	}
 	if distinctOn != nil {
-		for i, col := range distinctOn {
-			if i >= len(order) || order[i].Expr.(*scalar.ColRef).Idx != col {
-				if len(order) > 0 {
-					return nil, pgerr.New(pgerr.InvalidColumnReference, "SELECT DISTINCT ON expressions must match initial ORDER BY expressions")
-				}
-			}
+		if err := distinctOnMatchesOrder(distinctOn, order); err != nil {
+			return nil, err
 		}
 		one := scalar.NewConst(types.NewInt8(1), types.TypeInt8)
 		node = &planner.TopK{Input: node, Group: distinctOn, Order: order, Limit: one}
@@ -242,6 +239,26 @@ func (b *binder) targetList(list []*pg_query.Node, c *exprCtx, haveFrom bool, wh
 			}
 			continue
 		}
+		if ind := rt.Val.GetAIndirection(); ind != nil && ind.Indirection[len(ind.Indirection)-1].GetAStar() != nil {
+			// (record).* expands to the record's fields.
+			inner := &pg_query.A_Indirection{Arg: ind.Arg, Indirection: ind.Indirection[:len(ind.Indirection)-1]}
+			var e scalar.Expr
+			var err error
+			if len(inner.Indirection) == 0 {
+				e, err = b.expr(ind.Arg, c)
+			} else {
+				e, err = b.indirection(inner, c)
+			}
+			if err != nil {
+				return nil, nil, err
+			}
+			fields, fnames, err := expandRecord(e, 0)
+			if err != nil {
+				return nil, nil, err
+			}
+			exprs, names = append(exprs, fields...), append(names, fnames...)
+			continue
+		}
 		e, err := b.expr(rt.Val, c)
 		if err != nil {
 			return nil, nil, err
@@ -277,6 +294,8 @@ func columnName(n *pg_query.Node) string {
 		return parts[len(parts)-1]
 	case n.GetCaseExpr() != nil:
 		return "case"
+	case n.GetRowExpr() != nil:
+		return "row"
 	case n.GetCoalesceExpr() != nil:
 		return "coalesce"
 	case n.GetMinMaxExpr() != nil:
@@ -402,16 +421,20 @@ func (b *binder) orderBy(items []*pg_query.Node, c *exprCtx, targets *[]scalar.E
 	return keys, nil
 }
 
-// distinctOn binds DISTINCT ON expressions to projection positions.
+// distinctOn binds DISTINCT ON expressions to projection positions, as
+// ORDER BY items are bound (window functions included).
 func (b *binder) distinctOn(items []*pg_query.Node, c *exprCtx, targets *[]scalar.Expr, names []string) ([]int, error) {
 	var cols []int
 	for _, n := range items {
 		idx, err := outputRef(n, names, len(names))
+		if pe, ok := err.(*pgerr.Error); ok && pe.Code == pgerr.InvalidColumnReference {
+			err = pgerr.New(pe.Code, "DISTINCT ON %s", pe.Message).WithPosition(pe.Position)
+		}
 		if err != nil {
 			return nil, err
 		}
 		if idx < 0 {
-			e, err := b.expr(n, &exprCtx{s: c.s, agg: c.agg, what: "DISTINCT ON"})
+			e, err := b.expr(n, &exprCtx{s: c.s, agg: c.agg, win: c.win, what: "DISTINCT ON"})
 			if err != nil {
 				return nil, err
 			}
@@ -424,6 +447,39 @@ func (b *binder) distinctOn(items []*pg_query.Node, c *exprCtx, targets *[]scala
 		cols = append(cols, idx)
 	}
 	return cols, nil
+}
+
+// distinctOnMatchesOrder checks PostgreSQL's rule for DISTINCT ON with
+// ORDER BY (transformDistinctOnClause): the ORDER BY items that are
+// DISTINCT ON items, repeats dropped, come first, and the DISTINCT ON
+// items that ORDER BY lacks are allowed only when every ORDER BY item is
+// one of them.
+func distinctOnMatchesOrder(on []int, order []planner.SortKey) error {
+	if len(order) == 0 {
+		return nil
+	}
+	mismatch := pgerr.New(pgerr.InvalidColumnReference, "SELECT DISTINCT ON expressions must match initial ORDER BY expressions")
+	sorted := map[int]bool{}
+	skipped := false
+	for _, k := range order {
+		idx := k.Expr.(*scalar.ColRef).Idx
+		switch {
+		case sorted[idx]:
+		case slices.Contains(on, idx):
+			if skipped {
+				return mismatch
+			}
+			sorted[idx] = true
+		default:
+			skipped = true
+		}
+	}
+	for _, idx := range on {
+		if !sorted[idx] && skipped {
+			return mismatch
+		}
+	}
+	return nil
 }
 
 // findExpr returns the position of an expression equal to e, or -1.

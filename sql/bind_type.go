@@ -39,6 +39,7 @@ var typeNames = map[string]types.Family{
 	"oid":         types.Oid,
 	"regclass":    types.RegClass, "regtype": types.RegType,
 	"regproc": types.RegProc, "regnamespace": types.RegNamespace,
+	"record": types.Record,
 }
 
 // bindType resolves a type name with its modifiers and array bounds.

@@ -114,6 +114,9 @@ func (s *session) bindCreateTable(cat *catalog.Catalog, raw *rawStatement, cs *p
 				if t, err = b.bindType(cd.TypeName); err != nil {
 					return nil, err
 				}
+				if err := storableType(cd.Colname, t); err != nil {
+					return nil, withPosition(err, loc(cd.Location))
+				}
 			}
 			col := catalog.ColumnDef{Name: cd.Colname, Type: t, NotNull: cd.IsNotNull}
 			for _, cn := range cd.Constraints {

@@ -39,6 +39,41 @@ type scope struct {
 	// enclosing, on the scope of a subquery's SELECT, is the clause of
 	// the enclosing query the subquery stands in.
 	enclosing *enclosingAggs
+	// rowTypes tells what whole-row references to the level's range
+	// variables are (bind_record.go); absent: anonymous records.
+	rowTypes map[string]rowType
+}
+
+// addRowTypes records the whole-row types of range variables.
+func (s *scope) addRowTypes(rt map[string]rowType) {
+	if len(rt) == 0 {
+		return
+	}
+	if s.rowTypes == nil {
+		s.rowTypes = map[string]rowType{}
+	}
+	for t, r := range rt {
+		s.rowTypes[t] = r
+	}
+}
+
+// findTable finds the level whose range variable table a reference from
+// s can see, searching outward as resolve does; depth counts the levels.
+func (s *scope) findTable(table string) (sc *scope, depth int, ok bool) {
+	viaLateral := false
+	for level, sc := 0, s; sc != nil; level, sc = level+1, sc.parent {
+		visible := !sc.lateralOnly || viaLateral
+		switch {
+		case sc.lateral:
+			viaLateral = true
+		case !sc.lateralOnly:
+			viaLateral = false
+		}
+		if visible && sc.tables[table] {
+			return sc, level, true
+		}
+	}
+	return nil, 0, false
 }
 
 func newScope(parent *scope) *scope {

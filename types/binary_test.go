@@ -10,6 +10,9 @@ import (
 func TestBinaryRoundTrip(t *testing.T) {
 	rng := rand.New(rand.NewPCG(15, 16))
 	for _, f := range keyFamilies {
+		if f == Record {
+			continue // anonymous records have no input function, as in PostgreSQL
+		}
 		for i := 0; i < 500; i++ {
 			d := randomDatum(rng, f)
 			if d.IsNull() || f == Char || (f == Text || f == Varchar || f == Name || f == JSON) && !validText(d.Str()) {

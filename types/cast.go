@@ -104,7 +104,7 @@ func castToString(d Datum, from Type, to Family, cfg *TextConfig) string {
 
 func castArray(d Datum, from, to Type, explicit bool, cfg *TextConfig) (Datum, error) {
 	fe, te := from.ElemType(), to.ElemType()
-	out := &ArrayValue{Elem: te, Elems: make([]Datum, len(d.arr().Elems))}
+	out := d.arr().WithElems(te, make([]Datum, len(d.arr().Elems)))
 	for i, e := range d.arr().Elems {
 		if e.IsNull() {
 			continue

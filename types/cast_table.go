@@ -99,7 +99,8 @@ func CastContext(from, to Type) (CastKind, bool) {
 // Category returns pg_type.typcategory, which PostgreSQL's overload
 // resolution uses to prefer candidates of the argument's category: 'A'
 // array, 'B' boolean, 'D' date/time, 'N' numeric, 'S' string, 'T'
-// timespan, 'U' user-defined (bytea, uuid, json, jsonb), 'X' unknown.
+// timespan, 'C' composite (record), 'U' user-defined (bytea, uuid, json,
+// jsonb), 'X' unknown.
 func Category(f Family) byte {
 	switch f {
 	case Bool:
@@ -114,6 +115,8 @@ func Category(f Family) byte {
 		return 'T'
 	case Array:
 		return 'A'
+	case Record:
+		return 'C'
 	case Unknown:
 		return 'X'
 	case QChar:

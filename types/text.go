@@ -61,6 +61,8 @@ func AppendText(dst []byte, d Datum, t Type, cfg *TextConfig) []byte {
 			return appendVector(dst, d.arr())
 		}
 		return appendArray(dst, d.arr(), cfg)
+	case Record:
+		return appendRecord(dst, d.rec(), cfg)
 	}
 	return dst
 }
@@ -152,6 +154,8 @@ func parseTextValue(s string, t Type, cfg *TextConfig) (Datum, error) {
 			return parseVector(s, t)
 		}
 		return parseArray(s, t.ElemType(), cfg)
+	case Record:
+		return Null, errRecordInput()
 	}
 	return Null, pgerr.New(pgerr.FeatureNotSupported, "type %s is not supported", t)
 }

@@ -49,6 +49,8 @@ const (
 	// Void is the result of functions that return nothing (pg_advisory_lock,
 	// pg_notify): its one value prints as the empty string.
 	Void
+	// Record is a row value (record.go).
+	Record
 	numFamilies
 )
 
@@ -95,6 +97,8 @@ var (
 	TypeRegNS       = Type{Family: RegNamespace, Mod: -1}
 	TypeQChar       = Type{Family: QChar, Mod: -1}
 	TypeVoid        = Type{Family: Void, Mod: -1}
+	// TypeRecord is the type record without a known descriptor.
+	TypeRecord = Type{Family: Record, Mod: -1}
 )
 
 // ArrayOf returns the array type whose elements have type elem.
@@ -159,6 +163,7 @@ var families = [numFamilies]familyInfo{
 	RegNamespace: {"regnamespace", 4089, 4090, 4},
 	QChar:        {`"char"`, 18, 1002, 1},
 	Void:         {"void", 2278, 0, 4},
+	Record:       {"record", 2249, 2287, -1},
 }
 
 // OID returns the PostgreSQL type OID, as sent in RowDescription.
@@ -195,6 +200,9 @@ func (t Type) TypMod() int32 {
 		return 0x7FFF<<16 | t.Mod
 	case Array:
 		return t.ElemType().TypMod()
+	case Record:
+		// Mod is the descriptor's id in this process, not a typmod.
+		return -1
 	}
 	return t.Mod
 }

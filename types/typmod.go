@@ -55,7 +55,7 @@ func applyTypmod(d Datum, t Type, explicit bool) (Datum, error) {
 			return d, nil
 		}
 		et := t.ElemType()
-		out := &ArrayValue{Elem: et, Elems: make([]Datum, len(d.arr().Elems))}
+		out := d.arr().WithElems(et, make([]Datum, len(d.arr().Elems)))
 		for i, e := range d.arr().Elems {
 			v, err := applyTypmod(e, et, explicit)
 			if err != nil {

@@ -95,6 +95,9 @@ func arrayAgg() *AggFunc {
 
 func jsonAgg(name string, ret types.Type) *AggFunc {
 	return orderedAgg(name, ts(AnyElement), ret, false, func(p []types.Type, r types.Type, m *multiset) (types.Datum, error) {
+		if r.Family == types.JSON {
+			return jsonAggText(p[0], m)
+		}
 		var elems []types.JSONValue
 		var err error
 		m.each(func(args []types.Datum, n int64) bool {

@@ -66,6 +66,12 @@ func Compile(e Expr) (Evaluator, error) {
 		return compileArray(e)
 	case *Subscript:
 		return compileSubscript(e)
+	case *Slice:
+		return compileSlice(e)
+	case *RowExpr:
+		return compileRow(e)
+	case *FieldSelect:
+		return compileFieldSelect(e)
 	case *AnyAll:
 		return compileAnyAll(e)
 	}
