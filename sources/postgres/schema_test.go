@@ -98,7 +98,7 @@ func TestDropColumn(t *testing.T) {
 }
 
 // TestDeadLetters feeds values streamdb cannot represent (a timestamp past
-// its range, a two-dimensional array) through the snapshot and the
+// its range, an array whose lower bound is not 1) through the snapshot and the
 // stream: each becomes a dead letter naming table, column and key, the
 // row stays out, and everything else flows on.
 func TestDeadLetters(t *testing.T) {
@@ -110,7 +110,7 @@ func TestDeadLetters(t *testing.T) {
 	m := newModel(src.Outputs())
 	start(t, src, m, nil)
 	m.waitState(t, sources.Running)
-	u.exec(`INSERT INTO t VALUES (3, '2024-01-01', '{{1,2},{3,4}}'), (4, '2024-01-01', '{4}')`,
+	u.exec(`INSERT INTO t VALUES (3, '2024-01-01', '[0:1]={1,2}'), (4, '2024-01-01', '{4}')`,
 		`UPDATE t SET ts = '294271-01-01' WHERE id = 1`,
 		`UPDATE t SET ts = '2020-01-01' WHERE id = 2`,
 		`UPDATE f SET ts = '1999-01-01' WHERE ts = '294270-01-01'`,
@@ -133,7 +133,7 @@ func TestDeadLetters(t *testing.T) {
 	want := []string{
 		`f : column "ts" of table public.f: timestamp out of range`,
 		`t (2): column "ts" of table public.t: timestamp out of range`,
-		`t (3): column "a" of table public.t: multidimensional arrays are not supported`,
+		`t (3): column "a" of table public.t: arrays with lower bounds other than 1 are not supported`,
 		`t (1): column "ts" of table public.t: timestamp out of range: "294271-01-01 00:00:00"`,
 		`f : column "ts" of table public.f: timestamp out of range: "294270-01-01 00:00:00"`,
 		`f : column "ts" of table public.f: timestamp out of range: "294272-01-01 00:00:00"`,
