@@ -135,7 +135,7 @@ func parseTextValue(s string, t Type, cfg *TextConfig) (Datum, error) {
 	case TimestampTZ:
 		return parseTimestamp(s, true, cfg)
 	case Interval:
-		return parseInterval(s, cfg.IntervalStyle)
+		return parseInterval(s, cfg.IntervalStyle, intervalRange(t.Mod))
 	case Array:
 		return parseArray(s, t.ElemType(), cfg)
 	}
