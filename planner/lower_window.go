@@ -46,7 +46,7 @@ func lowerWindow(lc *LowerContext, w *Window) (dataflow.Node, error) {
 	}
 	next := 0
 	for _, c := range w.Calls {
-		f, err := windowFunc(lc, c, w.Order != nil)
+		f, err := windowFunc(lc, c, w.Order)
 		if err != nil {
 			return in, err
 		}
@@ -69,14 +69,20 @@ func lowerWindow(lc *LowerContext, w *Window) (dataflow.Node, error) {
 }
 
 // windowFunc translates one call. Offsets and bucket counts must be
-// constants (or parameters), as the operator needs them up front.
-func windowFunc(lc *LowerContext, c WindowCall, ordered bool) (dataflow.WindowFunc, error) {
+// constants (or parameters), as the operator needs them up front. An
+// aggregate that lists its inputs (array_agg, string_agg, ...) takes the
+// window's ORDER BY as its own: its frame's rows in window order.
+func windowFunc(lc *LowerContext, c WindowCall, order []SortKey) (dataflow.WindowFunc, error) {
 	frame, err := windowFrame(lc, c.Frame)
 	if err != nil {
 		return dataflow.WindowFunc{}, err
 	}
 	if c.Agg != nil {
-		agg, err := buildAggregate(lc, AggCall{Func: c.Agg, Args: c.Args, Typ: c.Typ}, false)
+		call := AggCall{Func: c.Agg, Args: c.Args, Typ: c.Typ}
+		if c.Agg.InputOrdered() {
+			call.Order = order
+		}
+		agg, err := buildAggregate(lc, call, false)
 		if err != nil {
 			return dataflow.WindowFunc{}, err
 		}

@@ -30,6 +30,12 @@ func orderedAgg(name string, params []types.Type, ret types.Type, strict bool, f
 		}}
 }
 
+// followsInput marks an aggregate whose result lists its inputs in order.
+func followsInput(f *AggFunc) *AggFunc {
+	f.inputOrder = true
+	return f
+}
+
 func minMax(name string, max bool) *AggFunc {
 	f := orderedAgg(name, ts(AnyElement), AnyElement, true, func(_ []types.Type, _ types.Type, m *multiset) (types.Datum, error) {
 		var args []types.Datum
@@ -54,7 +60,7 @@ func minMax(name string, max bool) *AggFunc {
 // stringAgg concatenates non-NULL values, each but the first preceded by
 // its own row's delimiter (a NULL delimiter is empty).
 func stringAgg(t types.Type) *AggFunc {
-	return orderedAgg("string_agg", ts(t, t), t, false, func(_ []types.Type, r types.Type, m *multiset) (types.Datum, error) {
+	return followsInput(orderedAgg("string_agg", ts(t, t), t, false, func(_ []types.Type, r types.Type, m *multiset) (types.Datum, error) {
 		var b strings.Builder
 		any := false
 		m.each(func(args []types.Datum, n int64) bool {
@@ -74,11 +80,11 @@ func stringAgg(t types.Type) *AggFunc {
 			return types.Null, nil
 		}
 		return types.NewString(r.Family, b.String()), nil
-	})
+	}))
 }
 
 func arrayAgg() *AggFunc {
-	return orderedAgg("array_agg", ts(AnyNonArray), AnyArray, false, func(p []types.Type, _ types.Type, m *multiset) (types.Datum, error) {
+	return followsInput(orderedAgg("array_agg", ts(AnyNonArray), AnyArray, false, func(p []types.Type, _ types.Type, m *multiset) (types.Datum, error) {
 		var elems []types.Datum
 		m.each(func(args []types.Datum, n int64) bool {
 			for ; n > 0; n-- {
@@ -90,11 +96,11 @@ func arrayAgg() *AggFunc {
 			return types.Null, nil
 		}
 		return types.NewArray(&types.ArrayValue{Elem: p[0], Elems: elems}), nil
-	})
+	}))
 }
 
 func jsonAgg(name string, ret types.Type) *AggFunc {
-	return orderedAgg(name, ts(AnyElement), ret, false, func(p []types.Type, r types.Type, m *multiset) (types.Datum, error) {
+	return followsInput(orderedAgg(name, ts(AnyElement), ret, false, func(p []types.Type, r types.Type, m *multiset) (types.Datum, error) {
 		var elems []types.JSONValue
 		var err error
 		m.each(func(args []types.Datum, n int64) bool {
@@ -111,11 +117,11 @@ func jsonAgg(name string, ret types.Type) *AggFunc {
 			return types.Null, err
 		}
 		return jsonDatum(types.JSONValue{Kind: types.JSONArray, Elems: elems}, r.Family), nil
-	})
+	}))
 }
 
 func jsonObjectAgg(name string, ret types.Type) *AggFunc {
-	return orderedAgg(name, ts(AnyT, AnyT), ret, false, func(p []types.Type, r types.Type, m *multiset) (types.Datum, error) {
+	return followsInput(orderedAgg(name, ts(AnyT, AnyT), ret, false, func(p []types.Type, r types.Type, m *multiset) (types.Datum, error) {
 		var pairs []types.JSONPair
 		var err error
 		m.each(func(args []types.Datum, n int64) bool {
@@ -123,18 +129,27 @@ func jsonObjectAgg(name string, ret types.Type) *AggFunc {
 				err = errNullKey()
 				return false
 			}
+			var k string
+			if k, err = jsonKey(args[0], p[0], nil); err != nil {
+				return false
+			}
 			var v types.JSONValue
 			if v, err = toJSONValue(args[1], p[1], nil); err != nil {
 				return false
 			}
-			pairs = append(pairs, types.JSONPair{Key: datumText(args[0], p[0], nil), Value: v})
+			for ; n > 0; n-- {
+				pairs = append(pairs, types.JSONPair{Key: k, Value: v})
+			}
 			return true
 		})
 		if err != nil || pairs == nil {
 			return types.Null, err
 		}
+		if r.Family == types.JSON {
+			return types.NewString(types.JSON, string(appendJSONObjectAgg(nil, pairs))), nil
+		}
 		return jsonDatum(makeObject(pairs), r.Family), nil
-	})
+	}))
 }
 
 func init() {

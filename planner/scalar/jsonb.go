@@ -464,11 +464,15 @@ func jsonBuilder(name string, object bool, f types.Family) *Func {
 				if a[i].IsNull() {
 					return types.Null, pgerr.New(pgerr.InvalidParameterValue, "argument %d: key must not be null", i+1)
 				}
+				k, err := jsonKey(a[i], argT[i], cfg)
+				if err != nil {
+					return types.Null, err
+				}
 				v, err := toJSONValue(a[i+1], argT[i+1], cfg)
 				if err != nil {
 					return types.Null, err
 				}
-				pairs = append(pairs, types.JSONPair{Key: textOf(ctx, a[i], argT[i]), Value: v})
+				pairs = append(pairs, types.JSONPair{Key: k, Value: v})
 			}
 			if f == types.JSON {
 				return jsonDatum(types.JSONValue{Kind: types.JSONObject, Pairs: pairs}, f), nil
