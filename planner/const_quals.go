@@ -5,9 +5,10 @@ import (
 	"github.com/streamdb/streamdb/types"
 )
 
-// simplifyConstants simplifies every expression of the plan, nested
-// subqueries included (scalar.Simplify: strict calls of a NULL constant
-// are NULL, constant booleans are evaluated), and then does what
+// simplifyConstants simplifies every expression of the plan, and of the
+// subqueries its expressions reach (scalar.Simplify: constants are
+// evaluated, and their errors fail the statement as PostgreSQL's planner
+// does; strict calls of a NULL constant are NULL), and then does what
 // PostgreSQL does with a qualification that is constant false or NULL: it
 // gates the plan below it, which is then never run. A Filter (WHERE, or
 // HAVING) with such a conjunct, and an inner or semi join with one in its
@@ -18,9 +19,22 @@ import (
 //
 // It runs first in Optimize, so that decorrelation and pushdown never see
 // a conjunct that no row passes.
-func simplifyConstants(n Node) Node {
-	return RewriteNodes(n, func(n Node) Node {
-		n = MapExprs(n, simplifyExpr)
+func simplifyConstants(n Node) (Node, error) {
+	var err error
+	out := RewriteNodes(n, func(n Node) Node {
+		if err != nil {
+			return n
+		}
+		n = MapExprs(n, func(e scalar.Expr) scalar.Expr {
+			if err != nil {
+				return e
+			}
+			var s scalar.Expr
+			if s, err = scalar.Simplify(e, simplifySubquery); err != nil {
+				return e
+			}
+			return s
+		})
 		switch x := n.(type) {
 		case *Filter:
 			if anyFalseConjunct(x.Pred) {
@@ -39,19 +53,23 @@ func simplifyConstants(n Node) Node {
 		}
 		return n
 	})
+	return out, err
 }
 
-// simplifyExpr simplifies an expression and the plans of its subqueries.
-func simplifyExpr(e scalar.Expr) scalar.Expr {
-	e = scalar.Rewrite(e, func(x scalar.Expr) scalar.Expr {
-		if s, ok := x.(*Subquery); ok {
-			c := *s
-			c.Plan = simplifyConstants(s.Plan)
-			return &c
-		}
-		return x
-	})
-	return scalar.Simplify(e)
+// simplifySubquery simplifies the plan of a subquery that an expression
+// reaches.
+func simplifySubquery(e scalar.Expr) (scalar.Expr, error) {
+	s, ok := e.(*Subquery)
+	if !ok {
+		return e, nil
+	}
+	plan, err := simplifyConstants(s.Plan)
+	if err != nil {
+		return nil, err
+	}
+	c := *s
+	c.Plan = plan
+	return &c, nil
 }
 
 func anyFalseConjunct(e scalar.Expr) bool {

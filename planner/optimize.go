@@ -8,8 +8,11 @@ package planner
 // the top-k below windows whose row numbers a filter bounds (which
 // needs the filters pushed onto the windows).
 func Optimize(n Node) (Node, error) {
-	n, err := Decorrelate(simplifyConstants(n))
+	n, err := simplifyConstants(n)
 	if err != nil {
+		return nil, err
+	}
+	if n, err = Decorrelate(n); err != nil {
 		return nil, err
 	}
 	return limitWindows(orderJoins(pushFilters(n))), nil
