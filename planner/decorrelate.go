@@ -82,6 +82,8 @@ func unnestNode(n Node) (Node, error) {
 			}
 		}
 		return &Project{Input: input, Exprs: exprs, Cols: x.Cols}, nil
+	case *Window:
+		return unnestWindow(x)
 	case *Join:
 		if x.Kind != InnerJoin {
 			return nil, pgerr.New(pgerr.FeatureNotSupported, "subqueries in the condition of an outer join are not supported")
@@ -90,6 +92,44 @@ func unnestNode(n Node) (Node, error) {
 		return unnestNode(&Filter{Input: cross, Pred: x.On})
 	}
 	return nil, pgerr.New(pgerr.FeatureNotSupported, "subqueries are not supported in this position")
+}
+
+// unnestWindow computes the subqueries of window function arguments
+// (lag(x, (SELECT …))) as columns of the window's input, which the
+// window's output then drops again.
+func unnestWindow(w *Window) (Node, error) {
+	input := w.Input
+	width := len(input.Columns())
+	calls := make([]WindowCall, len(w.Calls))
+	for i, c := range w.Calls {
+		c.Args = slices.Clone(c.Args)
+		for j, a := range c.Args {
+			var err error
+			if input, c.Args[j], err = applySubqueries(input, a); err != nil {
+				return nil, err
+			}
+		}
+		calls[i] = c
+	}
+	if c := w.Order; slices.ContainsFunc(c, func(k SortKey) bool { return exprHasSubquery(k.Expr) }) {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "subqueries in a window's ORDER BY are not supported")
+	}
+	out := &Window{Input: input, PartitionBy: w.PartitionBy, Order: w.Order, Calls: calls, Cols: w.Cols}
+	extra := len(input.Columns()) - width
+	if extra == 0 {
+		return out, nil
+	}
+	cols := out.Columns()
+	var exprs []scalar.Expr
+	var keep []Column
+	for i, c := range cols {
+		if i >= width && i < width+extra {
+			continue
+		}
+		exprs = append(exprs, &scalar.ColRef{Idx: i, Typ: c.Type})
+		keep = append(keep, c)
+	}
+	return &Project{Input: out, Exprs: exprs, Cols: keep}, nil
 }
 
 func trueExpr() scalar.Expr { return scalar.NewConst(types.DTrue, types.TypeBool) }
