@@ -481,13 +481,13 @@ func (b *binder) groupBy(items []*pg_query.Node, s *scope, targets []scalar.Expr
 			}
 			return keyOf(targets[i-1]), nil
 		}
+		if rt, ok, err := groupAlias(n, s, targets, names); err != nil {
+			return 0, err
+		} else if ok {
+			return keyOf(rt), nil
+		}
 		e, err := b.expr(n, &exprCtx{s: s, what: "GROUP BY"})
 		if err != nil {
-			if cr := n.GetColumnRef(); cr != nil && len(cr.Fields) == 1 && pgerr.CodeOf(err) == pgerr.UndefinedColumn {
-				if rt, ok := groupAlias(cr, targets, names); ok {
-					return keyOf(rt), nil
-				}
-			}
 			return 0, err
 		}
 		return keyOf(e), nil
@@ -656,15 +656,35 @@ func mergeSet(a, b []int) []int {
 	return out
 }
 
-// groupAlias resolves a GROUP BY name to a select-list alias.
-func groupAlias(cr *pg_query.ColumnRef, targets []scalar.Expr, names []string) (scalar.Expr, bool) {
+// groupAlias resolves a GROUP BY name to a select-list alias as
+// PostgreSQL does (findTargetlistEntrySQL92): a column of the query's own
+// FROM clause comes first, then the aliases, which must agree when
+// several have the name, and only then the columns of enclosing queries.
+func groupAlias(n *pg_query.Node, s *scope, targets []scalar.Expr, names []string) (scalar.Expr, bool, error) {
+	cr := n.GetColumnRef()
+	if cr == nil || len(cr.Fields) != 1 || cr.Fields[0].GetString_() == nil {
+		return nil, false, nil
+	}
 	name := cr.Fields[0].GetString_().Sval
+	if s.hasLocal(name) {
+		return nil, false, nil
+	}
+	var found scalar.Expr
 	for i, nm := range names {
-		if nm == name && i < len(targets) {
-			return targets[i], true
+		if nm != name || i >= len(targets) {
+			continue
+		}
+		if found != nil && !exprEqual(found, targets[i]) {
+			return nil, false, pgerr.New(pgerr.AmbiguousColumn, "GROUP BY %q is ambiguous", name).WithPosition(loc(cr.Location))
+		}
+		if found == nil {
+			found = targets[i]
 		}
 	}
-	return nil, false
+	if found == nil {
+		return nil, false, nil
+	}
+	return found, true, noAggregates(found, "GROUP BY", loc(cr.Location))
 }
 
 // noAggregates rejects an aggregate call in a clause that cannot hold one.
