@@ -70,6 +70,11 @@ func TestGenerateCoverage(t *testing.T) {
 		"dense_rank() OVER (", "lag(", "lead(", "first_value(", "last_value(", " ROWS BETWEEN ",
 		" RANGE BETWEEN ", "PARTITION BY ", ".rn <", "CASE WHEN ", "COALESCE(", "NULLIF(", " IS NOT DISTINCT FROM ",
 		" BETWEEN ", " LIKE ", " IS UNKNOWN", " NULLS FIRST", "DESC",
+		// Interval qualifiers, ordered aggregates over windows, subqueries
+		// in CASE branches, and strict calls of NULL (issue 28).
+		"' YEAR", "' MONTH", "' MINUTE", " YEAR TO MONTH", " DAY TO HOUR", " MINUTE TO SECOND", " SECOND(", " AS INTERVAL ",
+		"string_agg(", "jsonb_object_agg(", " <> 0 THEN (SELECT ", " = 0 THEN ", " <> 0 AND EXISTS (", " / 0) * CAST(NULL AS int)",
+		" / 0) IN (NULL)", " BETWEEN NULL AND ",
 	} {
 		if !strings.Contains(text, construct) {
 			t.Errorf("no generated view contains %q", construct)
@@ -79,6 +84,9 @@ func TestGenerateCoverage(t *testing.T) {
 	// before the comma too.
 	if !regexp.MustCompile(`, t\d AS a\d+ JOIN LATERAL \(`).MatchString(text) {
 		t.Error("no generated view has a JOIN LATERAL after a comma")
+	}
+	if !regexp.MustCompile(`(array_agg|jsonb_agg|jsonb_object_agg|string_agg)\([^()]*(\([^()]*\)[^()]*)*\) OVER \(`).MatchString(text) {
+		t.Error("no generated view has an ordered aggregate over a window")
 	}
 	// An aggregate of a grouped query in a subquery of its own.
 	if !regexp.MustCompile(`\(SELECT (sum|avg|min|max|count)\([^()]*a\d+\.`).MatchString(text) {
