@@ -36,8 +36,11 @@ func followsInput(f *AggFunc) *AggFunc {
 	return f
 }
 
-func minMax(name string, max bool) *AggFunc {
-	f := orderedAgg(name, ts(AnyElement), AnyElement, true, func(_ []types.Type, _ types.Type, m *multiset) (types.Datum, error) {
+// minMax is min or max over values of type t. PostgreSQL declares them
+// for each type, not as polymorphic functions: an untyped literal, min('x'),
+// resolves to the text overload, which a text instance gives.
+func minMax(name string, max bool, t types.Type) *AggFunc {
+	f := orderedAgg(name, ts(t), t, true, func(_ []types.Type, _ types.Type, m *multiset) (types.Datum, error) {
 		var args []types.Datum
 		var ok bool
 		if max {
@@ -154,7 +157,9 @@ func jsonObjectAgg(name string, ret types.Type) *AggFunc {
 
 func init() {
 	addAgg(
-		minMax("min", false), minMax("max", true),
+		minMax("min", false, AnyElement), minMax("max", true, AnyElement),
+		minMax("min", false, textT), minMax("max", true, textT),
+		minMax("min", false, types.TypeChar), minMax("max", true, types.TypeChar),
 		stringAgg(textT), stringAgg(byteaT),
 		arrayAgg(),
 		jsonAgg("jsonb_agg", types.TypeJSONB), jsonAgg("json_agg", types.TypeJSON),
