@@ -33,12 +33,13 @@ test: build
 # node-postgres (compat/clients), installed by .ci/run. psql, pgx, lib/pq
 # and Grafana's queries run in make test.
 compat:
-	$(GO) test -tags compat -count=1 -timeout 10m -run 'TestPsycopg|TestJDBC|TestNodePostgres' -v ./compat/
+	$(GO) test -tags compat -count=1 -timeout 10m -run 'TestPsycopg|TestJDBC|TestNodePostgres|TestAsyncpg|TestSQLAlchemy|TestDBT|TestListenNotify' -v ./compat/
 
 lint:
 	$(GO) vet ./...
 	$(GO) run $(STATICCHECK) ./...
 	@test -z "$$(gofmt -l .)" || (gofmt -l . && exit 1)
+	$(GO) mod tidy -diff
 
 # The Nexmark harness (bench/nexmark): streamdb vs PostgreSQL 15 and a Go
 # loop; writes bench/results/latest.{json,md,png}. BENCH_EVENTS=n scales it.
@@ -56,6 +57,7 @@ kafka: build
 
 fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzServerMessages -fuzztime $(FUZZTIME) ./pgwire
+	$(GO) test -run '^$$' -fuzz FuzzServer -fuzztime $(FUZZTIME) ./internal/scram
 	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime $(FUZZTIME) ./sql/parser
 	$(GO) test -run '^$$' -fuzz FuzzLex -fuzztime $(FUZZTIME) ./sql/parser
 	$(GO) test -run '^$$' -fuzz FuzzDecodeKey -fuzztime $(FUZZTIME) ./types
@@ -68,6 +70,8 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzDecodeJSON -fuzztime $(FUZZTIME) ./sources/kafka
 	$(GO) test -run '^$$' -fuzz FuzzDecodeCSV -fuzztime $(FUZZTIME) ./sources/kafka
 	$(GO) test -run '^$$' -fuzz FuzzDebezium -fuzztime $(FUZZTIME) ./sources/kafka
+	$(GO) test -run '^$$' -fuzz FuzzPgoutput -fuzztime $(FUZZTIME) ./sources/postgres
+	$(GO) test -run '^$$' -fuzz FuzzCopyDecoder -fuzztime $(FUZZTIME) ./sources/postgres
 
 clean:
 	rm -rf $(BIN)

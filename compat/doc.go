@@ -8,6 +8,13 @@
 // supported type back, checks SQLSTATEs of errors, and cancels a running
 // statement.
 //
+// Every server here asks its clients for SCRAM-SHA-256 as it asks clients
+// on other hosts under the default --auth local-trust (startServer makes
+// the loopback clients remote), so every client connects with the role
+// streamdb's password, offered SCRAM-SHA-256-PLUS over TLS. Each client
+// also checks that a wrong password gets 28P01, and TestLocalTrust that
+// loopback clients need none when loopback is local.
+//
 // The clients that need another runtime — psycopg 3 (Python), the
 // PostgreSQL JDBC driver (Java) and node-postgres (JavaScript) — are small
 // programs under clients/, run by tests behind the "compat" build tag

@@ -28,5 +28,5 @@ func TestJDBC(t *testing.T) {
 	srv := startServer(t, true)
 	// The source-file launcher compiles Compat.java in memory: no javac
 	// step and no class files to clean up.
-	runClient(t, java, "-cp", jdbcJar, "clients/jdbc/Compat.java", srv.host, strconv.Itoa(srv.port))
+	runClient(t, java, "-cp", jdbcJar, "clients/jdbc/Compat.java", srv.host, strconv.Itoa(srv.port), srv.password)
 }

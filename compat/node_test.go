@@ -22,5 +22,5 @@ func TestNodePostgres(t *testing.T) {
 		t.Skip("node-postgres not installed (npm ci --prefix compat/clients/node)")
 	}
 	srv := startServer(t, true)
-	runClient(t, node, "clients/node/compat.js", srv.host, strconv.Itoa(srv.port))
+	runClient(t, node, "clients/node/compat.js", srv.host, strconv.Itoa(srv.port), srv.password)
 }

@@ -33,7 +33,7 @@ func TestPsql(t *testing.T) {
 			cmd := exec.CommandContext(ctx, "psql", "-X", "-h", srv.host, "-p", strconv.Itoa(srv.port), "-U", "streamdb",
 				"-d", "streamdb", "-f", filepath.Base(script))
 			cmd.Dir = "testdata/psql"
-			cmd.Env = append(os.Environ(), "PGSSLMODE=disable", "PGTZ=UTC", "PAGER=", "PSQL_PAGER=", "LC_ALL=C.UTF-8")
+			cmd.Env = append(os.Environ(), "PGPASSWORD="+srv.password, "PGSSLMODE=disable", "PGTZ=UTC", "PAGER=", "PSQL_PAGER=", "LC_ALL=C.UTF-8")
 			out, _ := cmd.CombinedOutput()
 			golden := filepath.Join("testdata/psql", name+".out")
 			if *update {

@@ -8,13 +8,13 @@ import (
 	"testing"
 )
 
-// TestPsycopg runs clients/psycopg/compat.py: psycopg 3 with text and
-// binary cursors, executemany, COPY both ways, transactions, SQLSTATEs
-// and cancel.
+// TestPsycopg runs clients/psycopg/compat.py: psycopg 3 connecting with
+// SCRAM (and channel binding over TLS), text and binary cursors,
+// executemany, COPY both ways, transactions, SQLSTATEs and cancel.
 func TestPsycopg(t *testing.T) {
 	python := findPython(t)
-	srv := startServer(t, false)
-	runClient(t, python, "clients/psycopg/compat.py", srv.host, strconv.Itoa(srv.port))
+	srv := startServer(t, true)
+	runClient(t, python, "clients/psycopg/compat.py", srv.host, strconv.Itoa(srv.port), srv.password)
 }
 
 // findPython returns a Python 3 that can import psycopg, preferring the

@@ -4,10 +4,11 @@ import (
 	"context"
 	"crypto/tls"
 	"flag"
-	"fmt"
 	"io"
 	"log/slog"
 	"net"
+	"net/netip"
+	"net/url"
 	"strconv"
 	"strings"
 	"testing"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/streamdb/streamdb/internal/authfile"
 	"github.com/streamdb/streamdb/internal/selfsigned"
 	"github.com/streamdb/streamdb/internal/testserver"
 	"github.com/streamdb/streamdb/pgwire"
@@ -28,34 +30,72 @@ type server struct {
 	host string
 	port int
 	tls  *tls.Config // nil without TLS
+	// password is the password of the role streamdb.
+	password string
 }
 
-// url returns a connection URL with the given extra query parameters.
+// url returns a connection URL, with the password, and the given extra
+// query parameters.
 func (s *server) url(params string) string {
-	u := fmt.Sprintf("postgres://streamdb@%s:%d/streamdb", s.host, s.port)
-	if params != "" {
-		u += "?" + params
-	}
-	return u
+	return s.urlAs("streamdb", s.password, params)
 }
 
-// startServer runs streamdb until the test ends; with withTLS the server
-// accepts SSLRequest with a fresh self-signed certificate.
+// urlAs returns a connection URL for user with password (none if empty).
+func (s *server) urlAs(user, password, params string) string {
+	u := url.URL{Scheme: "postgres", User: url.User(user), Host: net.JoinHostPort(s.host, strconv.Itoa(s.port)), Path: "/streamdb", RawQuery: params}
+	if password != "" {
+		u.User = url.UserPassword(user, password)
+	}
+	return u.String()
+}
+
+// compatPassword is the password of the role streamdb in every server of
+// these tests.
+const compatPassword = "compat pässword"
+
+// remoteNets make the clients of these tests remote: they connect from
+// 127.0.0.1 and only 127.0.0.2 counts as local, so the server asks them
+// for SCRAM as it asks a client on another host under the default
+// --auth local-trust.
+var remoteNets = []netip.Prefix{netip.MustParsePrefix("127.0.0.2/32")}
+
+// startServer runs streamdb until the test ends, set up as the binary
+// sets it up: the role streamdb bootstrapped in the data directory with
+// compatPassword, local-trust authentication, and the test's clients
+// remote (remoteNets), so that every client connects with SCRAM. With
+// withTLS the server accepts SSLRequest with a fresh self-signed
+// certificate and offers SCRAM-SHA-256-PLUS; plaintext stays allowed, as
+// the clients test both.
 func startServer(t testing.TB, withTLS bool) *server {
+	return startServerAuth(t, withTLS, pgwire.AuthConfig{Remote: pgwire.AuthSCRAM, LocalNets: remoteNets, RemotePlaintext: true})
+}
+
+// startServerAuth is startServer with another authentication policy.
+func startServerAuth(t testing.TB, withTLS bool, auth pgwire.AuthConfig) *server {
 	t.Helper()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	ctx, cancel := context.WithCancel(context.Background())
-	engine, err := sql.Open(ctx, sql.Config{DataDir: t.TempDir(), Logger: log})
+	dir := t.TempDir()
+	f, err := authfile.Open(dir, compatPassword, log)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := pgwire.Config{Listen: "127.0.0.1:0", Engine: engine, Logger: log}
+	roles := pgwire.StaticRoles{}
+	for _, r := range f.Roles {
+		roles[r.Name] = pgwire.LoginRole{Password: r.Password, CanLogin: r.CanLogin}
+	}
+	auth.MockNonce = f.MockAuthNonce
+	front, err := sql.Open(ctx, sql.Config{DataDir: dir, Logger: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := pgwire.Config{Listen: "127.0.0.1:0", Engine: front, Logger: log, Auth: auth, Roles: roles}
 	if withTLS {
 		cfg.TLS = selfSigned(t)
 	}
 	srv := pgwire.NewServer(cfg)
 	done := make(chan error, 2)
-	go func() { done <- engine.Run(ctx) }()
+	go func() { done <- front.Run(ctx) }()
 	go func() { done <- srv.Run(ctx) }()
 	select {
 	case <-srv.Ready():
@@ -68,11 +108,11 @@ func startServer(t testing.TB, withTLS bool) *server {
 		cancel()
 		<-done
 		<-done
-		engine.Close()
+		front.Close()
 	})
 	host, port, _ := net.SplitHostPort(srv.Addr().String())
 	p, _ := strconv.Atoi(port)
-	return &server{host: host, port: p, tls: cfg.TLS}
+	return &server{host: host, port: p, tls: cfg.TLS, password: compatPassword}
 }
 
 // selfSigned returns a TLS configuration with a certificate for

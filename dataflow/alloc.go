@@ -28,8 +28,13 @@ const (
 	slabDatums = 512
 )
 
-// row returns a zeroed row of n columns.
+// row returns a zeroed row of n columns, never nil: a join's Output
+// returns nil for a pair it drops, and a row of no columns (SELECT FROM
+// a join, a domain of no columns) is a row all the same.
 func (s *rowSlab) row(n int) types.Row {
+	if n == 0 {
+		return types.Row{}
+	}
 	if len(s.buf) < n {
 		s.next = min(max(2*s.next, slabFirst), slabDatums)
 		s.buf = make([]types.Datum, max(s.next, n))

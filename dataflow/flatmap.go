@@ -23,21 +23,17 @@ import (
 func (g *Graph) FlatMap(src Node, fn func(row types.Row, emit func(types.Row) bool) error) Node {
 	out := new(stream)
 	op := &flatMapOp{in: g.input(src), out: out, fn: fn}
-	op.emit = op.emitRow
 	return g.add(op, out)
 }
 
 type flatMapOp struct {
 	in, out *stream
 	fn      func(row types.Row, emit func(types.Row) bool) error
-	// emit is op.emitRow bound once, so that no closure is allocated per
-	// input row; diff is the weight of the row being expanded.
-	emit func(types.Row) bool
+	// diff is the weight of the row being expanded.
 	diff int64
-	// ctx is the Step's context, checked every cancelCheckRows rows
-	// emitted. Once it is canceled, err holds why and emit refuses the
-	// rest of the expansion.
-	ctx     context.Context
+	// emitted counts the rows emitted, for checking the Step's context
+	// every cancelCheckRows rows. Once it is canceled, err holds why and
+	// emit refuses the rest of the expansion.
 	emitted int
 	err     error
 	// mark is where the output of the row being expanded starts.
@@ -61,29 +57,30 @@ func (op *flatMapOp) Step(ctx context.Context) error { return op.absorb(ctx, 0) 
 // and fails its query.
 func (op *flatMapOp) absorb(ctx context.Context, _ int) error {
 	op.out.passErrors(op.in)
-	op.ctx, op.err = ctx, ctx.Err()
+	op.err = ctx.Err()
+	// One closure per step, not per input row.
+	emit := func(r types.Row) bool { return op.emitRow(ctx, r) }
 	for _, u := range op.in.delta {
 		if op.err != nil {
 			break
 		}
 		op.mark = len(op.out.delta)
 		op.diff = u.Diff
-		if err := op.fn(u.Row, op.emit); err != nil && op.err == nil {
+		if err := op.fn(u.Row, emit); err != nil && op.err == nil {
 			clear(op.out.delta[op.mark:])
 			op.out.delta = op.out.delta[:op.mark]
 			op.out.errs = append(op.out.errs, ErrorUpdate{Err: dataError(err), Diff: u.Diff})
 		}
 	}
-	op.ctx = nil
 	return op.err
 }
 
-func (op *flatMapOp) emitRow(r types.Row) bool {
+func (op *flatMapOp) emitRow(ctx context.Context, r types.Row) bool {
 	if op.err != nil {
 		return false
 	}
 	if op.emitted++; op.emitted%cancelCheckRows == 0 {
-		if op.err = op.ctx.Err(); op.err != nil {
+		if op.err = ctx.Err(); op.err != nil {
 			return false
 		}
 	}
@@ -92,7 +89,7 @@ func (op *flatMapOp) emitRow(r types.Row) bool {
 		return true
 	}
 	if op.out.built(r); len(op.out.delta) >= op.out.g.chunkSize() || op.out.bytes >= flushBytes {
-		if op.err = op.out.flushIfFull(op.ctx); op.err != nil {
+		if op.err = op.out.flushIfFull(ctx); op.err != nil {
 			return false
 		}
 		op.mark = 0

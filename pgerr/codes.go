@@ -81,6 +81,7 @@ const (
 	DuplicateColumn                 Code = "42701"
 	DuplicateTable                  Code = "42P07"
 	DuplicateObject                 Code = "42710"
+	DuplicateSchema                 Code = "42P06"
 	DuplicatePreparedStatement      Code = "42P05"
 	DuplicateCursor                 Code = "42P03"
 	DuplicateAlias                  Code = "42712"
@@ -110,6 +111,7 @@ const (
 
 	// Class 53, 54, 55, 57: resources and operator intervention.
 	OutOfMemory                  Code = "53200"
+	TooManyConnections           Code = "53300"
 	ProgramLimitExceeded         Code = "54000"
 	StatementTooComplex          Code = "54001"
 	TooManyColumns               Code = "54011"

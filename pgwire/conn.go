@@ -26,6 +26,11 @@ type conn struct {
 
 	pid    uint32
 	secret [4]byte
+	// tls is set once the connection has switched to TLS.
+	tls bool
+	// admitted is set when the connection counts against
+	// MaxConnections; guarded by srv.mu.
+	admitted bool
 
 	stmts   map[string]*prepared
 	portals map[string]*portal

@@ -2,9 +2,10 @@
 // the PostgreSQL frontend/backend protocol, so psql, pgx, JDBC, psycopg and
 // any other PostgreSQL client can connect, and hands the SQL to the engine
 // through the narrow Engine/Session/Statement/Result interfaces defined in
-// engine.go. pgwire never imports the engine (package sql implements the
-// interfaces), which keeps the protocol layer testable with a toy engine
-// and buildable without cgo.
+// engine.go. pgwire never imports the SQL front end or the engine
+// (package sql implements the interfaces, see sql.Frontend), which keeps
+// the protocol layer testable with a toy engine and buildable without
+// cgo.
 //
 // # Connections
 //
@@ -15,11 +16,10 @@
 // a CancelRequest instead of starting a session. The StartupMessage names
 // the user, database and settings; a client asking for a newer protocol
 // minor version or for _pq_ options gets NegotiateProtocolVersion and
-// continues with 3.0. Authentication is pluggable (auth.go; trust by
-// default, cleartext password provided, SCRAM fits the same exchange). Then
-// Engine.Connect opens the session, and the client receives the session's
-// ParameterStatus list, BackendKeyData (process ID and random secret for
-// cancelling) and ReadyForQuery.
+// continues with 3.0. Then the client is admitted and authenticated (see
+// below), Engine.Connect opens the session, and the client receives the
+// session's ParameterStatus list, BackendKeyData (process ID and random
+// secret for cancelling) and ReadyForQuery.
 //
 // Messages are framed by msgReader (reader.go) and decoded with pgproto3's
 // message types. Framing is done here rather than by pgproto3.Backend to
@@ -29,6 +29,48 @@
 // slip from before a TLS handshake into the encrypted stream. Garbage, an
 // unknown type or a length beyond Config.MaxMessageSize ends that
 // connection only, with FATAL 08P01.
+//
+// # Authentication
+//
+// After the StartupMessage, in PostgreSQL's order (startup.go, auth.go):
+//
+//  1. Config.MaxConnections: a client beyond it gets FATAL 53300 "sorry,
+//     too many clients already". Clients count from their StartupMessage,
+//     authenticated or not, until they leave; CancelRequests never count.
+//  2. TLS: when the server has a certificate, a client from a non-local
+//     address that did not ask for TLS is refused (28000) unless
+//     AuthConfig.RemotePlaintext allows it.
+//  3. The method: AuthConfig.Local for clients whose address is in
+//     LocalNets (loopback by default, local.go), Remote for the others.
+//     Trust asks nothing. SCRAM runs SCRAM-SHA-256 (internal/scram; over
+//     TLS SCRAM-SHA-256-PLUS is offered too, binding the exchange to the
+//     certificate). Password asks for the password in cleartext and is
+//     used on TLS connections only; without TLS the client gets SCRAM.
+//  4. AuthenticationOk, then the role: one that does not exist (28000
+//     role "x" does not exist) or lacks LOGIN (28000 role "x" is not
+//     permitted to log in) is turned away, as PostgreSQL does after
+//     authentication.
+//
+// Roles come from Config.Roles, an interface the SQL layer implements
+// from its catalog (StaticRoles serves a fixed set): for each role its
+// SCRAM verifier in PostgreSQL's stored format (never a password), whether
+// it may log in, and until when its password is valid. pgwire keeps no
+// password and never sees one except in the cleartext method.
+//
+// Every failed password looks the same: 28P01 "password authentication
+// failed for user" whether the role exists or not, has a password or not,
+// or the password has expired; for a role without a usable verifier the
+// SCRAM exchange runs on a mock one whose salt is stable per name
+// (AuthConfig.MockNonce), so not even the salt tells. Proofs and keys are
+// compared in constant time. A failure is answered only after
+// AuthConfig.FailureDelay (one second by default), slept by that
+// connection's goroutine alone: a flood of guesses holds connection slots
+// (bounding the guess rate by MaxConnections/FailureDelay) but no lock,
+// and a wrong SCRAM proof costs the server two HMACs, so other sessions
+// are not slowed (TestBruteForce measures it). Cleartext checks, which run
+// PBKDF2, are rationed to half the cores. The client's answers during
+// authentication are limited to 64 KiB, and a malformed SCRAM message is
+// refused with PostgreSQL's own error (TestSASLPostgres compares them).
 //
 // # Queries
 //

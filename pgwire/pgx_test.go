@@ -62,6 +62,14 @@ func pgCode(err error) string {
 	return ""
 }
 
+func pgMessage(err error) string {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		return pe.Message
+	}
+	return ""
+}
+
 var execModes = []pgx.QueryExecMode{
 	pgx.QueryExecModeCacheStatement,
 	pgx.QueryExecModeCacheDescribe,

@@ -112,6 +112,15 @@ func (r *msgReader) next(password pgproto3.FrontendMessage) (msg pgproto3.Fronte
 	return msg, nil, nil
 }
 
+// peekType returns the type byte of the next message without consuming it.
+func (r *msgReader) peekType() (byte, error) {
+	b, err := r.br.Peek(1)
+	if err != nil {
+		return 0, err
+	}
+	return b[0], nil
+}
+
 // readBody reads n bytes into the reusable body buffer. A large body is read
 // in chunks so that memory grows with the data actually received.
 func (r *msgReader) readBody(n int) ([]byte, error) {

@@ -2,10 +2,12 @@ package pgwire
 
 import (
 	"context"
+	"crypto/rand"
 	"crypto/tls"
 	"errors"
 	"log/slog"
 	"net"
+	"runtime"
 	"sync"
 	"time"
 )
@@ -22,8 +24,16 @@ type Config struct {
 	// TLS enables SSL: with it, an SSLRequest is answered 'S' and the
 	// connection upgraded; without it, 'N'.
 	TLS *tls.Config
-	// Auth authenticates clients; nil trusts everyone.
-	Auth Authenticator
+	// Auth is the authentication policy; the zero value trusts everyone.
+	Auth AuthConfig
+	// Roles looks up the role a client names; see Roles for nil.
+	Roles Roles
+	// MaxConnections bounds the clients connected at once, counted from
+	// their StartupMessage (authenticating or not) until they leave; one
+	// more is refused with 53300 "sorry, too many clients already", while
+	// CancelRequests are still served. Zero means 100, PostgreSQL's
+	// max_connections.
+	MaxConnections int
 	// MaxMessageSize bounds a client message body; a larger length prefix
 	// closes the connection. Zero means 64 MiB.
 	MaxMessageSize int
@@ -39,12 +49,20 @@ type Server struct {
 	ready chan struct{}
 	addr  net.Addr // set before ready is closed
 
-	mu      sync.Mutex
-	live    map[*conn]struct{}
-	byPID   map[uint32]*conn // sessions that may be cancelled
-	nextPID uint32
-	closing bool
-	wg      sync.WaitGroup
+	// cbind is the tls-server-end-point data of the certificate, nil
+	// without TLS or when channel binding is not offered.
+	cbind     []byte
+	mockNonce []byte
+	// kdf rations cleartext password checks, which run PBKDF2.
+	kdf chan struct{}
+
+	mu       sync.Mutex
+	live     map[*conn]struct{}
+	byPID    map[uint32]*conn // sessions that may be cancelled
+	nextPID  uint32
+	admitted int // connections counted against MaxConnections
+	closing  bool
+	wg       sync.WaitGroup
 }
 
 // NewServer returns a server for cfg. It does nothing until Run or Serve.
@@ -58,12 +76,26 @@ func NewServer(cfg Config) *Server {
 	if cfg.AuthTimeout <= 0 {
 		cfg.AuthTimeout = time.Minute
 	}
+	if cfg.MaxConnections <= 0 {
+		cfg.MaxConnections = 100
+	}
+	if cfg.Auth.FailureDelay == 0 {
+		cfg.Auth.FailureDelay = time.Second
+	}
+	nonce := cfg.Auth.MockNonce
+	if nonce == nil {
+		nonce = make([]byte, 32)
+		rand.Read(nonce)
+	}
 	return &Server{
-		cfg:   cfg,
-		log:   cfg.Logger,
-		ready: make(chan struct{}),
-		live:  make(map[*conn]struct{}),
-		byPID: make(map[uint32]*conn),
+		cfg:       cfg,
+		log:       cfg.Logger,
+		ready:     make(chan struct{}),
+		live:      make(map[*conn]struct{}),
+		byPID:     make(map[uint32]*conn),
+		cbind:     endPoint(cfg.TLS),
+		mockNonce: nonce,
+		kdf:       make(chan struct{}, max(1, runtime.GOMAXPROCS(0)/2)),
 	}
 }
 
@@ -184,6 +216,21 @@ func (s *Server) forget(c *conn) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	delete(s.live, c)
+	if c.admitted {
+		s.admitted--
+	}
+}
+
+// admit counts c against MaxConnections; false when the server is full.
+func (s *Server) admit(c *conn) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.admitted >= s.cfg.MaxConnections {
+		return false
+	}
+	s.admitted++
+	c.admitted = true
+	return true
 }
 
 // shutdown ends every live connection.

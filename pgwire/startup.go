@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"io"
+	"net"
 	"strings"
 	"time"
 
@@ -99,6 +100,7 @@ func (c *conn) startTLS(ctx context.Context) error {
 	}
 	c.r = newMsgReader(tc, c.srv.cfg.MaxMessageSize)
 	c.w.setOut(tc)
+	c.tls = true
 	return nil
 }
 
@@ -153,7 +155,9 @@ func parseStartupParams(b []byte) (map[string]string, error) {
 	}
 }
 
-// open authenticates the client and opens its session.
+// open admits the client, authenticates it and opens its session, in
+// PostgreSQL's order: the connection limit, then whether the client may
+// connect this way at all (TLS), then its password, then its role.
 func (c *conn) open(ctx context.Context, params map[string]string) error {
 	user := params["user"]
 	if user == "" {
@@ -163,12 +167,24 @@ func (c *conn) open(ctx context.Context, params map[string]string) error {
 	if database == "" {
 		database = user
 	}
-	if a := c.srv.cfg.Auth; a != nil {
-		if err := a.Authenticate(ctx, &AuthExchange{c: c}, user, database); err != nil {
-			return err
-		}
+	if !c.srv.admit(c) {
+		return fatal(pgerr.TooManyConnections, "sorry, too many clients already")
+	}
+	auth := &c.srv.cfg.Auth
+	local := auth.isLocal(c.nc.RemoteAddr())
+	if !local && !c.tls && c.srv.cfg.TLS != nil && !auth.RemotePlaintext {
+		e := fatal(pgerr.InvalidAuthorization, "SSL is required for connections from host \"%s\"", remoteHost(c.nc.RemoteAddr()))
+		e.Hint = "Connect with SSL, for example with sslmode=require."
+		return e
+	}
+	role, found, err := c.authenticate(ctx, user, local)
+	if err != nil {
+		return err
 	}
 	if err := c.w.send(&pgproto3.AuthenticationOk{}); err != nil {
+		return err
+	}
+	if err := c.checkRole(user, role, found); err != nil {
 		return err
 	}
 	c.srv.register(c)
@@ -180,6 +196,7 @@ func (c *conn) open(ctx context.Context, params map[string]string) error {
 		ProcessID:  c.pid,
 		RemoteAddr: c.nc.RemoteAddr(),
 		Notifier:   c.w,
+		Portals:    c,
 	})
 	if err != nil {
 		return err
@@ -187,6 +204,14 @@ func (c *conn) open(ctx context.Context, params map[string]string) error {
 	c.sess = sess
 	c.log.Debug("session started", "database", database)
 	return nil
+}
+
+// remoteHost is the client's address without its port.
+func remoteHost(addr net.Addr) string {
+	if host, _, err := net.SplitHostPort(addr.String()); err == nil {
+		return host
+	}
+	return addr.String()
 }
 
 // startupFailed reports a failed handshake: protocol and engine errors as

@@ -52,20 +52,3 @@ func TestTLSPlaintextAfterSSLRequest(t *testing.T) {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
 }
-
-func TestPasswordAuth(t *testing.T) {
-	ts := startServer(t, Config{Auth: PasswordAuth(StaticPassword("alice", "s3cret"))})
-	ctx := context.Background()
-	conn := connectPgx(t, ts.addr, "user=alice", "password=s3cret")
-	var n int32
-	if err := conn.QueryRow(ctx, "SELECT 1").Scan(&n); err != nil {
-		t.Fatal(err)
-	}
-	if u := ts.eng.lastStartup().User; u != "alice" {
-		t.Errorf("session user %q", u)
-	}
-	_, err := connectPgxErr(t, ts.addr, "user=alice", "password=wrong")
-	if pgCode(err) != "28P01" || !strings.Contains(err.Error(), `password authentication failed for user "alice"`) {
-		t.Errorf("wrong password: %v", err)
-	}
-}

@@ -29,9 +29,9 @@ func Explain(q *Query) string {
 			b.WriteString(" hidden=" + strconv.Itoa(q.Hidden))
 		}
 		b.WriteByte('\n')
-		explainNode(&b, q.Root, 1)
+		newExplainer(&b).node(q.Root, 1)
 	} else {
-		explainNode(&b, q.Root, 0)
+		newExplainer(&b).node(q.Root, 0)
 	}
 	return b.String()
 }
@@ -39,17 +39,72 @@ func Explain(q *Query) string {
 // ExplainNode renders a relation.
 func ExplainNode(n Node) string {
 	var b strings.Builder
-	explainNode(&b, n, 0)
+	newExplainer(&b).node(n, 0)
 	return b.String()
 }
 
-func explainNode(b *strings.Builder, n Node, depth int) {
-	b.WriteString(strings.Repeat("  ", depth))
-	b.WriteString(describe(n))
-	b.WriteByte('\n')
-	for _, in := range n.Inputs() {
-		explainNode(b, in, depth+1)
+// explainer writes EXPLAIN. A plan Physical decided shows the operators
+// that run: a join that builds its consumer's rows is shown in its
+// consumer's place, with what it took over (fusedJoin).
+type explainer struct {
+	b     *strings.Builder
+	fused map[*Join]string
+}
+
+func newExplainer(b *strings.Builder) *explainer {
+	return &explainer{b: b, fused: map[*Join]string{}}
+}
+
+func (e *explainer) line(depth int, s string) {
+	e.b.WriteString(strings.Repeat("  ", depth))
+	e.b.WriteString(s)
+	e.b.WriteByte('\n')
+}
+
+func (e *explainer) node(n Node, depth int) {
+	if in, ok := fusedJoin(n, e.fused); ok {
+		e.node(in, depth)
+		return
 	}
+	switch x := n.(type) {
+	case *Join:
+		e.line(depth, describe(n)+e.fused[x])
+	case *Window:
+		if x.Numbered {
+			// The top-k numbers its rows; no window runs.
+			t := x.Input.(*TopK)
+			fusedJoin(t, e.fused)
+			e.line(depth, describe(t)+" numbered")
+			e.node(t.Input, depth+1)
+			return
+		}
+		e.line(depth, describe(n))
+	default:
+		e.line(depth, describe(n))
+	}
+	for _, in := range n.Inputs() {
+		e.node(in, depth+1)
+	}
+}
+
+// fusedJoin notes in fused what n's input join takes over from n, when
+// Physical fused them: a projection's columns, which the join builds (n
+// itself then does not run: ok is true and in is the join), or a top-k's
+// gate.
+func fusedJoin(n Node, fused map[*Join]string) (in Node, ok bool) {
+	switch x := n.(type) {
+	case *Project:
+		if x.JoinBuilds {
+			j := x.Input.(*Join)
+			fused[j] += " output=[" + exprList(x.Exprs) + "]"
+			return j, true
+		}
+	case *TopK:
+		if x.Gated {
+			fused[x.Input.(*Join)] += " gated by the top-k"
+		}
+	}
+	return nil, false
 }
 
 // spansText renders a Get's key spans: "lookup=[1, 2]" for the values of
@@ -128,6 +183,13 @@ func sortKeys(ks []SortKey) string {
 
 func describe(n Node) string {
 	switch x := n.(type) {
+	case *Recursive:
+		if x.Union {
+			return "Recursive " + x.Name + " union"
+		}
+		return "Recursive " + x.Name + " union_all"
+	case *WorkTable:
+		return "WorkTable " + x.Name
 	case *Get:
 		s := "Get " + x.Name
 		if x.Spans != nil {
@@ -157,6 +219,9 @@ func describe(n Node) string {
 		}
 		return s
 	case *Apply:
+		if x.Guard != nil {
+			return "Apply " + x.Kind.String() + " guard=" + x.Guard.String()
+		}
 		return "Apply " + x.Kind.String()
 	case *Aggregate:
 		aggs := make([]string, len(x.Aggs))
@@ -182,7 +247,11 @@ func describe(n Node) string {
 			}
 			aggs[i] = s
 		}
-		return "Aggregate keys=[" + exprList(x.Keys) + "] aggs=[" + strings.Join(aggs, ", ") + "]"
+		s := "Aggregate keys=[" + exprList(x.Keys) + "] aggs=[" + strings.Join(aggs, ", ") + "]"
+		if x.AppendOnly {
+			s += " append_only"
+		}
+		return s
 	case *Distinct:
 		return "Distinct"
 	case *SetOp:
@@ -192,18 +261,9 @@ func describe(n Node) string {
 		}
 		return s
 	case *TopK:
-		s := "TopK"
-		if len(x.Group) > 0 {
-			s += " group=[" + intList(x.Group) + "]"
-		}
-		if len(x.Order) > 0 {
-			s += " order_by=[" + sortKeys(x.Order) + "]"
-		}
-		if x.Limit != nil {
-			s += " limit=" + x.Limit.String()
-		}
-		if x.Offset != nil {
-			s += " offset=" + x.Offset.String()
+		s := "TopK" + topKArgs(x)
+		if x.Monotonic {
+			s += " monotonic"
 		}
 		return s
 	case *FlatMap:
@@ -222,6 +282,12 @@ func describe(n Node) string {
 				name = c.Agg.Name
 			}
 			calls[i] = name + "(" + exprList(c.Args) + ")"
+			if c.Filter != nil {
+				calls[i] += " filter " + c.Filter.String()
+			}
+			if c.Frame != DefaultFrame && c.Frame != (Frame{}) {
+				calls[i] += " " + frameText(c.Frame)
+			}
 		}
 		s := "Window"
 		if len(x.PartitionBy) > 0 {
@@ -233,4 +299,45 @@ func describe(n Node) string {
 		return s + " calls=[" + strings.Join(calls, ", ") + "]"
 	}
 	return "?"
+}
+
+// topKArgs renders a top-k's groups, order, limit and offset.
+func topKArgs(x *TopK) string {
+	var s string
+	if len(x.Group) > 0 {
+		s += " group=[" + intList(x.Group) + "]"
+	}
+	if len(x.Order) > 0 {
+		s += " order_by=[" + sortKeys(x.Order) + "]"
+	}
+	if x.Limit != nil {
+		s += " limit=" + x.Limit.String()
+	}
+	if x.Offset != nil {
+		s += " offset=" + x.Offset.String()
+	}
+	return s
+}
+
+// frameText renders a frame clause: "rows between 1 preceding and
+// current row exclude ties".
+func frameText(f Frame) string {
+	bound := func(b FrameBound) string {
+		switch b.Kind {
+		case UnboundedPreceding:
+			return "unbounded preceding"
+		case OffsetPreceding:
+			return b.Offset.String() + " preceding"
+		case CurrentRow:
+			return "current row"
+		case OffsetFollowing:
+			return b.Offset.String() + " following"
+		}
+		return "unbounded following"
+	}
+	s := [...]string{"range", "rows", "groups"}[f.Mode] + " between " + bound(f.Start) + " and " + bound(f.End)
+	if f.Exclude != ExcludeNoOthers {
+		s += " exclude " + f.Exclude.String()
+	}
+	return s
 }

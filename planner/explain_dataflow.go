@@ -8,27 +8,19 @@ import (
 )
 
 // ExplainDataflow renders the dataflow operators an optimised query
-// lowers to, in EXPLAIN's format: what EXPLAIN DATAFLOW shows. It mirrors
-// lower.go decision for decision, so the two must change together. It
-// shows the dataflow a maintained view of the query runs: an ad hoc
-// query's one-tick dataflow makes every top-k with a limit a
-// MonotonicTopK (see appendOnly).
+// lowers to in a maintained view, in EXPLAIN's format: what EXPLAIN
+// DATAFLOW shows. It reads the decisions Physical records, as lowering
+// does, and names each node by the operators lowering builds for it.
 func ExplainDataflow(q *Query) string {
 	var b strings.Builder
-	root := q.Root
-	if q.Limit != nil || q.Offset != nil {
-		root = &TopK{Input: q.Root, Order: q.Order, Limit: q.Limit, Offset: q.Offset}
-	}
-	e := &dataflowExplainer{b: &b, lc: &LowerContext{refs: countRefs(root)}, fused: map[*Join]string{}}
-	e.node(root, 0)
+	e := &dataflowExplainer{b: &b, fused: map[*Join]string{}}
+	e.node(PhysicalQuery(q, Maintained).Root, 0)
 	return b.String()
 }
 
-// dataflowExplainer writes EXPLAIN DATAFLOW; lc answers the questions
-// lowering asks of the plan (references, append-only inputs).
+// dataflowExplainer writes EXPLAIN DATAFLOW.
 type dataflowExplainer struct {
-	b  *strings.Builder
-	lc *LowerContext
+	b *strings.Builder
 	// fused holds what joins do beyond joining, as lowering fuses it
 	// into them: the top-k gate, the projection of their output.
 	fused map[*Join]string
@@ -63,8 +55,7 @@ func (e *dataflowExplainer) node(n Node, depth int) {
 			e.node(x.Input, depth)
 			return
 		}
-		if j, _, ok := projectedJoin(e.lc, x); ok {
-			e.fused[j] += " output=[" + exprList(x.Exprs) + "]"
+		if j, ok := fusedJoin(x, e.fused); ok {
 			e.node(j, depth)
 			return
 		}
@@ -74,20 +65,16 @@ func (e *dataflowExplainer) node(n Node, depth int) {
 	case *Aggregate:
 		line(depth, "Reduce "+strings.TrimPrefix(describe(x), "Aggregate "))
 	case *TopK:
-		e.gate(x)
-		if appendOnly(x.Input, false) && x.Limit != nil {
-			line(depth, "Monotonic"+describe(x))
-		} else {
-			line(depth, describe(x))
-		}
+		fusedJoin(x, e.fused)
+		line(depth, topKOperator(x))
 	case *FlatMap:
 		line(depth, describe(x))
 	case *Window:
-		if numberedTopK(e.lc, x) {
+		if x.Numbered {
 			// The top-k numbers its rows; no Window runs.
 			t := x.Input.(*TopK)
-			line(depth, "Monotonic"+describe(t)+" numbered")
-			e.gate(t)
+			fusedJoin(t, e.fused)
+			line(depth, topKOperator(t)+" numbered")
 			e.node(t.Input, depth+1)
 			return
 		}
@@ -180,9 +167,10 @@ func (e *dataflowExplainer) join(j *Join, depth int, line func(int, string)) {
 	e.node(j.Right, depth+1)
 }
 
-// gate notes a join that drops the matches top-k t would refuse.
-func (e *dataflowExplainer) gate(t *TopK) {
-	if j, _, ok := gatedJoin(e.lc, t); ok {
-		e.fused[j] += " gated by the top-k"
+// topKOperator names the top-k operator t lowers to, with its arguments.
+func topKOperator(t *TopK) string {
+	if t.Monotonic {
+		return "MonotonicTopK" + topKArgs(t)
 	}
+	return "TopK" + topKArgs(t)
 }

@@ -27,10 +27,10 @@ type joinFusion struct {
 	project []int
 }
 
-// fusableJoin reports whether j is an inner join that one consumer alone
+// fusable reports whether j is an inner join that one consumer alone
 // reads, with a residual that cannot fail.
-func fusableJoin(lc *LowerContext, j *Join) bool {
-	if j.Kind != InnerJoin || lc.refs[j] != 1 {
+func (p *physical) fusable(j *Join) bool {
+	if j.Kind != InnerJoin || p.count[j] != 1 {
 		return false
 	}
 	if _, _, constant := constantJoin(j); constant {
@@ -40,28 +40,11 @@ func fusableJoin(lc *LowerContext, j *Join) bool {
 	return allCannotFail(rest)
 }
 
-// lowerJoinProject lowers a projection of plain columns over a join it
-// alone reads as the join building the projected rows; ok is false when
-// p is not one.
-func lowerJoinProject(lc *LowerContext, p *Project) (n dataflow.Node, ok bool, err error) {
-	j, cols, ok := projectedJoin(lc, p)
-	if !ok {
-		return n, false, nil
-	}
-	n, err = lowerJoin(lc, j, joinFusion{project: cols})
-	return n, true, err
-}
-
-// projectedJoin returns the join projection p reads and the columns p
-// keeps when the join can build p's rows itself; EXPLAIN DATAFLOW asks it
-// too.
-func projectedJoin(lc *LowerContext, p *Project) (*Join, []int, bool) {
-	j, ok := p.Input.(*Join)
-	if !ok || !fusableJoin(lc, j) {
-		return nil, nil, false
-	}
-	cols, ok := columnIndexes(p.Exprs)
-	return j, cols, ok
+// lowerJoinProject lowers a projection of plain columns that Physical
+// fused with the join below it as the join building the projected rows.
+func lowerJoinProject(lc *LowerContext, p *Project) (dataflow.Node, error) {
+	cols, _ := columnIndexes(p.Exprs)
+	return lowerJoin(lc, p.Input.(*Join), joinFusion{project: cols})
 }
 
 // columnIndexes returns the positions of exprs when every one is a plain

@@ -9,59 +9,54 @@ import (
 // it the remaining key columns stay filters.
 const maxSpans = 1024
 
-// UseLookups turns a filter that constrains leading key columns of a Get
+// lookupFilter turns a filter that constrains leading key columns of a Get
 // into key spans, so that a read touches only the rows it can match
 // instead of scanning: "=" and IN on leading key columns give point
 // lookups (or prefix scans), and <, <=, >, >= and BETWEEN on the next key
 // column of the primary key give a bounded range scan. It applies to
 // one-tick reads only: a maintained view must see every change of its
-// inputs.
-func UseLookups(n Node) Node {
-	return RewriteNodes(n, func(n Node) Node {
-		f, ok := n.(*Filter)
+// inputs. It returns a Get with key spans, under the conjuncts the spans
+// do not stand for, or f unchanged.
+func lookupFilter(f *Filter) Node {
+	g, ok := f.Input.(*Get)
+	if !ok || g.Spans != nil {
+		return f
+	}
+	conjuncts := scalar.Conjuncts(f.Pred)
+	candidates := []IndexRef{{KeyCols: g.KeyCols}}
+	candidates = append(candidates, g.Indexes...)
+	var best *Get
+	var bestRest []scalar.Expr
+	bestScore := 0
+	for _, idx := range candidates {
+		if len(idx.KeyCols) == 0 {
+			continue
+		}
+		spans, keyCols, rest, ok := matchSpans(idx.KeyCols, conjuncts, idx.ID == 0)
 		if !ok {
-			return n
+			continue
 		}
-		g, ok := f.Input.(*Get)
-		if !ok || g.Spans != nil {
-			return n
+		// The whole primary key fixed finds at most one row per span;
+		// otherwise more columns fixed by equality narrow more, and
+		// the primary key wins ties (its spans need no index).
+		score := 1 + len(spans[0].Prefix)
+		if idx.ID == 0 && len(spans[0].Prefix) == len(idx.KeyCols) {
+			score = 1 << 20
 		}
-		conjuncts := scalar.Conjuncts(f.Pred)
-		candidates := []IndexRef{{KeyCols: g.KeyCols}}
-		candidates = append(candidates, g.Indexes...)
-		var best *Get
-		var bestRest []scalar.Expr
-		bestScore := 0
-		for _, idx := range candidates {
-			if len(idx.KeyCols) == 0 {
-				continue
-			}
-			spans, keyCols, rest, ok := matchSpans(idx.KeyCols, conjuncts, idx.ID == 0)
-			if !ok {
-				continue
-			}
-			// The whole primary key fixed finds at most one row per span;
-			// otherwise more columns fixed by equality narrow more, and
-			// the primary key wins ties (its spans need no index).
-			score := 1 + len(spans[0].Prefix)
-			if idx.ID == 0 && len(spans[0].Prefix) == len(idx.KeyCols) {
-				score = 1 << 20
-			}
-			if score <= bestScore {
-				continue
-			}
-			lookup := *g
-			lookup.Spans, lookup.Index, lookup.IndexName, lookup.KeyCols = spans, idx.ID, idx.Name, keyCols
-			best, bestRest, bestScore = &lookup, rest, score
+		if score <= bestScore {
+			continue
 		}
-		switch {
-		case best == nil:
-			return n
-		case len(bestRest) == 0:
-			return best
-		}
-		return &Filter{Input: best, Pred: scalar.NewAnd(bestRest)}
-	})
+		lookup := *g
+		lookup.Spans, lookup.Index, lookup.IndexName, lookup.KeyCols = spans, idx.ID, idx.Name, keyCols
+		best, bestRest, bestScore = &lookup, rest, score
+	}
+	switch {
+	case best == nil:
+		return f
+	case len(bestRest) == 0:
+		return best
+	}
+	return &Filter{Input: best, Pred: scalar.NewAnd(bestRest)}
 }
 
 // matchSpans finds equality (or IN) conjuncts for a leading part of the

@@ -23,19 +23,12 @@ type LowerContext struct {
 	// object (for a one-tick read, an input filled from a snapshot; for a
 	// maintained view, the input fed each tick's changes).
 	Get func(g *Get) (dataflow.Node, error)
-	// OneTick says the graph is stepped once (StepFinal: an ad hoc
-	// query), so that every Get's rows arrive as insertions and operators
-	// may keep only what later insertions need (see appendOnly).
-	OneTick bool
 
 	memo    map[Node]dataflow.Node
 	lowered []lowered // for shared
 	// need holds the columns each node's consumers read, computed from
 	// the first node lowered, the root.
 	need neededColumns
-	// refs counts the references to each node of the plan (see
-	// lowerTopKInput).
-	refs map[Node]int
 }
 
 // Needed returns the columns of n that the plan being lowered reads, and
@@ -50,7 +43,6 @@ func Lower(lc *LowerContext, n Node) (dataflow.Node, error) {
 	if lc.memo == nil {
 		lc.memo = map[Node]dataflow.Node{}
 		lc.need = computeNeeded(n)
-		lc.refs = countRefs(n)
 	}
 	if d, ok := lc.memo[n]; ok {
 		return d, nil
@@ -66,15 +58,6 @@ func Lower(lc *LowerContext, n Node) (dataflow.Node, error) {
 	lc.memo[n] = d
 	lc.lowered = append(lc.lowered, lowered{n, d})
 	return d, nil
-}
-
-// LowerQuery lowers a query's relation and, when it has a LIMIT or OFFSET,
-// the top-k that keeps only the rows the final sort will return.
-func LowerQuery(lc *LowerContext, q *Query) (dataflow.Node, error) {
-	if q.Limit == nil && q.Offset == nil {
-		return Lower(lc, q.Root)
-	}
-	return Lower(lc, &TopK{Input: q.Root, Order: q.Order, Limit: q.Limit, Offset: q.Offset})
 }
 
 func lower(lc *LowerContext, n Node) (dataflow.Node, error) {
@@ -94,8 +77,8 @@ func lower(lc *LowerContext, n Node) (dataflow.Node, error) {
 		}
 		return lc.Graph.Filter(in, pred), nil
 	case *Project:
-		if d, ok, err := lowerJoinProject(lc, x); ok {
-			return d, err
+		if x.JoinBuilds {
+			return lowerJoinProject(lc, x)
 		}
 		in, err := Lower(lc, x.Input)
 		if err != nil {
@@ -120,6 +103,10 @@ func lower(lc *LowerContext, n Node) (dataflow.Node, error) {
 		return lowerFlatMap(lc, x)
 	case *Window:
 		return lowerWindow(lc, x)
+	case *Recursive:
+		return lowerRecursive(lc, x)
+	case *WorkTable:
+		return dataflow.Node{}, pgerr.New(pgerr.InternalError, "recursive reference to %q outside its recursive term", x.Name)
 	case *Apply:
 		return dataflow.Node{}, pgerr.New(pgerr.InternalError, "correlated subquery was not decorrelated")
 	}
@@ -364,7 +351,7 @@ func dropColumns(lc *LowerContext, in dataflow.Node, n int) dataflow.Node {
 }
 
 // lowerTopK lowers a top-k; number asks for its rows numbered (see
-// numberedTopK).
+// Window.Numbered).
 func lowerTopK(lc *LowerContext, t *TopK, number bool) (dataflow.Node, error) {
 	in, gate, err := lowerTopKInput(lc, t)
 	if err != nil {
@@ -412,11 +399,11 @@ func lowerTopK(lc *LowerContext, t *TopK, number bool) (dataflow.Node, error) {
 			spec.Offset = 0
 		}
 	}
-	if number && (spec.Limit < 0 || spec.Offset > 0 || w2 > width || !appendOnly(t.Input, lc.OneTick)) {
+	if number && (spec.Limit < 0 || spec.Offset > 0 || w2 > width || !t.Monotonic) {
 		return in, pgerr.New(pgerr.InternalError, "numbered top-k without a limit, with an offset or over computed keys")
 	}
 	var out dataflow.Node
-	if appendOnly(t.Input, lc.OneTick) {
+	if t.Monotonic {
 		out = lc.Graph.MonotonicTopK(in, spec)
 	} else {
 		out = lc.Graph.TopK(in, spec)

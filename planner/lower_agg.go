@@ -28,7 +28,7 @@ func lowerAggregate(lc *LowerContext, a *Aggregate) (dataflow.Node, error) {
 		return in, err
 	}
 	spec := dataflow.ReduceSpec{KeyCols: keyCols, Global: len(a.Keys) == 0}
-	appendOnly := appendOnly(a.Input, lc.OneTick)
+	appendOnly := a.AppendOnly
 	for _, call := range aggs {
 		agg, err := buildAggregate(lc, call, appendOnly)
 		if err != nil {

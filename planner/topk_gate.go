@@ -27,33 +27,39 @@ type joinGate struct {
 }
 
 // lowerTopKInput lowers a top-k's input, returning with it the gate the
-// top-k is to bind when its input is a join that honours one.
+// top-k is to bind when Physical fused its input join with it.
 func lowerTopKInput(lc *LowerContext, t *TopK) (dataflow.Node, *dataflow.TopKGate, error) {
-	j, cols, ok := gatedJoin(lc, t)
-	if !ok {
+	if !t.Gated {
 		in, err := Lower(lc, t.Input)
 		return in, nil, err
 	}
-	jg := &joinGate{gate: new(dataflow.TopKGate), cols: cols}
-	in, err := lowerJoin(lc, j, joinFusion{gate: jg})
+	jg := &joinGate{gate: new(dataflow.TopKGate), cols: gateColumns(t)}
+	in, err := lowerJoin(lc, t.Input.(*Join), joinFusion{gate: jg})
 	return in, jg.gate, err
 }
 
-// gatedJoin returns the join top-k t reads and the columns of its output
-// the gate reads (t's group, then order columns) when the join can drop
-// what t would refuse; EXPLAIN DATAFLOW asks it too.
-func gatedJoin(lc *LowerContext, t *TopK) (*Join, []int, bool) {
+// gatable reports whether the join top-k t reads can drop what t would
+// refuse: an inner join only t reads, whose residual cannot fail, under
+// a monotonic top-k that orders by plain columns.
+func (p *physical) gatable(t *TopK) bool {
 	j, ok := t.Input.(*Join)
-	if !ok || t.Limit == nil || !fusableJoin(lc, j) || !appendOnly(t.Input, lc.OneTick) {
-		return nil, nil, false
+	if !ok || t.Limit == nil || !p.fusable(j) {
+		return false
 	}
 	order := make([]scalar.Expr, len(t.Order))
 	for i, k := range t.Order {
 		order[i] = k.Expr
 	}
-	cols, ok := columnIndexes(order)
-	if !ok {
-		return nil, nil, false
+	_, ok = columnIndexes(order)
+	return ok
+}
+
+// gateColumns returns the columns of a gated join's output the gate
+// reads: the top-k's group, then order columns.
+func gateColumns(t *TopK) []int {
+	cols := append([]int(nil), t.Group...)
+	for _, k := range t.Order {
+		cols = append(cols, k.Expr.(*scalar.ColRef).Idx)
 	}
-	return j, append(append([]int(nil), t.Group...), cols...), true
+	return cols
 }

@@ -105,7 +105,7 @@ func rowNumberBound(col int, p scalar.Expr) (int64, bool) {
 	return max(k, 0), true
 }
 
-// numberedTopK reports whether a Window is row_number() alone over the
+// numbered reports whether a Window is row_number() alone over the
 // top-k limitWindows put below it, in the same groups and order, which
 // it alone reads, and whose input is append-only: the top-k, a
 // MonotonicTopK, then numbers its window's rows itself
@@ -113,9 +113,9 @@ func rowNumberBound(col int, p scalar.Expr) (int64, bool) {
 // Window's state, a second copy of the top-k's rows, is not kept. The
 // top-k is lowered directly, not through Lower, so that no equal subplan
 // reuses its numbered output.
-func numberedTopK(lc *LowerContext, w *Window) bool {
+func (p *physical) numbered(w *Window) bool {
 	t, ok := w.Input.(*TopK)
-	if !ok || lc.refs[t] != 1 || t.Limit == nil || t.Offset != nil || len(w.Calls) != 1 || len(w.Cols) != 1 {
+	if !ok || !t.Monotonic || p.count[t] != 1 || t.Limit == nil || t.Offset != nil || len(w.Calls) != 1 || len(w.Cols) != 1 {
 		return false
 	}
 	if c := w.Calls[0]; c.Func == nil || c.Func.Kind != scalar.WinRowNumber || w.Cols[0].Type != types.TypeInt8 {
@@ -132,5 +132,5 @@ func numberedTopK(lc *LowerContext, w *Window) bool {
 			return false
 		}
 	}
-	return appendOnly(t.Input, lc.OneTick)
+	return true
 }

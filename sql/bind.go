@@ -6,6 +6,7 @@ import (
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 
+	"github.com/streamdb/streamdb/catalog"
 	"github.com/streamdb/streamdb/pgerr"
 	"github.com/streamdb/streamdb/planner"
 	"github.com/streamdb/streamdb/planner/scalar"
@@ -15,7 +16,7 @@ import (
 // binder resolves the names and types of one statement against a catalog
 // and builds its logical plan. A binder is used for one statement only.
 type binder struct {
-	cat  *Catalog
+	cat  *catalog.Catalog
 	sess *sessionInfo
 	// params holds the types of $1, $2, …: given by the client, or
 	// inferred from the first context that needs them (Unknown until then).
@@ -30,6 +31,13 @@ type binder struct {
 	// enclosing is the clause a subquery about to be bound stands in,
 	// for the subquery's SELECT to take (see enclosingAggs).
 	enclosing *enclosingAggs
+	// recursions counts the recursive WITH queries bound, to number
+	// their working tables.
+	recursions int
+	// rowNames holds the names the statement may use as whole-row
+	// references, for outer joins to mark their nullable sides by
+	// (bind_record.go); nil until a SELECT with an outer join needs it.
+	rowNames map[string]bool
 }
 
 // cteDef is a bound common table expression: its plan, bound with scope
@@ -47,7 +55,7 @@ type sessionInfo struct {
 	settings *settings
 }
 
-func newBinder(cat *Catalog, sess *sessionInfo, paramTypes []types.Type) *binder {
+func newBinder(cat *catalog.Catalog, sess *sessionInfo, paramTypes []types.Type) *binder {
 	b := &binder{cat: cat, sess: sess, deps: map[uint64]bool{}}
 	b.params = append(b.params, paramTypes...)
 	return b
@@ -201,7 +209,7 @@ func funcName(nodes []*pg_query.Node) (string, error) {
 	switch {
 	case len(parts) == 1:
 		return parts[0], nil
-	case len(parts) == 2 && (parts[0] == "pg_catalog" || parts[0] == defaultSchema):
+	case len(parts) == 2 && (parts[0] == "pg_catalog" || parts[0] == catalog.DefaultSchema):
 		return parts[1], nil
 	case len(parts) == 2 && parts[0] == "information_schema" && strings.HasPrefix(parts[1], "_pg_"):
 		// information_schema's helpers, such as _pg_expandarray.

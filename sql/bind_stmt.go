@@ -6,13 +6,14 @@ import (
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 
+	"github.com/streamdb/streamdb/catalog"
 	"github.com/streamdb/streamdb/pgerr"
 	"github.com/streamdb/streamdb/pgwire"
 	"github.com/streamdb/streamdb/types"
 )
 
 // bindStatement dispatches on the statement kind.
-func (s *session) bindStatement(cat *Catalog, raw *rawStatement, params []types.Type) (*boundStmt, error) {
+func (s *session) bindStatement(cat *catalog.Catalog, raw *rawStatement, params []types.Type) (*boundStmt, error) {
 	if raw.ours != nil {
 		return s.bindStreamdb(cat, raw, params)
 	}
@@ -44,6 +45,18 @@ func (s *session) bindStatement(cat *Catalog, raw *rawStatement, params []types.
 		return s.bindClose(n.GetClosePortalStmt()), nil
 	case n.GetDropStmt() != nil:
 		return s.bindDrop(n.GetDropStmt())
+	case n.GetListenStmt() != nil:
+		return s.bindListen(n.GetListenStmt()), nil
+	case n.GetUnlistenStmt() != nil:
+		return s.bindUnlisten(n.GetUnlistenStmt()), nil
+	case n.GetNotifyStmt() != nil:
+		return s.bindNotify(n.GetNotifyStmt()), nil
+	case n.GetCreateSchemaStmt() != nil:
+		return s.bindCreateSchema(n.GetCreateSchemaStmt())
+	case n.GetRefreshMatViewStmt() != nil:
+		return s.bindRefresh(cat, n.GetRefreshMatViewStmt())
+	case n.GetRenameStmt() != nil:
+		return s.bindRename(cat, n.GetRenameStmt())
 	case n.GetTransactionStmt() != nil:
 		return s.bindTransaction(n.GetTransactionStmt())
 	case n.GetVariableSetStmt() != nil:

@@ -4,6 +4,8 @@ import (
 	"context"
 	"strings"
 
+	"github.com/streamdb/streamdb/catalog"
+	"github.com/streamdb/streamdb/engine"
 	"github.com/streamdb/streamdb/pgerr"
 	"github.com/streamdb/streamdb/pgwire"
 	"github.com/streamdb/streamdb/planner"
@@ -13,7 +15,7 @@ import (
 )
 
 // bindStreamdb binds the statements of streamdb's own grammar.
-func (s *session) bindStreamdb(cat *Catalog, raw *rawStatement, params []types.Type) (*boundStmt, error) {
+func (s *session) bindStreamdb(cat *catalog.Catalog, raw *rawStatement, params []types.Type) (*boundStmt, error) {
 	switch st := raw.ours.(type) {
 	case *parser.Show:
 		return s.bindShowListing(cat, st)
@@ -49,26 +51,26 @@ func firstWords(sql string) string {
 }
 
 // objectKindOf maps the parser's object kinds to the catalog's.
-func objectKindOf(k parser.ObjectKind) (ObjectKind, bool) {
+func objectKindOf(k parser.ObjectKind) (catalog.ObjectKind, bool) {
 	switch k {
 	case parser.ObjectTable:
-		return KindTable, true
+		return catalog.KindTable, true
 	case parser.ObjectView:
-		return KindView, true
+		return catalog.KindView, true
 	case parser.ObjectMaterializedView:
-		return KindMaterializedView, true
+		return catalog.KindMaterializedView, true
 	case parser.ObjectIndex:
-		return KindIndex, true
+		return catalog.KindIndex, true
 	case parser.ObjectSource:
-		return KindSource, true
+		return catalog.KindSource, true
 	case parser.ObjectConnection:
-		return KindConnection, true
+		return catalog.KindConnection, true
 	}
 	return 0, false
 }
 
 // resolveName looks up a possibly qualified object name.
-func resolveName(cat *Catalog, n parser.Name) (*Object, string, bool) {
+func resolveName(cat *catalog.Catalog, n parser.Name) (*catalog.Object, string, bool) {
 	schema, name := "", ""
 	switch len(n) {
 	case 0:
@@ -96,11 +98,11 @@ func textCols(names ...string) []pgwire.Column {
 	return cols
 }
 
-func (s *session) bindShowListing(cat *Catalog, st *parser.Show) (*boundStmt, error) {
+func (s *session) bindShowListing(cat *catalog.Catalog, st *parser.Show) (*boundStmt, error) {
 	var cols []pgwire.Column
-	var build func(ctx context.Context, cat *Catalog) (listing, error)
-	simple := func(kind ObjectKind) func(_ context.Context, cat *Catalog) (listing, error) {
-		return func(_ context.Context, cat *Catalog) (listing, error) {
+	var build func(ctx context.Context, cat *catalog.Catalog) (listing, error)
+	simple := func(kind catalog.ObjectKind) func(_ context.Context, cat *catalog.Catalog) (listing, error) {
+		return func(_ context.Context, cat *catalog.Catalog) (listing, error) {
 			l := listing{cols: cols}
 			for _, o := range cat.Objects(kind) {
 				l.rows = append(l.rows, types.Row{types.NewText(o.Name)})
@@ -110,14 +112,14 @@ func (s *session) bindShowListing(cat *Catalog, st *parser.Show) (*boundStmt, er
 	}
 	switch st.Kind {
 	case parser.ShowTables:
-		cols, build = textCols("name"), simple(KindTable)
+		cols, build = textCols("name"), simple(catalog.KindTable)
 	case parser.ShowViews:
-		cols, build = textCols("name"), simple(KindView)
+		cols, build = textCols("name"), simple(catalog.KindView)
 	case parser.ShowMaterializedViews:
 		cols, build = materializedViewListing(s.e)
 	case parser.ShowObjects:
 		cols = textCols("name", "type")
-		build = func(_ context.Context, cat *Catalog) (listing, error) {
+		build = func(_ context.Context, cat *catalog.Catalog) (listing, error) {
 			l := listing{cols: cols}
 			for _, o := range cat.Objects(0) {
 				l.rows = append(l.rows, types.Row{types.NewText(o.Name), types.NewText(o.Kind.String())})
@@ -127,7 +129,7 @@ func (s *session) bindShowListing(cat *Catalog, st *parser.Show) (*boundStmt, er
 	case parser.ShowIndexes:
 		cols = textCols("name", "on", "key")
 		on := st.On
-		build = func(_ context.Context, cat *Catalog) (listing, error) {
+		build = func(_ context.Context, cat *catalog.Catalog) (listing, error) {
 			l := listing{cols: cols}
 			var onID uint64
 			if on != nil {
@@ -137,7 +139,7 @@ func (s *session) bindShowListing(cat *Catalog, st *parser.Show) (*boundStmt, er
 				}
 				onID = o.ID
 			}
-			for _, o := range cat.Objects(KindIndex) {
+			for _, o := range cat.Objects(catalog.KindIndex) {
 				if onID != 0 && o.On != onID {
 					continue
 				}
@@ -153,7 +155,7 @@ func (s *session) bindShowListing(cat *Catalog, st *parser.Show) (*boundStmt, er
 	case parser.ShowColumns:
 		cols = []pgwire.Column{{Name: "name", Type: types.TypeText}, {Name: "nullable", Type: types.TypeBool}, {Name: "type", Type: types.TypeText}}
 		from := st.From
-		build = func(_ context.Context, cat *Catalog) (listing, error) {
+		build = func(_ context.Context, cat *catalog.Catalog) (listing, error) {
 			l := listing{cols: cols}
 			o, name, ok := resolveName(cat, from)
 			if !ok {
@@ -170,14 +172,14 @@ func (s *session) bindShowListing(cat *Catalog, st *parser.Show) (*boundStmt, er
 			return nil, pgerr.New(pgerr.FeatureNotSupported, "SHOW %s is not supported yet", st.Kind)
 		}
 		cols = c
-		build = func(_ context.Context, cat *Catalog) (listing, error) { return fn(s.e, cat) }
+		build = func(_ context.Context, cat *catalog.Catalog) (listing, error) { return fn(s.e, cat) }
 	}
 	filter, err := s.listingFilter(st, cols)
 	if err != nil {
 		return nil, err
 	}
 	return &boundStmt{cols: cols, catalogIndependent: true, run: func(ctx context.Context, s *session, _ []types.Datum) (pgwire.Result, error) {
-		l, err := build(ctx, s.e.snapshot().cat)
+		l, err := build(ctx, s.e.snapshot().Catalog())
 		if err != nil {
 			return nil, err
 		}
@@ -215,7 +217,7 @@ func (s *session) listingFilter(st *parser.Show, cols []pgwire.Column) (func(*se
 	for i, c := range cols {
 		sc.cols = append(sc.cols, scopeCol{name: c.Name, idx: i, typ: c.Type})
 	}
-	b := newBinder(newCatalog(), &s.info, nil)
+	b := newBinder(catalog.New(), &s.info, nil)
 	e, err := b.expr(raws[0].node.GetSelectStmt().TargetList[0].GetResTarget().Val, &exprCtx{s: sc, what: "WHERE"})
 	if err != nil {
 		return nil, err
@@ -230,7 +232,7 @@ func (s *session) listingFilter(st *parser.Show, cols []pgwire.Column) (func(*se
 	return func(s *session, r types.Row) (bool, error) { return pred(s.evalContext(nil), r) }, nil
 }
 
-func (s *session) bindShowCreate(cat *Catalog, st *parser.ShowCreate) (*boundStmt, error) {
+func (s *session) bindShowCreate(cat *catalog.Catalog, st *parser.ShowCreate) (*boundStmt, error) {
 	kind, ok := objectKindOf(st.Kind)
 	if !ok {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "SHOW CREATE %s is not supported yet", st.Kind)
@@ -238,27 +240,27 @@ func (s *session) bindShowCreate(cat *Catalog, st *parser.ShowCreate) (*boundStm
 	cols := textCols("name", "create_sql")
 	name := st.Name
 	return &boundStmt{cols: cols, catalogIndependent: true, run: func(ctx context.Context, s *session, _ []types.Datum) (pgwire.Result, error) {
-		o, n, ok := resolveName(s.e.snapshot().cat, name)
+		o, n, ok := resolveName(s.e.snapshot().Catalog(), name)
 		if !ok {
 			return nil, errUndefinedObject(kind, n)
 		}
 		if o.Kind != kind {
 			return nil, pgerr.New(pgerr.WrongObjectType, "%q is not a %s", n, kind)
 		}
-		return &rowsResult{rows: []types.Row{{types.NewText(qualify(o.Schema, o.Name)), types.NewText(o.SQL)}}, tag: "SHOW"}, nil
+		return &rowsResult{rows: []types.Row{{types.NewText(catalog.Qualify(o.Schema, o.Name)), types.NewText(o.SQL)}}, tag: "SHOW"}, nil
 	}}, nil
 }
 
 // bindCreateDefaultIndex indexes every column of an object.
-func (s *session) bindCreateDefaultIndex(cat *Catalog, raw *rawStatement, st *parser.CreateDefaultIndex) (*boundStmt, error) {
+func (s *session) bindCreateDefaultIndex(cat *catalog.Catalog, raw *rawStatement, st *parser.CreateDefaultIndex) (*boundStmt, error) {
 	on, name, ok := resolveName(cat, st.On)
 	if !ok {
 		return nil, pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", name)
 	}
-	if on.Kind != KindTable && on.Kind != KindMaterializedView {
+	if on.Kind != catalog.KindTable && on.Kind != catalog.KindMaterializedView {
 		return nil, pgerr.New(pgerr.WrongObjectType, "cannot create index on %s %q", on.Kind, on.Name)
 	}
-	obj := &Object{Kind: KindIndex, Schema: defaultSchema, Name: on.Name + "_primary_idx", SQL: raw.text, On: on.ID, DependsOn: []uint64{on.ID}}
+	obj := &catalog.Object{Kind: catalog.KindIndex, Schema: catalog.DefaultSchema, Name: on.Name + "_primary_idx", SQL: raw.text, On: on.ID, DependsOn: []uint64{on.ID}}
 	if len(on.PrimaryKey) > 0 {
 		obj.KeyCols = append(obj.KeyCols, on.PrimaryKey...)
 	} else {
@@ -271,16 +273,16 @@ func (s *session) bindCreateDefaultIndex(cat *Catalog, raw *rawStatement, st *pa
 	}
 	ifNotExists := st.IfNotExists
 	return ddl("CREATE INDEX", func(ctx context.Context, s *session) error {
-		return s.submitDDL(ctx, func(tx *ddlTx, notice func(*pgerr.Error)) error {
-			if taken, err := tx.nameTaken(obj.Name, ifNotExists, notice); taken || err != nil {
+		return s.submitDDL(ctx, func(ctx context.Context, tx *engine.DDL, notice func(*pgerr.Error)) error {
+			if taken, err := tx.NameTaken(obj.Name, ifNotExists, notice); taken || err != nil {
 				return err
 			}
-			if _, ok := tx.cat.ByID(obj.On); !ok {
+			if _, ok := tx.Catalog().ByID(obj.On); !ok {
 				return pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", name)
 			}
 			o := *obj
-			o.ID = tx.nextID()
-			return tx.create(&o)
+			o.ID = tx.NextID()
+			return tx.Create(ctx, &o)
 		})
 	}), nil
 }
@@ -288,7 +290,7 @@ func (s *session) bindCreateDefaultIndex(cat *Catalog, raw *rawStatement, st *pa
 // bindExplainFor explains a query or a view at a chosen stage: RAW (as
 // bound), DECORRELATED, OPTIMIZED (the default), or PHYSICAL / DATAFLOW
 // (the operators the plan lowers to).
-func (s *session) bindExplainFor(cat *Catalog, st *parser.Explain, params []types.Type) (*boundStmt, error) {
+func (s *session) bindExplainFor(cat *catalog.Catalog, st *parser.Explain, params []types.Type) (*boundStmt, error) {
 	var root planner.Node
 	var q *planner.Query
 	if st.Query != nil {
@@ -311,7 +313,7 @@ func (s *session) bindExplainFor(cat *Catalog, st *parser.Explain, params []type
 		if !ok {
 			return nil, errUndefinedObject(kind, name)
 		}
-		if o.Kind != KindView && o.Kind != KindMaterializedView {
+		if o.Kind != catalog.KindView && o.Kind != catalog.KindMaterializedView {
 			return nil, pgerr.New(pgerr.WrongObjectType, "%q is not a view or materialized view", name)
 		}
 		sel, _, err := viewDefinition(o.SQL)

@@ -3,6 +3,7 @@ package sql
 import (
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 
+	"github.com/streamdb/streamdb/catalog"
 	"github.com/streamdb/streamdb/pgerr"
 	"github.com/streamdb/streamdb/planner"
 	"github.com/streamdb/streamdb/planner/scalar"
@@ -10,32 +11,32 @@ import (
 )
 
 // writeTarget resolves the table an INSERT, UPDATE or DELETE changes.
-func writeTarget(cat *Catalog, rv *pg_query.RangeVar, verb string) (*Object, error) {
+func writeTarget(cat *catalog.Catalog, rv *pg_query.RangeVar, verb string) (*catalog.Object, error) {
 	obj, ok := cat.Lookup(rv.Schemaname, rv.Relname)
 	if !ok {
 		return nil, pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", rv.Relname).WithPosition(loc(rv.Location))
 	}
-	if obj.Kind != KindTable {
+	if obj.Kind != catalog.KindTable {
 		return nil, pgerr.New(pgerr.WrongObjectType, "cannot %s %s %q", verb, obj.Kind, obj.Name).
 			WithDetail("Only tables can be changed; %s are maintained from their inputs.", pluralKind(obj.Kind))
 	}
 	return obj, nil
 }
 
-func pluralKind(k ObjectKind) string {
+func pluralKind(k catalog.ObjectKind) string {
 	switch k {
-	case KindView:
+	case catalog.KindView:
 		return "views"
-	case KindMaterializedView:
+	case catalog.KindMaterializedView:
 		return "materialized views"
-	case KindIndex:
+	case catalog.KindIndex:
 		return "indexes"
 	}
 	return "tables"
 }
 
 // tableScope is the scope of a table's row (plus its hidden key column).
-func tableScope(obj *Object, alias string) *scope {
+func tableScope(obj *catalog.Object, alias string) *scope {
 	s := newScope(nil)
 	if alias == "" {
 		alias = obj.Name
@@ -48,7 +49,7 @@ func tableScope(obj *Object, alias string) *scope {
 }
 
 // keyedGet reads a table with each row's storage key appended.
-func keyedGet(b *binder, obj *Object) *planner.Get {
+func keyedGet(b *binder, obj *catalog.Object) *planner.Get {
 	g := b.getObject(obj)
 	g.WithKey = true
 	g.Cols = append(append([]planner.Column(nil), g.Cols...), planner.Column{Name: "?key?", Type: types.TypeBytea})
@@ -56,7 +57,7 @@ func keyedGet(b *binder, obj *Object) *planner.Get {
 }
 
 // columnDefault binds a column's DEFAULT expression, or NULL.
-func (b *binder) columnDefault(c ColumnDef) (scalar.Expr, error) {
+func (b *binder) columnDefault(c catalog.ColumnDef) (scalar.Expr, error) {
 	if c.Default == "" {
 		return scalar.NullOf(c.Type), nil
 	}
@@ -73,7 +74,7 @@ func (b *binder) columnDefault(c ColumnDef) (scalar.Expr, error) {
 }
 
 // checkExprs binds a table's CHECK constraints over its row.
-func (b *binder) checkExprs(obj *Object) ([]scalar.Expr, error) {
+func (b *binder) checkExprs(obj *catalog.Object) ([]scalar.Expr, error) {
 	var out []scalar.Expr
 	for _, chk := range obj.Checks {
 		raws, err := parseQuery("SELECT " + chk.Expr)
@@ -94,7 +95,7 @@ func (b *binder) checkExprs(obj *Object) ([]scalar.Expr, error) {
 }
 
 // returning binds a RETURNING list over the table's row.
-func (b *binder) returning(list []*pg_query.Node, obj *Object, alias string) ([]scalar.Expr, []planner.Column, error) {
+func (b *binder) returning(list []*pg_query.Node, obj *catalog.Object, alias string) ([]scalar.Expr, []planner.Column, error) {
 	if len(list) == 0 {
 		return nil, nil, nil
 	}
@@ -117,7 +118,7 @@ func (b *binder) returning(list []*pg_query.Node, obj *Object, alias string) ([]
 
 // insertPlan binds INSERT's source and returns a plan producing complete
 // table rows.
-func (b *binder) insertPlan(ins *pg_query.InsertStmt, obj *Object) (planner.Node, error) {
+func (b *binder) insertPlan(ins *pg_query.InsertStmt, obj *catalog.Object) (planner.Node, error) {
 	var targets []int
 	implicit := len(ins.Cols) == 0
 	if implicit {
@@ -226,13 +227,13 @@ func (b *binder) insertPlan(ins *pg_query.InsertStmt, obj *Object) (planner.Node
 			full[t] = &scalar.ColRef{Idx: i, Typ: ttypes[i]}
 		}
 	}
-	return &planner.Project{Input: source, Exprs: full, Cols: obj.planColumns()}, nil
+	return &planner.Project{Input: source, Exprs: full, Cols: obj.PlanColumns()}, nil
 }
 
 // insertIdentity checks that INSERT may give column c a value other than
 // DEFAULT: a GENERATED ALWAYS identity column takes one only with
 // OVERRIDING SYSTEM VALUE (or OVERRIDING USER VALUE, which ignores it).
-func insertIdentity(c ColumnDef, override pg_query.OverridingKind) error {
+func insertIdentity(c catalog.ColumnDef, override pg_query.OverridingKind) error {
 	if c.Identity != "a" || override != pg_query.OverridingKind_OVERRIDING_NOT_SET {
 		return nil
 	}
@@ -261,7 +262,7 @@ func planColumnsOf(exprs []scalar.Expr) []planner.Column {
 
 // updatePlan binds UPDATE: a plan producing, for every row to change, the
 // new row followed by the old row's storage key.
-func (b *binder) updatePlan(up *pg_query.UpdateStmt, obj *Object, alias string) (planner.Node, error) {
+func (b *binder) updatePlan(up *pg_query.UpdateStmt, obj *catalog.Object, alias string) (planner.Node, error) {
 	g := keyedGet(b, obj)
 	b.deps[obj.ID] = true
 	s := tableScope(obj, alias)
@@ -291,6 +292,9 @@ func (b *binder) updatePlan(up *pg_query.UpdateStmt, obj *Object, alias string) 
 			return nil, pgerr.New(pgerr.FeatureNotSupported, "UPDATE of array elements or fields is not supported").WithPosition(loc(rt.Location))
 		}
 		if rt.Val.GetMultiAssignRef() != nil {
+			if name, dup := duplicateTarget(up.TargetList); dup {
+				return nil, multipleAssignments(name)
+			}
 			return nil, pgerr.New(pgerr.FeatureNotSupported, "UPDATE with a row of values is not supported; assign each column").WithPosition(loc(rt.Location))
 		}
 		idx, ce, err := b.assignment(rt, obj, s, "UPDATE")
@@ -298,7 +302,7 @@ func (b *binder) updatePlan(up *pg_query.UpdateStmt, obj *Object, alias string) 
 			return nil, err
 		}
 		if set[idx] {
-			return nil, pgerr.New(pgerr.DuplicateColumn, "multiple assignments to same column %q", rt.Name).WithPosition(loc(rt.Location))
+			return nil, multipleAssignments(rt.Name)
 		}
 		set[idx] = true
 		exprs[idx] = ce
@@ -313,7 +317,7 @@ func (b *binder) updatePlan(up *pg_query.UpdateStmt, obj *Object, alias string) 
 // assignment binds one SET column = value of an UPDATE or an ON
 // CONFLICT DO UPDATE: the column's position and the value over s,
 // DEFAULT included, cast to the column's type.
-func (b *binder) assignment(rt *pg_query.ResTarget, obj *Object, s *scope, what string) (int, scalar.Expr, error) {
+func (b *binder) assignment(rt *pg_query.ResTarget, obj *catalog.Object, s *scope, what string) (int, scalar.Expr, error) {
 	idx := columnIndex(obj, rt.Name)
 	if idx < 0 {
 		return 0, nil, pgerr.New(pgerr.UndefinedColumn, "column %q of relation %q does not exist", rt.Name, obj.Name).WithPosition(loc(rt.Location))
@@ -343,7 +347,7 @@ func (b *binder) assignment(rt *pg_query.ResTarget, obj *Object, s *scope, what 
 // joinOthers joins the keyed target of an UPDATE … FROM or DELETE …
 // USING with the other tables: their columns follow the target's and its
 // storage key in s. Without other tables it returns the target.
-func (b *binder) joinOthers(g *planner.Get, s *scope, obj *Object, items []*pg_query.Node) (planner.Node, error) {
+func (b *binder) joinOthers(g *planner.Get, s *scope, obj *catalog.Object, items []*pg_query.Node) (planner.Node, error) {
 	if len(items) == 0 {
 		return g, nil
 	}
@@ -370,7 +374,7 @@ func onePerKey(n planner.Node, keyCol int) planner.Node {
 
 // deletePlan binds DELETE: a plan producing every row to delete followed
 // by its storage key.
-func (b *binder) deletePlan(del *pg_query.DeleteStmt, obj *Object, alias string) (planner.Node, error) {
+func (b *binder) deletePlan(del *pg_query.DeleteStmt, obj *catalog.Object, alias string) (planner.Node, error) {
 	g := keyedGet(b, obj)
 	b.deps[obj.ID] = true
 	s := tableScope(obj, alias)
@@ -397,4 +401,23 @@ func (b *binder) deletePlan(del *pg_query.DeleteStmt, obj *Object, alias string)
 		node = onePerKey(&planner.Project{Input: node, Exprs: exprs, Cols: planColumnsOf(exprs)}, width-1)
 	}
 	return node, nil
+}
+
+// duplicateTarget finds a column assigned twice in a SET list.
+func duplicateTarget(targets []*pg_query.Node) (string, bool) {
+	seen := map[string]bool{}
+	for _, tn := range targets {
+		name := tn.GetResTarget().Name
+		if seen[name] {
+			return name, true
+		}
+		seen[name] = true
+	}
+	return "", false
+}
+
+// multipleAssignments is PostgreSQL's error for SET x = 1, x = 2, which
+// its rewriter raises, with a syntax error's SQLSTATE.
+func multipleAssignments(col string) error {
+	return pgerr.New(pgerr.SyntaxError, "multiple assignments to same column %q", col)
 }

@@ -6,7 +6,9 @@ import (
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 
+	"github.com/streamdb/streamdb/catalog"
 	"github.com/streamdb/streamdb/dataflow"
+	"github.com/streamdb/streamdb/engine"
 	"github.com/streamdb/streamdb/pgerr"
 	"github.com/streamdb/streamdb/planner"
 	"github.com/streamdb/streamdb/planner/scalar"
@@ -55,7 +57,7 @@ func (b *binder) systemRelation(rv *pg_query.RangeVar, alias string) (fi *fromIt
 
 // feedSystem pushes a system relation's rows, generated from the
 // snapshot, into a one-tick input.
-func (s *session) feedSystem(snap *snapshot, in *dataflow.Input, get *planner.Get) error {
+func (s *session) feedSystem(snap *engine.Snapshot, in *dataflow.Input, get *planner.Get) error {
 	t, ok := pgcatalog.ByOID(uint32(get.ID))
 	if !ok {
 		return pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", get.Name)
@@ -76,7 +78,7 @@ func (s *session) feedSystem(snap *snapshot, in *dataflow.Input, get *planner.Ge
 // see the session's own DDL.
 type catalogView struct {
 	s    *session
-	snap *snapshot
+	snap *engine.Snapshot
 
 	mu      sync.Mutex
 	version uint64 // of the catalog rels were built from; 0 before
@@ -92,11 +94,11 @@ var (
 
 // catalogView returns a view of snap, or of the latest snapshot when snap
 // is nil (for name lookups, which follow the catalog as it is now).
-func (s *session) catalogView(snap *snapshot) *catalogView {
+func (s *session) catalogView(snap *engine.Snapshot) *catalogView {
 	return &catalogView{s: s, snap: snap}
 }
 
-func (v *catalogView) snapshot() *snapshot {
+func (v *catalogView) snapshot() *engine.Snapshot {
 	if v.snap != nil {
 		return v.snap
 	}
@@ -105,36 +107,35 @@ func (v *catalogView) snapshot() *snapshot {
 
 // load returns the relations of the current catalog, by OID too.
 func (v *catalogView) load() ([]*pgcatalog.Relation, map[uint32]*pgcatalog.Relation) {
-	cat := v.snapshot().cat
+	cat := v.snapshot().Catalog()
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	if v.byOID != nil && v.version == cat.Version {
 		return v.rels, v.byOID
 	}
 	v.version, v.rels, v.byOID = cat.Version, nil, map[uint32]*pgcatalog.Relation{}
-	cat.byID.Scan(func(id uint64, o *Object) bool {
+	for o := range cat.All() {
 		r := relationOf(o)
 		v.rels = append(v.rels, r)
 		v.byOID[r.OID] = r
-		return true
-	})
+	}
 	return v.rels, v.byOID
 }
 
 // relationOf describes a catalog object for pgcatalog.
-func relationOf(o *Object) *pgcatalog.Relation {
+func relationOf(o *catalog.Object) *pgcatalog.Relation {
 	r := &pgcatalog.Relation{OID: uint32(o.ID), Schema: o.Schema, Name: o.Name, PrimaryKey: o.PrimaryKey,
-		On: uint32(o.On), KeyCols: o.KeyCols, Unique: o.Unique}
+		On: uint32(o.On), KeyCols: o.KeyCols, Unique: o.Unique, Constraint: o.Constraint}
 	switch o.Kind {
-	case KindTable:
+	case catalog.KindTable:
 		r.Kind = pgcatalog.KindTable
-	case KindView:
+	case catalog.KindView:
 		r.Kind = pgcatalog.KindView
-	case KindMaterializedView:
+	case catalog.KindMaterializedView:
 		r.Kind = pgcatalog.KindMaterializedView
-	case KindIndex:
+	case catalog.KindIndex:
 		r.Kind = pgcatalog.KindIndex
-	case KindSequence:
+	case catalog.KindSequence:
 		r.Kind = pgcatalog.KindSequence
 	}
 	for _, c := range o.Columns {
@@ -143,7 +144,7 @@ func relationOf(o *Object) *pgcatalog.Relation {
 	for _, c := range o.Checks {
 		r.Checks = append(r.Checks, pgcatalog.Check{Name: c.Name, Expr: c.Expr})
 	}
-	if o.Kind == KindView || o.Kind == KindMaterializedView {
+	if o.Kind == catalog.KindView || o.Kind == catalog.KindMaterializedView {
 		r.ViewDef = viewQueryText(o.SQL)
 	}
 	return r
@@ -178,7 +179,7 @@ func (v *catalogView) Relation(oid uint32) (*pgcatalog.Relation, bool) {
 
 // RelationByName implements pgcatalog.Source.
 func (v *catalogView) RelationByName(schema, name string) (*pgcatalog.Relation, bool) {
-	o, ok := v.snapshot().cat.Lookup(schema, name)
+	o, ok := v.snapshot().Catalog().Lookup(schema, name)
 	if !ok {
 		return nil, false
 	}
@@ -299,4 +300,4 @@ func (v *catalogView) Visible(catalog, oid uint32) (bool, bool) {
 func (v *catalogView) Exists(catalog, oid uint32) bool { return pgcatalog.Exists(v, catalog, oid) }
 
 // isSystemID reports whether an object id is a system relation's.
-func isSystemID(id uint64) bool { return id < firstUserID }
+func isSystemID(id uint64) bool { return id < catalog.FirstUserID }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"strconv"
 
+	"github.com/streamdb/streamdb/catalog"
 	"github.com/streamdb/streamdb/pgwire"
 	"github.com/streamdb/streamdb/sql/parser"
 	"github.com/streamdb/streamdb/types"
@@ -13,7 +14,7 @@ import (
 // rows (timestamp, diff and the columns, as SUBSCRIBE returns them) as
 // COPY data, one message per row, flushed whenever the subscription
 // waits for the next tick, so that psql prints changes as they happen.
-func (s *session) bindCopySubscribe(cat *Catalog, st *parser.CopySubscribe) (*boundStmt, error) {
+func (s *session) bindCopySubscribe(cat *catalog.Catalog, st *parser.CopySubscribe) (*boundStmt, error) {
 	sub, err := s.bindSubscribe(cat, st.Subscribe)
 	if err != nil {
 		return nil, err

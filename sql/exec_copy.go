@@ -11,6 +11,8 @@ import (
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 
+	"github.com/streamdb/streamdb/catalog"
+	"github.com/streamdb/streamdb/engine"
 	"github.com/streamdb/streamdb/pgerr"
 	"github.com/streamdb/streamdb/pgwire"
 	"github.com/streamdb/streamdb/planner/scalar"
@@ -28,7 +30,7 @@ import (
 // for them.
 
 // bindCopy binds a COPY statement.
-func (s *session) bindCopy(cat *Catalog, raw *rawStatement, cs *pg_query.CopyStmt) (*boundStmt, error) {
+func (s *session) bindCopy(cat *catalog.Catalog, raw *rawStatement, cs *pg_query.CopyStmt) (*boundStmt, error) {
 	if cs.Filename != "" || cs.IsProgram {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "COPY to or from a file or program is not supported").
 			WithHint("Use COPY … FROM STDIN or COPY … TO STDOUT; psql's \\copy reads and writes client-side files that way.")
@@ -163,7 +165,7 @@ func defElemString(d *pg_query.DefElem) string {
 }
 
 // copyColumns resolves a COPY column list to positions in obj.
-func copyColumns(obj *Object, list []*pg_query.Node) ([]int, error) {
+func copyColumns(obj *catalog.Object, list []*pg_query.Node) ([]int, error) {
 	if len(list) == 0 {
 		cols := make([]int, len(obj.Columns))
 		for i := range cols {
@@ -193,7 +195,7 @@ func copyColumns(obj *Object, list []*pg_query.Node) ([]int, error) {
 	return cols, nil
 }
 
-func (s *session) bindCopyFrom(cat *Catalog, cs *pg_query.CopyStmt, f copyFormat) (*boundStmt, error) {
+func (s *session) bindCopyFrom(cat *catalog.Catalog, cs *pg_query.CopyStmt, f copyFormat) (*boundStmt, error) {
 	if cs.Relation == nil {
 		return nil, pgerr.New(pgerr.SyntaxError, "COPY FROM needs a table")
 	}
@@ -238,7 +240,7 @@ func (s *session) bindCopyFrom(cat *Catalog, cs *pg_query.CopyStmt, f copyFormat
 // copyIn receives a COPY FROM STDIN (pgwire.CopyInResult).
 type copyIn struct {
 	s        *session
-	obj      *Object
+	obj      *catalog.Object
 	f        copyFormat
 	cols     []int
 	defaults []scalar.Evaluator
@@ -341,24 +343,24 @@ func (c *copyIn) CopyDone(ctx context.Context) error {
 // within the data here.
 func (c *copyIn) commitAlone(ctx context.Context) error {
 	obj := c.obj
-	changes := make([]rowChange, len(c.rows))
+	changes := make([]engine.RowChange, len(c.rows))
 	// Keys in ascending order, as dumps usually are, have their
 	// duplicates side by side; only data out of order needs a set.
 	sorted := true
 	for i, row := range c.rows {
-		changes[i].row = row
+		changes[i].Row = row
 		if len(obj.PrimaryKey) == 0 {
 			continue
 		}
 		if i&4095 == 0 && ctx.Err() != nil {
 			return c.failed(pgerr.Canceled())
 		}
-		key := rowKey(obj, row)
-		changes[i].key = key
+		key := engine.RowKey(obj, row)
+		changes[i].Key = key
 		if i > 0 && sorted {
-			switch prev := changes[i-1].key; {
+			switch prev := changes[i-1].Key; {
 			case prev == key:
-				return c.failed(uniqueViolation(obj, row))
+				return c.failed(engine.UniqueViolation(obj, row))
 			case prev > key:
 				sorted = false
 			}
@@ -367,18 +369,18 @@ func (c *copyIn) commitAlone(ctx context.Context) error {
 	if len(obj.PrimaryKey) > 0 && !sorted {
 		seen := make(map[string]struct{}, len(changes))
 		for _, ch := range changes {
-			if _, dup := seen[ch.key]; dup {
-				return c.failed(uniqueViolation(obj, ch.row))
+			if _, dup := seen[ch.Key]; dup {
+				return c.failed(engine.UniqueViolation(obj, ch.Row))
 			}
-			seen[ch.key] = struct{}{}
+			seen[ch.Key] = struct{}{}
 		}
 	}
 	c.rows = nil
 	if len(changes) == 0 {
 		return nil
 	}
-	w := &writeSet{tables: map[uint64][]rowChange{obj.ID: changes}}
-	if err := c.s.e.c.submit(ctx, &coordReq{writes: w}); err != nil {
+	w := &engine.WriteSet{Tables: map[uint64][]engine.RowChange{obj.ID: changes}}
+	if err := c.s.e.eng.Commit(ctx, w); err != nil {
 		return c.failed(err)
 	}
 	return nil
@@ -606,7 +608,7 @@ func (c *copyIn) parseBinary(b []byte) (int, error) {
 func (c *copyIn) write(ctx context.Context) error {
 	s, obj := c.s, c.obj
 	snap := s.e.snapshot()
-	base, _ := snap.table(obj.ID)
+	base, _ := snap.Table(obj.ID)
 	if base == nil {
 		return pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", obj.Name)
 	}
@@ -619,16 +621,16 @@ func (c *copyIn) write(ctx context.Context) error {
 			tt.insertNew(row)
 			continue
 		}
-		key := rowKey(obj, row)
+		key := engine.RowKey(obj, row)
 		if cur, touched := tt.lookup(key); (touched && cur != nil) || (!touched && hasKey(base, key)) {
-			return uniqueViolation(obj, row)
+			return engine.UniqueViolation(obj, row)
 		}
 		tt.set(key, row, base)
 	}
 	return nil
 }
 
-func (s *session) bindCopyTo(cat *Catalog, raw *rawStatement, cs *pg_query.CopyStmt, f copyFormat) (*boundStmt, error) {
+func (s *session) bindCopyTo(cat *catalog.Catalog, raw *rawStatement, cs *pg_query.CopyStmt, f copyFormat) (*boundStmt, error) {
 	var query *rawStatement
 	switch {
 	case cs.Query != nil:
@@ -641,7 +643,7 @@ func (s *session) bindCopyTo(cat *Catalog, raw *rawStatement, cs *pg_query.CopyS
 		if !ok {
 			return nil, pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", cs.Relation.Relname)
 		}
-		if obj.Kind == KindView {
+		if obj.Kind == catalog.KindView {
 			return nil, pgerr.New(pgerr.WrongObjectType, "cannot copy from view %q", obj.Name).
 				WithHint("Try the COPY (SELECT ...) TO variant.")
 		}

@@ -6,6 +6,8 @@ import (
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 
+	"github.com/streamdb/streamdb/catalog"
+	"github.com/streamdb/streamdb/engine"
 	"github.com/streamdb/streamdb/pgerr"
 	"github.com/streamdb/streamdb/pgwire"
 	"github.com/streamdb/streamdb/types"
@@ -27,43 +29,23 @@ func (s *session) bindCreateTableAsSelect(raw *rawStatement, ct *pg_query.Create
 			return nil, err
 		}
 		var n int
-		err := s.submitDDL(ctx, func(tx *ddlTx, notice func(*pgerr.Error)) error {
+		err := s.submitDDL(ctx, func(ctx context.Context, tx *engine.DDL, notice func(*pgerr.Error)) error {
 			n = 0
-			if taken, err := tx.nameTaken(name, ifNotExists, notice); taken || err != nil {
+			if taken, err := tx.NameTaken(name, ifNotExists, notice); taken || err != nil {
 				return err
 			}
-			q, err := viewObject(tx.cat, KindMaterializedView, name, raw.text, ct.Query, aliases)
+			q, err := viewObject(tx.Catalog(), catalog.KindMaterializedView, name, raw.text, ct.Query, aliases)
 			if err != nil {
 				return err
 			}
-			var rows []types.Row
-			if !skipData {
-				f, err := tx.c.buildViewFlow(q, q.plan)
-				if err != nil {
-					return err
-				}
-				if err := tx.c.hydrate(tx.ctx, f); err != nil {
-					return err
-				}
-				if rows, err = f.snapshot().Rows(); err != nil {
+			for _, c := range q.Columns {
+				if err := storableType(c.Name, c.Type); err != nil {
 					return err
 				}
 			}
-			obj := &Object{Kind: KindTable, Schema: defaultSchema, Name: name, SQL: raw.text, Columns: q.Columns, ID: tx.nextID()}
-			if err := tx.create(obj); err != nil {
-				return err
-			}
-			t := tx.newTables[len(tx.newTables)-1]
-			var buf []byte
-			for _, row := range rows {
-				key := rowIDKey(t.nextRowID)
-				t.nextRowID++
-				buf = types.AppendRow(buf[:0], row)
-				t.put(key, string(buf))
-				tx.batch.Put(obj.ID, []byte(key), buf)
-			}
-			n = len(rows)
-			return nil
+			obj := &catalog.Object{Kind: catalog.KindTable, Schema: catalog.DefaultSchema, Name: name, SQL: raw.text, Columns: q.Columns, ID: tx.NextID()}
+			n, err = tx.CreateTableAs(ctx, obj, q.Plan, skipData)
+			return err
 		})
 		if err != nil {
 			return nil, err

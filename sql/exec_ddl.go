@@ -10,6 +10,8 @@ import (
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 
+	"github.com/streamdb/streamdb/catalog"
+	"github.com/streamdb/streamdb/engine"
 	"github.com/streamdb/streamdb/pgerr"
 	"github.com/streamdb/streamdb/pgwire"
 	"github.com/streamdb/streamdb/planner"
@@ -44,7 +46,7 @@ func deparseExpr(e *pg_query.Node) (string, error) {
 
 // checkSchema accepts only the public schema for new objects.
 func checkSchema(rv *pg_query.RangeVar) error {
-	if rv.Schemaname != "" && rv.Schemaname != defaultSchema {
+	if rv.Schemaname != "" && rv.Schemaname != catalog.DefaultSchema {
 		return pgerr.New(pgerr.InvalidSchemaName, "schema %q does not exist", rv.Schemaname).WithPosition(loc(rv.Location))
 	}
 	return nil
@@ -62,81 +64,7 @@ func ddl(tag string, fn func(ctx context.Context, s *session) error) *boundStmt 
 	}}
 }
 
-// ddlAllowed refuses a catalog change in an implicit transaction that
-// has written: catalog changes commit on their own, at once. Inside a
-// transaction block, submitDDL decides: only what a change creates can
-// be taken back when the block rolls back.
-func (s *session) ddlAllowed(tag string) error {
-	if s.txn != nil && s.txn.implicit && s.txn.hasWrites() {
-		return pgerr.New(pgerr.ActiveSQLTransaction, "%s cannot run inside a transaction block", tag)
-	}
-	return nil
-}
-
-// undoableKinds are the objects a CREATE inside a transaction block may
-// create: dropping them again undoes the CREATE completely.
-var undoableKinds = map[ObjectKind]bool{KindTable: true, KindView: true, KindMaterializedView: true, KindIndex: true, KindSequence: true}
-
-// submitDDL runs a catalog change on the coordinator and sends the
-// notices it produced.
-//
-// Inside a transaction block the change commits at once all the same,
-// and may only create tables, views, indexes and sequences: the block
-// remembers them and drops them again if it rolls back (or its COMMIT
-// fails), so that a rolled-back block leaves the catalog as it found it.
-// Other sessions see the new objects before the block commits.
-func (s *session) submitDDL(ctx context.Context, fn func(tx *ddlTx, notice func(*pgerr.Error)) error) error {
-	var notices []*pgerr.Error
-	var created []uint64
-	inBlock := s.txn != nil && !s.txn.implicit
-	err := s.e.c.submit(ctx, &coordReq{ddl: func(tx *ddlTx) error {
-		notices, created = notices[:0], created[:0]
-		if err := fn(tx, func(n *pgerr.Error) { notices = append(notices, n) }); err != nil {
-			return err
-		}
-		for _, o := range tx.created {
-			if inBlock && !undoableKinds[o.Kind] {
-				return pgerr.New(pgerr.ActiveSQLTransaction, "CREATE %s cannot run inside a transaction block", strings.ToUpper(o.Kind.String()))
-			}
-			created = append(created, o.ID)
-		}
-		if inBlock && len(tx.dropped) > 0 {
-			return pgerr.New(pgerr.ActiveSQLTransaction, "a statement that drops or replaces objects cannot run inside a transaction block").
-				WithHint("Run it outside BEGIN … COMMIT (with autocommit on): inside a block streamdb can only take back what CREATE statements made.")
-		}
-		return nil
-	}})
-	for _, n := range notices {
-		s.notice(n)
-	}
-	if err == nil && inBlock {
-		s.txn.created = append(s.txn.created, created...)
-	}
-	return err
-}
-
-// undoCreates drops, newest first, the objects a transaction block
-// created, when the block does not commit.
-func (s *session) undoCreates(ctx context.Context, t *txn) {
-	if t == nil || len(t.created) == 0 {
-		return
-	}
-	err := s.e.c.submit(ctx, &coordReq{ddl: func(tx *ddlTx) error {
-		for i := len(t.created) - 1; i >= 0; i-- {
-			if o, ok := tx.cat.ByID(t.created[i]); ok {
-				if err := dropWithDependents(tx, o, true, func(*pgerr.Error) {}); err != nil {
-					return err
-				}
-			}
-		}
-		return nil
-	}})
-	if err != nil {
-		s.e.log.Warn("could not drop the objects of a rolled-back transaction block", "err", err)
-	}
-}
-
-func (s *session) bindCreateTable(cat *Catalog, raw *rawStatement, cs *pg_query.CreateStmt) (*boundStmt, error) {
+func (s *session) bindCreateTable(cat *catalog.Catalog, raw *rawStatement, cs *pg_query.CreateStmt) (*boundStmt, error) {
 	rv := cs.Relation
 	if err := checkSchema(rv); err != nil {
 		return nil, err
@@ -147,7 +75,7 @@ func (s *session) bindCreateTable(cat *Catalog, raw *rawStatement, cs *pg_query.
 	if len(cs.InhRelations) > 0 || cs.Partspec != nil || cs.OfTypename != nil {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "table inheritance, partitioning and typed tables are not supported")
 	}
-	obj := &Object{Kind: KindTable, Schema: defaultSchema, Name: rv.Relname, SQL: raw.text}
+	obj := &catalog.Object{Kind: catalog.KindTable, Schema: catalog.DefaultSchema, Name: rv.Relname, SQL: raw.text}
 	b := newBinder(cat, &s.info, nil)
 	var pk []string
 	var uniques []uniqueSpec
@@ -165,7 +93,7 @@ func (s *session) bindCreateTable(cat *Catalog, raw *rawStatement, cs *pg_query.
 				name = fmt.Sprintf("%s_check%d", obj.Name, checkN-1)
 			}
 		}
-		obj.Checks = append(obj.Checks, CheckDef{Name: name, Expr: text})
+		obj.Checks = append(obj.Checks, catalog.CheckDef{Name: name, Expr: text})
 		return nil
 	}
 	for _, el := range cs.TableElts {
@@ -186,8 +114,11 @@ func (s *session) bindCreateTable(cat *Catalog, raw *rawStatement, cs *pg_query.
 				if t, err = b.bindType(cd.TypeName); err != nil {
 					return nil, err
 				}
+				if err := storableType(cd.Colname, t); err != nil {
+					return nil, withPosition(err, loc(cd.Location))
+				}
 			}
-			col := ColumnDef{Name: cd.Colname, Type: t, NotNull: cd.IsNotNull}
+			col := catalog.ColumnDef{Name: cd.Colname, Type: t, NotNull: cd.IsNotNull}
 			for _, cn := range cd.Constraints {
 				c := cn.GetConstraint()
 				switch c.Contype {
@@ -274,14 +205,14 @@ func (s *session) bindCreateTable(cat *Catalog, raw *rawStatement, cs *pg_query.
 	}
 	ifNotExists := cs.IfNotExists
 	return ddl("CREATE TABLE", func(ctx context.Context, s *session) error {
-		return s.submitDDL(ctx, func(tx *ddlTx, notice func(*pgerr.Error)) error {
-			if taken, err := tx.nameTaken(obj.Name, ifNotExists, notice); taken || err != nil {
+		return s.submitDDL(ctx, func(ctx context.Context, tx *engine.DDL, notice func(*pgerr.Error)) error {
+			if taken, err := tx.NameTaken(obj.Name, ifNotExists, notice); taken || err != nil {
 				return err
 			}
 			o := *obj
-			o.ID = tx.nextID()
+			o.ID = tx.NextID()
 			o.Columns = slices.Clone(obj.Columns)
-			var seqs []*Object
+			var seqs []*catalog.Object
 			for _, sq := range owned {
 				seq, err := sq.object(tx, &o)
 				if err != nil {
@@ -291,16 +222,16 @@ func (s *session) bindCreateTable(cat *Catalog, raw *rawStatement, cs *pg_query.
 				o.Columns[i].Default, o.Columns[i].NotNull = nextvalDefault(seq.Name), true
 				seqs = append(seqs, seq)
 			}
-			if err := tx.create(&o); err != nil {
+			if err := tx.Create(ctx, &o); err != nil {
 				return err
 			}
 			for _, seq := range seqs {
-				if err := tx.create(seq); err != nil {
+				if err := tx.Create(ctx, seq); err != nil {
 					return err
 				}
 			}
 			for _, u := range uniques {
-				if err := tx.create(u.index(tx, &o)); err != nil {
+				if err := tx.Create(ctx, u.index(tx, &o)); err != nil {
 					return err
 				}
 			}
@@ -310,7 +241,7 @@ func (s *session) bindCreateTable(cat *Catalog, raw *rawStatement, cs *pg_query.
 }
 
 // columnIndex returns the position of a column, -1 when there is none.
-func columnIndex(obj *Object, name string) int {
+func columnIndex(obj *catalog.Object, name string) int {
 	for i, c := range obj.Columns {
 		if c.Name == name {
 			return i
@@ -330,13 +261,13 @@ type uniqueSpec struct {
 // index returns the unique index of the constraint on table t, named as
 // PostgreSQL names it when the constraint has no name: table_cols_key,
 // with a number appended while the name is taken.
-func (u uniqueSpec) index(tx *ddlTx, t *Object) *Object {
+func (u uniqueSpec) index(tx *engine.DDL, t *catalog.Object) *catalog.Object {
 	name := u.name
 	if name == "" {
 		base := t.Name + "_" + strings.Join(u.cols, "_") + "_key"
 		name = base
 		for n := 1; ; n++ {
-			if _, taken := tx.cat.Lookup(defaultSchema, name); !taken {
+			if _, taken := tx.Catalog().Lookup(catalog.DefaultSchema, name); !taken {
 				break
 			}
 			name = base + strconv.Itoa(n)
@@ -347,7 +278,7 @@ func (u uniqueSpec) index(tx *ddlTx, t *Object) *Object {
 		quoted[i] = quoteIdentifier(c)
 	}
 	sql := fmt.Sprintf("CREATE UNIQUE INDEX %s ON %s (%s)", quoteIdentifier(name), quoteIdentifier(t.Name), strings.Join(quoted, ", "))
-	idx := &Object{Kind: KindIndex, Schema: defaultSchema, Name: name, SQL: sql, On: t.ID, KeyCols: u.keyCols, Unique: true, DependsOn: []uint64{t.ID}, ID: tx.nextID()}
+	idx := &catalog.Object{Kind: catalog.KindIndex, Schema: catalog.DefaultSchema, Name: name, SQL: sql, On: t.ID, KeyCols: u.keyCols, Unique: true, Constraint: true, DependsOn: []uint64{t.ID}, ID: tx.NextID()}
 	for _, k := range u.keyCols {
 		idx.Columns = append(idx.Columns, t.Columns[k])
 	}
@@ -390,7 +321,7 @@ func viewDefinition(sqlText string) (*pg_query.SelectStmt, []string, error) {
 
 // bindViewQuery binds a view's defining query against a catalog, in the
 // view context: no parameters, no statement-time functions.
-func bindViewQuery(cat *Catalog, sel *pg_query.SelectStmt) (*boundQuery, []uint64, error) {
+func bindViewQuery(cat *catalog.Catalog, sel *pg_query.SelectStmt) (*boundQuery, []uint64, error) {
 	b := newBinder(cat, &sessionInfo{user: "streamdb", database: "streamdb", settings: newSettings("streamdb")}, nil)
 	b.inView = true
 	bq, err := b.selectStmt(sel, nil)
@@ -404,7 +335,7 @@ func bindViewQuery(cat *Catalog, sel *pg_query.SelectStmt) (*boundQuery, []uint6
 }
 
 // viewObject binds a view definition and builds its catalog entry.
-func viewObject(cat *Catalog, kind ObjectKind, name, sqlText string, query *pg_query.Node, aliases []string) (*Object, error) {
+func viewObject(cat *catalog.Catalog, kind catalog.ObjectKind, name, sqlText string, query *pg_query.Node, aliases []string) (*catalog.Object, error) {
 	sel := query.GetSelectStmt()
 	if sel == nil {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "a view must be defined by a SELECT")
@@ -421,7 +352,7 @@ func viewObject(cat *Catalog, kind ObjectKind, name, sqlText string, query *pg_q
 	if err != nil {
 		return nil, err
 	}
-	obj := &Object{Kind: kind, Schema: defaultSchema, Name: name, SQL: sqlText, DependsOn: deps, plan: plan}
+	obj := &catalog.Object{Kind: kind, Schema: catalog.DefaultSchema, Name: name, SQL: sqlText, DependsOn: deps, Plan: plan}
 	seen := map[string]bool{}
 	for i, c := range cols {
 		n := c.Name
@@ -432,15 +363,15 @@ func viewObject(cat *Catalog, kind ObjectKind, name, sqlText string, query *pg_q
 			return nil, pgerr.New(pgerr.DuplicateColumn, "column %q specified more than once", n)
 		}
 		seen[n] = true
-		obj.Columns = append(obj.Columns, ColumnDef{Name: n, Type: c.Type})
+		obj.Columns = append(obj.Columns, catalog.ColumnDef{Name: n, Type: c.Type})
 	}
 	if len(aliases) > 0 || hasRenamed(obj, plan) {
-		obj.plan = renameColumns(plan, obj)
+		obj.Plan = renameColumns(plan, obj)
 	}
 	return obj, nil
 }
 
-func hasRenamed(obj *Object, plan planner.Node) bool {
+func hasRenamed(obj *catalog.Object, plan planner.Node) bool {
 	for i, c := range plan.Columns() {
 		if c.Name != obj.Columns[i].Name {
 			return true
@@ -450,16 +381,16 @@ func hasRenamed(obj *Object, plan planner.Node) bool {
 }
 
 // renameColumns gives a plan the view's column names.
-func renameColumns(plan planner.Node, obj *Object) planner.Node {
+func renameColumns(plan planner.Node, obj *catalog.Object) planner.Node {
 	cols := plan.Columns()
 	exprs := make([]scalar.Expr, len(cols))
 	for i, c := range cols {
 		exprs[i] = &scalar.ColRef{Idx: i, Typ: c.Type}
 	}
-	return &planner.Project{Input: plan, Exprs: exprs, Cols: obj.planColumns()}
+	return &planner.Project{Input: plan, Exprs: exprs, Cols: obj.PlanColumns()}
 }
 
-func (s *session) bindCreateView(cat *Catalog, raw *rawStatement, vs *pg_query.ViewStmt) (*boundStmt, error) {
+func (s *session) bindCreateView(cat *catalog.Catalog, raw *rawStatement, vs *pg_query.ViewStmt) (*boundStmt, error) {
 	if err := checkSchema(vs.View); err != nil {
 		return nil, err
 	}
@@ -468,27 +399,27 @@ func (s *session) bindCreateView(cat *Catalog, raw *rawStatement, vs *pg_query.V
 	}
 	name, aliases, replace := vs.View.Relname, nameList(vs.Aliases), vs.Replace
 	return ddl("CREATE VIEW", func(ctx context.Context, s *session) error {
-		return s.submitDDL(ctx, func(tx *ddlTx, notice func(*pgerr.Error)) error {
-			obj, err := viewObject(tx.cat, KindView, name, raw.text, vs.Query, aliases)
+		return s.submitDDL(ctx, func(ctx context.Context, tx *engine.DDL, notice func(*pgerr.Error)) error {
+			obj, err := viewObject(tx.Catalog(), catalog.KindView, name, raw.text, vs.Query, aliases)
 			if err != nil {
 				return err
 			}
-			if old, exists := tx.cat.Lookup(defaultSchema, name); exists {
-				if !replace || old.Kind != KindView {
-					if old.Kind != KindView && replace {
+			if old, exists := tx.Catalog().Lookup(catalog.DefaultSchema, name); exists {
+				if !replace || old.Kind != catalog.KindView {
+					if old.Kind != catalog.KindView && replace {
 						return pgerr.New(pgerr.WrongObjectType, "%q is not a view", name)
 					}
 					return pgerr.New(pgerr.DuplicateTable, "relation %q already exists", name)
 				}
-				if err := compatibleReplacement(old, obj, tx.cat); err != nil {
+				if err := compatibleReplacement(old, obj, tx.Catalog()); err != nil {
 					return err
 				}
-				tx.drop(old)
+				tx.Drop(old)
 				obj.ID = old.ID
-				return tx.create(obj)
+				return tx.Create(ctx, obj)
 			}
-			obj.ID = tx.nextID()
-			return tx.create(obj)
+			obj.ID = tx.NextID()
+			return tx.Create(ctx, obj)
 		})
 	}), nil
 }
@@ -496,7 +427,7 @@ func (s *session) bindCreateView(cat *Catalog, raw *rawStatement, vs *pg_query.V
 // compatibleReplacement enforces PostgreSQL's rule for CREATE OR REPLACE
 // VIEW: the new query keeps the old columns (it may add more at the end),
 // and objects that depend on the view keep working.
-func compatibleReplacement(old, repl *Object, cat *Catalog) error {
+func compatibleReplacement(old, repl *catalog.Object, cat *catalog.Catalog) error {
 	if len(repl.Columns) < len(old.Columns) {
 		return pgerr.New(pgerr.InvalidTableDefinition, "cannot drop columns from view")
 	}
@@ -516,7 +447,7 @@ func compatibleReplacement(old, repl *Object, cat *Catalog) error {
 	return nil
 }
 
-func (s *session) bindCreateTableAs(cat *Catalog, raw *rawStatement, ct *pg_query.CreateTableAsStmt) (*boundStmt, error) {
+func (s *session) bindCreateTableAs(cat *catalog.Catalog, raw *rawStatement, ct *pg_query.CreateTableAsStmt) (*boundStmt, error) {
 	into := ct.Into
 	if err := checkSchema(into.Rel); err != nil {
 		return nil, err
@@ -529,21 +460,21 @@ func (s *session) bindCreateTableAs(cat *Catalog, raw *rawStatement, ct *pg_quer
 	}
 	name, aliases, ifNotExists := into.Rel.Relname, nameList(into.ColNames), ct.IfNotExists
 	return ddl("CREATE MATERIALIZED VIEW", func(ctx context.Context, s *session) error {
-		return s.submitDDL(ctx, func(tx *ddlTx, notice func(*pgerr.Error)) error {
-			if taken, err := tx.nameTaken(name, ifNotExists, notice); taken || err != nil {
+		return s.submitDDL(ctx, func(ctx context.Context, tx *engine.DDL, notice func(*pgerr.Error)) error {
+			if taken, err := tx.NameTaken(name, ifNotExists, notice); taken || err != nil {
 				return err
 			}
-			obj, err := viewObject(tx.cat, KindMaterializedView, name, raw.text, ct.Query, aliases)
+			obj, err := viewObject(tx.Catalog(), catalog.KindMaterializedView, name, raw.text, ct.Query, aliases)
 			if err != nil {
 				return err
 			}
-			obj.ID = tx.nextID()
-			return tx.create(obj)
+			obj.ID = tx.NextID()
+			return tx.Create(ctx, obj)
 		})
 	}), nil
 }
 
-func (s *session) bindCreateIndex(cat *Catalog, raw *rawStatement, is *pg_query.IndexStmt) (*boundStmt, error) {
+func (s *session) bindCreateIndex(cat *catalog.Catalog, raw *rawStatement, is *pg_query.IndexStmt) (*boundStmt, error) {
 	if err := checkSchema(is.Relation); err != nil {
 		return nil, err
 	}
@@ -557,10 +488,10 @@ func (s *session) bindCreateIndex(cat *Catalog, raw *rawStatement, is *pg_query.
 	if !ok {
 		return nil, pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", is.Relation.Relname).WithPosition(loc(is.Relation.Location))
 	}
-	if on.Kind != KindTable && on.Kind != KindMaterializedView {
+	if on.Kind != catalog.KindTable && on.Kind != catalog.KindMaterializedView {
 		return nil, pgerr.New(pgerr.WrongObjectType, "cannot create index on %s %q", on.Kind, on.Name)
 	}
-	if is.Unique && on.Kind != KindTable {
+	if is.Unique && on.Kind != catalog.KindTable {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "unique indexes are only supported on tables")
 	}
 	var keyCols []int
@@ -586,39 +517,39 @@ func (s *session) bindCreateIndex(cat *Catalog, raw *rawStatement, is *pg_query.
 	if name == "" {
 		name = on.Name + "_" + strings.Join(names, "_") + "_idx"
 	}
-	obj := &Object{Kind: KindIndex, Schema: defaultSchema, Name: name, SQL: raw.text, On: on.ID, KeyCols: keyCols, Unique: is.Unique, DependsOn: []uint64{on.ID}}
+	obj := &catalog.Object{Kind: catalog.KindIndex, Schema: catalog.DefaultSchema, Name: name, SQL: raw.text, On: on.ID, KeyCols: keyCols, Unique: is.Unique, DependsOn: []uint64{on.ID}}
 	for _, k := range keyCols {
 		obj.Columns = append(obj.Columns, on.Columns[k])
 	}
 	ifNotExists := is.IfNotExists
 	return ddl("CREATE INDEX", func(ctx context.Context, s *session) error {
-		return s.submitDDL(ctx, func(tx *ddlTx, notice func(*pgerr.Error)) error {
-			if taken, err := tx.nameTaken(name, ifNotExists, notice); taken || err != nil {
+		return s.submitDDL(ctx, func(ctx context.Context, tx *engine.DDL, notice func(*pgerr.Error)) error {
+			if taken, err := tx.NameTaken(name, ifNotExists, notice); taken || err != nil {
 				return err
 			}
-			if _, ok := tx.cat.ByID(obj.On); !ok {
+			if _, ok := tx.Catalog().ByID(obj.On); !ok {
 				return pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", is.Relation.Relname)
 			}
 			o := *obj
-			o.ID = tx.nextID()
-			return tx.create(&o)
+			o.ID = tx.NextID()
+			return tx.Create(ctx, &o)
 		})
 	}), nil
 }
 
 // dropKinds maps DROP's object type to our kinds and the command tag.
-func dropKind(t pg_query.ObjectType) (ObjectKind, string, bool) {
+func dropKind(t pg_query.ObjectType) (catalog.ObjectKind, string, bool) {
 	switch t {
 	case pg_query.ObjectType_OBJECT_TABLE:
-		return KindTable, "DROP TABLE", true
+		return catalog.KindTable, "DROP TABLE", true
 	case pg_query.ObjectType_OBJECT_VIEW:
-		return KindView, "DROP VIEW", true
+		return catalog.KindView, "DROP VIEW", true
 	case pg_query.ObjectType_OBJECT_MATVIEW:
-		return KindMaterializedView, "DROP MATERIALIZED VIEW", true
+		return catalog.KindMaterializedView, "DROP MATERIALIZED VIEW", true
 	case pg_query.ObjectType_OBJECT_INDEX:
-		return KindIndex, "DROP INDEX", true
+		return catalog.KindIndex, "DROP INDEX", true
 	case pg_query.ObjectType_OBJECT_SEQUENCE:
-		return KindSequence, "DROP SEQUENCE", true
+		return catalog.KindSequence, "DROP SEQUENCE", true
 	}
 	return 0, "", false
 }
@@ -635,13 +566,13 @@ func (s *session) bindDrop(ds *pg_query.DropStmt) (*boundStmt, error) {
 	cascade := ds.Behavior == pg_query.DropBehavior_DROP_CASCADE
 	missingOK := ds.MissingOk
 	b := ddl(tag, func(ctx context.Context, s *session) error {
-		return s.submitDDL(ctx, func(tx *ddlTx, notice func(*pgerr.Error)) error {
+		return s.submitDDL(ctx, func(ctx context.Context, tx *engine.DDL, notice func(*pgerr.Error)) error {
 			for _, parts := range names {
 				schema, name := "", parts[len(parts)-1]
 				if len(parts) > 1 {
 					schema = parts[len(parts)-2]
 				}
-				obj, ok := tx.cat.Lookup(schema, name)
+				obj, ok := tx.Catalog().Lookup(schema, name)
 				if !ok {
 					if missingOK {
 						notice(pgerr.New(pgerr.SuccessfulCompletion, "%s %q does not exist, skipping", kind, name))
@@ -652,8 +583,8 @@ func (s *session) bindDrop(ds *pg_query.DropStmt) (*boundStmt, error) {
 				if obj.Kind != kind {
 					return errWrongKind(name, kind, obj.Kind)
 				}
-				if obj.Kind == KindSequence && obj.On != 0 {
-					if t, ok := tx.cat.ByID(obj.On); ok {
+				if obj.Kind == catalog.KindSequence && obj.On != 0 {
+					if t, ok := tx.Catalog().ByID(obj.On); ok {
 						return pgerr.New(pgerr.DependentObjectsStillExist, "cannot drop sequence %s because other objects depend on it", obj.Name).
 							WithDetail("default value for a column of table %s depends on sequence %s", t.Name, obj.Name).
 							WithHint("Drop the table, which drops its sequences.")
@@ -673,11 +604,11 @@ func (s *session) bindDrop(ds *pg_query.DropStmt) (*boundStmt, error) {
 // dropWithDependents drops obj and, with CASCADE, everything that depends
 // on it; without CASCADE a dependent view or materialized view blocks the
 // drop (indexes are always dropped with what they index).
-func dropWithDependents(tx *ddlTx, obj *Object, cascade bool, notice func(*pgerr.Error)) error {
-	all := map[uint64]*Object{}
-	var visit func(o *Object)
-	visit = func(o *Object) {
-		for _, d := range tx.cat.Dependents(o.ID) {
+func dropWithDependents(tx *engine.DDL, obj *catalog.Object, cascade bool, notice func(*pgerr.Error)) error {
+	all := map[uint64]*catalog.Object{}
+	var visit func(o *catalog.Object)
+	visit = func(o *catalog.Object) {
+		for _, d := range tx.Catalog().Dependents(o.ID) {
 			if _, seen := all[d.ID]; !seen {
 				all[d.ID] = d
 				visit(d)
@@ -685,13 +616,13 @@ func dropWithDependents(tx *ddlTx, obj *Object, cascade bool, notice func(*pgerr
 		}
 	}
 	visit(obj)
-	var deps []*Object
+	var deps []*catalog.Object
 	for _, d := range all {
 		deps = append(deps, d)
 	}
 	sort.Slice(deps, func(i, j int) bool { return deps[i].ID > deps[j].ID })
-	owned := func(d *Object) bool {
-		return d.Kind == KindIndex || d.Kind == KindSubsource && d.Source == obj.ID || d.Kind == KindSequence && d.On == obj.ID
+	owned := func(d *catalog.Object) bool {
+		return d.Kind == catalog.KindIndex || d.Kind == catalog.KindSubsource && d.Source == obj.ID || d.Kind == catalog.KindSequence && d.On == obj.ID
 	}
 	if !cascade {
 		for _, d := range deps {
@@ -706,8 +637,8 @@ func dropWithDependents(tx *ddlTx, obj *Object, cascade bool, notice func(*pgerr
 		if !owned(d) {
 			notice(pgerr.New(pgerr.SuccessfulCompletion, "drop cascades to %s %s", d.Kind, d.Name))
 		}
-		tx.drop(d)
+		tx.Drop(d)
 	}
-	tx.drop(obj)
+	tx.Drop(obj)
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 
+	"github.com/streamdb/streamdb/catalog"
 	"github.com/streamdb/streamdb/pgerr"
 	"github.com/streamdb/streamdb/pgwire"
 	"github.com/streamdb/streamdb/planner"
@@ -123,7 +124,7 @@ func (s *session) reportChanges(old *settings) {
 	}
 }
 
-func (s *session) bindShow(cat *Catalog, vs *pg_query.VariableShowStmt) (*boundStmt, error) {
+func (s *session) bindShow(cat *catalog.Catalog, vs *pg_query.VariableShowStmt) (*boundStmt, error) {
 	name := strings.ToLower(vs.Name)
 	switch name {
 	case "all":
@@ -136,9 +137,9 @@ func (s *session) bindShow(cat *Catalog, vs *pg_query.VariableShowStmt) (*boundS
 			return &rowsResult{rows: rows, tag: "SHOW"}, nil
 		}), nil
 	case "tables", "views":
-		kind := KindTable
+		kind := catalog.KindTable
 		if name == "views" {
-			kind = KindView
+			kind = catalog.KindView
 		}
 		return showObjects(kind), nil
 	}
@@ -165,11 +166,11 @@ func (s *session) bindShow(cat *Catalog, vs *pg_query.VariableShowStmt) (*boundS
 }
 
 // showObjects lists the objects of one kind, as SHOW TABLES does.
-func showObjects(kind ObjectKind) *boundStmt {
+func showObjects(kind catalog.ObjectKind) *boundStmt {
 	cols := []pgwire.Column{{Name: "name", Type: types.TypeText}}
 	return &boundStmt{cols: cols, run: func(ctx context.Context, s *session, _ []types.Datum) (pgwire.Result, error) {
 		var rows []types.Row
-		for _, o := range s.e.snapshot().cat.Objects(kind) {
+		for _, o := range s.e.snapshot().Catalog().Objects(kind) {
 			rows = append(rows, types.Row{types.NewText(o.Name)})
 		}
 		return &rowsResult{rows: rows, tag: "SHOW"}, nil
@@ -178,7 +179,7 @@ func showObjects(kind ObjectKind) *boundStmt {
 
 // bindExplain explains a SELECT, or the read that finds the rows of an
 // UPDATE or DELETE, as the statement would run it.
-func (s *session) bindExplain(cat *Catalog, raw *rawStatement, es *pg_query.ExplainStmt, params []types.Type) (*boundStmt, error) {
+func (s *session) bindExplain(cat *catalog.Catalog, raw *rawStatement, es *pg_query.ExplainStmt, params []types.Type) (*boundStmt, error) {
 	b := newBinder(cat, &s.info, params)
 	var q *planner.Query
 	switch {
@@ -213,11 +214,10 @@ func (s *session) bindExplain(cat *Catalog, raw *rawStatement, es *pg_query.Expl
 	default:
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "EXPLAIN is supported for SELECT, UPDATE and DELETE only")
 	}
-	q, err := planner.OptimizeQuery(q)
+	q, err := planner.Plan(q, planner.OneTick)
 	if err != nil {
 		return nil, err
 	}
-	q.Root = planner.UseLookups(q.Root)
 	text := planner.Explain(q)
 	cols := []pgwire.Column{{Name: "QUERY PLAN", Type: types.TypeText}}
 	return &boundStmt{params: b.paramTypes(), cols: cols, run: func(ctx context.Context, s *session, _ []types.Datum) (pgwire.Result, error) {

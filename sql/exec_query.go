@@ -9,7 +9,9 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/streamdb/streamdb/catalog"
 	"github.com/streamdb/streamdb/dataflow"
+	"github.com/streamdb/streamdb/engine"
 	"github.com/streamdb/streamdb/pgerr"
 	"github.com/streamdb/streamdb/pgwire"
 	"github.com/streamdb/streamdb/planner"
@@ -18,17 +20,16 @@ import (
 )
 
 // bindQuery binds and optimises a SELECT for one-tick execution.
-func (s *session) bindQuery(cat *Catalog, raw *rawStatement, params []types.Type) (*boundStmt, error) {
+func (s *session) bindQuery(cat *catalog.Catalog, raw *rawStatement, params []types.Type) (*boundStmt, error) {
 	b := newBinder(cat, &s.info, params)
 	bq, err := b.selectStmt(raw.node.GetSelectStmt(), nil)
 	if err != nil {
 		return nil, err
 	}
-	q, err := planner.OptimizeQuery(bq.q)
+	q, err := planner.Plan(bq.q, planner.OneTick)
 	if err != nil {
 		return nil, err
 	}
-	q.Root = planner.UseLookups(q.Root)
 	cols := resultColumns(bq.columns())
 	return &boundStmt{
 		params: b.paramTypes(),
@@ -69,7 +70,7 @@ func (s *session) evalContext(params []types.Datum) *scalar.EvalContext {
 // reads may have changed since the snapshot was published without anyone
 // pinning it then (see dataflow.Output.Publish): the query then runs
 // again over the next snapshot, which holds it.
-func (s *session) runQuerySnap(ctx context.Context, q *planner.Query, params []types.Datum) ([]types.Row, *snapshot, error) {
+func (s *session) runQuerySnap(ctx context.Context, q *planner.Query, params []types.Datum) ([]types.Row, *engine.Snapshot, error) {
 	for {
 		snap := s.e.snapshot()
 		var rows []types.Row
@@ -87,7 +88,7 @@ func (s *session) runQuerySnap(ctx context.Context, q *planner.Query, params []t
 			return rows, snap, err
 		}
 		select {
-		case <-snap.next:
+		case <-snap.Next():
 		case <-ctx.Done():
 			return nil, nil, ctx.Err()
 		}
@@ -106,7 +107,7 @@ const sizeRowRef = int64(unsafe.Sizeof(types.Row(nil)))
 // dataflow.Input.Feed). kept, when not nil, is the bytes the caller
 // keeps of what it received, which the statement's memory budget
 // counts with the dataflow's state.
-func (s *session) runQueryAt(ctx context.Context, snap *snapshot, q *planner.Query, params []types.Datum, kept *int64, emit func(dataflow.Batch) error) error {
+func (s *session) runQueryAt(ctx context.Context, snap *engine.Snapshot, q *planner.Query, params []types.Datum, kept *int64, emit func(dataflow.Batch) error) error {
 	g := dataflow.NewGraph()
 	ev := s.evalContext(params)
 	// An object read whole more than once (a CTE used twice, a self
@@ -138,8 +139,8 @@ func (s *session) runQueryAt(ctx context.Context, snap *snapshot, q *planner.Que
 			read[w] = in.Node()
 		}
 		return in.Node(), nil
-	}, OneTick: true}
-	root, err := planner.LowerQuery(lc, q)
+	}}
+	root, err := planner.Lower(lc, q.Root)
 	if err != nil {
 		return err
 	}
@@ -190,19 +191,19 @@ func (p *viewPins) unpin() {
 // one-tick input: the rows of a key lookup, or all rows, of which a
 // table's are decoded only in the columns keep reports (all when nil). A
 // view's snapshot stays pinned in pins.
-func (s *session) feedObject(ctx context.Context, snap *snapshot, pins *viewPins, in *dataflow.Input, get *planner.Get, ev *scalar.EvalContext, keep func(col int) bool) error {
+func (s *session) feedObject(ctx context.Context, snap *engine.Snapshot, pins *viewPins, in *dataflow.Input, get *planner.Get, ev *scalar.EvalContext, keep func(col int) bool) error {
 	id := uint64(get.ID)
 	if isSystemID(id) {
 		return s.feedSystem(snap, in, get)
 	}
-	obj, ok := snap.cat.ByID(id)
+	obj, ok := snap.Catalog().ByID(id)
 	if !ok {
 		return pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", get.Name)
 	}
 	if get.Index != 0 {
 		return s.feedIndexLookup(ctx, snap, in, obj, get, ev)
 	}
-	if obj.hasRows() {
+	if obj.HasRows() {
 		if get.Spans != nil {
 			return s.feedSpans(snap, in, obj, get, ev)
 		}
@@ -216,7 +217,7 @@ func (s *session) feedObject(ctx context.Context, snap *snapshot, pins *viewPins
 		}
 		return feedTable(snap, in, obj, get.WithKey, keep)
 	}
-	vs, ok := snap.view(id)
+	vs, ok := snap.View(id)
 	if !ok {
 		return pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", get.Name)
 	}
@@ -233,12 +234,12 @@ func (s *session) feedObject(ctx context.Context, snap *snapshot, pins *viewPins
 // feedSpans reads the rows of a table whose primary key lies in the
 // Get's spans: one lookup per whole key, one bounded range scan per other
 // interval, with the transaction's own pending changes laid over them.
-func (s *session) feedSpans(snap *snapshot, in *dataflow.Input, obj *Object, get *planner.Get, ev *scalar.EvalContext) error {
+func (s *session) feedSpans(snap *engine.Snapshot, in *dataflow.Input, obj *catalog.Object, get *planner.Get, ev *scalar.EvalContext) error {
 	ivs, err := spanIntervals(get, len(obj.PrimaryKey), ev)
 	if err != nil || len(ivs) == 0 {
 		return err
 	}
-	base, ok := snap.table(obj.ID)
+	base, ok := snap.Table(obj.ID)
 	if !ok {
 		return pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", obj.Name)
 	}
@@ -260,7 +261,7 @@ func (s *session) feedSpans(snap *snapshot, in *dataflow.Input, obj *Object, get
 				}
 			}
 			if !found {
-				r, ok, err := base.get(iv.start)
+				r, ok, err := base.Get(iv.start)
 				if err != nil {
 					return err
 				}
@@ -272,7 +273,7 @@ func (s *session) feedSpans(snap *snapshot, in *dataflow.Input, obj *Object, get
 			b = append(b, dataflow.Update{Row: keyed(row, iv.start, get.WithKey), Diff: 1})
 			continue
 		}
-		err := base.scanRange(iv.start, iv.end, nil, func(key string, row types.Row) bool {
+		err := base.ScanRange(iv.start, iv.end, nil, func(key string, row types.Row) bool {
 			if tt != nil {
 				if _, touched := tt.changes[key]; touched {
 					return true
@@ -299,7 +300,7 @@ func (s *session) feedSpans(snap *snapshot, in *dataflow.Input, obj *Object, get
 // index. A transaction's own pending writes are not in the index, and an
 // index row of a table without primary key does not say where the row is
 // stored, so in those cases the table is scanned and filtered instead.
-func (s *session) feedIndexLookup(ctx context.Context, snap *snapshot, in *dataflow.Input, obj *Object, get *planner.Get, ev *scalar.EvalContext) error {
+func (s *session) feedIndexLookup(ctx context.Context, snap *engine.Snapshot, in *dataflow.Input, obj *catalog.Object, get *planner.Get, ev *scalar.EvalContext) error {
 	keys, err := spanPoints(get, ev)
 	if err != nil || len(keys) == 0 {
 		return err
@@ -324,7 +325,7 @@ func (s *session) feedIndexLookup(ctx context.Context, snap *snapshot, in *dataf
 		in.Push(b)
 		return nil
 	}
-	idx, ok := snap.view(uint64(get.Index))
+	idx, ok := snap.View(uint64(get.Index))
 	if !ok {
 		return pgerr.New(pgerr.UndefinedObject, "index of %q does not exist", get.Name)
 	}
@@ -335,7 +336,7 @@ func (s *session) feedIndexLookup(ctx context.Context, snap *snapshot, in *dataf
 	for _, key := range keys {
 		err = idx.Lookup(key, func(row types.Row, n int64) bool {
 			if get.WithKey {
-				row = keyed(row, rowKey(obj, row), true)
+				row = keyed(row, engine.RowKey(obj, row), true)
 			}
 			b = append(b, dataflow.Update{Row: row, Diff: n})
 			return true

@@ -5,6 +5,7 @@ import (
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 
+	"github.com/streamdb/streamdb/catalog"
 	"github.com/streamdb/streamdb/pgerr"
 	"github.com/streamdb/streamdb/planner/scalar"
 	"github.com/streamdb/streamdb/types"
@@ -27,7 +28,7 @@ type upsertSet struct {
 }
 
 // onConflict binds an ON CONFLICT clause of an INSERT into obj.
-func (b *binder) onConflict(oc *pg_query.OnConflictClause, obj *Object, alias string) (*upsert, error) {
+func (b *binder) onConflict(oc *pg_query.OnConflictClause, obj *catalog.Object, alias string) (*upsert, error) {
 	if len(obj.PrimaryKey) == 0 {
 		return nil, pgerr.New(pgerr.InvalidColumnReference, "there is no unique or exclusion constraint matching the ON CONFLICT specification")
 	}
@@ -57,7 +58,7 @@ func (b *binder) onConflict(oc *pg_query.OnConflictClause, obj *Object, alias st
 		}
 		for _, st := range u.set {
 			if st.col == idx {
-				return nil, pgerr.New(pgerr.DuplicateColumn, "multiple assignments to same column %q", rt.Name).WithPosition(loc(rt.Location))
+				return nil, multipleAssignments(rt.Name)
 			}
 		}
 		ev, err := scalar.Compile(ce)
@@ -84,14 +85,14 @@ func (b *binder) onConflict(oc *pg_query.OnConflictClause, obj *Object, alias st
 // conflictTarget checks that the conflict target names the primary key:
 // its columns in any order, or its constraint. DO NOTHING may omit the
 // target when the primary key is the table's only unique constraint.
-func (b *binder) conflictTarget(infer *pg_query.InferClause, obj *Object, nothing bool) error {
+func (b *binder) conflictTarget(infer *pg_query.InferClause, obj *catalog.Object, nothing bool) error {
 	unsupported := pgerr.New(pgerr.FeatureNotSupported, "ON CONFLICT is supported on the primary key only")
 	if infer == nil {
 		if !nothing {
 			return pgerr.New(pgerr.SyntaxError, "ON CONFLICT DO UPDATE requires inference specification or constraint name").
 				WithHint("For example, ON CONFLICT (column_name).")
 		}
-		if len(uniqueIndexes(b.cat, obj.ID)) > 0 {
+		if len(b.cat.UniqueIndexes(obj.ID)) > 0 {
 			return unsupported.WithHint("Name the primary key's columns as the conflict target.")
 		}
 		return nil
@@ -120,7 +121,7 @@ func (b *binder) conflictTarget(infer *pg_query.InferClause, obj *Object, nothin
 	slices.Sort(cols)
 	pk := slices.Sorted(slices.Values(obj.PrimaryKey))
 	if !slices.Equal(slices.Compact(cols), pk) {
-		if len(uniqueIndexes(b.cat, obj.ID)) > 0 {
+		if len(b.cat.UniqueIndexes(obj.ID)) > 0 {
 			return unsupported
 		}
 		return pgerr.New(pgerr.InvalidColumnReference, "there is no unique or exclusion constraint matching the ON CONFLICT specification")

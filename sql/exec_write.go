@@ -7,6 +7,8 @@ import (
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 
+	"github.com/streamdb/streamdb/catalog"
+	"github.com/streamdb/streamdb/engine"
 	"github.com/streamdb/streamdb/pgerr"
 	"github.com/streamdb/streamdb/pgwire"
 	"github.com/streamdb/streamdb/planner"
@@ -17,12 +19,12 @@ import (
 // rowChecker enforces NOT NULL, primary key nullness and CHECK
 // constraints on the rows a statement writes.
 type rowChecker struct {
-	obj    *Object
+	obj    *catalog.Object
 	checks []scalar.Predicate
 	names  []string
 }
 
-func (b *binder) rowChecker(obj *Object) (*rowChecker, error) {
+func (b *binder) rowChecker(obj *catalog.Object) (*rowChecker, error) {
 	rc := &rowChecker{obj: obj}
 	exprs, err := b.checkExprs(obj)
 	if err != nil {
@@ -80,7 +82,7 @@ func (rc *rowChecker) inKey(i int) bool {
 }
 
 // failingRow renders a row as PostgreSQL's constraint errors show it.
-func failingRow(obj *Object, row types.Row, cfg *types.TextConfig) string {
+func failingRow(obj *catalog.Object, row types.Row, cfg *types.TextConfig) string {
 	var b strings.Builder
 	b.WriteByte('(')
 	for i, d := range row {
@@ -132,7 +134,7 @@ func aliasOf(rv *pg_query.RangeVar) string {
 	return rv.Relname
 }
 
-func (s *session) bindInsert(cat *Catalog, ins *pg_query.InsertStmt, params []types.Type) (*boundStmt, error) {
+func (s *session) bindInsert(cat *catalog.Catalog, ins *pg_query.InsertStmt, params []types.Type) (*boundStmt, error) {
 	if ins.WithClause != nil {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "WITH in INSERT is not supported")
 	}
@@ -172,7 +174,7 @@ func (s *session) bindInsert(cat *Catalog, ins *pg_query.InsertStmt, params []ty
 			if err != nil {
 				return nil, err
 			}
-			base, _ := snap.table(obj.ID)
+			base, _ := snap.Table(obj.ID)
 			if base == nil {
 				return nil, pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", obj.Name)
 			}
@@ -193,13 +195,13 @@ func (s *session) bindInsert(cat *Catalog, ins *pg_query.InsertStmt, params []ty
 					tt.insertNew(row)
 					continue
 				}
-				key := rowKey(obj, row)
+				key := engine.RowKey(obj, row)
 				cur, touched := tt.lookup(key)
 				taken := touched && cur != nil || !touched && hasKey(base, key)
 				if taken && up != nil {
 					existing := cur
 					if !touched {
-						if existing, _, err = base.get(key); err != nil {
+						if existing, _, err = base.Get(key); err != nil {
 							return nil, err
 						}
 					}
@@ -220,7 +222,7 @@ func (s *session) bindInsert(cat *Catalog, ins *pg_query.InsertStmt, params []ty
 				}
 				switch {
 				case taken:
-					return nil, uniqueViolation(obj, row)
+					return nil, engine.UniqueViolation(obj, row)
 				case touched:
 					tt.set(key, row, base) // deleted earlier in the transaction
 				default:
@@ -245,7 +247,7 @@ func (s *session) bindInsert(cat *Catalog, ins *pg_query.InsertStmt, params []ty
 // batch in a one-tick dataflow; any other source runs as a query. It
 // also returns the snapshot the rows were read in, or, for a VALUES list,
 // the latest.
-func (s *session) insertRows(ctx context.Context, q *planner.Query, ev *scalar.EvalContext, params []types.Datum) ([]types.Row, *snapshot, error) {
+func (s *session) insertRows(ctx context.Context, q *planner.Query, ev *scalar.EvalContext, params []types.Datum) ([]types.Row, *engine.Snapshot, error) {
 	p, ok := q.Root.(*planner.Project)
 	if !ok {
 		return s.runQuerySnap(ctx, q, params)
@@ -290,12 +292,12 @@ func (s *session) insertRows(ctx context.Context, q *planner.Query, ev *scalar.E
 	return rows, snap, nil
 }
 
-func hasKey(base *tableSnap, key string) bool {
-	_, ok := base.getRaw(key)
+func hasKey(base *engine.TableSnap, key string) bool {
+	_, ok := base.GetRaw(key)
 	return ok
 }
 
-func (s *session) bindUpdate(cat *Catalog, up *pg_query.UpdateStmt, params []types.Type) (*boundStmt, error) {
+func (s *session) bindUpdate(cat *catalog.Catalog, up *pg_query.UpdateStmt, params []types.Type) (*boundStmt, error) {
 	if up.WithClause != nil {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "WITH in UPDATE is not supported")
 	}
@@ -316,11 +318,10 @@ func (s *session) bindUpdate(cat *Catalog, up *pg_query.UpdateStmt, params []typ
 	if err != nil {
 		return nil, err
 	}
-	q, err := planner.OptimizeQuery(&planner.Query{Root: plan})
+	q, err := planner.Plan(&planner.Query{Root: plan}, planner.OneTick)
 	if err != nil {
 		return nil, err
 	}
-	q.Root = planner.UseLookups(q.Root)
 	width := len(obj.Columns)
 	return &boundStmt{
 		params: b.paramTypes(),
@@ -334,7 +335,7 @@ func (s *session) bindUpdate(cat *Catalog, up *pg_query.UpdateStmt, params []typ
 				return nil, err
 			}
 			ev := s.evalContext(params)
-			base, _ := snap.table(obj.ID)
+			base, _ := snap.Table(obj.ID)
 			if base == nil {
 				return nil, pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", obj.Name)
 			}
@@ -350,7 +351,7 @@ func (s *session) bindUpdate(cat *Catalog, up *pg_query.UpdateStmt, params []typ
 				}
 				newRows[i] = row
 				key := string(r[width].Str())
-				if len(obj.PrimaryKey) > 0 && rowKey(obj, row) != key {
+				if len(obj.PrimaryKey) > 0 && engine.RowKey(obj, row) != key {
 					tt.set(key, nil, base)
 					moved = append(moved, i)
 					continue
@@ -358,9 +359,9 @@ func (s *session) bindUpdate(cat *Catalog, up *pg_query.UpdateStmt, params []typ
 				tt.set(key, row, base)
 			}
 			for _, i := range moved {
-				key := rowKey(obj, newRows[i])
+				key := engine.RowKey(obj, newRows[i])
 				if cur, touched := tt.lookup(key); (touched && cur != nil) || (!touched && hasKey(base, key)) {
-					return nil, uniqueViolation(obj, newRows[i])
+					return nil, engine.UniqueViolation(obj, newRows[i])
 				}
 				tt.set(key, newRows[i], base)
 			}
@@ -372,7 +373,7 @@ func (s *session) bindUpdate(cat *Catalog, up *pg_query.UpdateStmt, params []typ
 	}, nil
 }
 
-func (s *session) bindDelete(cat *Catalog, del *pg_query.DeleteStmt, params []types.Type) (*boundStmt, error) {
+func (s *session) bindDelete(cat *catalog.Catalog, del *pg_query.DeleteStmt, params []types.Type) (*boundStmt, error) {
 	if del.WithClause != nil {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "WITH in DELETE is not supported")
 	}
@@ -389,11 +390,10 @@ func (s *session) bindDelete(cat *Catalog, del *pg_query.DeleteStmt, params []ty
 	if err != nil {
 		return nil, err
 	}
-	q, err := planner.OptimizeQuery(&planner.Query{Root: plan})
+	q, err := planner.Plan(&planner.Query{Root: plan}, planner.OneTick)
 	if err != nil {
 		return nil, err
 	}
-	q.Root = planner.UseLookups(q.Root)
 	width := len(obj.Columns)
 	return &boundStmt{
 		params: b.paramTypes(),
@@ -403,7 +403,7 @@ func (s *session) bindDelete(cat *Catalog, del *pg_query.DeleteStmt, params []ty
 			if err != nil {
 				return nil, err
 			}
-			base, _ := snap.table(obj.ID)
+			base, _ := snap.Table(obj.ID)
 			if base == nil {
 				return nil, pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", obj.Name)
 			}

@@ -3,27 +3,30 @@ package sql
 import (
 	"testing"
 
+	"github.com/streamdb/streamdb/catalog"
 	"github.com/streamdb/streamdb/dataflow"
+	"github.com/streamdb/streamdb/pgerr"
 	"github.com/streamdb/streamdb/planner"
 	"github.com/streamdb/streamdb/planner/scalar"
 	"github.com/streamdb/streamdb/types"
 )
 
 // fuzzCatalog is a small fixed catalog for the SQL-to-plan fuzzer.
-func fuzzCatalog() *Catalog {
-	cat := newCatalog()
-	cat.add(&Object{ID: firstUserID, Kind: KindTable, Schema: defaultSchema, Name: "t", PrimaryKey: []int{0}, Columns: []ColumnDef{
+func fuzzCatalog() *catalog.Catalog {
+	cat := catalog.New()
+	cat.Add(&catalog.Object{ID: catalog.FirstUserID, Kind: catalog.KindTable, Schema: catalog.DefaultSchema, Name: "t", PrimaryKey: []int{0}, Columns: []catalog.ColumnDef{
 		{Name: "a", Type: types.TypeInt4, NotNull: true}, {Name: "b", Type: types.TypeText}, {Name: "c", Type: types.TypeNumeric},
 		{Name: "d", Type: types.TypeTimestampTZ}, {Name: "e", Type: types.TypeJSONB},
 	}})
-	cat.add(&Object{ID: firstUserID + 1, Kind: KindTable, Schema: defaultSchema, Name: "u", Columns: []ColumnDef{
+	cat.Add(&catalog.Object{ID: catalog.FirstUserID + 1, Kind: catalog.KindTable, Schema: catalog.DefaultSchema, Name: "u", Columns: []catalog.ColumnDef{
 		{Name: "a", Type: types.TypeInt8}, {Name: "f", Type: types.TypeFloat8}, {Name: "g", Type: types.TypeBool},
 	}})
 	return cat
 }
 
 // FuzzBindSQL feeds arbitrary text through parsing, binding, optimisation
-// and lowering: every outcome must be a plan or an error, never a panic.
+// and lowering: every outcome must be a plan or an error, never a panic,
+// and never an internal error (XX000), which only a bug raises.
 func FuzzBindSQL(f *testing.F) {
 	for _, s := range []string{
 		"SELECT a, b FROM t WHERE a > 1 ORDER BY b LIMIT 3",
@@ -37,6 +40,8 @@ func FuzzBindSQL(f *testing.F) {
 		"SELECT generate_series(1, 3), now() - d FROM t",
 		"INSERT INTO t VALUES (1, 'x')",
 		"UPDATE t SET b = b || 'y' WHERE a = 2",
+		"SELECT lag(b, a, 'z') OVER (ORDER BY a), ntile(a) OVER (), nth_value(c, NULL) OVER () FROM t",
+		"SELECT CASE WHEN a = 0 THEN 0 ELSE (SELECT max(f) / t.a FROM u) END FROM t WHERE c / 0 > NULL",
 	} {
 		f.Add(s)
 	}
@@ -55,13 +60,20 @@ func FuzzBindSQL(f *testing.F) {
 				}
 				continue
 			}
+			internal := func(stage string, err error) {
+				if err != nil && pgerr.CodeOf(err) == pgerr.InternalError {
+					t.Fatalf("%s of %q: internal error: %v", stage, sql, err)
+				}
+			}
 			b := newBinder(cat, &sess.info, nil)
 			bq, err := b.selectStmt(raw.node.GetSelectStmt(), nil)
 			if err != nil {
+				internal("binding", err)
 				continue
 			}
 			q, err := planner.OptimizeQuery(bq.q)
 			if err != nil {
+				internal("optimising", err)
 				continue
 			}
 			g := dataflow.NewGraph()
@@ -69,8 +81,10 @@ func FuzzBindSQL(f *testing.F) {
 			lc := &planner.LowerContext{Graph: g, Eval: &scalar.EvalContext{Params: params}, Get: func(*planner.Get) (dataflow.Node, error) {
 				return g.Input().Node(), nil
 			}}
-			_, _ = planner.LowerQuery(lc, q)
-			_ = planner.Explain(q)
+			pq := planner.PhysicalQuery(q, planner.OneTick)
+			_, err = planner.Lower(lc, pq.Root)
+			internal("lowering", err)
+			_ = planner.Explain(pq)
 			_ = planner.ExplainDataflow(q)
 		}
 	})

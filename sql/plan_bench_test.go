@@ -42,7 +42,7 @@ func BenchmarkPlanSelect(b *testing.B) {
 			}
 			return in.Node(), nil
 		}}
-		root, err := planner.LowerQuery(lc, q)
+		root, err := planner.Lower(lc, planner.PhysicalQuery(q, planner.OneTick).Root)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -8,7 +8,9 @@ import (
 	"strconv"
 	"unsafe"
 
+	"github.com/streamdb/streamdb/catalog"
 	"github.com/streamdb/streamdb/dataflow"
+	"github.com/streamdb/streamdb/engine"
 	"github.com/streamdb/streamdb/pgerr"
 	"github.com/streamdb/streamdb/pgwire"
 	"github.com/streamdb/streamdb/planner"
@@ -70,7 +72,7 @@ func (s *session) streamQuery(ctx context.Context, q *planner.Query, params []ty
 			if errors.Is(err, dataflow.ErrSnapshotGone) && !started {
 				// See runQuerySnap: nothing was sent, so run again.
 				select {
-				case <-snap.next:
+				case <-snap.Next():
 					continue
 				case <-ctx.Done():
 					err = ctx.Err()
@@ -252,16 +254,16 @@ func feedView(in *dataflow.Input, vs *dataflow.Snapshot) {
 // (all when nil), into a one-tick input as the dataflow asks for them.
 // Only a table the transaction has not written to is read so, its
 // snapshot being immutable (see txnChanged).
-func feedTable(snap *snapshot, in *dataflow.Input, obj *Object, withKey bool, keep func(col int) bool) error {
-	base, ok := snap.table(obj.ID)
+func feedTable(snap *engine.Snapshot, in *dataflow.Input, obj *catalog.Object, withKey bool, keep func(col int) bool) error {
+	base, ok := snap.Table(obj.ID)
 	if !ok {
 		return pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", obj.Name)
 	}
-	in.Feed(base.sizeHint(), func(_ context.Context, emit func(dataflow.Batch) error) error {
+	in.Feed(base.SizeHint(), func(_ context.Context, emit func(dataflow.Batch) error) error {
 		var b dataflow.Batch
 		var err error
-		dec := newRowReader(len(obj.Columns), keep)
-		serr := base.scanRange("", "", dec, func(key string, row types.Row) bool {
+		dec := engine.NewRowReader(len(obj.Columns), keep)
+		serr := base.ScanRange("", "", dec, func(key string, row types.Row) bool {
 			if b = append(b, dataflow.Update{Row: keyed(row, key, withKey), Diff: 1}); len(b) == sendRows {
 				err, b = emit(b), b[:0]
 			}

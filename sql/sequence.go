@@ -2,202 +2,18 @@ package sql
 
 import (
 	"context"
-	"encoding/binary"
 	"fmt"
 	"strconv"
 	"strings"
-	"sync"
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 
+	"github.com/streamdb/streamdb/catalog"
+	"github.com/streamdb/streamdb/engine"
 	"github.com/streamdb/streamdb/pgerr"
 	"github.com/streamdb/streamdb/sql/parser"
 	"github.com/streamdb/streamdb/types"
 )
-
-// SequenceDef is a sequence's parameters, as CREATE SEQUENCE (or a serial
-// or identity column) set them.
-type SequenceDef struct {
-	Start     int64 `json:"start"`
-	Increment int64 `json:"increment"`
-	Min       int64 `json:"min"`
-	Max       int64 `json:"max"`
-	Cycle     bool  `json:"cycle,omitempty"`
-}
-
-// seqLogAhead is how many values nextval hands out between durable
-// writes, like PostgreSQL's SEQ_LOG_VALS: after a crash the sequence
-// resumes past the last logged value, leaving a gap but never repeating
-// a value.
-const seqLogAhead = 32
-
-// seqState is a sequence's current value. Sequences are not
-// transactional: nextval takes a value at once, for every session, and a
-// rolled-back transaction does not give it back.
-type seqState struct {
-	mu     sync.Mutex
-	def    SequenceDef
-	last   int64 // the last value returned, or the first to return when !called
-	called bool
-	logged int64 // values up to here may be returned without a durable write
-	hasLog bool
-}
-
-// sequences holds the state of every sequence, shared by all sessions.
-type sequences struct {
-	mu sync.Mutex
-	m  map[uint64]*seqState
-}
-
-func (s *sequences) get(id uint64) *seqState {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.m[id]
-}
-
-func (s *sequences) set(id uint64, st *seqState) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.m == nil {
-		s.m = map[uint64]*seqState{}
-	}
-	if st == nil {
-		delete(s.m, id)
-		return
-	}
-	s.m[id] = st
-}
-
-// seqPosition is the durable form of a sequence's state: the value it
-// last returned (or logged ahead) and whether it was called.
-func seqPosition(v int64, called bool) []byte {
-	b := binary.BigEndian.AppendUint64(nil, uint64(v))
-	if called {
-		return append(b, 1)
-	}
-	return append(b, 0)
-}
-
-// recoverSequence restores a sequence's state from its durable position.
-func (c *coordinator) recoverSequence(o *Object) error {
-	st := &seqState{def: *o.Sequence, last: o.Sequence.Start}
-	err := c.store.Positions(o.ID, func(_ string, pos []byte) error {
-		if len(pos) != 9 {
-			return pgerr.New(pgerr.DataCorrupted, "sequence %q: bad stored position", o.Name)
-		}
-		st.last, st.called = int64(binary.BigEndian.Uint64(pos)), pos[8] == 1
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	if st.called {
-		st.logged, st.hasLog = st.last, true
-	}
-	c.seqs.set(o.ID, st)
-	return nil
-}
-
-// persist writes a sequence's position durably.
-func (c *coordinator) persistSequence(id uint64, v int64, called bool) error {
-	b := c.store.NewBatch()
-	b.SetPosition(id, "", seqPosition(v, called))
-	return b.Commit()
-}
-
-// saveSequences writes every sequence's exact state, so that after a
-// clean shutdown sequences resume where they stopped; after a crash they
-// resume past the value logged ahead.
-func (c *coordinator) saveSequences() error {
-	c.seqs.mu.Lock()
-	defer c.seqs.mu.Unlock()
-	b := c.store.NewBatch()
-	for id, st := range c.seqs.m {
-		st.mu.Lock()
-		b.SetPosition(id, "", seqPosition(st.last, st.called))
-		st.mu.Unlock()
-	}
-	return b.Commit()
-}
-
-// nextval advances a sequence and returns its new value.
-func (c *coordinator) nextval(o *Object) (int64, error) {
-	st := c.seqs.get(o.ID)
-	if st == nil {
-		return 0, pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", o.Name)
-	}
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	d := st.def
-	v := st.last
-	if st.called {
-		var ok bool
-		v, ok = addBounded(st.last, d.Increment, d.Min, d.Max)
-		if !ok {
-			if !d.Cycle {
-				limit, which := d.Max, "maximum"
-				if d.Increment < 0 {
-					limit, which = d.Min, "minimum"
-				}
-				return 0, pgerr.New(pgerr.SequenceGeneratorLimitExceeded, "nextval: reached %s value of sequence %q (%d)", which, o.Name, limit)
-			}
-			v = d.Min
-			if d.Increment < 0 {
-				v = d.Max
-			}
-		}
-	}
-	if !st.hasLog || !withinLog(v, st.logged, d.Increment) {
-		ahead, ok := addBounded(v, d.Increment*(seqLogAhead-1), d.Min, d.Max)
-		if !ok {
-			ahead = v
-		}
-		if err := c.persistSequence(o.ID, ahead, true); err != nil {
-			return 0, err
-		}
-		st.logged, st.hasLog = ahead, true
-	}
-	st.last, st.called = v, true
-	return v, nil
-}
-
-// withinLog reports whether v lies before or at the logged value in the
-// sequence's direction.
-func withinLog(v, logged, inc int64) bool {
-	if inc > 0 {
-		return v <= logged
-	}
-	return v >= logged
-}
-
-// addBounded returns v+inc when it stays within [lo, hi].
-func addBounded(v, inc, lo, hi int64) (int64, bool) {
-	if inc > 0 && v > hi-inc || inc < 0 && v < lo-inc {
-		return 0, false
-	}
-	r := v + inc
-	return r, r >= lo && r <= hi
-}
-
-// setval sets a sequence's value: the next nextval returns v+increment
-// when called, v itself otherwise.
-func (c *coordinator) setval(o *Object, v int64, called bool) error {
-	st := c.seqs.get(o.ID)
-	if st == nil {
-		return pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", o.Name)
-	}
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	if v < st.def.Min || v > st.def.Max {
-		return pgerr.New(pgerr.NumericValueOutOfRange, "setval: value %d is out of bounds for sequence %q (%d..%d)", v, o.Name, st.def.Min, st.def.Max)
-	}
-	if err := c.persistSequence(o.ID, v, called); err != nil {
-		return err
-	}
-	st.last, st.called = v, called
-	st.logged, st.hasLog = v, called
-	return nil
-}
 
 // Sequence implements scalar.Session: nextval, currval, setval and
 // lastval for the sequence with the OID (unused by lastval).
@@ -209,24 +25,24 @@ func (v *catalogView) Sequence(fn string, oid uint32, value int64, called bool) 
 		}
 		oid = uint32(s.lastSeq)
 	}
-	o, ok := v.snapshot().cat.ByID(uint64(oid))
+	o, ok := v.snapshot().Catalog().ByID(uint64(oid))
 	if !ok {
 		return 0, pgerr.New(pgerr.UndefinedTable, "could not open relation with OID %d", oid)
 	}
-	if o.Kind != KindSequence {
+	if o.Kind != catalog.KindSequence {
 		return 0, pgerr.New(pgerr.WrongObjectType, "%q is not a sequence", o.Name)
 	}
-	c := s.e.c
+	c := s.e.eng
 	switch fn {
 	case "nextval":
-		n, err := c.nextval(o)
+		n, err := c.Nextval(o)
 		if err != nil {
 			return 0, err
 		}
 		s.rememberSeq(o.ID, n)
 		return n, nil
 	case "setval":
-		if err := c.setval(o, value, called); err != nil {
+		if err := c.Setval(o, value, called); err != nil {
 			return 0, err
 		}
 		if called {
@@ -254,9 +70,9 @@ func (s *session) rememberSeq(id uint64, v int64) {
 
 // sequenceDef reads CREATE SEQUENCE's options (also those of an identity
 // column) over the defaults PostgreSQL uses for a sequence of type typ.
-func sequenceDef(opts []*pg_query.Node, typ types.Type) (SequenceDef, error) {
+func sequenceDef(opts []*pg_query.Node, typ types.Type) (catalog.SequenceDef, error) {
 	var start, minv, maxv *int64
-	d := SequenceDef{Increment: 1}
+	d := catalog.SequenceDef{Increment: 1}
 	for _, n := range opts {
 		el := n.GetDefElem()
 		if el == nil {
@@ -379,20 +195,20 @@ func (s *session) bindCreateSequence(raw *rawStatement, cs *pg_query.CreateSeqSt
 	}
 	name, ifNotExists := cs.Sequence.Relname, cs.IfNotExists
 	return ddl("CREATE SEQUENCE", func(ctx context.Context, s *session) error {
-		return s.submitDDL(ctx, func(tx *ddlTx, notice func(*pgerr.Error)) error {
-			if taken, err := tx.nameTaken(name, ifNotExists, notice); taken || err != nil {
+		return s.submitDDL(ctx, func(ctx context.Context, tx *engine.DDL, notice func(*pgerr.Error)) error {
+			if taken, err := tx.NameTaken(name, ifNotExists, notice); taken || err != nil {
 				return err
 			}
-			return tx.create(sequenceObject(tx, name, raw.text, def, 0))
+			return tx.Create(ctx, sequenceObject(tx, name, raw.text, def, 0))
 		})
 	}), nil
 }
 
 // sequenceObject is a new sequence; on is the table that owns it (a
 // serial or identity column's), 0 for none.
-func sequenceObject(tx *ddlTx, name, sqlText string, def SequenceDef, on uint64) *Object {
-	o := &Object{Kind: KindSequence, Schema: defaultSchema, Name: name, SQL: sqlText, Sequence: &def, ID: tx.nextID(),
-		Columns: []ColumnDef{{Name: "last_value", Type: types.TypeInt8}, {Name: "log_cnt", Type: types.TypeInt8}, {Name: "is_called", Type: types.TypeBool}}}
+func sequenceObject(tx *engine.DDL, name, sqlText string, def catalog.SequenceDef, on uint64) *catalog.Object {
+	o := &catalog.Object{Kind: catalog.KindSequence, Schema: catalog.DefaultSchema, Name: name, SQL: sqlText, Sequence: &def, ID: tx.NextID(),
+		Columns: []catalog.ColumnDef{{Name: "last_value", Type: types.TypeInt8}, {Name: "log_cnt", Type: types.TypeInt8}, {Name: "is_called", Type: types.TypeBool}}}
 	if on != 0 {
 		o.On, o.DependsOn = on, []uint64{on}
 	}
@@ -428,7 +244,7 @@ type ownedSequence struct {
 }
 
 // object returns the sequence of table t, and the default of its column.
-func (o ownedSequence) object(tx *ddlTx, t *Object) (*Object, error) {
+func (o ownedSequence) object(tx *engine.DDL, t *catalog.Object) (*catalog.Object, error) {
 	def, err := sequenceDef(o.opts, o.typ)
 	if err != nil {
 		return nil, err
@@ -436,7 +252,7 @@ func (o ownedSequence) object(tx *ddlTx, t *Object) (*Object, error) {
 	base := t.Name + "_" + o.column + "_seq"
 	name := base
 	for n := 1; ; n++ {
-		if _, taken := tx.cat.Lookup(defaultSchema, name); !taken {
+		if _, taken := tx.Catalog().Lookup(catalog.DefaultSchema, name); !taken {
 			break
 		}
 		name = base + strconv.Itoa(n)

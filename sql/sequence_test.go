@@ -6,26 +6,27 @@ import (
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 
+	"github.com/streamdb/streamdb/catalog"
 	"github.com/streamdb/streamdb/types"
 )
 
 func TestSequenceDef(t *testing.T) {
 	tests := []struct {
 		sql  string
-		want SequenceDef
+		want catalog.SequenceDef
 		err  bool
 	}{
-		{"CREATE SEQUENCE s", SequenceDef{Start: 1, Increment: 1, Min: 1, Max: math.MaxInt64}, false},
-		{"CREATE SEQUENCE s AS integer", SequenceDef{Start: 1, Increment: 1, Min: 1, Max: math.MaxInt32}, false},
-		{"CREATE SEQUENCE s INCREMENT -1", SequenceDef{Start: -1, Increment: -1, Min: math.MinInt64, Max: -1}, false},
-		{"CREATE SEQUENCE s AS smallint INCREMENT -2", SequenceDef{Start: -1, Increment: -2, Min: math.MinInt16, Max: -1}, false},
-		{"CREATE SEQUENCE s START 5 MINVALUE 0 MAXVALUE 9 CYCLE", SequenceDef{Start: 5, Increment: 1, Min: 0, Max: 9, Cycle: true}, false},
-		{"CREATE SEQUENCE s MAXVALUE 9223372036854775807", SequenceDef{Start: 1, Increment: 1, Min: 1, Max: math.MaxInt64}, false},
-		{"CREATE SEQUENCE s INCREMENT 0", SequenceDef{}, true},
-		{"CREATE SEQUENCE s START 0", SequenceDef{}, true},
-		{"CREATE SEQUENCE s MINVALUE 5 MAXVALUE 5", SequenceDef{}, true},
-		{"CREATE SEQUENCE s AS integer MAXVALUE 3000000000", SequenceDef{}, true},
-		{"CREATE SEQUENCE s AS text", SequenceDef{}, true},
+		{"CREATE SEQUENCE s", catalog.SequenceDef{Start: 1, Increment: 1, Min: 1, Max: math.MaxInt64}, false},
+		{"CREATE SEQUENCE s AS integer", catalog.SequenceDef{Start: 1, Increment: 1, Min: 1, Max: math.MaxInt32}, false},
+		{"CREATE SEQUENCE s INCREMENT -1", catalog.SequenceDef{Start: -1, Increment: -1, Min: math.MinInt64, Max: -1}, false},
+		{"CREATE SEQUENCE s AS smallint INCREMENT -2", catalog.SequenceDef{Start: -1, Increment: -2, Min: math.MinInt16, Max: -1}, false},
+		{"CREATE SEQUENCE s START 5 MINVALUE 0 MAXVALUE 9 CYCLE", catalog.SequenceDef{Start: 5, Increment: 1, Min: 0, Max: 9, Cycle: true}, false},
+		{"CREATE SEQUENCE s MAXVALUE 9223372036854775807", catalog.SequenceDef{Start: 1, Increment: 1, Min: 1, Max: math.MaxInt64}, false},
+		{"CREATE SEQUENCE s INCREMENT 0", catalog.SequenceDef{}, true},
+		{"CREATE SEQUENCE s START 0", catalog.SequenceDef{}, true},
+		{"CREATE SEQUENCE s MINVALUE 5 MAXVALUE 5", catalog.SequenceDef{}, true},
+		{"CREATE SEQUENCE s AS integer MAXVALUE 3000000000", catalog.SequenceDef{}, true},
+		{"CREATE SEQUENCE s AS text", catalog.SequenceDef{}, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.sql, func(t *testing.T) {
@@ -42,26 +43,5 @@ func TestSequenceDef(t *testing.T) {
 				t.Errorf("got %+v, want %+v", got, tt.want)
 			}
 		})
-	}
-}
-
-func TestAddBounded(t *testing.T) {
-	tests := []struct {
-		v, inc, lo, hi int64
-		want           int64
-		ok             bool
-	}{
-		{1, 1, 1, 10, 2, true},
-		{10, 1, 1, 10, 0, false},
-		{math.MaxInt64, 1, 1, math.MaxInt64, 0, false},
-		{math.MinInt64 + 1, -5, math.MinInt64, -1, 0, false},
-		{-3, -5, -8, 3, -8, true},
-		{-7, -5, -8, 3, 0, false},
-	}
-	for _, tt := range tests {
-		got, ok := addBounded(tt.v, tt.inc, tt.lo, tt.hi)
-		if ok != tt.ok || ok && got != tt.want {
-			t.Errorf("addBounded(%d, %d, %d, %d) = %d, %v; want %d, %v", tt.v, tt.inc, tt.lo, tt.hi, got, ok, tt.want, tt.ok)
-		}
 	}
 }

@@ -2,11 +2,12 @@ package sql
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"strings"
 	"time"
 
+	"github.com/streamdb/streamdb/catalog"
+	"github.com/streamdb/streamdb/engine"
 	"github.com/streamdb/streamdb/pgerr"
 	"github.com/streamdb/streamdb/pgwire"
 	"github.com/streamdb/streamdb/sources"
@@ -21,9 +22,10 @@ import (
 type sourceSpec struct {
 	src  sources.Source
 	kind string // for SHOW SOURCES: "kafka", "load-generator"
-	// names holds the relation name of each output: "" keeps the output
-	// in the source object itself (single-output sources), and an output
-	// left out of FOR TABLES has no relation (ignored).
+	// own says the source object holds its one output's rows itself;
+	// otherwise names holds the relation name of each output, "" for an
+	// output left out of FOR TABLES, which is not kept.
+	own     bool
 	names   []string
 	outputs []sources.Output
 	deps    []uint64
@@ -31,7 +33,7 @@ type sourceSpec struct {
 
 // buildSource resolves a CREATE SOURCE statement. startTimestamp is what
 // a relative START TIMESTAMP stands for (see relativeStart).
-func buildSource(cat *Catalog, st *parser.CreateSource, startTimestamp int64, log *slog.Logger) (*sourceSpec, error) {
+func buildSource(cat *catalog.Catalog, st *parser.CreateSource, startTimestamp int64, log *slog.Logger) (*sourceSpec, error) {
 	switch {
 	case st.LoadGenerator != nil:
 		return buildLoadGenerator(st)
@@ -86,7 +88,7 @@ func buildLoadGenerator(st *parser.CreateSource) (*sourceSpec, error) {
 		if g.Tables != nil {
 			return nil, pgerr.New(pgerr.SyntaxError, "FOR TABLES is only valid for load generators with several tables")
 		}
-		spec.names = []string{""}
+		spec.own = true
 		return spec, nil
 	}
 	if g.Tables == nil {
@@ -122,9 +124,9 @@ func buildLoadGenerator(st *parser.CreateSource) (*sourceSpec, error) {
 }
 
 // connectionStatement returns the parsed CREATE CONNECTION of a connection.
-func connectionStatement(cat *Catalog, name parser.Name) (*Object, *parser.CreateConnection, error) {
+func connectionStatement(cat *catalog.Catalog, name parser.Name) (*catalog.Object, *parser.CreateConnection, error) {
 	o, n, ok := resolveName(cat, name)
-	if !ok || o.Kind != KindConnection {
+	if !ok || o.Kind != catalog.KindConnection {
 		return nil, nil, pgerr.New(pgerr.UndefinedObject, "connection %q does not exist", n)
 	}
 	st, ok, err := parser.Parse(o.SQL)
@@ -135,7 +137,7 @@ func connectionStatement(cat *Catalog, name parser.Name) (*Object, *parser.Creat
 }
 
 // secretValue resolves an inline string or a secret reference.
-func secretValue(cat *Catalog, v *parser.StringOrSecret) (string, error) {
+func secretValue(cat *catalog.Catalog, v *parser.StringOrSecret) (string, error) {
 	if v == nil {
 		return "", nil
 	}
@@ -145,9 +147,9 @@ func secretValue(cat *Catalog, v *parser.StringOrSecret) (string, error) {
 	return secretByName(cat, v.Secret)
 }
 
-func secretByName(cat *Catalog, name parser.Name) (string, error) {
+func secretByName(cat *catalog.Catalog, name parser.Name) (string, error) {
 	o, n, ok := resolveName(cat, name)
-	if !ok || o.Kind != KindSecret {
+	if !ok || o.Kind != catalog.KindSecret {
 		return "", pgerr.New(pgerr.UndefinedObject, "secret %q does not exist", n)
 	}
 	return o.Secret, nil
@@ -165,7 +167,7 @@ func relativeStart(st *parser.CreateSource, now time.Time) int64 {
 	return max(now.UnixMilli()+st.Kafka.StartTimestamp.Value, 0)
 }
 
-func buildKafka(cat *Catalog, st *parser.CreateSource, startTimestamp int64, log *slog.Logger) (*sourceSpec, error) {
+func buildKafka(cat *catalog.Catalog, st *parser.CreateSource, startTimestamp int64, log *slog.Logger) (*sourceSpec, error) {
 	k := st.Kafka
 	connObj, conn, err := connectionStatement(cat, k.Connection)
 	if err != nil {
@@ -264,7 +266,7 @@ func buildKafka(cat *Catalog, st *parser.CreateSource, startTimestamp int64, log
 	if err != nil {
 		return nil, err
 	}
-	return &sourceSpec{src: src, kind: "kafka", outputs: src.Outputs(), names: []string{""}, deps: []uint64{connObj.ID}}, nil
+	return &sourceSpec{src: src, kind: "kafka", outputs: src.Outputs(), own: true, deps: []uint64{connObj.ID}}, nil
 }
 
 func hasIncludeKey(k *parser.KafkaSource) bool {
@@ -314,87 +316,14 @@ func typeFromText(b *binder, text string) (types.Type, error) {
 	return b.bindType(tc.TypeName)
 }
 
-// sourceObjects builds the catalog entries of a new source: the source,
-// its data relations, and its progress and errors relations.
-func sourceObjects(tx *ddlTx, name, sqlText string, spec *sourceSpec) ([]*Object, error) {
-	src := &Object{Kind: KindSource, Schema: defaultSchema, Name: name, SQL: sqlText, DependsOn: spec.deps}
-	src.ID = tx.nextID()
-	objs := []*Object{src}
-	for i, out := range spec.outputs {
-		switch spec.names[i] {
-		case "":
-			src.Columns = outputColumns(out)
-			src.PrimaryKey = out.Key
-			src.Appends = len(out.Key) == 0
-			src.Cold = src.Appends && !out.Retracts
-		default:
-			o := &Object{Kind: KindSubsource, Schema: defaultSchema, Name: spec.names[i], SQL: sqlText, Source: src.ID, Role: "data", Output: i,
-				Columns: outputColumns(out), PrimaryKey: out.Key, Appends: len(out.Key) == 0}
-			o.Cold = o.Appends && !out.Retracts
-			o.ID = tx.nextID()
-			objs = append(objs, o)
-		}
-	}
-	for _, comp := range []struct {
-		role string
-		cols []ColumnDef
-		key  []int
-	}{{"progress", progressColumns, []int{0}}, {"errors", errorsColumns, nil}} {
-		o := &Object{Kind: KindSubsource, Schema: defaultSchema, Name: name + "_" + comp.role, SQL: sqlText, Source: src.ID, Role: comp.role,
-			Columns: comp.cols, PrimaryKey: comp.key, Appends: comp.key == nil, Cold: comp.key == nil}
-		o.ID = tx.nextID()
-		objs = append(objs, o)
-	}
-	for _, o := range objs {
-		if other, exists := tx.cat.Lookup(o.Schema, o.Name); exists {
-			return nil, pgerr.New(pgerr.DuplicateTable, "%s %q already exists", other.Kind, o.Name)
-		}
-	}
-	return objs, nil
-}
-
-func outputColumns(out sources.Output) []ColumnDef {
-	cols := make([]ColumnDef, len(out.Columns))
-	for i, c := range out.Columns {
-		cols[i] = ColumnDef{Name: c.Name, Type: c.Type, NotNull: c.NotNull}
-	}
-	return cols
-}
-
-// runningFor assembles a source's runtime from its catalog entries.
-func runningFor(cat *Catalog, src *Object, spec *sourceSpec) *runningSource {
-	rs := &runningSource{obj: src, src: spec.src, outputs: make([]uint64, len(spec.outputs))}
-	for i, n := range spec.names {
-		if n == "" {
-			rs.outputs[i] = src.ID
-		}
-	}
-	for _, o := range cat.Dependents(src.ID) {
-		if o.Source != src.ID {
-			continue
-		}
-		switch o.Role {
-		case "data":
-			if o.Output < len(rs.outputs) {
-				rs.outputs[o.Output] = o.ID
-			}
-		case "progress":
-			rs.progress = o.ID
-		case "errors":
-			rs.errors = o.ID
-		}
-	}
-	return rs
-}
-
 func (s *session) bindCreateSource(raw *rawStatement, st *parser.CreateSource) (*boundStmt, error) {
-	if len(st.Name) > 1 && st.Name[len(st.Name)-2].Value != defaultSchema {
+	if len(st.Name) > 1 && st.Name[len(st.Name)-2].Value != catalog.DefaultSchema {
 		return nil, pgerr.New(pgerr.InvalidSchemaName, "schema %q does not exist", st.Name[len(st.Name)-2].Value)
 	}
 	name := st.Name[len(st.Name)-1].Value
 	return ddl("CREATE SOURCE", func(ctx context.Context, s *session) error {
-		return s.submitDDL(ctx, func(tx *ddlTx, notice func(*pgerr.Error)) error {
-			if _, exists := tx.cat.Lookup(defaultSchema, name); exists {
+		return s.submitDDL(ctx, func(ctx context.Context, tx *engine.DDL, notice func(*pgerr.Error)) error {
+			if _, exists := tx.Catalog().Lookup(catalog.DefaultSchema, name); exists {
 				if st.IfNotExists {
 					notice(pgerr.New(pgerr.DuplicateObject, "source %q already exists, skipping", name))
 					return nil
@@ -402,75 +331,14 @@ func (s *session) bindCreateSource(raw *rawStatement, st *parser.CreateSource) (
 				return pgerr.New(pgerr.DuplicateObject, "source %q already exists", name)
 			}
 			start := relativeStart(st, time.Now())
-			spec, err := buildSource(tx.cat, st, start, tx.c.log)
+			spec, err := buildSource(tx.Catalog(), st, start, s.e.log)
 			if err != nil {
 				return err
 			}
-			objs, err := sourceObjects(tx, name, raw.text, spec)
-			if err != nil {
-				return err
-			}
-			objs[0].StartTimestamp = start
-			for _, o := range objs {
-				if err := tx.create(o); err != nil {
-					return err
-				}
-			}
-			rs := runningFor(tx.cat, objs[0], spec)
-			tx.afterCommit(func(c *coordinator) {
-				c.sourcesMu.Lock()
-				c.running[rs.obj.ID] = rs
-				c.sourcesMu.Unlock()
-				if c.runCtx != nil {
-					c.startSource(c.runCtx, rs)
-				}
-			})
-			return nil
+			return tx.CreateSource(ctx, engine.SourceDef{Name: name, SQL: raw.text, DependsOn: spec.deps,
+				Own: spec.own, Relations: spec.names, StartTimestamp: start}, spec.src)
 		})
 	}), nil
-}
-
-// recoverSource rebuilds a source after a restart; the tick loop starts it
-// from its stored positions.
-func (c *coordinator) recoverSource(o *Object) error {
-	st, ok, err := parser.Parse(o.SQL)
-	if err != nil || !ok {
-		return fmt.Errorf("stored source cannot be parsed: %v", err)
-	}
-	cs, ok := st.(*parser.CreateSource)
-	if !ok {
-		return fmt.Errorf("stored source is not a CREATE SOURCE statement")
-	}
-	spec, err := buildSource(c.cat, cs, o.StartTimestamp, c.log)
-	if err != nil {
-		return err
-	}
-	resume := map[string][]byte{}
-	if err := c.store.Positions(o.ID, func(part string, pos []byte) error {
-		resume[part] = append([]byte(nil), pos...)
-		return nil
-	}); err != nil {
-		return err
-	}
-	c.pendingSources = append(c.pendingSources, pendingSource{obj: o, spec: spec, resume: resume})
-	return nil
-}
-
-// pendingSource is a recovered source waiting for its relations.
-type pendingSource struct {
-	obj    *Object
-	spec   *sourceSpec
-	resume map[string][]byte
-}
-
-// wireSources connects recovered sources to their relations.
-func (c *coordinator) wireSources() {
-	for _, p := range c.pendingSources {
-		rs := runningFor(c.cat, p.obj, p.spec)
-		rs.resume = p.resume
-		c.running[p.obj.ID] = rs
-	}
-	c.pendingSources = nil
 }
 
 func (s *session) bindCreateConnection(raw *rawStatement, st *parser.CreateConnection) (*boundStmt, error) {
@@ -479,8 +347,8 @@ func (s *session) bindCreateConnection(raw *rawStatement, st *parser.CreateConne
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "PostgreSQL connections are not supported yet")
 	}
 	return ddl("CREATE CONNECTION", func(ctx context.Context, s *session) error {
-		return s.submitDDL(ctx, func(tx *ddlTx, notice func(*pgerr.Error)) error {
-			if _, exists := tx.cat.Lookup(defaultSchema, name); exists {
+		return s.submitDDL(ctx, func(ctx context.Context, tx *engine.DDL, notice func(*pgerr.Error)) error {
+			if _, exists := tx.Catalog().Lookup(catalog.DefaultSchema, name); exists {
 				if st.IfNotExists {
 					notice(pgerr.New(pgerr.DuplicateObject, "connection %q already exists, skipping", name))
 					return nil
@@ -492,8 +360,8 @@ func (s *session) bindCreateConnection(raw *rawStatement, st *parser.CreateConne
 				if ref == nil {
 					continue
 				}
-				o, n, ok := resolveName(tx.cat, ref)
-				if !ok || o.Kind != KindSecret {
+				o, n, ok := resolveName(tx.Catalog(), ref)
+				if !ok || o.Kind != catalog.KindSecret {
 					return pgerr.New(pgerr.UndefinedObject, "secret %q does not exist", n)
 				}
 				deps = append(deps, o.ID)
@@ -502,15 +370,15 @@ func (s *session) bindCreateConnection(raw *rawStatement, st *parser.CreateConne
 				if v == nil || v.Secret == nil {
 					continue
 				}
-				o, n, ok := resolveName(tx.cat, v.Secret)
-				if !ok || o.Kind != KindSecret {
+				o, n, ok := resolveName(tx.Catalog(), v.Secret)
+				if !ok || o.Kind != catalog.KindSecret {
 					return pgerr.New(pgerr.UndefinedObject, "secret %q does not exist", n)
 				}
 				deps = append(deps, o.ID)
 			}
-			o := &Object{Kind: KindConnection, Schema: defaultSchema, Name: name, SQL: raw.text, DependsOn: deps}
-			o.ID = tx.nextID()
-			return tx.create(o)
+			o := &catalog.Object{Kind: catalog.KindConnection, Schema: catalog.DefaultSchema, Name: name, SQL: raw.text, DependsOn: deps}
+			o.ID = tx.NextID()
+			return tx.Create(ctx, o)
 		})
 	}), nil
 }
@@ -519,8 +387,8 @@ func (s *session) bindCreateSecret(st *parser.CreateSecret) (*boundStmt, error) 
 	name := st.Name[len(st.Name)-1].Value
 	value := st.Value.Value
 	return ddl("CREATE SECRET", func(ctx context.Context, s *session) error {
-		return s.submitDDL(ctx, func(tx *ddlTx, notice func(*pgerr.Error)) error {
-			if _, exists := tx.cat.Lookup(defaultSchema, name); exists {
+		return s.submitDDL(ctx, func(ctx context.Context, tx *engine.DDL, notice func(*pgerr.Error)) error {
+			if _, exists := tx.Catalog().Lookup(catalog.DefaultSchema, name); exists {
 				if st.IfNotExists {
 					notice(pgerr.New(pgerr.DuplicateObject, "secret %q already exists, skipping", name))
 					return nil
@@ -529,31 +397,31 @@ func (s *session) bindCreateSecret(st *parser.CreateSecret) (*boundStmt, error) 
 			}
 			// The stored statement never holds the value: SHOW CREATE
 			// must not reveal it.
-			o := &Object{Kind: KindSecret, Schema: defaultSchema, Name: name, SQL: "CREATE SECRET " + parser.QuoteIdent(name) + " AS '********'", Secret: value}
-			o.ID = tx.nextID()
-			return tx.create(o)
+			o := &catalog.Object{Kind: catalog.KindSecret, Schema: catalog.DefaultSchema, Name: name, SQL: "CREATE SECRET " + parser.QuoteIdent(name) + " AS '********'", Secret: value}
+			o.ID = tx.NextID()
+			return tx.Create(ctx, o)
 		})
 	}), nil
 }
 
 // bindDropStreamdb drops sources, connections and secrets.
 func (s *session) bindDropStreamdb(st *parser.Drop) (*boundStmt, error) {
-	var kind ObjectKind
+	var kind catalog.ObjectKind
 	var tag string
 	switch st.Kind {
 	case parser.ObjectSource:
-		kind, tag = KindSource, "DROP SOURCE"
+		kind, tag = catalog.KindSource, "DROP SOURCE"
 	case parser.ObjectConnection:
-		kind, tag = KindConnection, "DROP CONNECTION"
+		kind, tag = catalog.KindConnection, "DROP CONNECTION"
 	case parser.ObjectSecret:
-		kind, tag = KindSecret, "DROP SECRET"
+		kind, tag = catalog.KindSecret, "DROP SECRET"
 	default:
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "DROP %s is not supported yet", st.Kind)
 	}
 	b := ddl(tag, func(ctx context.Context, s *session) error {
-		return s.submitDDL(ctx, func(tx *ddlTx, notice func(*pgerr.Error)) error {
+		return s.submitDDL(ctx, func(ctx context.Context, tx *engine.DDL, notice func(*pgerr.Error)) error {
 			for _, n := range st.Names {
-				obj, name, ok := resolveName(tx.cat, n)
+				obj, name, ok := resolveName(tx.Catalog(), n)
 				if !ok {
 					if st.IfExists {
 						notice(pgerr.New(pgerr.SuccessfulCompletion, "%s %q does not exist, skipping", kind, name))
@@ -576,31 +444,31 @@ func (s *session) bindDropStreamdb(st *parser.Drop) (*boundStmt, error) {
 }
 
 // showSources lists sources with their state, and connections and secrets.
-func showSourceListing(kind parser.ShowKind) ([]pgwire.Column, func(e *Engine, cat *Catalog) (listing, error), bool) {
+func showSourceListing(kind parser.ShowKind) ([]pgwire.Column, func(e *Frontend, cat *catalog.Catalog) (listing, error), bool) {
 	switch kind {
 	case parser.ShowSources:
 		cols := textCols("name", "type", "status")
-		return cols, func(e *Engine, cat *Catalog) (listing, error) {
+		return cols, func(e *Frontend, cat *catalog.Catalog) (listing, error) {
 			l := listing{cols: cols}
-			for _, o := range cat.Objects(KindSource) {
+			for _, o := range cat.Objects(catalog.KindSource) {
 				typ := "load-generator"
 				if st, ok, _ := parser.Parse(o.SQL); ok {
 					if cs, ok := st.(*parser.CreateSource); ok && cs.Kafka != nil {
 						typ = "kafka"
 					}
 				}
-				l.rows = append(l.rows, types.Row{types.NewText(o.Name), types.NewText(typ), types.NewText(e.sourceStatus(o.ID))})
+				l.rows = append(l.rows, types.Row{types.NewText(o.Name), types.NewText(typ), types.NewText(e.eng.SourceStatus(o.ID))})
 			}
-			for _, o := range cat.Objects(KindSubsource) {
-				l.rows = append(l.rows, types.Row{types.NewText(o.Name), types.NewText("subsource"), types.NewText(e.sourceStatus(o.Source))})
+			for _, o := range cat.Objects(catalog.KindSubsource) {
+				l.rows = append(l.rows, types.Row{types.NewText(o.Name), types.NewText("subsource"), types.NewText(e.eng.SourceStatus(o.Source))})
 			}
 			return l, nil
 		}, true
 	case parser.ShowConnections:
 		cols := textCols("name", "type")
-		return cols, func(e *Engine, cat *Catalog) (listing, error) {
+		return cols, func(e *Frontend, cat *catalog.Catalog) (listing, error) {
 			l := listing{cols: cols}
-			for _, o := range cat.Objects(KindConnection) {
+			for _, o := range cat.Objects(catalog.KindConnection) {
 				typ := "kafka"
 				if strings.Contains(strings.ToUpper(o.SQL), "TO POSTGRES") {
 					typ = "postgres"
@@ -611,9 +479,9 @@ func showSourceListing(kind parser.ShowKind) ([]pgwire.Column, func(e *Engine, c
 		}, true
 	case parser.ShowSecrets:
 		cols := textCols("name")
-		return cols, func(e *Engine, cat *Catalog) (listing, error) {
+		return cols, func(e *Frontend, cat *catalog.Catalog) (listing, error) {
 			l := listing{cols: cols}
-			for _, o := range cat.Objects(KindSecret) {
+			for _, o := range cat.Objects(catalog.KindSecret) {
 				l.rows = append(l.rows, types.Row{types.NewText(o.Name)})
 			}
 			return l, nil

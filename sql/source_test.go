@@ -67,3 +67,47 @@ func checkWindow(t *testing.T, conn *pgx.Conn, after int64) {
 		time.Sleep(5 * time.Millisecond)
 	}
 }
+
+// TestSourceSomeTables creates a multi-table load generator for some of
+// its tables: only those get relations, the source itself holds no rows,
+// and the tables left out are not ingested anywhere (their rows once
+// landed in the source's own relation, under another table's columns).
+// A restart wires the outputs the same way.
+func TestSourceSomeTables(t *testing.T) {
+	dir := t.TempDir()
+	ctx := context.Background()
+	srv := testserver.Start(t, testserver.Options{Dir: dir})
+	conn := connect(t, srv.URL)
+	exec(t, conn, "CREATE SOURCE a FROM LOAD GENERATOR AUCTION (TICK INTERVAL '10ms') FOR TABLES (bids AS b)")
+	waitRows := func(conn *pgx.Conn) {
+		t.Helper()
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			var n int64
+			if err := conn.QueryRow(ctx, "SELECT count(*) FROM b").Scan(&n); err != nil {
+				t.Fatal(err)
+			}
+			if n > 0 {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("no bids arrived")
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	check := func(conn *pgx.Conn) {
+		t.Helper()
+		waitRows(conn)
+		if got := rows(t, conn, "SELECT relname FROM pg_class WHERE relname IN ('a', 'a_errors', 'a_progress', 'b', 'bids', 'auctions') ORDER BY 1"); got != "a\na_errors\na_progress\nb" {
+			t.Errorf("relations of the source: %q", got)
+		}
+		if _, err := conn.Exec(ctx, "SELECT * FROM a"); err == nil {
+			t.Error("the source itself is readable as a relation")
+		}
+	}
+	check(conn)
+	srv.Stop()
+	srv = testserver.Start(t, testserver.Options{Dir: dir})
+	check(connect(t, srv.URL))
+}

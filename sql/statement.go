@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"runtime/debug"
 
+	"github.com/streamdb/streamdb/catalog"
 	"github.com/streamdb/streamdb/pgerr"
 	"github.com/streamdb/streamdb/pgwire"
 	"github.com/streamdb/streamdb/types"
@@ -49,6 +50,9 @@ func (st *statement) Describe(ctx context.Context, paramOIDs []uint32) (_ []type
 	st.bound = nil
 	b, err := st.bind()
 	if err != nil {
+		// As any error in a transaction block, one found while planning
+		// (a constant 1 / 0) fails the block.
+		st.s.fail()
 		return nil, nil, err
 	}
 	return b.params, b.cols, nil
@@ -71,6 +75,7 @@ func (st *statement) Execute(ctx context.Context, params []types.Datum) (_ pgwir
 		s.fail()
 		return nil, err
 	}
+	s.logStatement(ctx, st, params)
 	res, err := s.runTracked(ctx, b, params)
 	if err != nil {
 		s.fail()
@@ -90,6 +95,7 @@ func (st *statement) Execute(ctx context.Context, params []types.Datum) (_ pgwir
 func (s *session) runTracked(ctx context.Context, b *boundStmt, params []types.Datum) (res pgwire.Result, err error) {
 	sctx, run := s.startRun(ctx, !b.txnControl)
 	detach := run.attach(ctx)
+	s.stmtDone = sctx.Done()
 	defer func() {
 		detach()
 		err = run.err(err)
@@ -120,24 +126,15 @@ func (s *session) recoverPanic(err *error) {
 	s.fail()
 }
 
-// internalError logs a recovered panic p with its stack and returns the
-// internal error (XX000) its statement fails with, for the two places
-// that recover: a session's statements (session.recoverPanic) and the
-// coordinator's catalog changes (coordinator.runDDL).
-func internalError(log *slog.Logger, msg string, p any) error {
-	log.Error(msg, "panic", p, "stack", string(debug.Stack()))
-	return pgerr.New(pgerr.InternalError, "internal error: %v", p)
-}
-
 // bind binds the statement against the latest catalog, reusing the
 // previous binding when the catalog has not changed.
 func (st *statement) bind() (*boundStmt, error) {
 	snap := st.s.e.snapshot()
-	if st.bound != nil && st.bound.valid(snap.cat, st.s.info.settings) {
+	if st.bound != nil && st.bound.valid(snap.Catalog(), st.s.info.settings) {
 		return st.bound, nil
 	}
 	key := bindKey{raw: st.raw, oids: oidKey(st.paramOIDs)}
-	if b, ok := st.s.bound[key]; ok && b.valid(snap.cat, st.s.info.settings) {
+	if b, ok := st.s.bound[key]; ok && b.valid(snap.Catalog(), st.s.info.settings) {
 		st.bound = b
 		return b, nil
 	}
@@ -153,11 +150,11 @@ func (st *statement) bind() (*boundStmt, error) {
 		}
 		params[i] = t
 	}
-	b, err := st.s.bindStatement(snap.cat, st.raw, params)
+	b, err := st.s.bindStatement(snap.Catalog(), st.raw, params)
 	if err != nil {
 		return nil, shiftPosition(err, st.raw.offset)
 	}
-	b.catVersion, b.settings = snap.cat.Version, st.s.info.settings
+	b.catVersion, b.settings = snap.Catalog().Version, st.s.info.settings
 	st.bound = b
 	if len(st.s.bound) >= maxParseCache {
 		clear(st.s.bound)
@@ -185,7 +182,7 @@ func oidKey(oids []uint32) string {
 // valid reports whether a binding still holds: it was made against the
 // same catalog version and session settings (which decide how literals
 // such as timestamps are read).
-func (b *boundStmt) valid(cat *Catalog, set *settings) bool {
+func (b *boundStmt) valid(cat *catalog.Catalog, set *settings) bool {
 	return !b.rebind && (b.catalogIndependent || b.catVersion == cat.Version && b.settings == set)
 }
 
@@ -197,7 +194,9 @@ func (s *session) fail() {
 	}
 	if s.txn.implicit {
 		if !s.block {
+			t := s.txn
 			s.txn = nil
+			s.endTxn(t, false)
 		}
 		return
 	}
@@ -237,3 +236,12 @@ func (r *rowsResult) Close()      {}
 
 // commandResult is the result of a statement that returns no rows.
 func commandResult(tag string) pgwire.Result { return &rowsResult{tag: tag} }
+
+// internalError logs a recovered panic p with its stack and returns the
+// internal error (XX000) its statement fails with, for the two places
+// that recover: a session's statements (session.recoverPanic) and the
+// coordinator's catalog changes (coordinator.runDDL).
+func internalError(log *slog.Logger, msg string, p any) error {
+	log.Error(msg, "panic", p, "stack", string(debug.Stack()))
+	return pgerr.New(pgerr.InternalError, "internal error: %v", p)
+}

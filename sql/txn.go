@@ -6,7 +6,9 @@ import (
 	"sort"
 	"time"
 
+	"github.com/streamdb/streamdb/catalog"
 	"github.com/streamdb/streamdb/dataflow"
+	"github.com/streamdb/streamdb/engine"
 	"github.com/streamdb/streamdb/pgerr"
 	"github.com/streamdb/streamdb/types"
 )
@@ -18,11 +20,16 @@ type txn struct {
 	state    txnState
 	start    time.Time
 	tables   map[uint64]*txnTable
-	// created lists the objects CREATE statements of the block made,
-	// dropped again unless the block commits.
-	created []uint64
+	// undo takes back the block's catalog changes unless it commits
+	// (ddl_undo.go).
+	undo []undoStep
 	// savepoints are the block's savepoints in effect, oldest first.
 	savepoints []savepoint
+	// notifies and listens wait for the commit (notify.go); xactLocks
+	// is set once the transaction has taken an advisory lock.
+	notifies  []notification
+	listens   []listenOp
+	xactLocks bool
 }
 
 func newTxn(implicit bool) *txn {
@@ -33,7 +40,7 @@ func newTxn(implicit bool) *txn {
 // key. New rows of a table without primary key get provisional keys that
 // cannot collide with stored row ids; commit assigns real ones.
 type txnTable struct {
-	obj     *Object
+	obj     *catalog.Object
 	changes map[string]*pendingRow
 	order   []string
 	nextTmp uint64
@@ -49,7 +56,7 @@ type pendingRow struct {
 // provisionalPrefix starts provisional keys; stored row ids are 8 bytes.
 const provisionalPrefix = "\xff\xff\xff\xff\xff\xff\xff\xff\xff"
 
-func (t *txn) table(obj *Object) *txnTable {
+func (t *txn) table(obj *catalog.Object) *txnTable {
 	tt, ok := t.tables[obj.ID]
 	if !ok {
 		tt = &txnTable{obj: obj, changes: map[string]*pendingRow{}}
@@ -70,14 +77,14 @@ func (t *txn) hasWrites() bool {
 
 // set records the new value of key; base is the snapshot the statement
 // read, consulted the first time the key is touched.
-func (tt *txnTable) set(key string, row types.Row, base *tableSnap) {
+func (tt *txnTable) set(key string, row types.Row, base *engine.TableSnap) {
 	if p, ok := tt.changes[key]; ok {
 		p.row = row
 		return
 	}
 	p := &pendingRow{row: row}
 	if base != nil {
-		p.expect, p.existed = base.getRaw(key)
+		p.expect, p.existed = base.GetRaw(key)
 	}
 	tt.changes[key] = p
 	tt.order = append(tt.order, key)
@@ -120,8 +127,8 @@ func (tt *txnTable) lookup(key string) (row types.Row, touched bool) {
 // overlay returns the table's contents as the transaction sees them:
 // the snapshot with the pending changes applied. withKey appends each
 // row's storage key as a bytea column.
-func (tt *txnTable) overlay(base *tableSnap, withKey bool, emit func(types.Row)) error {
-	err := base.scan(func(key string, row types.Row) bool {
+func (tt *txnTable) overlay(base *engine.TableSnap, withKey bool, emit func(types.Row)) error {
+	err := base.Scan(func(key string, row types.Row) bool {
 		if _, touched := tt.changes[key]; touched {
 			return true
 		}
@@ -153,21 +160,21 @@ func keyed(row types.Row, key string, withKey bool) types.Row {
 }
 
 // writeSet converts the pending changes into the coordinator's form.
-func (t *txn) writeSet() *writeSet {
-	w := &writeSet{tables: map[uint64][]rowChange{}}
+func (t *txn) writeSet() *engine.WriteSet {
+	w := &engine.WriteSet{Tables: map[uint64][]engine.RowChange{}}
 	for id, tt := range t.tables {
-		w.tables[id] = make([]rowChange, 0, len(tt.order))
+		w.Tables[id] = make([]engine.RowChange, 0, len(tt.order))
 		for _, k := range tt.order {
 			p := tt.changes[k]
 			switch {
 			case p.tmp && p.row == nil:
 				continue // inserted and deleted again
 			case p.tmp:
-				w.tables[id] = append(w.tables[id], rowChange{row: p.row})
+				w.Tables[id] = append(w.Tables[id], engine.RowChange{Row: p.row})
 			case !p.existed && p.row == nil:
 				continue // a key that never existed, deleted
 			default:
-				w.tables[id] = append(w.tables[id], rowChange{key: k, existed: p.existed, expect: p.expect, row: p.row})
+				w.Tables[id] = append(w.Tables[id], engine.RowChange{Key: k, Existed: p.existed, Expect: p.expect, Row: p.row})
 			}
 		}
 	}
@@ -178,18 +185,19 @@ func (t *txn) writeSet() *writeSet {
 func (s *session) commit(ctx context.Context) error {
 	t := s.txn
 	s.txn = nil
-	if t == nil || t.state == txnFailed || !t.hasWrites() {
+	if t == nil || t.state == txnFailed {
+		s.endTxn(t, false)
 		return nil
 	}
-	w := t.writeSet()
-	if w.empty() {
-		return nil
+	if w := t.writeSet(); !w.Empty() {
+		if err := s.e.eng.Commit(ctx, w); err != nil {
+			s.undoCreates(ctx, t)
+			s.endTxn(t, false)
+			return err
+		}
 	}
-	err := s.e.c.submit(ctx, &coordReq{writes: w})
-	if err != nil {
-		s.undoCreates(ctx, t)
-	}
-	return err
+	s.endTxn(t, true)
+	return nil
 }
 
 // rollback ends the transaction without committing it.
@@ -197,13 +205,14 @@ func (s *session) rollback(ctx context.Context) {
 	t := s.txn
 	s.txn = nil
 	s.undoCreates(ctx, t)
+	s.endTxn(t, false)
 }
 
 // tableInput returns a table's rows as the current transaction sees them.
 // keep, when not nil, names the columns the query reads; the others may
-// be NULL (see rowReader).
-func (s *session) tableInput(ctx context.Context, snap *snapshot, obj *Object, withKey bool, keep func(col int) bool) (dataflow.Batch, error) {
-	base, ok := snap.table(obj.ID)
+// be NULL (see RowReader).
+func (s *session) tableInput(ctx context.Context, snap *engine.Snapshot, obj *catalog.Object, withKey bool, keep func(col int) bool) (dataflow.Batch, error) {
+	base, ok := snap.Table(obj.ID)
 	if !ok {
 		return nil, pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", obj.Name)
 	}
@@ -214,11 +223,11 @@ func (s *session) tableInput(ctx context.Context, snap *snapshot, obj *Object, w
 			return b, tt.overlay(base, withKey, emit)
 		}
 	}
-	b = make(dataflow.Batch, 0, base.sizeHint())
+	b = make(dataflow.Batch, 0, base.SizeHint())
 	// A scan of a large source relation reads millions of rows from the
 	// store: a canceled query stops it every scanCheckRows rows.
-	dec := newRowReader(len(obj.Columns), keep)
-	err := base.scanRange("", "", dec, func(key string, row types.Row) bool {
+	dec := engine.NewRowReader(len(obj.Columns), keep)
+	err := base.ScanRange("", "", dec, func(key string, row types.Row) bool {
 		if len(b)%scanCheckRows == 0 && ctx.Err() != nil {
 			return false
 		}

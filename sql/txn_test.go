@@ -3,28 +3,21 @@ package sql
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
-
-	"github.com/tidwall/btree"
-
-	"github.com/streamdb/streamdb/types"
 )
 
 // TestTableInputCanceled reads a relation of more rows than a scan reads
 // between checks with a canceled context: the scan must stop early with
 // the context's error, not read the relation to its end.
 func TestTableInputCanceled(t *testing.T) {
-	obj := &Object{ID: 9, Name: "big"}
-	tbl := newTableState(obj)
-	for i := range int64(3 * scanCheckRows) {
-		tbl.put(rowIDKey(i+1), string(types.AppendRow(nil, types.Row{types.NewInt8(i)})))
-	}
-	var tables btree.Map[uint64, *tableSnap]
-	tables.Set(obj.ID, tbl.snapshot())
-	snap := &snapshot{tables: &tables}
+	e := runEngine(t)
+	s := testSession(t, e)
+	execSQL(t, s, fmt.Sprintf("CREATE TABLE big (a int8); INSERT INTO big SELECT generate_series(1, %d)", 3*scanCheckRows))
+	snap := e.snapshot()
+	obj, _ := snap.Catalog().Lookup("", "big")
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	s := &session{}
 	b, err := s.tableInput(ctx, snap, obj, false, nil)
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("scan = %v, want %v", err, context.Canceled)

@@ -3,13 +3,11 @@ package sql
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
-
-	"github.com/tidwall/btree"
 
 	"github.com/streamdb/streamdb/dataflow"
 	"github.com/streamdb/streamdb/planner"
-	"github.com/streamdb/streamdb/types"
 )
 
 // TestQueriesUnpinViews runs queries over a materialized view's published
@@ -19,31 +17,25 @@ import (
 // the snapshot readable, and every later tick copies what it changes.
 func TestQueriesUnpinViews(t *testing.T) {
 	ctx := context.Background()
-	cat := newCatalog()
-	view := &Object{ID: firstUserID, Kind: KindMaterializedView, Schema: defaultSchema, Name: "v", Columns: []ColumnDef{{Name: "a", Type: types.TypeInt8}}}
-	cat.add(view)
-	sess := &session{info: sessionInfo{user: "test", database: "test", settings: newSettings("test")}}
-	for _, query := range []string{
+	e := runEngine(t)
+	sess := testSession(t, e)
+	execSQL(t, sess, "CREATE TABLE t (a int8); INSERT INTO t VALUES (1), (2); CREATE MATERIALIZED VIEW v AS SELECT a FROM t")
+	for i, query := range []string{
 		"SELECT a FROM v",
 		"SELECT x.a FROM v x JOIN v y ON x.a = y.a + 1",
 		"SELECT 1 / (a - 2) FROM v",
 	} {
-		g := dataflow.NewGraph()
-		in := g.Input()
-		out := g.Output(in.Node())
-		in.Push(dataflow.Batch{{Row: types.Row{types.NewInt8(1)}, Diff: 1}, {Row: types.Row{types.NewInt8(2)}, Diff: 1}})
-		if err := g.Step(ctx); err != nil {
-			t.Fatal(err)
+		snap := e.snapshot()
+		view, _ := snap.Catalog().Lookup("", "v")
+		vs, ok := snap.View(view.ID)
+		if !ok {
+			t.Fatal("the view has no published contents")
 		}
-		vs := out.Publish()
-		var views btree.Map[uint64, *dataflow.Snapshot]
-		views.Set(view.ID, vs)
-		snap := &snapshot{cat: cat, tables: &btree.Map[uint64, *tableSnap]{}, views: &views}
 		raws, err := parseQuery(query)
 		if err != nil {
 			t.Fatal(err)
 		}
-		bq, err := newBinder(cat, &sess.info, nil).selectStmt(raws[0].node.GetSelectStmt(), nil)
+		bq, err := newBinder(snap.Catalog(), &sess.info, nil).selectStmt(raws[0].node.GetSelectStmt(), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -52,12 +44,9 @@ func TestQueriesUnpinViews(t *testing.T) {
 			t.Fatal(err)
 		}
 		qerr := sess.runQueryAt(ctx, snap, q, nil, nil, func(dataflow.Batch) error { return nil })
-		in.Push(dataflow.Batch{{Row: types.Row{types.NewInt8(3)}, Diff: 1}})
-		if err := g.Step(ctx); err != nil {
-			t.Fatal(err)
-		}
+		execSQL(t, sess, fmt.Sprintf("INSERT INTO t VALUES (%d)", 3+i))
 		if _, err := vs.Rows(); !errors.Is(err, dataflow.ErrSnapshotGone) {
-			t.Errorf("%s (%v): the view's snapshot outlived the query's pins (a read of it after the next Step: %v)", query, qerr, err)
+			t.Errorf("%s (%v): the view's snapshot outlived the query's pins (a read of it after the next tick: %v)", query, qerr, err)
 		}
 	}
 }

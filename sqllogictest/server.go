@@ -78,7 +78,7 @@ func (s *Server) start(ctx context.Context) error {
 		cmd.Wait()
 		close(done)
 	}(s.done)
-	s.url = "postgres://slt@" + addr + "/slt?sslmode=disable"
+	s.url = "postgres://streamdb@" + addr + "/slt?sslmode=disable"
 	return s.waitReady(ctx)
 }
 

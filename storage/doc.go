@@ -9,7 +9,7 @@
 //
 // Keys are namespaced by a one-byte prefix:
 //
-//	'c' id                  catalog entry (opaque bytes owned by package sql)
+//	'c' id                  catalog entry (opaque bytes owned by package engine)
 //	'd' collection key      a row of a durable collection
 //	'm' name                metadata
 //	'p' source part         a source's resume position for one partition

@@ -10,7 +10,6 @@ import (
 	"net"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -25,13 +24,7 @@ import (
 // checks after each restart that every acknowledged transaction is present
 // in full and no transaction is present in part.
 func TestKill9(t *testing.T) {
-	if testing.Short() {
-		t.Skip("kill -9 test builds and restarts the server; skipped with -short")
-	}
-	bin := filepath.Join(t.TempDir(), "streamdb")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := binary(t) // skips with -short
 	dataDir := t.TempDir()
 	acked := map[int]bool{} // transaction ids whose COMMIT returned
 	var mu sync.Mutex

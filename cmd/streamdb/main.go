@@ -21,6 +21,7 @@ import (
 )
 
 func main() {
+	restrictUmask()
 	useHugePages()
 	if err := run(); err != nil {
 		fmt.Fprintln(os.Stderr, "streamdb:", err)
@@ -35,6 +36,14 @@ func run() error {
 	tlsCert := flag.String("tls-cert", "", "PEM certificate for TLS (default with --tls-self-signed: <data-dir>/server.crt)")
 	tlsKey := flag.String("tls-key", "", "PEM private key for TLS (default with --tls-self-signed: <data-dir>/server.key)")
 	selfSigned := flag.Bool("tls-self-signed", false, "create a self-signed certificate and key on first start if they do not exist")
+	var af authFlags
+	flag.StringVar(&af.mode, "auth", "local-trust", "authentication: local-trust (local clients trusted, SCRAM passwords from elsewhere), scram (SCRAM from everyone) or trust (everyone in)")
+	flag.BoolVar(&af.insecure, "insecure", false, "allow --auth trust on an address reachable from other hosts")
+	flag.StringVar(&af.localNets, "local-nets", "127.0.0.0/8,::1/128", "comma-separated client networks that count as local")
+	flag.BoolVar(&af.plaintextRemote, "allow-plaintext-remote", false, "with TLS configured, still admit clients from non-local addresses without TLS")
+	flag.BoolVar(&af.cleartext, "tls-cleartext-password", false, "on TLS connections, ask for the password in cleartext instead of SCRAM (for clients without SCRAM)")
+	logParams := flag.Bool("log-parameters", false, "with --log-level debug, log the values of statements' parameters (redacted otherwise)")
+	maxConns := flag.Int("max-connections", 100, "maximum number of clients connected at once")
 	flag.Parse()
 
 	var level slog.Level
@@ -46,19 +55,41 @@ func run() error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
-	engine, err := sql.Open(ctx, sql.Config{DataDir: *dataDir, Logger: log})
+	withTLS := *tlsCert != "" || *tlsKey != "" || *selfSigned
+	auth, err := authConfig(ctx, af, *listen, withTLS, log)
 	if err != nil {
 		return err
 	}
-	defer engine.Close()
+	if err := prepareDataDir(*dataDir, log); err != nil {
+		return err
+	}
+	roles, nonce, err := bootstrapRoles(*dataDir, os.Getenv("STREAMDB_PASSWORD"), log)
+	if err != nil {
+		return err
+	}
+	auth.MockNonce = nonce
+
+	front, err := sql.Open(ctx, sql.Config{DataDir: *dataDir, Logger: log, LogParameters: *logParams})
+	if err != nil {
+		return err
+	}
+	defer front.Close()
 
 	tlsCfg, err := tlsConfig(*tlsCert, *tlsKey, *dataDir, *selfSigned)
 	if err != nil {
 		return err
 	}
-	srv := pgwire.NewServer(pgwire.Config{Listen: *listen, Engine: engine, Logger: log, TLS: tlsCfg})
+	srv := pgwire.NewServer(pgwire.Config{
+		Listen:         *listen,
+		Engine:         front,
+		Logger:         log,
+		TLS:            tlsCfg,
+		Auth:           auth,
+		Roles:          roles,
+		MaxConnections: *maxConns,
+	})
 	g, gctx := errgroup.WithContext(ctx)
-	g.Go(func() error { return engine.Run(gctx) })
+	g.Go(func() error { return front.Run(gctx) })
 	g.Go(func() error { return srv.Run(gctx) })
 	err = g.Wait()
 	if errors.Is(err, context.Canceled) {

@@ -43,14 +43,15 @@ func tlsConfig(certFile, keyFile, dataDir string, selfSigned bool) (*tls.Config,
 }
 
 // writeSelfSigned creates a ten-year self-signed certificate for this
-// host and its key (readable by the owner only).
+// host and its key, readable by the owner only like everything in the data
+// directory.
 func writeSelfSigned(certFile, keyFile string) error {
 	host, _ := os.Hostname()
 	c, err := selfsigned.New("streamdb", 10*365*24*time.Hour, host)
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(filepath.Dir(certFile), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(certFile), 0o700); err != nil {
 		return err
 	}
 	if err := os.MkdirAll(filepath.Dir(keyFile), 0o700); err != nil {
@@ -59,5 +60,5 @@ func writeSelfSigned(certFile, keyFile string) error {
 	if err := os.WriteFile(keyFile, c.KeyPEM, 0o600); err != nil {
 		return err
 	}
-	return os.WriteFile(certFile, c.CertPEM, 0o644)
+	return os.WriteFile(certFile, c.CertPEM, 0o600)
 }

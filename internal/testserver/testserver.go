@@ -24,7 +24,7 @@ type Server struct {
 
 	cancel context.CancelFunc
 	done   chan error
-	engine *sql.Engine
+	front  *sql.Frontend
 }
 
 // Options configure Start.
@@ -61,20 +61,20 @@ func Run(opts Options, tempDir func() string) (*Server, error) {
 	}
 	log := slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	ctx, cancel := context.WithCancel(context.Background())
-	engine, err := sql.Open(ctx, sql.Config{DataDir: dir, Logger: log, MemoryLimit: opts.MemoryLimit})
+	front, err := sql.Open(ctx, sql.Config{DataDir: dir, Logger: log, MemoryLimit: opts.MemoryLimit})
 	if err != nil {
 		cancel()
 		return nil, err
 	}
-	srv := pgwire.NewServer(pgwire.Config{Listen: "127.0.0.1:0", Engine: engine, Logger: log})
-	s := &Server{Dir: dir, cancel: cancel, done: make(chan error, 2), engine: engine}
-	go func() { s.done <- engine.Run(ctx) }()
+	srv := pgwire.NewServer(pgwire.Config{Listen: "127.0.0.1:0", Engine: front, Logger: log})
+	s := &Server{Dir: dir, cancel: cancel, done: make(chan error, 2), front: front}
+	go func() { s.done <- front.Run(ctx) }()
 	go func() { s.done <- srv.Run(ctx) }()
 	select {
 	case <-srv.Ready():
 	case err := <-s.done:
 		cancel()
-		engine.Close()
+		front.Close()
 		return nil, fmt.Errorf("server did not start: %v", err)
 	case <-time.After(10 * time.Second):
 		cancel()
@@ -93,6 +93,6 @@ func (s *Server) Stop() {
 	s.cancel()
 	<-s.done
 	<-s.done
-	s.engine.Close()
+	s.front.Close()
 	s.cancel = nil
 }

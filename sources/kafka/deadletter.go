@@ -65,7 +65,7 @@ func (r *runner) deadLetterFailed(topic string, dl sources.DeadLetter, err error
 		return
 	}
 	r.src.log.Warn("kafka dead letter not produced", "dead_letter_topic", topic,
-		"partition", dl.Partition, "offset", dl.Offset, "error", err, "failures_total", n)
+		"partition", dl.Partition, "offset", dl.Offset, "err", err, "failures_total", n)
 }
 
 // flushDeadLetters waits briefly for dead letters still in flight when Run
@@ -77,6 +77,6 @@ func (r *runner) flushDeadLetters() {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	if err := r.cl.Flush(ctx); err != nil {
-		r.src.log.Warn("kafka dead letters not flushed", "error", err)
+		r.src.log.Warn("kafka dead letters not flushed", "err", err)
 	}
 }

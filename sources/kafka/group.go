@@ -79,7 +79,7 @@ func (g *groupCommitter) maybeCommit(r *runner) {
 		case err == nil:
 			g.failing.Store(false)
 		case !g.failing.Swap(true):
-			r.src.log.Warn("kafka consumer group commit failed", "group", g.group, "error", err)
+			r.src.log.Warn("kafka consumer group commit failed", "group", g.group, "err", err)
 		}
 	})
 }

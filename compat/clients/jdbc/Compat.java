@@ -1,5 +1,5 @@
 // Compat exercises the PostgreSQL JDBC driver against streamdb: connect
-// (plain and TLS), DDL, PreparedStatement writes, every type read back,
+// with SCRAM-SHA-256 (plain and TLS), a wrong password, DDL, PreparedStatement writes, every type read back,
 // DatabaseMetaData (tables, columns, keys, indexes, schemas, types),
 // SQLSTATEs and cancel. It prints one line per check:
 // "ok <name>" or "FAIL <name>: <reason>".
@@ -33,8 +33,20 @@ public class Compat {
 
     public static void main(String[] args) throws Exception {
         base = "jdbc:postgresql://" + args[0] + ":" + args[1] + "/streamdb";
+        String password = args[2];
+        Properties wrong = new Properties();
+        wrong.setProperty("user", "streamdb");
+        wrong.setProperty("password", "wrong" + password);
+        wrong.setProperty("sslmode", "disable");
+        try (Connection c = DriverManager.getConnection(base, wrong)) {
+            check("wrong password", false, "connected");
+        } catch (SQLException e) {
+            check("wrong password", "28P01".equals(e.getSQLState()) && e.getMessage().contains("password authentication failed for user \"streamdb\""),
+                e.getSQLState() + " " + e.getMessage());
+        }
         Properties p = new Properties();
         p.setProperty("user", "streamdb");
+        p.setProperty("password", password);
         p.setProperty("sslmode", "disable");
         try (Connection c = DriverManager.getConnection(base, p)) {
             check("connect", c.isValid(5), "not valid");
@@ -138,6 +150,7 @@ public class Compat {
         }
         Properties tls = new Properties();
         tls.setProperty("user", "streamdb");
+        tls.setProperty("password", password);
         tls.setProperty("ssl", "true");
         tls.setProperty("sslmode", "require");
         try (Connection c = DriverManager.getConnection(base, tls); Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT 1")) {

@@ -1,14 +1,14 @@
-// Exercise node-postgres (pg) against streamdb: connect (plain and TLS),
-// DDL, parameterised writes, named prepared statements, every type read
+// Exercise node-postgres (pg) against streamdb: connect with SCRAM-SHA-256
+// (plain, and TLS with channel binding), a wrong password, DDL, parameterised writes, named prepared statements, every type read
 // back in text and some in binary, SQLSTATEs and cancel. Prints one line
 // per check: "ok <name>" or "FAIL <name>: <reason>".
-// Usage: node compat.js HOST PORT
+// Usage: node compat.js HOST PORT PASSWORD
 'use strict'
 
 const pg = require('pg')
 
-const [host, port] = process.argv.slice(2)
-const base = { host, port: Number(port), user: 'streamdb', database: 'streamdb', ssl: false }
+const [host, port, password] = process.argv.slice(2)
+const base = { host, port: Number(port), user: 'streamdb', password, database: 'streamdb', ssl: false }
 let failures = 0
 
 function check(name, ok, detail) {
@@ -30,7 +30,30 @@ async function expectError(client, name, sql, code) {
   }
 }
 
+// scram checks the SCRAM-SHA-256 exchange: the right password over TLS
+// with channel binding (SCRAM-SHA-256-PLUS), and a wrong one.
+async function scram() {
+  const bound = new pg.Client({ ...base, ssl: { rejectUnauthorized: false }, enableChannelBinding: true })
+  try {
+    await bound.connect()
+    const r = await bound.query('SELECT 1 AS one')
+    check('scram with channel binding', r.rows[0].one === 1, JSON.stringify(r.rows))
+    await bound.end()
+  } catch (e) {
+    check('scram with channel binding', false, e.code + ' ' + e.message)
+  }
+  const wrong = new pg.Client({ ...base, password: 'wrong' + password })
+  try {
+    await wrong.connect()
+    check('wrong password', false, 'connected')
+    await wrong.end()
+  } catch (e) {
+    check('wrong password', e.code === '28P01' && e.message === 'password authentication failed for user "streamdb"', e.code + ' ' + e.message)
+  }
+}
+
 async function main() {
+  await scram()
   const c = new pg.Client(base)
   await c.connect()
   const v = await c.query('SHOW server_version_num')

@@ -1,14 +1,16 @@
 """Exercise psycopg 3 against streamdb.
 
-Connect, DDL, executemany, text and binary cursors over every type, COPY
-in and out, SQLSTATEs and cancel. Prints one line per check: "ok <name>"
-or "FAIL <name>: <reason>". Usage: compat.py HOST PORT
+Connect with SCRAM-SHA-256 (plain, and over TLS with channel binding),
+DDL, executemany, text and binary cursors over every type, COPY in and
+out, SQLSTATEs and cancel. Prints one line per check: "ok <name>" or
+"FAIL <name>: <reason>". Usage: compat.py HOST PORT PASSWORD
 """
 import sys
 import threading
 import time
 
 import psycopg
+import psycopg.conninfo
 
 failures = 0
 
@@ -22,9 +24,28 @@ def check(name, ok, detail=""):
         print("FAIL %s: %s" % (name, detail))
 
 
+def scram(dsn, password):
+    """The server asks for SCRAM-SHA-256: the right password gets in, also
+    over TLS with channel binding required; a wrong one gets 28P01."""
+    for name, extra in (("scram", {}), ("scram with channel binding", {"sslmode": "require", "channel_binding": "require"})):
+        try:
+            with psycopg.connect(psycopg.conninfo.make_conninfo(dsn, **extra)) as conn:
+                check(name, conn.execute("SELECT 1").fetchone()[0] == 1)
+        except psycopg.Error as e:
+            check(name, False, "%s %s" % (e.sqlstate, e))
+    try:
+        psycopg.connect(psycopg.conninfo.make_conninfo(dsn, password="wrong" + password)).close()
+        check("wrong password", False, "connected")
+    except psycopg.OperationalError as e:
+        want = 'password authentication failed for user "streamdb"'
+        check("wrong password", want in str(e), str(e))
+
+
 def main():
-    host, port = sys.argv[1], sys.argv[2]
-    dsn = "host=%s port=%s user=streamdb dbname=streamdb sslmode=disable" % (host, port)
+    host, port, password = sys.argv[1], sys.argv[2], sys.argv[3]
+    dsn = psycopg.conninfo.make_conninfo(host=host, port=port, user="streamdb", dbname="streamdb", sslmode="disable",
+                                         password=password)
+    scram(dsn, password)
     with psycopg.connect(dsn, autocommit=True) as conn:
         check("connect", conn.info.server_version >= 150000, conn.info.server_version)
         conn.execute("CREATE TABLE porders (id int PRIMARY KEY, customer text NOT NULL, amount numeric(10,2))")

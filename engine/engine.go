@@ -1,0 +1,201 @@
+package engine
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+
+	"github.com/tidwall/btree"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/streamdb/streamdb/catalog"
+	"github.com/streamdb/streamdb/dataflow"
+	"github.com/streamdb/streamdb/pgerr"
+	"github.com/streamdb/streamdb/planner"
+	"github.com/streamdb/streamdb/sources"
+	"github.com/streamdb/streamdb/storage"
+)
+
+// Engine owns all mutable state of a streamdb instance and runs the tick
+// loop; see the package documentation. Its goroutine, the coordinator,
+// is the only one that reads or writes that state: exported methods hand
+// work to it and wait, or read what it published (Snapshot). Unexported
+// methods run on the coordinator (or in Open, before it starts), unless
+// their comment says otherwise.
+type Engine struct {
+	store *storage.DB
+	log   *slog.Logger
+	seqs  sequences
+	reqs  chan *coordReq
+	// stopped is closed when the tick loop has returned.
+	stopped chan struct{}
+	snap    atomic.Pointer[Snapshot]
+	// failed is set when a tick could not be made durable; from then on
+	// every request fails, since memory and disk may disagree.
+	failed atomic.Pointer[error]
+
+	// cat is the live catalog; readers get frozen copies.
+	cat    *catalog.Catalog
+	tables map[uint64]*tableState
+	// readers maps an object to the flows that read it.
+	readers map[uint64][]*flow
+	// flowIndex finds a flow by the id of its object.
+	flowIndex map[uint64]*flow
+	// running holds the sources being ingested, by source id; sourcesMu
+	// guards it for SHOW SOURCES on other goroutines.
+	sourcesMu sync.Mutex
+	running   map[uint64]*runningSource
+	// group runs the sources while the tick loop runs; the loop waits
+	// for them when it stops.
+	group *errgroup.Group
+	// binder rebuilds what recovery cannot from stored data alone.
+	binder Binder
+	// pendingSources are sources found during recovery, wired to their
+	// relations once the whole catalog is loaded.
+	pendingSources []pendingSource
+	ts             uint64
+	// sourceBatchBytes is the size of the last tick's batch that carried
+	// a source's changes: the next such tick starts its batch that large.
+	sourceBatchBytes int
+
+	// The published contents, updated for the objects in dirty.
+	snapTables *btree.Map[uint64, *TableSnap]
+	snapViews  *btree.Map[uint64, *dataflow.Snapshot]
+	dirty      map[uint64]bool
+
+	// maintain carries each write tick's view maintenance to the
+	// maintainer goroutine (see writeTick).
+	maintain chan func()
+}
+
+// Binder rebuilds, on start, what the engine cannot from stored data
+// alone: the plan of a view and the runtime of a source, from the SQL
+// statements that created them. The SQL front end implements it; the
+// engine calls it while it replays the catalog, with the catalog as
+// loaded so far (every object the one at hand can read).
+type Binder interface {
+	// PlanView binds and optimises a view's or materialized view's
+	// stored definition.
+	PlanView(cat *catalog.Catalog, o *catalog.Object) (planner.Node, error)
+	// OpenSource builds the source a stored CREATE SOURCE describes. The
+	// engine starts it with the positions stored last.
+	OpenSource(cat *catalog.Catalog, o *catalog.Object) (sources.Source, error)
+}
+
+// Config configures an Engine.
+type Config struct {
+	// DataDir is where the Pebble store lives.
+	DataDir string
+	Logger  *slog.Logger
+	// Binder rebuilds views' plans and sources on start.
+	Binder Binder
+}
+
+// Open opens the store in cfg.DataDir, replays the catalog and rebuilds
+// every table and dataflow from durable state. The engine serves once Run
+// is running.
+func Open(ctx context.Context, cfg Config) (*Engine, error) {
+	log := cfg.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	store, err := storage.Open(cfg.DataDir, storage.Options{Logger: log})
+	if err != nil {
+		return nil, err
+	}
+	e := &Engine{
+		store:      store,
+		log:        log,
+		binder:     cfg.Binder,
+		reqs:       make(chan *coordReq, maxGroupCommit),
+		stopped:    make(chan struct{}),
+		cat:        catalog.New(),
+		tables:     map[uint64]*tableState{},
+		readers:    map[uint64][]*flow{},
+		flowIndex:  map[uint64]*flow{},
+		running:    map[uint64]*runningSource{},
+		snapTables: new(btree.Map[uint64, *TableSnap]),
+		snapViews:  new(btree.Map[uint64, *dataflow.Snapshot]),
+		dirty:      map[uint64]bool{},
+	}
+	if err := e.recover(ctx); err != nil {
+		store.Close()
+		return nil, err
+	}
+	e.publish()
+	return e, nil
+}
+
+// Close saves the sequences' exact state and closes the store. Run must
+// have returned.
+func (e *Engine) Close() error {
+	saveErr := e.saveSequences()
+	if err := e.store.Close(); err != nil {
+		return err
+	}
+	return saveErr
+}
+
+// Snapshot returns the latest published snapshot.
+func (e *Engine) Snapshot() *Snapshot { return e.snap.Load() }
+
+// Run runs the tick loop, and the sources under it, until ctx ends or a
+// tick cannot be made durable (its error is returned; the engine then
+// fails every request, since memory and disk may disagree).
+func (e *Engine) Run(ctx context.Context) error {
+	defer close(e.stopped)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	e.group = new(errgroup.Group)
+	e.maintain = make(chan func())
+	e.group.Go(func() error {
+		maintainer(e.maintain)
+		return nil
+	})
+	e.sourcesMu.Lock()
+	for _, rs := range e.running {
+		e.startSource(ctx, rs)
+	}
+	e.sourcesMu.Unlock()
+	err := e.loop(ctx)
+	cancel()
+	close(e.maintain)
+	e.group.Wait()
+	return err
+}
+
+// loop gathers requests into ticks until ctx ends or a tick fails.
+func (e *Engine) loop(ctx context.Context) error {
+	for {
+		var first *coordReq
+		select {
+		case <-ctx.Done():
+			return nil
+		case first = <-e.reqs:
+		}
+		reqs := []*coordReq{first}
+	gather:
+		for len(reqs) < maxGroupCommit {
+			select {
+			case r := <-e.reqs:
+				reqs = append(reqs, r)
+			default:
+				break gather
+			}
+		}
+		if err := e.process(ctx, reqs); err != nil {
+			e.failed.Store(&err)
+			e.log.Error("tick failed; engine stopped", "err", err)
+			for _, r := range reqs {
+				if r.done != nil {
+					r.err = pgerr.Wrap(err, pgerr.IOError, "could not commit: %v", err)
+					close(r.done)
+					r.done = nil
+				}
+			}
+			e.drain(err)
+			return err
+		}
+	}
+}

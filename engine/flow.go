@@ -1,0 +1,220 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/streamdb/streamdb/catalog"
+	"github.com/streamdb/streamdb/dataflow"
+	"github.com/streamdb/streamdb/planner"
+	"github.com/streamdb/streamdb/planner/scalar"
+	"github.com/streamdb/streamdb/types"
+)
+
+// flow is the maintained dataflow of a materialized view or an index: one
+// graph whose inputs are fed each tick with the changes of the objects it
+// reads.
+type flow struct {
+	obj    *catalog.Object
+	graph  *dataflow.Graph
+	inputs map[uint64]*dataflow.Input
+	out    *dataflow.Output // contents of a materialized view
+	index  *dataflow.Index  // contents of an index
+	sub    *Subscription    // a SUBSCRIBE's change queue
+	stats  flowStats
+}
+
+// snapshot returns the flow's readable contents.
+func (f *flow) snapshot() *dataflow.Snapshot {
+	if f.index != nil {
+		return f.index.Snapshot()
+	}
+	return f.out.Snapshot()
+}
+
+// publish returns the flow's contents for the snapshot published after a
+// tick: a view's is held once a statement reads it, and given up by the
+// next tick that changes the view when no statement pins it any more
+// (see dataflow.Output.Publish). An index's is held for good: writes
+// check unique indexes against it.
+func (f *flow) publish() *dataflow.Snapshot {
+	if f.index != nil {
+		return f.index.Snapshot()
+	}
+	return f.out.Publish()
+}
+
+// buildViewFlow lowers a materialized view's plan.
+func (e *Engine) buildViewFlow(obj *catalog.Object, plan planner.Node) (*flow, error) {
+	f := &flow{obj: obj, graph: dataflow.NewGraph(), inputs: map[uint64]*dataflow.Input{}}
+	lc := &planner.LowerContext{Graph: f.graph, Eval: &scalar.EvalContext{Text: types.DefaultTextConfig()}, Get: f.input}
+	root, err := planner.Lower(lc, planner.Physical(plan, planner.Maintained))
+	if err != nil {
+		return nil, err
+	}
+	f.out = f.graph.Output(root)
+	return f, nil
+}
+
+// buildIndexFlow arranges an object by key columns.
+func (e *Engine) buildIndexFlow(obj *catalog.Object) (*flow, error) {
+	f := &flow{obj: obj, graph: dataflow.NewGraph(), inputs: map[uint64]*dataflow.Input{}}
+	in := f.graph.Input()
+	f.inputs[obj.On] = in
+	cols := obj.KeyCols
+	f.index = f.graph.Index(in.Node(), func(r types.Row) types.Row {
+		k := make(types.Row, len(cols))
+		for i, c := range cols {
+			k[i] = r[c]
+		}
+		return k
+	})
+	return f, nil
+}
+
+// input returns the graph input for an object, one per object however
+// often the plan reads it.
+func (f *flow) input(g *planner.Get) (dataflow.Node, error) {
+	id := uint64(g.ID)
+	in, ok := f.inputs[id]
+	if !ok {
+		in = f.graph.Input()
+		f.inputs[id] = in
+	}
+	return in.Node(), nil
+}
+
+// hydrateChunk is how many rows of a table hydrate feeds a flow per step.
+const hydrateChunk = 1 << 16
+
+// hydrate feeds a new flow the current contents of everything it reads
+// and runs its first step. A table is fed in chunks, a step each, so that
+// memory holds one chunk of its rows at a time rather than all of them (a
+// cold source relation can be far larger than memory); a subscription,
+// whose first step's delta is its snapshot, is fed whole.
+func (e *Engine) hydrate(ctx context.Context, f *flow) error {
+	for id, in := range f.inputs {
+		if t, ok := e.tables[id]; ok {
+			if err := e.hydrateTable(ctx, f, in, t.snapshot()); err != nil {
+				return err
+			}
+			continue
+		}
+		src := e.flowByID(id)
+		if src == nil {
+			return fmt.Errorf("%s reads unknown object %d", f.obj.Name, id)
+		}
+		snap := src.out.Snapshot()
+		in.PushErrors(snap.Errors())
+		var batch dataflow.Batch
+		if err := snapshotRows(snap, func(row types.Row, n int64) {
+			batch = append(batch, dataflow.Update{Row: row, Diff: n})
+		}); err != nil {
+			return err
+		}
+		in.Push(batch)
+	}
+	return f.graph.Step(ctx)
+}
+
+// hydrateTable feeds a flow the rows of a table, logging progress on
+// large tables.
+func (e *Engine) hydrateTable(ctx context.Context, f *flow, in *dataflow.Input, s *TableSnap) error {
+	if f.sub != nil {
+		b, err := s.batch()
+		if err != nil {
+			return err
+		}
+		in.Push(b)
+		return nil
+	}
+	var stepErr error
+	var n int
+	b := make(dataflow.Batch, 0, min(s.SizeHint(), hydrateChunk))
+	err := s.Scan(func(_ string, row types.Row) bool {
+		b = append(b, dataflow.Update{Row: row, Diff: 1})
+		if len(b) < hydrateChunk {
+			return true
+		}
+		in.Push(b)
+		if stepErr = f.graph.Step(ctx); stepErr != nil {
+			return false
+		}
+		n += len(b)
+		if n%(1<<20) == 0 {
+			e.log.Info("hydrating", "object", f.obj.Name, "input", s.obj.Name, "rows", n)
+		}
+		b = make(dataflow.Batch, 0, hydrateChunk)
+		return true
+	})
+	if err != nil {
+		return err
+	}
+	if stepErr != nil {
+		return stepErr
+	}
+	in.Push(b)
+	return nil
+}
+
+// snapshotRows calls fn for every row of a snapshot regardless of its
+// error state: a dataflow fed from it receives the errors separately.
+func snapshotRows(s *dataflow.Snapshot, fn func(row types.Row, n int64)) error {
+	return s.ScanAll(func(row types.Row, n int64) bool {
+		fn(row, n)
+		return true
+	})
+}
+
+func (e *Engine) flowByID(id uint64) *flow { return e.flowIndex[id] }
+
+// flowQueue orders flows by object id: every flow after the flows it reads.
+type flowQueue []*flow
+
+func (q flowQueue) Len() int { return len(q) }
+
+func (q flowQueue) Less(i, j int) bool { return q[i].obj.ID < q[j].obj.ID }
+
+func (q flowQueue) Swap(i, j int) { q[i], q[j] = q[j], q[i] }
+
+func (q *flowQueue) Push(x any) { *q = append(*q, x.(*flow)) }
+
+func (q *flowQueue) Pop() any {
+	old := *q
+	f := old[len(old)-1]
+	*q = old[:len(old)-1]
+	return f
+}
+
+// addFlow installs a flow and indexes the objects it reads.
+func (e *Engine) addFlow(f *flow) {
+	e.flowIndex[f.obj.ID] = f
+	for id := range f.inputs {
+		e.readers[id] = append(e.readers[id], f)
+	}
+	e.dirty[f.obj.ID] = true
+}
+
+// dropFlows removes the flows of dropped objects.
+func (e *Engine) dropFlows(dropped map[uint64]bool) {
+	for id := range dropped {
+		f := e.flowIndex[id]
+		if f == nil {
+			continue
+		}
+		for id := range f.inputs {
+			rs := e.readers[id]
+			for i, r := range rs {
+				if r == f {
+					e.readers[id] = append(rs[:i:i], rs[i+1:]...)
+					break
+				}
+			}
+		}
+	}
+	for id := range dropped {
+		delete(e.readers, id)
+		delete(e.flowIndex, id)
+		e.dirty[id] = true
+	}
+}

@@ -1,0 +1,35 @@
+package engine
+
+import (
+	"github.com/tidwall/btree"
+
+	"github.com/streamdb/streamdb/catalog"
+	"github.com/streamdb/streamdb/dataflow"
+)
+
+// Snapshot is everything a read sees: the catalog and the contents of
+// every table, materialized view and index as of one tick. It is
+// immutable; the coordinator publishes a new one after each tick. Its maps
+// are frozen copy-on-write B-trees shared with the coordinator's live
+// ones, so publishing costs only the objects the tick changed.
+type Snapshot struct {
+	ts     uint64
+	cat    *catalog.Catalog
+	tables *btree.Map[uint64, *TableSnap]
+	// views holds the contents of materialized views and indexes.
+	views *btree.Map[uint64, *dataflow.Snapshot]
+	// next is closed when a newer snapshot is published.
+	next chan struct{}
+}
+
+// Table returns a table's contents.
+func (s *Snapshot) Table(id uint64) (*TableSnap, bool) { return s.tables.Get(id) }
+
+// View returns a materialized view's or index's contents.
+func (s *Snapshot) View(id uint64) (*dataflow.Snapshot, bool) { return s.views.Get(id) }
+
+// Catalog returns the catalog as of the snapshot's tick.
+func (s *Snapshot) Catalog() *catalog.Catalog { return s.cat }
+
+// Next returns a channel closed once a newer snapshot is published.
+func (s *Snapshot) Next() <-chan struct{} { return s.next }

@@ -1,0 +1,468 @@
+package engine
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"slices"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/streamdb/streamdb/catalog"
+	"github.com/streamdb/streamdb/dataflow"
+	"github.com/streamdb/streamdb/pgerr"
+	"github.com/streamdb/streamdb/sources"
+	"github.com/streamdb/streamdb/storage"
+	"github.com/streamdb/streamdb/types"
+)
+
+// runningSource is a source the engine ingests from. Its goroutine runs
+// the sources.Source; every batch it emits becomes part of a tick, which
+// commits the batch's rows together with its resume positions.
+type runningSource struct {
+	obj *catalog.Object
+	src sources.Source
+	// outputs holds the relation id of each output; progress and errors
+	// are the companion relations.
+	outputs  []uint64
+	progress uint64
+	errors   uint64
+	resume   map[string][]byte
+	// byRow indexes the rows of an append relation by their key
+	// encoding once a retraction needs it (see applyChanges), by
+	// relation id.
+	byRow map[uint64]map[string][]string
+	// keyBuf, valBuf and ends are appendChanges' scratch space (for a
+	// cold relation, appendCold's chunk and row).
+	keyBuf, valBuf []byte
+	ends           []int
+
+	mu     sync.Mutex
+	state  sources.State
+	reason string
+
+	cancel  context.CancelFunc
+	dropped bool // set by the coordinator when the source is dropped
+}
+
+// status returns the state SHOW SOURCES reports.
+func (rs *runningSource) status() string {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	if rs.state == sources.Stalled && rs.reason != "" {
+		return string(rs.state) + ": " + rs.reason
+	}
+	if rs.state == "" {
+		return string(sources.Starting)
+	}
+	return string(rs.state)
+}
+
+// sourceSink is the engine side of a running source.
+type sourceSink struct {
+	e  *Engine
+	rs *runningSource
+}
+
+// Emit hands a batch to the tick loop and waits until it is committed.
+func (k *sourceSink) Emit(ctx context.Context, b *sources.Batch) error {
+	return k.e.submit(ctx, &coordReq{source: k.rs, batch: b})
+}
+
+// Status records the source's state.
+func (k *sourceSink) Status(s sources.State, reason string) {
+	k.rs.mu.Lock()
+	k.rs.state, k.rs.reason = s, reason
+	k.rs.mu.Unlock()
+}
+
+// startSource runs a source in the tick loop's group until ctx ends or
+// the source is dropped. A source that fails for good stalls with its
+// reason; it does not stop the engine.
+func (e *Engine) startSource(ctx context.Context, rs *runningSource) {
+	ctx, rs.cancel = context.WithCancel(ctx)
+	sink := &sourceSink{e: e, rs: rs}
+	e.group.Go(func() error {
+		err := rs.src.Run(ctx, rs.resume, sink)
+		if err != nil && ctx.Err() == nil {
+			sink.Status(sources.Stalled, err.Error())
+			e.log.Error("source stopped", "source", rs.obj.Name, "err", err)
+		}
+		return nil
+	})
+}
+
+// applySource writes a source batch into the source's relations and the
+// store, with the positions it reads up to, and records the deltas.
+func (e *Engine) applySource(rs *runningSource, b *sources.Batch, batch *storage.Batch, deltas map[uint64]dataflow.Batch) error {
+	if rs.dropped {
+		return pgerr.New(pgerr.ObjectNotInPrerequisiteState, "source %q was dropped", rs.obj.Name)
+	}
+	for i, changes := range b.Changes {
+		if i >= len(rs.outputs) || rs.outputs[i] == 0 || len(changes) == 0 {
+			continue
+		}
+		if err := e.applyChanges(rs, rs.outputs[i], changes, batch, deltas); err != nil {
+			return err
+		}
+	}
+	if len(b.DeadLetters) > 0 {
+		// Errors relations created before the offset column was an int8
+		// named "offset" have a text column "position".
+		errs, ok := e.tables[rs.errors]
+		if !ok {
+			return fmt.Errorf("errors relation %d of source %s is missing", rs.errors, rs.obj.Name)
+		}
+		textOffset := errs.obj.Columns[1].Type.Family == types.Text
+		changes := make([]sources.Change, len(b.DeadLetters))
+		for i, dl := range b.DeadLetters {
+			at := dl.Time
+			if at.IsZero() {
+				at = time.Now()
+			}
+			offset := types.NewInt8(dl.Offset)
+			if textOffset {
+				offset = types.NewText(strconv.FormatInt(dl.Offset, 10))
+			}
+			changes[i] = sources.Change{Diff: 1, Row: types.Row{
+				types.NewText(dl.Partition), offset,
+				nullableBytes(dl.Key), nullableBytes(dl.Value),
+				types.NewText(dl.Err), types.NewTimestampTZ(at.UnixMicro()),
+			}}
+		}
+		if err := e.applyChanges(rs, rs.errors, changes, batch, deltas); err != nil {
+			return err
+		}
+	}
+	if len(b.Progress) > 0 {
+		changes := make([]sources.Change, 0, len(b.Progress))
+		for part, pos := range b.Progress {
+			batch.SetPosition(rs.obj.ID, part, pos)
+			offset := types.Null
+			if len(pos) == 8 {
+				offset = types.NewInt8(int64(binary.BigEndian.Uint64(pos)))
+			}
+			key := types.Row{types.NewText(part)}
+			changes = append(changes, sources.Change{Key: key, Row: types.Row{key[0], offset}})
+		}
+		if err := e.applyChanges(rs, rs.progress, changes, batch, deltas); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func nullableBytes(b []byte) types.Datum {
+	if b == nil {
+		return types.Null
+	}
+	return types.NewBytea(b)
+}
+
+// applyChanges applies a source's changes to one of its relations. Upsert
+// relations key rows by their key columns. Append relations store each row
+// under a generated row id, as tables without a primary key do: ids only
+// grow, so a tick's rows append to the end of the relation in memory and in
+// Pebble, and the key adds 8 bytes to the row instead of a second copy of
+// it. A retraction finds a stored row equal to the one it retracts through
+// rs's byRow index, which only relations that ever retract build.
+func (e *Engine) applyChanges(rs *runningSource, id uint64, changes []sources.Change, batch *storage.Batch, deltas map[uint64]dataflow.Batch) error {
+	t, ok := e.tables[id]
+	if !ok {
+		return fmt.Errorf("source relation %d is missing", id)
+	}
+	d := slices.Grow(deltas[id], len(changes))
+	var err error
+	if t.obj.Appends {
+		d, err = appendChanges(rs, t, changes, batch, d)
+	} else {
+		d, err = upsertChanges(t, changes, batch, d)
+	}
+	if err != nil {
+		return err
+	}
+	if len(d) > 0 {
+		deltas[id] = d
+		e.dirty[id] = true
+	}
+	return nil
+}
+
+// upsertChanges replaces or deletes the rows of an upsert relation by key,
+// appending the resulting updates to d.
+func upsertChanges(t *tableState, changes []sources.Change, batch *storage.Batch, d dataflow.Batch) (dataflow.Batch, error) {
+	var buf []byte
+	for _, ch := range changes {
+		key := string(types.AppendKeyRow(buf[:0], ch.Key))
+		if old, ok := t.remove(key); ok {
+			batch.Delete(t.obj.ID, []byte(key))
+			row, err := types.DecodeRow([]byte(old), nil)
+			if err != nil {
+				return d, err
+			}
+			d = append(d, dataflow.Update{Row: row, Diff: -1})
+		}
+		if ch.Row == nil {
+			continue
+		}
+		buf = types.AppendRow(buf[:0], ch.Row)
+		t.put(key, string(buf))
+		batch.Put(t.obj.ID, []byte(key), buf)
+		d = append(d, dataflow.Update{Row: ch.Row, Diff: 1})
+	}
+	return d, nil
+}
+
+// appendChanges inserts and retracts the rows of an append relation,
+// appending the resulting updates to d. The inserted rows' keys and values
+// are encoded into scratch buffers and stored as slices of one string
+// each, two allocations per batch rather than two per row; rows of an
+// append relation are rarely deleted, so the shared strings seldom outlive
+// most of their rows. A cold relation's rows go to the store in chunks
+// (appendCold).
+func appendChanges(rs *runningSource, t *tableState, changes []sources.Change, batch *storage.Batch, d dataflow.Batch) (dataflow.Batch, error) {
+	if t.store != nil {
+		return appendCold(rs, t, changes, batch, d)
+	}
+	id := t.obj.ID
+	idx := rs.byRow[id]
+	keys, vals, ends := rs.keyBuf[:0], rs.valBuf[:0], rs.ends[:0]
+	first := len(d)
+	// flush stores the inserts gathered since the last retraction.
+	flush := func() {
+		ks, vs := string(keys), string(vals)
+		start := 0
+		for i, end := range ends {
+			batch.Put(id, keys[8*i:8*i+8], vals[start:end])
+			key := ks[8*i : 8*i+8]
+			t.rows.Load(storedRow{key: key, val: vs[start:end]})
+			if idx != nil {
+				p := string(types.AppendKeyRow(nil, d[first+i].Row))
+				idx[p] = append(idx[p], key)
+			}
+			start = end
+		}
+		t.snap = nil
+		keys, vals, ends = keys[:0], vals[:0], ends[:0]
+		first = len(d)
+	}
+	for _, ch := range changes {
+		for n := ch.Diff; n > 0; n-- {
+			keys = binary.BigEndian.AppendUint64(keys, uint64(t.nextRowID))
+			t.nextRowID++
+			vals = types.AppendRow(vals, ch.Row)
+			ends = append(ends, len(vals))
+			d = append(d, dataflow.Update{Row: ch.Row, Diff: 1})
+		}
+		if ch.Diff >= 0 {
+			continue
+		}
+		flush()
+		if idx == nil {
+			var err error
+			if idx, err = buildRowIndex(t); err != nil {
+				return d, err
+			}
+			if rs.byRow == nil {
+				rs.byRow = map[uint64]map[string][]string{}
+			}
+			rs.byRow[id] = idx
+		}
+		p := string(types.AppendKeyRow(nil, ch.Row))
+		for n := ch.Diff; n < 0 && len(idx[p]) > 0; n++ {
+			ks := idx[p]
+			key := ks[len(ks)-1]
+			if len(ks) == 1 {
+				delete(idx, p)
+			} else {
+				idx[p] = ks[:len(ks)-1]
+			}
+			old, _ := t.remove(key)
+			batch.Delete(id, []byte(key))
+			row, err := types.DecodeRow([]byte(old), nil)
+			if err != nil {
+				return d, err
+			}
+			d = append(d, dataflow.Update{Row: row, Diff: -1})
+		}
+		first = len(d)
+	}
+	if len(ends) > 0 {
+		flush()
+	}
+	rs.keyBuf, rs.valBuf, rs.ends = keys, vals, ends
+	return d, nil
+}
+
+// buildRowIndex maps the key encoding of every row of an append relation
+// to the keys it is stored under, for finding rows to retract.
+func buildRowIndex(t *tableState) (map[string][]string, error) {
+	idx := map[string][]string{}
+	var derr error
+	var row types.Row
+	t.rows.Scan(func(r storedRow) bool {
+		row, derr = types.DecodeRow([]byte(r.val), row)
+		if derr != nil {
+			return false
+		}
+		p := string(types.AppendKeyRow(nil, row))
+		idx[p] = append(idx[p], r.key)
+		return true
+	})
+	return idx, derr
+}
+
+// SourceStatus returns a source's state for SHOW SOURCES.
+func (e *Engine) SourceStatus(id uint64) string {
+	e.sourcesMu.Lock()
+	rs := e.running[id]
+	e.sourcesMu.Unlock()
+	if rs == nil {
+		return "stopped"
+	}
+	return rs.status()
+}
+
+// runningFor assembles a source's runtime from its catalog entries: the
+// source holds the rows of its one output itself, or each output kept
+// has a data subsource, and the progress and errors subsources belong to
+// it. An output that is not kept has relation id 0.
+func runningFor(cat *catalog.Catalog, src *catalog.Object, s sources.Source) *runningSource {
+	rs := &runningSource{obj: src, src: s, outputs: make([]uint64, len(s.Outputs()))}
+	if src.HasRows() && len(rs.outputs) > 0 {
+		rs.outputs[0] = src.ID
+	}
+	for _, o := range cat.Dependents(src.ID) {
+		if o.Source != src.ID {
+			continue
+		}
+		switch o.Role {
+		case "data":
+			if o.Output < len(rs.outputs) {
+				rs.outputs[o.Output] = o.ID
+			}
+		case "progress":
+			rs.progress = o.ID
+		case "errors":
+			rs.errors = o.ID
+		}
+	}
+	return rs
+}
+
+// recoverSource rebuilds a source after a restart from its stored
+// definition (through the binder) and positions. It is started, with
+// the others, when the tick loop starts, once the whole catalog is
+// loaded and its relations exist.
+func (e *Engine) recoverSource(o *catalog.Object) error {
+	src, err := e.binder.OpenSource(e.cat, o)
+	if err != nil {
+		return err
+	}
+	resume := map[string][]byte{}
+	if err := e.store.Positions(o.ID, func(part string, pos []byte) error {
+		resume[part] = append([]byte(nil), pos...)
+		return nil
+	}); err != nil {
+		return err
+	}
+	e.pendingSources = append(e.pendingSources, pendingSource{obj: o, src: src, resume: resume})
+	return nil
+}
+
+// pendingSource is a recovered source waiting for its relations.
+type pendingSource struct {
+	obj    *catalog.Object
+	src    sources.Source
+	resume map[string][]byte
+}
+
+// wireSources connects recovered sources to their relations.
+func (e *Engine) wireSources() {
+	for _, p := range e.pendingSources {
+		rs := runningFor(e.cat, p.obj, p.src)
+		rs.resume = p.resume
+		e.running[p.obj.ID] = rs
+	}
+	e.pendingSources = nil
+}
+
+// SourceDef describes a new source for CreateSource.
+type SourceDef struct {
+	Name string
+	// SQL is the statement that created the source, which the Binder
+	// rebuilds it from on start.
+	SQL string
+	// DependsOn lists the objects the source uses (its connection).
+	DependsOn []uint64
+	// Own says the source object holds the rows of the source's one
+	// output itself (a Kafka topic). Otherwise Relations names the
+	// relation of each output, a subsource; an output with no name is
+	// not kept.
+	Own       bool
+	Relations []string
+	// StartTimestamp is an absolute start time the source reads from,
+	// kept for its restarts (see catalog.Object.StartTimestamp).
+	StartTimestamp int64
+}
+
+// CreateSource creates a source: its catalog entry, the relations of its
+// outputs, and its progress and errors relations; and runs s from the
+// start once the change has committed.
+func (tx *DDL) CreateSource(ctx context.Context, def SourceDef, s sources.Source) error {
+	src := &catalog.Object{Kind: catalog.KindSource, Schema: catalog.DefaultSchema, Name: def.Name, SQL: def.SQL,
+		DependsOn: def.DependsOn, StartTimestamp: def.StartTimestamp, ID: tx.NextID()}
+	objs := []*catalog.Object{src}
+	for i, out := range s.Outputs() {
+		o := src
+		switch {
+		case def.Own && i == 0:
+		case !def.Own && i < len(def.Relations) && def.Relations[i] != "":
+			o = &catalog.Object{Kind: catalog.KindSubsource, Schema: catalog.DefaultSchema, Name: def.Relations[i], SQL: def.SQL,
+				Source: src.ID, Role: "data", Output: i, ID: tx.NextID()}
+			objs = append(objs, o)
+		default:
+			continue
+		}
+		o.Columns = outputColumns(out)
+		o.PrimaryKey = out.Key
+		o.Appends = len(out.Key) == 0
+		o.Cold = o.Appends && !out.Retracts
+	}
+	for _, comp := range []struct {
+		role string
+		cols []catalog.ColumnDef
+		key  []int
+	}{{"progress", catalog.ProgressColumns, []int{0}}, {"errors", catalog.ErrorsColumns, nil}} {
+		objs = append(objs, &catalog.Object{Kind: catalog.KindSubsource, Schema: catalog.DefaultSchema, Name: def.Name + "_" + comp.role,
+			SQL: def.SQL, Source: src.ID, Role: comp.role, Columns: comp.cols, PrimaryKey: comp.key,
+			Appends: comp.key == nil, Cold: comp.key == nil, ID: tx.NextID()})
+	}
+	for _, o := range objs {
+		if other, exists := tx.cat.Lookup(o.Schema, o.Name); exists {
+			return pgerr.New(pgerr.DuplicateTable, "%s %q already exists", other.Kind, o.Name)
+		}
+	}
+	for _, o := range objs {
+		if err := tx.Create(ctx, o); err != nil {
+			return err
+		}
+	}
+	rs := runningFor(tx.cat, src, s)
+	tx.afterCommit(func(ctx context.Context, e *Engine) {
+		e.sourcesMu.Lock()
+		e.running[rs.obj.ID] = rs
+		e.sourcesMu.Unlock()
+		e.startSource(ctx, rs)
+	})
+	return nil
+}
+
+func outputColumns(out sources.Output) []catalog.ColumnDef {
+	cols := make([]catalog.ColumnDef, len(out.Columns))
+	for i, c := range out.Columns {
+		cols[i] = catalog.ColumnDef{Name: c.Name, Type: c.Type, NotNull: c.NotNull}
+	}
+	return cols
+}

@@ -1,0 +1,333 @@
+package engine
+
+import (
+	"container/heap"
+	"context"
+	"encoding/binary"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/streamdb/streamdb/dataflow"
+	"github.com/streamdb/streamdb/pgerr"
+	"github.com/streamdb/streamdb/sources"
+	"github.com/streamdb/streamdb/storage"
+)
+
+// coordReq is one unit of work for the tick loop: a transaction's writes
+// or a catalog change.
+type coordReq struct {
+	writes *WriteSet
+	// source and batch are a source's batch to ingest.
+	source *runningSource
+	batch  *sources.Batch
+	// call runs on the coordinator outside any tick.
+	call func(e *Engine) error
+	ddl  func(ctx context.Context, tx *DDL) error
+	err  error
+	done chan struct{}
+}
+
+// maxGroupCommit bounds how many transactions share one tick.
+const maxGroupCommit = 256
+
+// submit hands a request to the tick loop and waits until the tick that
+// contains it has been published. A submitted request is never abandoned:
+// once the loop has it, its outcome is waited for even if ctx ends, so the
+// client learns whether its write committed.
+func (e *Engine) submit(ctx context.Context, r *coordReq) error {
+	if p := e.failed.Load(); p != nil {
+		return pgerr.Wrap(*p, pgerr.IOError, "the engine stopped after a storage failure: %v", *p)
+	}
+	done := make(chan struct{})
+	r.done = done
+	select {
+	case e.reqs <- r:
+	case <-ctx.Done():
+		return pgerr.Canceled()
+	case <-e.stopped:
+		return errShutdown()
+	}
+	select {
+	case <-done:
+		return r.err
+	case <-e.stopped:
+		// The loop may have finished the request just before stopping.
+		select {
+		case <-done:
+			return r.err
+		default:
+			return errShutdown()
+		}
+	}
+}
+
+// errShutdown is the error of work submitted while the engine stops.
+func errShutdown() error {
+	return pgerr.New(pgerr.AdminShutdown, "terminating connection due to administrator command")
+}
+
+// drain fails requests that arrive after a fatal error, until shutdown.
+func (e *Engine) drain(err error) {
+	go func() {
+		for r := range e.reqs {
+			r.err = pgerr.Wrap(err, pgerr.IOError, "could not commit: %v", err)
+			close(r.done)
+		}
+	}()
+}
+
+// process runs consecutive write requests as one tick and each catalog
+// change as a tick of its own, in arrival order.
+func (e *Engine) process(ctx context.Context, reqs []*coordReq) error {
+	var writes []*coordReq
+	for _, r := range reqs {
+		if r.call != nil {
+			r.err = r.call(e)
+			close(r.done)
+			r.done = nil
+			continue
+		}
+		if r.ddl == nil {
+			writes = append(writes, r)
+			continue
+		}
+		if len(writes) > 0 {
+			if err := e.writeTick(ctx, writes); err != nil {
+				return err
+			}
+			writes = nil
+		}
+		if err := e.ddlTick(ctx, r); err != nil {
+			return err
+		}
+	}
+	if len(writes) > 0 {
+		return e.writeTick(ctx, writes)
+	}
+	return nil
+}
+
+// nextTS advances the logical clock: milliseconds, strictly increasing.
+func (e *Engine) nextTS() uint64 {
+	now := uint64(time.Now().UnixMilli())
+	if now <= e.ts {
+		now = e.ts + 1
+	}
+	return now
+}
+
+// replayable reports whether a tick carries only replayable source
+// batches (sources.Batch.Replayable), which need not wait for the disk:
+// a client's write, and any other source's batch, must.
+func replayable(reqs []*coordReq) bool {
+	for _, r := range reqs {
+		if r.source == nil || !r.batch.Replayable {
+			return false
+		}
+	}
+	return true
+}
+
+func tsValue(ts uint64) []byte { return binary.BigEndian.AppendUint64(nil, ts) }
+
+// writeTick applies a group of transactions, makes them durable in one
+// batch, maintains every dataflow and publishes the new snapshot.
+func (e *Engine) writeTick(ctx context.Context, reqs []*coordReq) error {
+	fromSource := slices.ContainsFunc(reqs, func(r *coordReq) bool { return r.source != nil })
+	var batch *storage.Batch
+	if fromSource {
+		batch = e.store.NewBatchSized(e.sourceBatchBytes)
+	} else {
+		batch = e.store.NewBatch()
+	}
+	deltas := map[uint64]dataflow.Batch{}
+	pending := uniqueDelta{} // unique keys added by the tick's transactions so far
+	for _, r := range reqs {
+		if r.source != nil {
+			if err := e.applySource(r.source, r.batch, batch, deltas); err != nil {
+				if pgerr.As(err) == nil {
+					batch.Discard()
+					return err
+				}
+				r.err = err
+			}
+			continue
+		}
+		if err := e.validate(r.writes); err != nil {
+			r.err = err
+			continue
+		}
+		ud, err := e.validateUnique(r.writes, pending)
+		if err != nil {
+			r.err = err
+			continue
+		}
+		pending.merge(ud)
+		if err := e.apply(r.writes, batch, deltas); err != nil {
+			batch.Discard()
+			return err
+		}
+	}
+	if len(deltas) == 0 {
+		batch.Discard()
+		e.finish(reqs)
+		return nil
+	}
+	ts := e.nextTS()
+	batch.SetMeta("ts", tsValue(ts))
+	if fromSource {
+		e.sourceBatchBytes = batch.Len()
+	}
+	// The commit (Pebble's memtable insert and WAL fsync) runs beside
+	// view maintenance, which needs only memory: the tick's cost is the
+	// longer of the two instead of their sum. Maintenance is handed to
+	// the maintainer goroutine and the commit runs here, not the other
+	// way round: a goroutine readied by another waits behind it until an
+	// idle thread takes it, after a pause (tens of microseconds on a
+	// virtual machine), often on the same CPU, where it preempts the one
+	// that readied it. A commit handed off that way stopped maintenance
+	// midway in a third of bench/refresh's ticks (0.6–1.5 ms instead of
+	// 0.13–0.2); maintenance handed off that way begins on another
+	// thread or here once the commit waits for its fsync, and was
+	// stopped in 3%. The coordinator's state is maintenance's alone
+	// until it ends. Nothing of the tick becomes visible before both are
+	// done: publish and the subscriptions' pushes come after the commit,
+	// and a failed commit stops the engine.
+	e.ts = ts
+	var pushes []subPush
+	var err error
+	maintained := make(chan struct{})
+	e.maintain <- func() {
+		defer close(maintained)
+		pushes, err = e.propagate(ctx, deltas)
+	}
+	commit := batch.Commit
+	if replayable(reqs) {
+		commit = batch.CommitUnsynced
+	}
+	cerr := commit()
+	<-maintained
+	if cerr != nil {
+		return fmt.Errorf("commit tick: %w", cerr)
+	}
+	if err != nil {
+		return err
+	}
+	for _, p := range pushes {
+		p.sub.push(ts, p.delta, p.errs)
+	}
+	e.publish()
+	e.finish(reqs)
+	return nil
+}
+
+// maintainer runs the view maintenance of write ticks, one after the
+// other, until work closes. It lives as long as the tick loop rather
+// than being started per tick because a goroutine's stack grows by
+// copying: a new goroutine starts with a few kilobytes and maintenance
+// needs tens, so each tick copied its stack two or three times, deep
+// into the dataflow, ten microseconds each after other work had made
+// the caches cold (a fifth of a 1,000-row GROUP BY update). The
+// maintainer's stack stays grown from tick to tick: the collector halves
+// an idle goroutine's stack at most once per cycle.
+func maintainer(work <-chan func()) {
+	for f := range work {
+		f()
+	}
+}
+
+func (e *Engine) finish(reqs []*coordReq) {
+	for _, r := range reqs {
+		close(r.done)
+		r.done = nil
+	}
+}
+
+// propagate pushes each changed object's delta into the dataflows that
+// read it, in dependency (id) order, so that views over views see their
+// inputs' changes of the same tick. Only flows downstream of a change are
+// visited. It returns the subscriptions' changes, for the caller to push
+// once the tick is durable.
+func (e *Engine) propagate(ctx context.Context, deltas map[uint64]dataflow.Batch) ([]subPush, error) {
+	var pushes []subPush
+	errDeltas := map[uint64][]dataflow.ErrorUpdate{}
+	var work flowQueue
+	queued := map[*flow]bool{}
+	enqueue := func(id uint64) {
+		for _, f := range e.readers[id] {
+			if !queued[f] {
+				queued[f] = true
+				heap.Push(&work, f)
+			}
+		}
+	}
+	for id := range deltas {
+		enqueue(id)
+	}
+	for work.Len() > 0 {
+		f := heap.Pop(&work).(*flow)
+		changed := false
+		for id, in := range f.inputs {
+			if d := deltas[id]; len(d) > 0 {
+				in.Push(d)
+				changed = true
+			}
+			if errs := errDeltas[id]; len(errs) > 0 {
+				in.PushErrors(errs)
+				changed = true
+			}
+		}
+		if !changed {
+			continue
+		}
+		start := time.Now()
+		if err := f.graph.Step(ctx); err != nil {
+			return nil, fmt.Errorf("maintain %s %s: %w", f.obj.Kind, f.obj.Name, err)
+		}
+		f.stats.record(time.Since(start))
+		if f.sub != nil {
+			pushes = append(pushes, subPush{f.sub, f.sub.collect.Delta(), f.sub.collect.Errors()})
+			continue
+		}
+		e.dirty[f.obj.ID] = true
+		// A view's delta is asked for only when a flow reads the view:
+		// a GROUP BY view's Output builds its delta's rows on demand.
+		if f.out == nil || len(e.readers[f.obj.ID]) == 0 {
+			continue
+		}
+		d, errs := f.out.Delta(), f.out.DeltaErrors()
+		if len(d) > 0 {
+			deltas[f.obj.ID] = d
+		}
+		if len(errs) > 0 {
+			errDeltas[f.obj.ID] = errs
+		}
+		if len(d) > 0 || len(errs) > 0 {
+			enqueue(f.obj.ID)
+		}
+	}
+	return pushes, nil
+}
+
+// publish makes the current state visible to readers, refreshing the
+// published contents of the objects changed since the last publish.
+func (e *Engine) publish() {
+	for id := range e.dirty {
+		if t, ok := e.tables[id]; ok {
+			e.snapTables.Set(id, t.snapshot())
+		} else {
+			e.snapTables.Delete(id)
+		}
+		if f := e.flowByID(id); f != nil {
+			e.snapViews.Set(id, f.publish())
+		} else {
+			e.snapViews.Delete(id)
+		}
+	}
+	clear(e.dirty)
+	old := e.snap.Swap(&Snapshot{ts: e.ts, cat: e.cat.Frozen(), tables: e.snapTables.Copy(), views: e.snapViews.Copy(), next: make(chan struct{})})
+	if old != nil {
+		close(old.next)
+	}
+}

@@ -1,0 +1,47 @@
+package engine
+
+import (
+	"context"
+	"time"
+
+	"github.com/streamdb/streamdb/catalog"
+)
+
+// flowStats is what maintaining a flow has cost since it was built (or
+// rehydrated): the ticks that changed its inputs and the time its steps
+// took. The coordinator updates it; SHOW MATERIALIZED VIEWS reports it, so
+// that a user can see which view the engine spends its time on.
+type flowStats struct {
+	Ticks int64
+	Busy  time.Duration
+	Last  time.Duration
+}
+
+// record adds one maintenance step.
+func (s *flowStats) record(d time.Duration) {
+	s.Ticks++
+	s.Busy += d
+	s.Last = d
+}
+
+// ViewStat is one materialized view's line of SHOW MATERIALIZED VIEWS.
+type ViewStat struct {
+	flowStats
+	StateBytes int64
+}
+
+// ViewStats gathers the statistics of every materialized view on the
+// coordinator, between ticks: the state size is summed over the
+// operators' state, which only the coordinator may read.
+func (e *Engine) ViewStats(ctx context.Context) (map[uint64]ViewStat, error) {
+	stats := map[uint64]ViewStat{}
+	err := e.call(ctx, func(e *Engine) error {
+		for id, f := range e.flowIndex {
+			if f.obj.Kind == catalog.KindMaterializedView {
+				stats[id] = ViewStat{flowStats: f.stats, StateBytes: f.graph.StateBytes()}
+			}
+		}
+		return nil
+	})
+	return stats, err
+}

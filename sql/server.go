@@ -1,0 +1,101 @@
+package sql
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/streamdb/streamdb/engine"
+	"github.com/streamdb/streamdb/pgwire"
+	"golang.org/x/sync/errgroup"
+)
+
+// Config configures a Frontend.
+type Config struct {
+	// DataDir is where the Pebble store lives.
+	DataDir string
+	Logger  *slog.Logger
+	// MemoryLimit is the size of the heap above which running
+	// statements are canceled (see memoryGuard); zero means three
+	// quarters of the memory the process may use.
+	MemoryLimit uint64
+	// LogParameters logs the values of statements' parameters with the
+	// statements at debug level; without it they are redacted.
+	LogParameters bool
+}
+
+// Frontend is streamdb's SQL front end: it opens sessions for pgwire
+// (it implements pgwire.Engine) and runs their statements on the engine.
+type Frontend struct {
+	eng     *engine.Engine
+	log     *slog.Logger
+	started time.Time
+	// logParams is Config.LogParameters.
+	logParams bool
+	// advisory holds the advisory locks, notify routes NOTIFY.
+	advisory *advisoryLocks
+	notify   *notifyHub
+
+	mu       sync.Mutex
+	sessions map[uint32]*session
+	guard    *memoryGuard
+}
+
+var _ pgwire.Engine = (*Frontend)(nil)
+
+// Open opens the engine on the data directory, which replays the catalog
+// and rebuilds every table and dataflow from durable state. It serves
+// once Run is running.
+func Open(ctx context.Context, cfg Config) (*Frontend, error) {
+	log := cfg.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	eng, err := engine.Open(ctx, engine.Config{DataDir: cfg.DataDir, Logger: log, Binder: binderHooks{log: log}})
+	if err != nil {
+		return nil, err
+	}
+	limit := cfg.MemoryLimit
+	if limit == 0 {
+		limit = defaultMemoryLimit()
+	}
+	e := &Frontend{eng: eng, log: log, started: time.Now(), sessions: map[uint32]*session{}, guard: newMemoryGuard(limit, log), logParams: cfg.LogParameters,
+		advisory: newAdvisoryLocks(), notify: newNotifyHub()}
+	return e, nil
+}
+
+// Run runs the tick loop and the memory guard until ctx ends.
+func (e *Frontend) Run(ctx context.Context) error {
+	g, ctx := errgroup.WithContext(ctx)
+	g.Go(func() error {
+		e.guard.run(ctx)
+		return nil
+	})
+	g.Go(func() error { return e.eng.Run(ctx) })
+	return g.Wait()
+}
+
+// Close closes the store. Run must have returned.
+func (e *Frontend) Close() error { return e.eng.Close() }
+
+// Connect opens a session for a client (pgwire.Engine).
+func (e *Frontend) Connect(ctx context.Context, st pgwire.Startup) (pgwire.Session, error) {
+	s := newSession(e, st)
+	if err := s.applyStartupParams(st.Params); err != nil {
+		return nil, err
+	}
+	e.mu.Lock()
+	e.sessions[st.ProcessID] = s
+	e.mu.Unlock()
+	return s, nil
+}
+
+func (e *Frontend) forget(s *session) {
+	e.mu.Lock()
+	delete(e.sessions, s.pid)
+	e.mu.Unlock()
+}
+
+// snapshot returns the latest published snapshot.
+func (e *Frontend) snapshot() *engine.Snapshot { return e.eng.Snapshot() }
