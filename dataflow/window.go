@@ -246,8 +246,8 @@ type windowOp struct {
 	vals        []types.Datum
 	fs          []funcState // the evaluator's, see evaluator.init
 	// bytes is the sum of the partitions' sizes, as of their last step,
-	// and changeBytes estimates what changes holds until the tick's
-	// finish.
+	// and changeBytes estimates what the changes hold beside themselves
+	// until the tick's finish.
 	bytes       int64
 	changeBytes int64
 }
@@ -314,7 +314,10 @@ func (op *windowOp) absorb(context.Context, int) error {
 		}
 		op.kbuf = types.AppendKeyRow(op.kbuf, u.Row)
 		op.changes = append(op.changes, wChange{part: part.idx, key: string(op.kbuf), sk: sk, row: u.Row, diff: u.Diff})
-		op.changeBytes += sizeWChange + int64(len(op.kbuf))
+		// The change keeps its key and, in a final step, the row its
+		// input no longer holds; the changes themselves count by their
+		// capacity (see StateBytes).
+		op.changeBytes += int64(len(op.kbuf)) + int64(len(u.Row))*sizeDatum
 	}
 	return nil
 }
@@ -327,7 +330,9 @@ func (op *windowOp) finish(ctx context.Context) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		op.stepPartition(part, op.sorted[part.start:part.end])
+		if err := op.stepPartition(ctx, part, op.sorted[part.start:part.end]); err != nil {
+			return err
+		}
 		if part.s.total == 0 && len(part.s.chunks) == 0 {
 			op.index.remove(part.pos)
 			op.parts[part.pos] = nil
@@ -402,9 +407,15 @@ func (op *windowOp) groupChanges() {
 // positions all alike; functions that depend on absolute positions or
 // on the partition's size reach to its end, so that all their changes
 // make one range.
-func (op *windowOp) stepPartition(part *wPart, changes []wChange) {
+//
+// A final step's partition may hold all of a query's rows (row_number()
+// OVER () over a billion rows): ctx is checked every cancelCheckRows
+// changes and units evaluated, so that a canceled query stops within
+// its one partition. The partition is then left half changed, which
+// only a failing step does.
+func (op *windowOp) stepPartition(ctx context.Context, part *wPart, changes []wChange) error {
 	if len(changes) == 0 {
-		return
+		return nil
 	}
 	s := &part.s
 	cur := op.affected(s, &changes[0])
@@ -416,32 +427,51 @@ func (op *windowOp) stepPartition(part *wPart, changes []wChange) {
 		if cur.merge(sp) {
 			continue
 		}
-		op.stepRange(s, cur, changes[first:i])
+		if err := op.stepRange(ctx, s, cur, changes[first:i]); err != nil {
+			return err
+		}
 		cur, first = sp, i
 	}
-	op.stepRange(s, cur, changes[first:])
+	return op.stepRange(ctx, s, cur, changes[first:])
 }
 
 // stepRange evaluates the range sp, applies its changes, evaluates it
 // again and emits the difference.
-func (op *windowOp) stepRange(s *seq, sp span, changes []wChange) {
-	op.olds = op.eval(s, sp, op.olds[:0])
+func (op *windowOp) stepRange(ctx context.Context, s *seq, sp span, changes []wChange) error {
+	var err error
+	if op.olds, err = op.eval(ctx, s, sp, op.olds[:0]); err != nil {
+		return err
+	}
 	for i := range changes {
+		if i%cancelCheckRows == cancelCheckRows-1 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
 		c := &changes[i]
 		s.add(c.key, c.sk, c.row, c.diff)
 	}
 	s.fix()
-	op.news = op.eval(s, sp, op.news[:0])
-	op.emitDiff()
+	if op.news, err = op.eval(ctx, s, sp, op.news[:0]); err != nil {
+		return err
+	}
+	if err := op.emitDiff(ctx); err != nil {
+		return err
+	}
 	clear(op.olds)
 	clear(op.news)
+	return nil
 }
 
 // emitDiff emits news − olds, both ordered by (entry key, copy), leaving
-// out outputs that did not change.
-func (op *windowOp) emitDiff() {
+// out outputs that did not change. A final step's output is flushed as
+// it fills, so that a partition of a billion rows does not pile up.
+func (op *windowOp) emitDiff(ctx context.Context) error {
 	i, j := 0, 0
 	for i < len(op.olds) || j < len(op.news) {
+		if err := op.out.flushIfFull(ctx); err != nil {
+			return err
+		}
 		var c int
 		switch {
 		case j == len(op.news):
@@ -470,6 +500,7 @@ func (op *windowOp) emitDiff() {
 			j++
 		}
 	}
+	return nil
 }
 
 func (op *windowOp) emit(o wOut, diff int64) {
@@ -489,7 +520,8 @@ func sameOut(a, b wOut) bool {
 }
 
 func (op *windowOp) StateBytes() int64 {
-	return op.index.size() + int64(cap(op.parts))*sizePointer + op.bytes + op.changeBytes
+	return op.index.size() + int64(cap(op.parts))*sizePointer + op.bytes + op.changeBytes +
+		int64(cap(op.changes)+cap(op.sorted))*sizeWChange
 }
 
 // sizeWChange is the bytes of a wChange beside its key.
