@@ -144,10 +144,8 @@ func (g *memoryGuard) run(ctx context.Context) {
 	for {
 		if g.idle() {
 			t.Stop()
-			select {
-			case <-ctx.Done():
+			if !g.waitIdle(ctx) {
 				return
-			case <-g.started:
 			}
 			t.Reset(memoryGuardEvery)
 		}
@@ -160,9 +158,44 @@ func (g *memoryGuard) run(ctx context.Context) {
 	}
 }
 
+// waitIdle waits for a statement to start while none runs, and reports
+// false when ctx ends first. Once none has run for returnIdle, the memory
+// the heap holds beyond its live objects, past returnBytes of it, is
+// returned to the operating system: the garbage of a large statement that
+// ended well (a query string of a million statements, a large result)
+// would otherwise stay resident until the scavenger got round to it.
+func (g *memoryGuard) waitIdle(ctx context.Context) bool {
+	idle := time.NewTimer(returnIdle)
+	defer idle.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-g.started:
+		return true
+	case <-idle.C:
+	}
+	if heapBytes(heapObjectsMetric)+heapBytes(heapFreeMetric) > heapBytes(heapLiveMetric)+returnBytes {
+		debug.FreeOSMemory()
+	}
+	select {
+	case <-ctx.Done():
+		return false
+	case <-g.started:
+		return true
+	}
+}
+
+const (
+	// returnIdle is how long no statement must have run before memory
+	// is returned, and returnBytes how much beyond the live heap.
+	returnIdle  = time.Second
+	returnBytes = 64 << 20
+)
+
 const (
 	heapObjectsMetric = "/memory/classes/heap/objects:bytes"
 	heapLiveMetric    = "/gc/heap/live:bytes"
+	heapFreeMetric    = "/memory/classes/heap/free:bytes"
 )
 
 // heapBytes reads one of the heap's metrics.
@@ -201,8 +234,15 @@ func (g *memoryGuard) untrack(st *guardedStmt) {
 	delete(g.active, st)
 	g.ended = time.Now()
 	g.mu.Unlock()
-	if st.canceled.Load() && g.freeing.CompareAndSwap(false, true) {
-		// The statement's last references go when its caller returns.
+	if st.canceled.Load() {
+		g.returnMemory()
+	}
+}
+
+// returnMemory returns the heap's garbage to the operating system, soon:
+// the last references of what has just ended go when its callers return.
+func (g *memoryGuard) returnMemory() {
+	if g.freeing.CompareAndSwap(false, true) {
 		time.AfterFunc(50*time.Millisecond, func() {
 			debug.FreeOSMemory()
 			g.freeing.Store(false)
