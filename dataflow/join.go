@@ -73,7 +73,9 @@ type joinOp struct {
 	build            deltaIndex
 	// held keeps each side's chunks in a final step until one side is
 	// complete, built is that side (-1 before), and heldBytes estimates
-	// what held holds.
+	// what held's rows hold; held counts by its capacity, which a
+	// growing side's next append takes again while the old array is
+	// still live.
 	held      [2]Batch
 	built     int
 	heldBytes [2]int64
@@ -140,7 +142,7 @@ func (op *joinOp) absorb(ctx context.Context, slot int) error {
 	}
 	op.held[slot] = append(op.held[slot], in.delta...)
 	for _, u := range in.delta {
-		op.heldBytes[slot] += sizeUpdate + rowBytes(u.Row)
+		op.heldBytes[slot] += rowBytes(u.Row)
 	}
 	return nil
 }
@@ -288,7 +290,8 @@ func (op *joinOp) side(ctx context.Context, delta Batch, keyFn KeyFunc, own, oth
 }
 
 func (op *joinOp) StateBytes() int64 {
-	n := op.la.size() + op.ra.size() + op.decoded[0].bytes + op.decoded[1].bytes + op.heldBytes[0] + op.heldBytes[1]
+	n := op.la.size() + op.ra.size() + op.decoded[0].bytes + op.decoded[1].bytes + op.heldBytes[0] + op.heldBytes[1] +
+		int64(cap(op.held[0])+cap(op.held[1]))*sizeUpdate
 	if op.built >= 0 {
 		n += op.build.size()
 	}
