@@ -194,7 +194,19 @@ func (e *Engine) writeTick(ctx context.Context, reqs []*coordReq) error {
 	// until it ends. Nothing of the tick becomes visible before both are
 	// done: publish and the subscriptions' pushes come after the commit,
 	// and a failed commit stops the engine.
+	//
+	// A sink that reads a view needs the view's changes in the tick's
+	// batch (its history commits with the tick): then maintenance runs
+	// first and the commit after it.
 	e.ts = ts
+	e.ticked = true
+	e.hist.record(ts, deltas, e.tables)
+	e.trimSinkHistory(batch)
+	var written []*runningSink
+	viewSinks := e.sinksReadViews(deltas)
+	if !viewSinks {
+		written = e.writeSinkHistory(batch, ts, deltas)
+	}
 	var pushes []subPush
 	var err error
 	maintained := make(chan struct{})
@@ -206,6 +218,14 @@ func (e *Engine) writeTick(ctx context.Context, reqs []*coordReq) error {
 	if replayable(reqs) {
 		commit = batch.CommitUnsynced
 	}
+	if viewSinks {
+		<-maintained
+		if err != nil {
+			batch.Discard()
+			return err
+		}
+		written = e.writeSinkHistory(batch, ts, deltas)
+	}
 	cerr := commit()
 	<-maintained
 	if cerr != nil {
@@ -215,11 +235,26 @@ func (e *Engine) writeTick(ctx context.Context, reqs []*coordReq) error {
 		return err
 	}
 	for _, p := range pushes {
-		p.sub.push(ts, p.delta, p.errs)
+		if p.sub.tick(ts, p.delta, p.errs) {
+			e.removeSubscription(p.sub)
+		}
 	}
+	wakeSinks(written, ts)
 	e.publish()
 	e.finish(reqs)
 	return nil
+}
+
+// sinksReadViews reports whether a recording sink reads a view that the
+// tick's changes may reach: its history needs the view's changes before
+// the tick commits.
+func (e *Engine) sinksReadViews(deltas map[uint64]dataflow.Batch) bool {
+	for id, n := range e.sinkRels {
+		if n > 0 && e.flowByID(id) != nil {
+			return len(deltas) > 0
+		}
+	}
+	return false
 }
 
 // maintainer runs the view maintenance of write ticks, one after the
@@ -291,9 +326,10 @@ func (e *Engine) propagate(ctx context.Context, deltas map[uint64]dataflow.Batch
 			continue
 		}
 		e.dirty[f.obj.ID] = true
-		// A view's delta is asked for only when a flow reads the view:
-		// a GROUP BY view's Output builds its delta's rows on demand.
-		if f.out == nil || len(e.readers[f.obj.ID]) == 0 {
+		// A view's delta is asked for only when a flow or a sink reads
+		// the view: a GROUP BY view's Output builds its delta's rows on
+		// demand.
+		if f.out == nil || len(e.readers[f.obj.ID]) == 0 && e.sinkRels[f.obj.ID] == 0 {
 			continue
 		}
 		d, errs := f.out.Delta(), f.out.DeltaErrors()

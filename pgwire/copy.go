@@ -119,6 +119,11 @@ func (c *conn) copyOut(ctx context.Context, res CopyOutResult) error {
 		return err
 	}
 	live, _ := res.(LiveResult)
+	if live != nil {
+		var stop func()
+		ctx, stop = c.watchClient(ctx)
+		defer stop()
+	}
 	for {
 		if live != nil && !live.Ready() {
 			if err := c.w.flush(); err != nil {
