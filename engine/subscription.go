@@ -227,7 +227,7 @@ func (s *Subscription) enqueue(t Tick) bool {
 	}
 	if s.bytes > s.opts.MaxBytes {
 		s.err = pgerr.New(pgerr.OutOfMemory, "subscription canceled: its client fell behind by more than %d bytes of changes", s.opts.MaxBytes).
-			WithHint("Read the subscription's rows as they arrive, or raise the server's --subscribe-buffer.")
+			WithHint("Read the subscription's rows as they arrive, or raise the server's --subscribe-buffer-bytes.")
 		s.queue, s.bytes = nil, 0
 		s.done = true
 	}
