@@ -70,6 +70,7 @@ type Engine struct {
 	// subs are the change feeds of subscriptions; feedBufferBytes is
 	// their default bound (Config.FeedBufferBytes).
 	subs            map[*Subscription]bool
+	directSubs      map[uint64][]*Subscription
 	feedBufferBytes int64
 	// hist retains recent changes of stored collections for feeds that
 	// start in the past.
@@ -163,6 +164,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		sinks:           map[uint64]*runningSink{},
 		sinkRels:        map[uint64]int{},
 		subs:            map[*Subscription]bool{},
+		directSubs:      map[uint64][]*Subscription{},
 		feedBufferBytes: cmp.Or(cfg.FeedBufferBytes, DefaultFeedBufferBytes),
 		snapTables:      new(btree.Map[uint64, *TableSnap]),
 		snapViews:       new(btree.Map[uint64, *dataflow.Snapshot]),

@@ -38,6 +38,9 @@ func (e *Engine) Subscribe(ctx context.Context, plan planner.Node, opts FeedOpti
 		}
 		s := &Subscription{flow: f, collect: f.graph.Collect(root), opts: opts, notify: make(chan struct{}, 1)}
 		f.sub = s
+		if g := wholeObject(plan); g != nil && e.directSource(uint64(g.ID)) {
+			s.direct = uint64(g.ID)
+		}
 		asOf, err := e.startTime(f, opts)
 		if err != nil {
 			return err
@@ -151,7 +154,7 @@ func (e *Engine) replay(ctx context.Context, f *flow, s *Subscription) error {
 		if err := f.graph.Step(ctx); err != nil {
 			return err
 		}
-		if s.tick(ht.ts, s.collect.Delta(), s.collect.Errors()) {
+		if s.tick(ht.ts, slices.Clone(s.collect.Delta()), s.collect.Errors()) {
 			return nil
 		}
 	}
@@ -206,9 +209,45 @@ func (e *Engine) coldRange(id uint64, from, to int64) (dataflow.Batch, error) {
 	return b, err
 }
 
+// wholeObject returns the read of a plan that reads one object whole
+// (a Get, or a projection of its columns as they are), else nil.
+func wholeObject(plan planner.Node) *planner.Get {
+	if p, ok := plan.(*planner.Project); ok {
+		if len(p.Exprs) != len(p.Input.Columns()) {
+			return nil
+		}
+		for i, x := range p.Exprs {
+			if c, ok := x.(*scalar.ColRef); !ok || c.Idx != i {
+				return nil
+			}
+		}
+		plan = p.Input
+	}
+	g, ok := plan.(*planner.Get)
+	if !ok || g.Spans != nil || g.WithKey || g.Index != 0 {
+		return nil
+	}
+	return g
+}
+
+// directSource reports whether a subscription that reads object id
+// whole can take the object's own changes instead of a dataflow of its
+// own: a table's, or a materialized view's (see Subscription.direct).
+func (e *Engine) directSource(id uint64) bool {
+	if _, ok := e.tables[id]; ok {
+		return true
+	}
+	f := e.flowByID(id)
+	return f != nil && f.out != nil
+}
+
 // addSubscription starts feeding a subscription the ticks of its inputs.
 func (e *Engine) addSubscription(s *Subscription) {
 	e.subs[s] = true
+	if s.direct != 0 {
+		e.directSubs[s.direct] = append(e.directSubs[s.direct], s)
+		return
+	}
 	for id := range s.flow.inputs {
 		e.readers[id] = append(e.readers[id], s.flow)
 	}
@@ -220,6 +259,16 @@ func (e *Engine) removeSubscription(s *Subscription) {
 		return
 	}
 	delete(e.subs, s)
+	if s.direct != 0 {
+		ds := e.directSubs[s.direct]
+		if i := slices.Index(ds, s); i >= 0 {
+			e.directSubs[s.direct] = slices.Delete(ds, i, i+1)
+		}
+		if len(e.directSubs[s.direct]) == 0 {
+			delete(e.directSubs, s.direct)
+		}
+		return
+	}
 	for id := range s.flow.inputs {
 		rs := e.readers[id]
 		for i, r := range rs {

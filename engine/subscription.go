@@ -41,6 +41,13 @@ type Subscription struct {
 	flow    *flow
 	collect *dataflow.Collector
 	opts    FeedOptions
+	// direct is the object a subscription to a whole table or
+	// materialized view reads: it takes the object's changes as they
+	// are, shared with the other subscriptions of the object, and its
+	// flow only computed the snapshot. A hundred subscribers of a view
+	// then cost a hundred queue pushes a tick, not a hundred dataflow
+	// steps and copies.
+	direct uint64
 
 	// The coordinator's: where the feed stands.
 	asOf uint64
@@ -143,8 +150,9 @@ func (s *Subscription) start(snapshot dataflow.Batch, errs []dataflow.ErrorUpdat
 	return s.advance(s.asOf + 1)
 }
 
-// tick pushes the changes of the tick at ts. It reports whether the feed
-// ended.
+// tick pushes the changes of the tick at ts, a consolidated batch the
+// feed may keep (and share with others: nothing modifies it). It reports
+// whether the feed ended.
 func (s *Subscription) tick(ts uint64, delta dataflow.Batch, errs []dataflow.ErrorUpdate) bool {
 	if s.done {
 		return true
@@ -165,7 +173,7 @@ func (s *Subscription) tick(ts uint64, delta dataflow.Batch, errs []dataflow.Err
 	if s.opts.UpTo != 0 && ts >= s.opts.UpTo {
 		return s.advance(ts + 1)
 	}
-	if len(delta) > 0 && s.enqueue(Tick{TS: ts, Delta: slices.Clone(delta)}) {
+	if len(delta) > 0 && s.enqueue(Tick{TS: ts, Delta: delta}) {
 		return true
 	}
 	if len(errs) > 0 {

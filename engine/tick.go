@@ -297,8 +297,11 @@ func (e *Engine) propagate(ctx context.Context, deltas map[uint64]dataflow.Batch
 			}
 		}
 	}
-	for id := range deltas {
+	for id, d := range deltas {
 		enqueue(id)
+		if subs := e.directSubs[id]; len(subs) > 0 {
+			pushes = directPushes(pushes, subs, slices.Clone(d).Consolidate(), nil)
+		}
 	}
 	for work.Len() > 0 {
 		f := heap.Pop(&work).(*flow)
@@ -322,17 +325,21 @@ func (e *Engine) propagate(ctx context.Context, deltas map[uint64]dataflow.Batch
 		}
 		f.stats.record(time.Since(start))
 		if f.sub != nil {
-			pushes = append(pushes, subPush{f.sub, f.sub.collect.Delta(), f.sub.collect.Errors()})
+			pushes = append(pushes, subPush{f.sub, slices.Clone(f.sub.collect.Delta()), f.sub.collect.Errors()})
 			continue
 		}
 		e.dirty[f.obj.ID] = true
 		// A view's delta is asked for only when a flow or a sink reads
 		// the view: a GROUP BY view's Output builds its delta's rows on
 		// demand.
-		if f.out == nil || len(e.readers[f.obj.ID]) == 0 && e.sinkRels[f.obj.ID] == 0 {
+		direct := e.directSubs[f.obj.ID]
+		if f.out == nil || len(e.readers[f.obj.ID]) == 0 && e.sinkRels[f.obj.ID] == 0 && len(direct) == 0 {
 			continue
 		}
 		d, errs := f.out.Delta(), f.out.DeltaErrors()
+		if len(direct) > 0 {
+			pushes = directPushes(pushes, direct, slices.Clone(d), errs)
+		}
 		if len(d) > 0 {
 			deltas[f.obj.ID] = d
 		}
@@ -366,4 +373,13 @@ func (e *Engine) publish() {
 	if old != nil {
 		close(old.next)
 	}
+}
+
+// directPushes queues one tick's changes of an object for each of its
+// direct subscriptions, sharing one copy.
+func directPushes(pushes []subPush, subs []*Subscription, delta dataflow.Batch, errs []dataflow.ErrorUpdate) []subPush {
+	for _, s := range subs {
+		pushes = append(pushes, subPush{s, delta, errs})
+	}
+	return pushes
 }

@@ -37,6 +37,9 @@ type subscribeShape struct {
 	key      []int // the KEY columns, under an envelope
 	vals     []int // the other columns, in order
 	width    int
+	// ts is the mz_timestamp of the last tick rendered, as a Datum.
+	ts    types.Datum
+	tsVal uint64
 }
 
 func newSubscribeShape(cols []planner.Column, env *parser.SubscribeEnvelope, progress bool) (subscribeShape, []pgwire.Column, error) {
@@ -88,24 +91,30 @@ func newSubscribeShape(cols []planner.Column, env *parser.SubscribeEnvelope, pro
 
 // appendTick appends the rows of one tick of the feed.
 func (sh *subscribeShape) appendTick(rows []types.Row, t engine.Tick) []types.Row {
-	ts := types.NewNumeric(apd.New(int64(t.TS), 0))
+	if t.Progress && !sh.progress {
+		return rows
+	}
+	if sh.tsVal != t.TS || sh.ts.IsNull() {
+		sh.ts, sh.tsVal = types.NewNumeric(apd.New(int64(t.TS), 0)), t.TS
+	}
+	ts := sh.ts
 	if t.Progress {
-		if !sh.progress {
-			return rows
-		}
 		row := make(types.Row, sh.width)
 		row[0], row[1] = ts, types.DTrue
 		return append(rows, row)
 	}
 	if sh.envelope == 0 {
+		// One allocation for the tick's rows.
+		slab := make([]types.Datum, 0, len(t.Delta)*sh.width)
 		for _, u := range t.Delta {
-			row := make(types.Row, 0, sh.width)
-			row = append(row, ts)
+			start := len(slab)
+			slab = append(slab, ts)
 			if sh.progress {
-				row = append(row, types.DFalse)
+				slab = append(slab, types.DFalse)
 			}
-			row = append(row, types.NewInt8(u.Diff))
-			rows = append(rows, append(row, u.Row...))
+			slab = append(slab, types.NewInt8(u.Diff))
+			slab = append(slab, u.Row...)
+			rows = append(rows, slab[start:len(slab):len(slab)])
 		}
 		return rows
 	}
