@@ -12,7 +12,9 @@
 // consolidated changes, each a row with a weight (+1 inserted, -1
 // deleted; an update is the old row -1 and the new +1 in one tick). A
 // Feed hands them to the sink in order; Pending lets the sink write the
-// ticks already waiting in one external transaction.
+// ticks already waiting in one external transaction, and Committed tells
+// the engine how far the sink has committed, so that it keeps only the
+// history a restart may still need.
 //
 // # Resuming exactly once
 //
@@ -73,7 +75,9 @@
 // deliver ticks without changes: a sink commits one from time to time,
 // so that a restart has less history to replay. At CREATE SINK it
 // refuses a KEY that is not unique in the relation unless it is NOT
-// ENFORCED, using CheckUniqueKey on a snapshot. It runs each sink's Run
+// ENFORCED, using CheckUniqueKey on a snapshot. streamdb's engine keeps
+// the history in its store, written with each tick (engine/doc.go,
+// "Change feeds"). It runs each sink's Run
 // under the server's supervision and passes it the sink's durable id
 // (the catalog id), which names the sink's external state.
 package sinks
