@@ -173,3 +173,45 @@ func TestSinkHistory(t *testing.T) {
 		t.Errorf("SinkStatus = %q", got)
 	}
 }
+
+// fencedSink stands for a sink another instance took over: its Run fails
+// with sinks.ErrFenced every time.
+type fencedSink struct{ runs chan struct{} }
+
+func (s *fencedSink) Run(ctx context.Context, eng sinks.Engine) error {
+	s.runs <- struct{}{}
+	eng.Status(sinks.Stalled, "fenced")
+	return fmt.Errorf("kafka sink 1: %w", sinks.ErrFenced)
+}
+
+// TestSinkFencedNotRestarted checks that a sink whose Run returns
+// sinks.ErrFenced is not run again (it would fence the other instance
+// back), and stays stalled with its reason.
+func TestSinkFencedNotRestarted(t *testing.T) {
+	e, stop := start(t.TempDir(), nil)
+	defer stop()
+	ctx := context.Background()
+	s := &fencedSink{runs: make(chan struct{}, 10)}
+	var id uint64
+	err := e.RunDDL(ctx, func(ctx context.Context, tx *engine.DDL) error {
+		tbl := &catalog.Object{ID: tx.NextID(), Kind: catalog.KindTable, Schema: catalog.DefaultSchema, Name: "t",
+			Columns: []catalog.ColumnDef{{Name: "x", Type: types.TypeInt8}}}
+		if err := tx.Create(ctx, tbl); err != nil {
+			return err
+		}
+		id = tx.NextID()
+		return tx.CreateSink(ctx, engine.SinkDef{ID: id, Name: "s", SQL: "CREATE SINK s …", From: tbl.ID}, s)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-s.runs
+	select {
+	case <-s.runs:
+		t.Fatal("a fenced sink ran again")
+	case <-time.After(1500 * time.Millisecond): // past the first restart's backoff
+	}
+	if got := e.SinkStatus(id); !strings.HasPrefix(got, "stalled: ") || !strings.Contains(got, "took over") {
+		t.Errorf("SinkStatus = %q", got)
+	}
+}

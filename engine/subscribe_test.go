@@ -138,3 +138,52 @@ func (c *gatedCounter) Run(ctx context.Context, _ map[string][]byte, sink source
 		}
 	}
 }
+
+// TestSubscribeAsOfFuture starts a feed at a time not reached yet: it
+// waits for it, and its snapshot holds the changes made meanwhile.
+func TestSubscribeAsOfFuture(t *testing.T) {
+	e, stop := start(t.TempDir(), nil)
+	defer stop()
+	ctx := context.Background()
+	var tbl *catalog.Object
+	err := e.RunDDL(ctx, func(ctx context.Context, tx *engine.DDL) error {
+		tbl = &catalog.Object{ID: tx.NextID(), Kind: catalog.KindTable, Schema: catalog.DefaultSchema, Name: "t",
+			Columns: []catalog.ColumnDef{{Name: "x", Type: types.TypeInt8}}}
+		return tx.Create(ctx, tbl)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	get := &planner.Get{ID: planner.ObjectID(tbl.ID), Name: tbl.Name, Cols: tbl.PlanColumns()}
+	now, err := e.Subscribe(ctx, get, engine.FeedOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.Unsubscribe(ctx, now)
+	asOf := now.AsOf() + 3000
+	sub, err := e.Subscribe(ctx, get, engine.FeedOptions{Snapshot: true, HasAsOf: true, AsOf: asOf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Unsubscribe(ctx, sub)
+	commit := func(x int64) {
+		t.Helper()
+		w := &engine.WriteSet{Tables: map[uint64][]engine.RowChange{tbl.ID: {{Row: types.Row{types.NewInt8(x)}}}}}
+		if err := e.Commit(ctx, w); err != nil {
+			t.Fatal(err)
+		}
+	}
+	commit(1)
+	commit(2)
+	if sub.Ready() {
+		t.Fatal("a feed whose start is still ahead delivered something")
+	}
+	got := feedLines(t, sub, 1)
+	if want := fmt.Sprintf("%d: +1 +2", asOf); got[0] != want {
+		t.Fatalf("snapshot %q, want %q", got[0], want)
+	}
+	commit(3)
+	if got := feedLines(t, sub, 1); !strings.HasSuffix(got[0], ": +3") {
+		t.Fatalf("after the start: %q", got)
+	}
+}
