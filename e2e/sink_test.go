@@ -39,6 +39,8 @@ func TestSinkToKafka(t *testing.T) {
 	if code := sqlState(err); code != "23505" {
 		t.Fatalf("a KEY that is not unique: %v", err)
 	}
+	c.exec(`CREATE SINK by_owner FROM accounts INTO KAFKA CONNECTION kc (TOPIC 'by_owner') KEY (owner) NOT ENFORCED FORMAT JSON ENVELOPE UPSERT`)
+	c.exec(`DROP SINK by_owner`)
 	c.exec(`CREATE SINK acct_sink FROM accounts INTO KAFKA CONNECTION kc (TOPIC 'accounts', TOPIC PARTITION COUNT 3) KEY (id) FORMAT JSON ENVELOPE UPSERT`)
 	c.exec(`CREATE SINK owner_sink FROM owners INTO KAFKA CONNECTION kc (TOPIC 'owners') KEY (owner) FORMAT JSON ENVELOPE DEBEZIUM`)
 	c.exec(`CREATE SINK IF NOT EXISTS owner_sink FROM owners INTO KAFKA CONNECTION kc (TOPIC 'x') KEY (owner) FORMAT JSON ENVELOPE DEBEZIUM`)

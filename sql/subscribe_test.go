@@ -102,6 +102,14 @@ func TestSubscribeViewWithoutSnapshot(t *testing.T) {
 	f.expect("t0 -1 ada 5", "t0 1 ada 7", "t0 1 bob 1")
 	exec(t, conn, "DELETE FROM o WHERE c = 'bob'")
 	f.expect("t1 -1 bob 1")
+
+	// A query, with a filter and a computed column.
+	q := startFeed(t, srv.URL, "COPY (SUBSCRIBE TO (SELECT c, amount * 10 AS tenfold FROM o WHERE amount > 2)) TO STDOUT", false)
+	q.expect("t0 1 ada 50")
+	exec(t, conn, "INSERT INTO o VALUES ('cy', 3), ('dee', 1)")
+	q.expect("t1 1 cy 30")
+	exec(t, conn, "UPDATE o SET amount = 4 WHERE c = 'dee'")
+	q.expect("t2 1 dee 40")
 }
 
 // TestSubscribeProgressIdle checks that an idle subscription with

@@ -78,16 +78,23 @@ func measureLatency(ctx context.Context, cfg config, srv *server.Streamdb, r *re
 	if err != nil {
 		return err
 	}
-	// A warm-up change makes sure the subscription is running.
-	if _, err := w.Exec(ctx, ins.Name, -1); err != nil {
-		return err
-	}
-	select {
-	case <-a.ch:
-	case err := <-done:
-		return fmt.Errorf("subscription ended: %v", err)
-	case <-time.After(10 * time.Second):
-		return fmt.Errorf("the subscription does not deliver")
+	// Warm-up changes (negative ids) until one arrives: the
+	// subscription is running, and started after the ones before.
+	for warm := -1; ; warm-- {
+		if warm < -100 {
+			return fmt.Errorf("the subscription does not deliver")
+		}
+		if _, err := w.Exec(ctx, ins.Name, warm); err != nil {
+			return err
+		}
+		select {
+		case <-a.ch:
+		case err := <-done:
+			return fmt.Errorf("subscription ended: %v", err)
+		case <-time.After(100 * time.Millisecond):
+			continue
+		}
+		break
 	}
 	sent := make([]time.Duration, cfg.Changes)
 	acked := make([]time.Duration, cfg.Changes)
@@ -99,6 +106,9 @@ func measureLatency(ctx context.Context, cfg config, srv *server.Streamdb, r *re
 		ack := time.Now()
 		select {
 		case got := <-a.ch:
+			for got.id < 0 { // a late warm-up change
+				got = <-a.ch
+			}
 			if got.id != i {
 				return fmt.Errorf("received row %d, want %d", got.id, i)
 			}
