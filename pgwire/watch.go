@@ -22,19 +22,25 @@ var errClientGone = pgerr.New(pgerr.ConnectionException, "the client closed the 
 // Terminate), and stop, which ends the watch and must be called before
 // the connection reads again.
 //
-// The watch is a read of one byte into the message reader's buffer,
-// which a past read deadline interrupts when the result ends. Bytes the
-// client sent meanwhile (a pipelined message) stay buffered for the next
-// read; the watch ends with them.
+// The watch is a read of one byte more than the message reader has
+// buffered (a client of the extended protocol sent its Sync with the
+// Execute), which a past read deadline interrupts when the result ends.
+// Bytes the client sends meanwhile (a pipelined message) stay buffered
+// for the next read; the watch ends with them, unless they are a
+// Terminate.
 func (c *conn) watchClient(ctx context.Context) (context.Context, func()) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		b, err := c.r.br.Peek(1)
+		n := c.r.br.Buffered()
+		if n >= c.r.br.Size() {
+			return // nothing more can be read before the buffered messages
+		}
+		b, err := c.r.br.Peek(n + 1)
 		var ne net.Error
 		switch {
-		case err == nil && b[0] == 'X':
+		case err == nil && b[n] == 'X':
 			cancel(errClientGone)
 		case err != nil && !(errors.As(err, &ne) && ne.Timeout()):
 			c.log.Debug("client went away during a live result", "err", err)

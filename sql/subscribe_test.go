@@ -349,6 +349,26 @@ func TestSubscribeDisconnect(t *testing.T) {
 		nc.Close()
 		waitSessions(t, conn, 1, 2*time.Second)
 	}
+
+	// A driver's extended protocol sends Sync behind Execute: the watch
+	// looks past it. Here FETCH waits for a row that never comes.
+	nc, err := net.Dial("tcp", srv.Addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fe := rawQuery(t, nc, "BEGIN; DECLARE c CURSOR FOR SUBSCRIBE quiet")
+	waitSessions(t, conn, 2, 5*time.Second)
+	fe.Send(&pgproto3.Parse{Query: "FETCH ALL c"})
+	fe.Send(&pgproto3.Bind{})
+	fe.Send(&pgproto3.Describe{ObjectType: 'P'})
+	fe.Send(&pgproto3.Execute{})
+	fe.Send(&pgproto3.Sync{})
+	if err := fe.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(200 * time.Millisecond)
+	nc.Close()
+	waitSessions(t, conn, 1, 2*time.Second)
 }
 
 // TestSubscribeStalled stalls a COPY (SUBSCRIBE) reader while another
@@ -403,8 +423,9 @@ func (w *blockingWriter) Write(p []byte) (int, error) {
 }
 
 // rawQuery logs in on nc as streamdb and sends query, and returns once
-// the result has started (its RowDescription or CopyOutResponse).
-func rawQuery(t *testing.T, nc net.Conn, query string) {
+// the result has started (its RowDescription or CopyOutResponse) or, for
+// statements without rows, ended (ReadyForQuery).
+func rawQuery(t *testing.T, nc net.Conn, query string) *pgproto3.Frontend {
 	t.Helper()
 	fe := pgproto3.NewFrontend(nc, nc)
 	fe.Send(&pgproto3.StartupMessage{ProtocolVersion: pgproto3.ProtocolVersionNumber, Parameters: map[string]string{"user": "streamdb", "database": "streamdb"}})
@@ -413,19 +434,24 @@ func rawQuery(t *testing.T, nc net.Conn, query string) {
 	}
 	nc.SetReadDeadline(time.Now().Add(10 * time.Second))
 	defer nc.SetReadDeadline(time.Time{})
-	for query != "" {
+	sent := false
+	for {
 		msg, err := fe.Receive()
 		if err != nil {
 			t.Fatal(err)
 		}
 		switch m := msg.(type) {
 		case *pgproto3.ReadyForQuery:
+			if sent {
+				return fe
+			}
 			fe.Send(&pgproto3.Query{String: query})
 			if err := fe.Flush(); err != nil {
 				t.Fatal(err)
 			}
+			sent = true
 		case *pgproto3.RowDescription, *pgproto3.CopyOutResponse:
-			return
+			return fe
 		case *pgproto3.ErrorResponse:
 			t.Fatalf("%s: %s", query, m.Message)
 		}
