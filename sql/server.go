@@ -27,6 +27,9 @@ type Config struct {
 	// SUBSCRIBE … AS OF a past time (engine.Config).
 	RetainHistory      time.Duration
 	RetainHistoryBytes int64
+	// LogParameters logs the values of statements' parameters with the
+	// statements at debug level; without it they are redacted.
+	LogParameters bool
 }
 
 // Frontend is streamdb's SQL front end: it opens sessions for pgwire
@@ -35,6 +38,11 @@ type Frontend struct {
 	eng     *engine.Engine
 	log     *slog.Logger
 	started time.Time
+	// logParams is Config.LogParameters.
+	logParams bool
+	// advisory holds the advisory locks, notify routes NOTIFY.
+	advisory *advisoryLocks
+	notify   *notifyHub
 
 	mu       sync.Mutex
 	sessions map[uint32]*session
@@ -60,7 +68,8 @@ func Open(ctx context.Context, cfg Config) (*Frontend, error) {
 	if limit == 0 {
 		limit = defaultMemoryLimit()
 	}
-	e := &Frontend{eng: eng, log: log, started: time.Now(), sessions: map[uint32]*session{}, guard: newMemoryGuard(limit)}
+	e := &Frontend{eng: eng, log: log, started: time.Now(), sessions: map[uint32]*session{}, guard: newMemoryGuard(limit), logParams: cfg.LogParameters,
+		advisory: newAdvisoryLocks(), notify: newNotifyHub()}
 	return e, nil
 }
 
