@@ -101,9 +101,9 @@
 // A sink needs more: its consumer is Kafka, which commits in its own
 // time, and it must resume exactly after what it committed across a
 // crash of either side (package sinks). So a sink's history is durable:
-// from the first time the sink opens its feed, every tick writes the
-// sink's relation's changes into the tick's own Pebble batch, under the
-// sink's id (sink_feed.go), and the feed reads them back. Writing them
+// from CREATE SINK on, every tick writes the sink's relation's changes
+// into the tick's own Pebble batch, under the sink's id (sink_feed.go),
+// and the feed reads them back. Writing them
 // in the tick's batch is what makes resuming exact: the history holds
 // exactly the ticks whose data committed, so after kill -9 the sink,
 // which reads its last committed time from Kafka, finds every tick after

@@ -154,8 +154,8 @@ type SinkDef struct {
 }
 
 // CreateSink creates a sink reading def.From and runs s once the change
-// has committed. The sink starts recording the relation's history when
-// it opens its feed for the first time.
+// has committed. The sink records the relation's history from the
+// change on.
 func (tx *DDL) CreateSink(ctx context.Context, def SinkDef, s sinks.Sink) error {
 	rel, ok := tx.cat.ByID(def.From)
 	if !ok {
@@ -187,7 +187,16 @@ func (tx *DDL) CreateSink(ctx context.Context, def SinkDef, s sinks.Sink) error 
 	if err := tx.Create(ctx, rs.obj); err != nil {
 		return err
 	}
+	// The history starts now, not when the sink first reaches its
+	// external system: a sink without SNAPSHOT writes every change
+	// after CREATE SINK, the ones made while it was connecting too.
+	created := tx.e.ts
+	tx.batch.SetPosition(rs.obj.ID, sinceKey, tsValue(created))
 	tx.afterCommit(func(ctx context.Context, e *Engine) {
+		rs.recording, rs.since = true, created
+		rs.committed.Store(created)
+		rs.last.Store(created)
+		e.sinkRels[rs.rel]++
 		e.sinksMu.Lock()
 		e.sinks[rs.obj.ID] = rs
 		e.sinksMu.Unlock()

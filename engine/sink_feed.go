@@ -128,9 +128,10 @@ func wakeSinks(written []*runningSink, ts uint64) {
 
 // Open implements sinks.Engine: it starts the sink's feed where the sink
 // asks (see package sinks). A sink resuming after a time its history
-// covers gets the ticks after it; otherwise it gets the relation's
-// contents now, flagged a snapshot (or, on a first start without
-// SNAPSHOT, an empty tick), and its history starts again from now.
+// covers gets the ticks after it, and one starting without SNAPSHOT
+// for the first time the ticks since it was created; otherwise it gets
+// the relation's contents now, flagged a snapshot, and its history
+// starts again from now.
 func (se *sinkEngine) Open(ctx context.Context, start sinks.Start) (sinks.Feed, error) {
 	var feed *sinkFeed
 	err := se.e.call(ctx, func(e *Engine) error {
@@ -150,6 +151,12 @@ func (se *sinkEngine) Open(ctx context.Context, start sinks.Start) (sinks.Feed, 
 			if start.After > rs.committed.Load() {
 				rs.committed.Store(start.After)
 			}
+			return nil
+		}
+		if !start.Resume && !start.Snapshot && rs.recording {
+			// A first start without SNAPSHOT: the history kept since
+			// CREATE SINK follows an empty tick at its time.
+			feed.first, feed.cursor = &sinks.Tick{Time: rs.since}, rs.since
 			return nil
 		}
 		first := &sinks.Tick{Time: e.ts}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -213,5 +214,61 @@ func TestSinkFencedNotRestarted(t *testing.T) {
 	}
 	if got := e.SinkStatus(id); !strings.HasPrefix(got, "stalled: ") || !strings.Contains(got, "took over") {
 		t.Errorf("SinkStatus = %q", got)
+	}
+}
+
+// TestSinkWithoutSnapshot checks that a sink without SNAPSHOT writes
+// every change after CREATE SINK, the ones committed before it first
+// opens its feed (while it connects to its system) too, across a
+// restart in between.
+func TestSinkWithoutSnapshot(t *testing.T) {
+	dir := t.TempDir()
+	s := newRecordingSink()
+	e, stop := start(dir, sinkBinder{s})
+	ctx := context.Background()
+	var tbl *catalog.Object
+	err := e.RunDDL(ctx, func(ctx context.Context, tx *engine.DDL) error {
+		tbl = &catalog.Object{ID: tx.NextID(), Kind: catalog.KindTable, Schema: catalog.DefaultSchema, Name: "t",
+			Columns: []catalog.ColumnDef{{Name: "x", Type: types.TypeInt8}}}
+		return tx.Create(ctx, tbl)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	insert := func(e *engine.Engine, x int64) {
+		t.Helper()
+		w := &engine.WriteSet{Tables: map[uint64][]engine.RowChange{tbl.ID: {{Row: types.Row{types.NewInt8(x)}}}}}
+		if err := e.Commit(ctx, w); err != nil {
+			t.Fatal(err)
+		}
+	}
+	insert(e, 1)
+	err = e.RunDDL(ctx, func(ctx context.Context, tx *engine.DDL) error {
+		return tx.CreateSink(ctx, engine.SinkDef{ID: tx.NextID(), Name: "s", SQL: "CREATE SINK s …", From: tbl.ID}, s)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	insert(e, 2)
+	stop()
+	e, stop = start(dir, sinkBinder{s})
+	defer stop()
+	insert(e, 3)
+	s.start <- sinks.Start{}
+	var got []string
+	var last uint64
+	for len(got) < 3 {
+		select {
+		case tk := <-s.ticks:
+			if tk.Snapshot || (len(got) > 0 && tk.Time <= last) {
+				t.Fatalf("tick %+v after %d", tk, last)
+			}
+			got, last = append(got, render(tk)), tk.Time
+		case <-time.After(10 * time.Second):
+			t.Fatalf("ticks %q, then nothing", got)
+		}
+	}
+	if want := []string{"", "+1:2", "+1:3"}; !slices.Equal(got, want) {
+		t.Fatalf("ticks %q, want %q", got, want)
 	}
 }

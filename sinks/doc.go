@@ -27,7 +27,9 @@
 //     relation at the current time, flagged Snapshot, every row
 //     inserted; without it (WITH (SNAPSHOT = false)) the first tick is
 //     empty and not a snapshot, and only marks the time the sink starts
-//     from. Either way the sink commits that first tick at once, so a
+//     from: its creation, when the engine has kept the changes since
+//     (streamdb's does), so that none made while the sink was
+//     connecting is missed. Either way the sink commits that first tick at once, so a
 //     restart resumes after it.
 //   - Restart (Resume set, After = the last committed tick's time). If
 //     the engine still holds the relation's history since After, it

@@ -49,8 +49,9 @@ type Start struct {
 	// Snapshot, on a first start (Resume unset), asks for the
 	// relation's contents at the current time as the first tick (WITH
 	// (SNAPSHOT = true)). Without it the first tick is an empty,
-	// non-snapshot tick at the current time: the sink records that time
-	// as its start, and the ticks after it follow.
+	// non-snapshot tick at the sink's creation (or the current time,
+	// for an engine that keeps no history from then): the sink records
+	// that time as its start, and the ticks after it follow.
 	Snapshot bool
 }
 
