@@ -113,6 +113,10 @@ type Object struct {
 	Source uint64 `json:"source,omitempty"`
 	Role   string `json:"role,omitempty"`
 	Output int    `json:"output,omitempty"`
+	// Upstream is the upstream table a PostgreSQL source's data
+	// subsource replicates, which the source is rebuilt from on start
+	// without connecting upstream.
+	Upstream *UpstreamTable `json:"upstream,omitempty"`
 	// Appends marks a source relation whose rows are a multiset without
 	// key (an append-only output): rows are stored under a generated row
 	// id (under their key encoding followed by it in stores written
@@ -147,6 +151,18 @@ func (o *Object) PlanColumns() []planner.Column {
 		cols[i] = planner.Column{Name: c.Name, Type: c.Type}
 	}
 	return cols
+}
+
+// UpstreamTable identifies the upstream table a subsource replicates (see
+// sources/postgres.Table, whose other fields are the subsource's own).
+type UpstreamTable struct {
+	Schema string `json:"schema"`
+	Name   string `json:"name"`
+	OID    uint32 `json:"oid"`
+	// ID tells this replication of the table from an earlier one into
+	// the same relation name.
+	ID          uint64   `json:"id"`
+	TextColumns []string `json:"text_columns,omitempty"`
 }
 
 // SequenceDef is a sequence's parameters, as CREATE SEQUENCE (or a serial

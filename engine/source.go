@@ -475,6 +475,9 @@ type SourceDef struct {
 	// StartTimestamp is an absolute start time the source reads from,
 	// kept for its restarts (see catalog.Object.StartTimestamp).
 	StartTimestamp int64
+	// Upstream describes, per output, the upstream table its subsource
+	// replicates (a PostgreSQL source's); nil entries for none.
+	Upstream []*catalog.UpstreamTable
 }
 
 // CreateSource creates a source: its catalog entry, the relations of its
@@ -485,20 +488,16 @@ func (tx *DDL) CreateSource(ctx context.Context, def SourceDef, s sources.Source
 		DependsOn: def.DependsOn, StartTimestamp: def.StartTimestamp, ID: tx.NextID()}
 	objs := []*catalog.Object{src}
 	for i, out := range s.Outputs() {
-		o := src
 		switch {
 		case def.Own && i == 0:
+			setOutputColumns(src, out)
 		case !def.Own && i < len(def.Relations) && def.Relations[i] != "":
-			o = &catalog.Object{Kind: catalog.KindSubsource, Schema: catalog.DefaultSchema, Name: def.Relations[i], SQL: def.SQL,
-				Source: src.ID, Role: "data", Output: i, ID: tx.NextID()}
+			o := tx.subsourceObject(src, def.Relations[i], i, out)
+			if i < len(def.Upstream) {
+				o.Upstream = def.Upstream[i]
+			}
 			objs = append(objs, o)
-		default:
-			continue
 		}
-		o.Columns = outputColumns(out)
-		o.PrimaryKey = out.Key
-		o.Appends = len(out.Key) == 0
-		o.Cold = o.Appends && !out.Retracts
 	}
 	for _, comp := range []struct {
 		role string
@@ -527,6 +526,36 @@ func (tx *DDL) CreateSource(ctx context.Context, def SourceDef, s sources.Source
 		e.startSource(ctx, rs)
 	})
 	return nil
+}
+
+// subsourceObject returns the catalog entry of the relation that output i
+// of source src fills.
+func (tx *DDL) subsourceObject(src *catalog.Object, name string, i int, out sources.Output) *catalog.Object {
+	o := &catalog.Object{Kind: catalog.KindSubsource, Schema: catalog.DefaultSchema, Name: name, SQL: src.SQL,
+		Source: src.ID, Role: "data", Output: i, ID: tx.NextID()}
+	setOutputColumns(o, out)
+	return o
+}
+
+// setOutputColumns gives the relation of an output its columns and the
+// way its rows are kept.
+func setOutputColumns(o *catalog.Object, out sources.Output) {
+	o.Columns = outputColumns(out)
+	o.PrimaryKey = out.Key
+	o.Appends = len(out.Key) == 0
+	o.Cold = o.Appends && !out.Retracts
+}
+
+// CreateSubsource adds the relation of output i of source src (ALTER
+// SOURCE … ADD SUBSOURCE), empty; the source's new runtime, which has
+// that output, is given by ReplaceSource in the same change.
+func (tx *DDL) CreateSubsource(ctx context.Context, src *catalog.Object, name string, i int, out sources.Output, upstream *catalog.UpstreamTable) error {
+	if other, exists := tx.cat.Lookup(catalog.DefaultSchema, name); exists {
+		return pgerr.New(pgerr.DuplicateTable, "%s %q already exists", other.Kind, name)
+	}
+	o := tx.subsourceObject(src, name, i, out)
+	o.Upstream = upstream
+	return tx.Create(ctx, o)
 }
 
 func outputColumns(out sources.Output) []catalog.ColumnDef {
