@@ -42,6 +42,15 @@
 // record's failure is logged, not reported, and the suite fails once the
 // record passes, so the marker is removed with the fix.
 //
+// testdata/postgres.slt does the same for CREATE SOURCE … FROM POSTGRES,
+// ALTER SOURCE … ADD/DROP SUBSOURCE and their connections and secrets,
+// against a PostgreSQL 15 cluster of its own: ${PG_PORT} and ${PG_DATABASE}
+// name the upstream database, a postgres-execute block runs its lines
+// there before the next record, and a query preceded by
+// "# upstream-result" is first run upstream, where it must return the
+// recorded result: the expected rows of a replicated table are
+// PostgreSQL's own, checked on every run.
+//
 // # Cost
 //
 // The package needs cgo (it links the engine's parser) and builds the
