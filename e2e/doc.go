@@ -1,5 +1,6 @@
-// Package e2e holds streamdb's end-to-end tests of Kafka sources: real
-// brokers, real servers and real clients, driven only through SQL.
+// Package e2e holds streamdb's end-to-end tests of Kafka and PostgreSQL
+// sources: real brokers, a real PostgreSQL 15, real servers and real
+// clients, driven only through SQL.
 //
 // # What runs where
 //
@@ -64,4 +65,11 @@
 // ratio; TestKafkaBacklog checks that a backlog is taken in with bounded
 // transient memory while reads go on. Both read from a devkafka process, so
 // that the heap they measure is the consumer's alone.
+//
+// BenchmarkPostgresSnapshot, BenchmarkPostgresStream and
+// BenchmarkPostgresFreshness (pg_bench_test.go) measure the PostgreSQL
+// source through the engine against psql's COPY, pg_recvlogical and
+// REFRESH MATERIALIZED VIEW in the same run, and COMMIT → visible under a
+// steady upstream load; bench/results/postgres_cdc.md has the command and
+// the results.
 package e2e
