@@ -1,6 +1,6 @@
-// Package e2e holds streamdb's end-to-end tests of Kafka sources and of
-// the server process: real brokers, real servers and real clients,
-// driven only through SQL.
+// Package e2e holds streamdb's end-to-end tests of Kafka and PostgreSQL
+// sources: real brokers, a real PostgreSQL 15, real servers and real
+// clients, driven only through SQL.
 //
 // # What runs where
 //
@@ -43,6 +43,15 @@
 // record's failure is logged, not reported, and the suite fails once the
 // record passes, so the marker is removed with the fix.
 //
+// testdata/postgres.slt does the same for CREATE SOURCE … FROM POSTGRES,
+// ALTER SOURCE … ADD/DROP SUBSOURCE and their connections and secrets,
+// against a PostgreSQL 15 cluster of its own: ${PG_PORT} and ${PG_DATABASE}
+// name the upstream database, a postgres-execute block runs its lines
+// there before the next record, and a query preceded by
+// "# upstream-result" is first run upstream, where it must return the
+// recorded result: the expected rows of a replicated table are
+// PostgreSQL's own, checked on every run.
+//
 // # Statements meant to take the server down
 //
 // TestAdversarial (adversarial_test.go) runs the real binary under a
@@ -55,7 +64,9 @@
 // statement_timeout of a second), the server must answer at once
 // afterwards, a session reading a view meanwhile must never fail, and the
 // server's resident size is watched: past 2 GB the test kills it and
-// fails.
+// fails. The hogs then run again without a timeout, with ten megabytes of
+// SELECT 1;: the memory guard alone must stop each with 53200 under
+// 832 MB resident, and the memory must be returned within seconds.
 //
 // # Cost
 //
@@ -70,4 +81,11 @@
 // ratio; TestKafkaBacklog checks that a backlog is taken in with bounded
 // transient memory while reads go on. Both read from a devkafka process, so
 // that the heap they measure is the consumer's alone.
+//
+// BenchmarkPostgresSnapshot, BenchmarkPostgresStream and
+// BenchmarkPostgresFreshness (pg_bench_test.go) measure the PostgreSQL
+// source through the engine against psql's COPY, pg_recvlogical and
+// REFRESH MATERIALIZED VIEW in the same run, and COMMIT → visible under a
+// steady upstream load; bench/results/postgres_cdc.md has the command and
+// the results.
 package e2e

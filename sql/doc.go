@@ -14,7 +14,13 @@
 // engine.Commit, which validates them against the current contents and
 // applies them in the next tick. DDL binds the statement into catalog
 // objects and runs them through engine.RunDDL. SUBSCRIBE reads an
-// engine.Subscription and shapes its ticks as Materialize does.
+// engine.Subscription and shapes its ticks as Materialize does
+// (subscribe_shape.go), streamed (a pgwire.LiveResult, also as COPY data)
+// or through a cursor that FETCH reads with a timeout
+// (cursor_subscribe.go); AS OF a past time inlines materialized views,
+// whose history the engine does not keep. CREATE SINK builds a
+// sinks/kafka sink from the statement and hands it to DDL.CreateSink
+// (sink_bind.go).
 //
 // Ad-hoc queries' rows stream: the one-tick dataflow's final step runs
 // in a coroutine that each Next of the result resumes for a chunk
@@ -22,7 +28,8 @@
 // snapshot.
 //
 // On start the engine rebuilds, through binderHooks (engine.Binder), the
-// plans of views and the sources, from the SQL that created them.
+// plans of views, the sources and the sinks, from the SQL that created
+// them.
 //
 // A statement's execution (stmt_run.go) lives until its result is
 // closed, under the memory guard (memory_guard.go), which cancels the

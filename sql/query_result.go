@@ -254,7 +254,7 @@ func feedView(in *dataflow.Input, vs *dataflow.Snapshot) {
 // (all when nil), into a one-tick input as the dataflow asks for them.
 // Only a table the transaction has not written to is read so, its
 // snapshot being immutable (see txnChanged).
-func feedTable(snap *engine.Snapshot, in *dataflow.Input, obj *catalog.Object, withKey bool, keep func(col int) bool) error {
+func feedTable(snap *engine.Snapshot, in *dataflow.Input, obj *catalog.Object, get *planner.Get, keep func(col int) bool) error {
 	base, ok := snap.Table(obj.ID)
 	if !ok {
 		return pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", obj.Name)
@@ -264,13 +264,13 @@ func feedTable(snap *engine.Snapshot, in *dataflow.Input, obj *catalog.Object, w
 		var err error
 		dec := engine.NewRowReader(len(obj.Columns), keep)
 		serr := base.ScanRange("", "", dec, func(key string, row types.Row) bool {
-			if b = append(b, dataflow.Update{Row: keyed(row, key, withKey), Diff: 1}); len(b) == sendRows {
-				err, b = emit(b), b[:0]
+			if b = append(b, dataflow.Update{Row: keyed(row, key, get.WithKey), Diff: 1}); len(b) == sendRows {
+				err, b = emit(narrowRows(b, obj, get)), b[:0]
 			}
 			return err == nil
 		})
 		if err == nil && len(b) > 0 {
-			err = emit(b)
+			err = emit(narrowRows(b, obj, get))
 		}
 		if err == nil {
 			err = serr
