@@ -66,7 +66,8 @@
 // server's resident size is watched: past 2 GB the test kills it and
 // fails. The hogs then run again without a timeout, with ten megabytes of
 // SELECT 1;: the memory guard alone must stop each with 53200 under
-// 832 MB resident, and the memory must be returned within seconds.
+// 832 MB resident, and the server must be back under the guard's limit
+// (384 MB) resident within 20 s.
 //
 // # Cost
 //
