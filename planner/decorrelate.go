@@ -23,7 +23,9 @@ import (
 //     once for the distinct values of the outer columns it reads (the
 //     domain) by pushing the domain down through it, and joined back on
 //     those values. Equality correlations then become equi-joins, so a
-//     correlated subquery costs joins, never a per-row evaluation.
+//     correlated subquery costs joins, never a per-row evaluation. A
+//     recursive query inside the subquery runs once for the whole domain,
+//     its rows carrying their domain values through the iterations.
 
 // subqueriesToApply rewrites the nodes whose expressions hold subqueries.
 func subqueriesToApply(n Node) (Node, error) {
