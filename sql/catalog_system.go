@@ -119,7 +119,23 @@ func (v *catalogView) load() ([]*pgcatalog.Relation, map[uint32]*pgcatalog.Relat
 		v.rels = append(v.rels, r)
 		v.byOID[r.OID] = r
 	}
+	for _, r := range v.rels {
+		if t, ok := v.byOID[r.On]; ok && r.Kind == pgcatalog.KindSequence {
+			r.OwnedBy = ownerColumn(t, r.Name)
+		}
+	}
 	return v.rels, v.byOID
+}
+
+// ownerColumn is the 1-based position of the column of t whose serial or
+// identity default draws from the sequence seq, 0 if none does.
+func ownerColumn(t *pgcatalog.Relation, seq string) int {
+	for i, c := range t.Columns {
+		if c.Default == nextvalDefault(seq) {
+			return i + 1
+		}
+	}
+	return 0
 }
 
 // relationOf describes a catalog object for pgcatalog.
@@ -146,6 +162,10 @@ func relationOf(o *catalog.Object) *pgcatalog.Relation {
 	}
 	if o.Kind == catalog.KindView || o.Kind == catalog.KindMaterializedView {
 		r.ViewDef = viewQueryText(o.SQL)
+	}
+	if s := o.Sequence; s != nil {
+		r.Sequence = &pgcatalog.Sequence{Type: storedSequenceType(o.SQL), Start: s.Start, Increment: s.Increment,
+			Min: s.Min, Max: s.Max, Cycle: s.Cycle}
 	}
 	return r
 }

@@ -18,6 +18,8 @@ const (
 	pgTypeOID            uint32 = 1247
 	pgAttrdefOID         uint32 = 2604
 	languageInternalOID  uint32 = 12
+	languageCOID         uint32 = 13
+	languageSQLOID       uint32 = 14
 	firstDerivedOIDShift        = 30
 )
 

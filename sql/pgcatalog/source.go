@@ -57,6 +57,19 @@ type Relation struct {
 	Constraint bool
 	// Checks are a table's CHECK constraints.
 	Checks []Check
+	// Sequence holds a sequence's type and parameters. OwnedBy is, for a
+	// sequence a serial or identity column of the table On draws from,
+	// that column's 1-based position (0 for a standalone sequence).
+	Sequence *Sequence
+	OwnedBy  int
+}
+
+// Sequence is a sequence's type (smallint, integer or bigint) and
+// parameters, a row of pg_sequence.
+type Sequence struct {
+	Type                       types.Type
+	Start, Increment, Min, Max int64
+	Cycle                      bool
 }
 
 // Check is a CHECK constraint: its name and expression.
