@@ -46,6 +46,12 @@ var pgColumns = map[string][]Column{
 		{"attfdwoptions", tTextArray},
 		{"attmissingval", tTextArray},
 	},
+	"pg_catalog.pg_auth_members": {
+		{"roleid", tOid},
+		{"member", tOid},
+		{"grantor", tOid},
+		{"admin_option", tBool},
+	},
 	"pg_catalog.pg_authid": {
 		{"oid", tOid},
 		{"rolname", tName},
@@ -748,6 +754,7 @@ var relOIDs = map[string]uint32{
 	"pg_catalog.pg_am":                           2601,
 	"pg_catalog.pg_attrdef":                      2604,
 	"pg_catalog.pg_attribute":                    1249,
+	"pg_catalog.pg_auth_members":                 1261,
 	"pg_catalog.pg_authid":                       1260,
 	"pg_catalog.pg_class":                        1259,
 	"pg_catalog.pg_collation":                    3456,
