@@ -62,6 +62,11 @@ type Relation struct {
 	// that column's 1-based position (0 for a standalone sequence).
 	Sequence *Sequence
 	OwnedBy  int
+	// MzType is the object's type in mz_catalog.mz_objects ("table",
+	// "materialized-view", "source"…; empty for objects Materialize has
+	// no type for), MzSourceType a source's type in mz_sources ("kafka",
+	// "subsource", "progress"…).
+	MzType, MzSourceType string
 }
 
 // Sequence is a sequence's type (smallint, integer or bigint) and
