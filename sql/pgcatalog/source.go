@@ -67,6 +67,9 @@ type Relation struct {
 	// no type for), MzSourceType a source's type in mz_sources ("kafka",
 	// "subsource", "progress"…).
 	MzType, MzSourceType string
+	// ReadOnly marks a table that takes no writes: a relation a source
+	// fills.
+	ReadOnly bool
 }
 
 // Sequence is a sequence's type (smallint, integer or bigint) and
