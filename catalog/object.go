@@ -23,6 +23,9 @@ const (
 	KindConnection
 	KindSecret
 	KindSequence
+	// KindSink is an external output: a relation's changes written to
+	// Kafka. On is the relation it reads.
+	KindSink
 )
 
 func (k ObjectKind) String() string {
@@ -45,6 +48,8 @@ func (k ObjectKind) String() string {
 		return "secret"
 	case KindSequence:
 		return "sequence"
+	case KindSink:
+		return "sink"
 	}
 	return "object"
 }
@@ -102,7 +107,8 @@ type Object struct {
 	Constraint bool `json:"constraint,omitempty"`
 	// SQL is the statement that created the object, replayed on start.
 	SQL string `json:"sql"`
-	// On is the object an index indexes; KeyCols its key columns.
+	// On is the object an index indexes (KeyCols are its key columns)
+	// or a sink reads.
 	On      uint64 `json:"on,omitempty"`
 	KeyCols []int  `json:"key_cols,omitempty"`
 	// DependsOn lists the objects this one reads.

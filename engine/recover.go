@@ -84,6 +84,8 @@ func (e *Engine) recoverObject(ctx context.Context, o *catalog.Object, rows *int
 			return err
 		}
 		e.addFlow(f)
+	case catalog.KindSink:
+		return e.recoverSink(o)
 	case catalog.KindIndex:
 		f, err := e.buildIndexFlow(o)
 		if err != nil {

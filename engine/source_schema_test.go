@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"github.com/streamdb/streamdb/catalog"
 	"github.com/streamdb/streamdb/engine"
 	"github.com/streamdb/streamdb/planner"
+	"github.com/streamdb/streamdb/sinks"
 	"github.com/streamdb/streamdb/sources"
 	"github.com/streamdb/streamdb/types"
 )
@@ -71,6 +73,10 @@ func (b schemaBinder) PlanView(cat *catalog.Catalog, o *catalog.Object) (planner
 
 func (b schemaBinder) OpenSource(*catalog.Catalog, *catalog.Object) (sources.Source, error) {
 	return b.src, nil
+}
+
+func (b schemaBinder) OpenSink(*catalog.Catalog, *catalog.Object, string) (sinks.Sink, error) {
+	return nil, errors.New("no sinks in these tests")
 }
 
 func int8s(vals ...int64) types.Row {
@@ -175,7 +181,7 @@ func TestSourceSchemaChanges(t *testing.T) {
 	if got := <-src.resumed; len(got) != 0 {
 		t.Fatalf("first start resumed from %v", got)
 	}
-	sub, err := e.Subscribe(ctx, &planner.Get{ID: planner.ObjectID(a.ID), Name: "a", Cols: a.PlanColumns()}, false)
+	sub, err := e.Subscribe(ctx, &planner.Get{ID: planner.ObjectID(a.ID), Name: "a", Cols: a.PlanColumns()}, engine.FeedOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -195,7 +195,19 @@ func (e *Engine) writeTick(ctx context.Context, reqs []*coordReq) error {
 	// until it ends. Nothing of the tick becomes visible before both are
 	// done: publish and the subscriptions' pushes come after the commit,
 	// and a failed commit stops the engine.
+	//
+	// A sink that reads a view needs the view's changes in the tick's
+	// batch (its history commits with the tick): then maintenance runs
+	// first and the commit after it.
 	e.ts = ts
+	e.ticked = true
+	e.hist.record(ts, deltas, e.tables)
+	e.trimSinkHistory(batch)
+	var written []*runningSink
+	viewSinks := e.sinksReadViews(deltas)
+	if !viewSinks {
+		written = e.writeSinkHistory(batch, ts, deltas)
+	}
 	var pushes []subPush
 	var err error
 	maintained := make(chan struct{})
@@ -207,6 +219,14 @@ func (e *Engine) writeTick(ctx context.Context, reqs []*coordReq) error {
 	if replayable(reqs) {
 		commit = batch.CommitUnsynced
 	}
+	if viewSinks {
+		<-maintained
+		if err != nil {
+			batch.Discard()
+			return err
+		}
+		written = e.writeSinkHistory(batch, ts, deltas)
+	}
 	cerr := commit()
 	<-maintained
 	if cerr != nil {
@@ -216,11 +236,26 @@ func (e *Engine) writeTick(ctx context.Context, reqs []*coordReq) error {
 		return err
 	}
 	for _, p := range pushes {
-		p.sub.push(ts, p.delta, p.errs)
+		if p.sub.tick(ts, p.delta, p.errs) {
+			e.removeSubscription(p.sub)
+		}
 	}
+	wakeSinks(written, ts)
 	e.publish()
 	e.finish(reqs)
 	return nil
+}
+
+// sinksReadViews reports whether a recording sink reads a view that the
+// tick's changes may reach: its history needs the view's changes before
+// the tick commits.
+func (e *Engine) sinksReadViews(deltas map[uint64]dataflow.Batch) bool {
+	for id, n := range e.sinkRels {
+		if n > 0 && e.flowByID(id) != nil {
+			return len(deltas) > 0
+		}
+	}
+	return false
 }
 
 // maintainer runs the view maintenance of write ticks, one after the
@@ -263,8 +298,11 @@ func (e *Engine) propagate(ctx context.Context, deltas map[uint64]dataflow.Batch
 			}
 		}
 	}
-	for id := range deltas {
+	for id, d := range deltas {
 		enqueue(id)
+		if subs := e.directSubs[id]; len(subs) > 0 {
+			pushes = directPushes(pushes, id, subs, slices.Clone(d).Consolidate(), nil)
+		}
 	}
 	for work.Len() > 0 {
 		f := heap.Pop(&work).(*flow)
@@ -288,16 +326,21 @@ func (e *Engine) propagate(ctx context.Context, deltas map[uint64]dataflow.Batch
 		}
 		f.stats.record(time.Since(start))
 		if f.sub != nil {
-			pushes = append(pushes, subPush{f.sub, f.sub.collect.Delta(), f.sub.collect.Errors()})
+			pushes = append(pushes, subPush{f.sub, slices.Clone(f.sub.collect.Delta()), f.sub.collect.Errors()})
 			continue
 		}
 		e.dirty[f.obj.ID] = true
-		// A view's delta is asked for only when a flow reads the view:
-		// a GROUP BY view's Output builds its delta's rows on demand.
-		if f.out == nil || len(e.readers[f.obj.ID]) == 0 {
+		// A view's delta is asked for only when a flow or a sink reads
+		// the view: a GROUP BY view's Output builds its delta's rows on
+		// demand.
+		direct := e.directSubs[f.obj.ID]
+		if f.out == nil || len(e.readers[f.obj.ID]) == 0 && e.sinkRels[f.obj.ID] == 0 && len(direct) == 0 {
 			continue
 		}
 		d, errs := f.out.Delta(), f.out.DeltaErrors()
+		if len(direct) > 0 {
+			pushes = directPushes(pushes, f.obj.ID, direct, slices.Clone(d), errs)
+		}
 		if len(d) > 0 {
 			deltas[f.obj.ID] = d
 		}
@@ -331,4 +374,15 @@ func (e *Engine) publish() {
 	if old != nil {
 		close(old.next)
 	}
+}
+
+// directPushes queues one tick's changes of object id for each of its
+// direct subscriptions, sharing one copy unless a subscription was bound
+// before the object gained columns (a source's ADD COLUMN): it gets the
+// rows cut back to the columns it reads.
+func directPushes(pushes []subPush, id uint64, subs []*Subscription, delta dataflow.Batch, errs []dataflow.ErrorUpdate) []subPush {
+	for _, s := range subs {
+		pushes = append(pushes, subPush{s, s.flow.narrow(id, delta), errs})
+	}
+	return pushes
 }

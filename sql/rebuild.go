@@ -9,6 +9,7 @@ import (
 	"github.com/streamdb/streamdb/catalog"
 	"github.com/streamdb/streamdb/engine"
 	"github.com/streamdb/streamdb/planner"
+	"github.com/streamdb/streamdb/sinks"
 	"github.com/streamdb/streamdb/sources"
 	"github.com/streamdb/streamdb/sql/parser"
 )
@@ -56,4 +57,22 @@ func (h binderHooks) OpenSource(cat *catalog.Catalog, o *catalog.Object) (source
 		return nil, err
 	}
 	return spec.src, nil
+}
+
+// OpenSink builds a stored sink, which resumes after the progress it
+// committed to Kafka.
+func (h binderHooks) OpenSink(cat *catalog.Catalog, o *catalog.Object, instance string) (sinks.Sink, error) {
+	st, ok, err := parser.Parse(o.SQL)
+	if err != nil || !ok {
+		return nil, fmt.Errorf("stored sink cannot be parsed: %v", err)
+	}
+	cs, ok := st.(*parser.CreateSink)
+	if !ok {
+		return nil, fmt.Errorf("stored sink is not a CREATE SINK statement")
+	}
+	spec, err := buildSink(cat, cs, o.ID, instance, h.log)
+	if err != nil {
+		return nil, err
+	}
+	return spec.sink, nil
 }

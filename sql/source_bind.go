@@ -9,6 +9,7 @@ import (
 
 	"github.com/streamdb/streamdb/catalog"
 	"github.com/streamdb/streamdb/engine"
+	"github.com/streamdb/streamdb/internal/kafkaconn"
 	"github.com/streamdb/streamdb/pgerr"
 	"github.com/streamdb/streamdb/pgwire"
 	"github.com/streamdb/streamdb/sources"
@@ -178,22 +179,8 @@ func buildKafka(cat *catalog.Catalog, st *parser.CreateSource, startTimestamp in
 		return nil, pgerr.New(pgerr.WrongObjectType, "connection %q is not a Kafka connection", connObj.Name)
 	}
 	cfg := kafka.Config{Topic: k.Topic.Value, StartTimestamp: -1, Logger: log.With("source", st.Name.String())}
-	for _, b := range conn.Kafka.Brokers {
-		cfg.Brokers = append(cfg.Brokers, b.Value)
-	}
-	if conn.Kafka.SASLMechanisms != nil {
-		cfg.SASL.Mechanism = conn.Kafka.SASLMechanisms.Value
-		if cfg.SASL.User, err = secretValue(cat, conn.Kafka.SASLUsername); err != nil {
-			return nil, err
-		}
-		if conn.Kafka.SASLPassword != nil {
-			if cfg.SASL.Password, err = secretByName(cat, conn.Kafka.SASLPassword); err != nil {
-				return nil, err
-			}
-		}
-	}
-	if conn.Kafka.SecurityProtocol != nil {
-		cfg.SecurityProtocol = strings.ToUpper(conn.Kafka.SecurityProtocol.Value)
+	if cfg.Connection, err = kafkaConnection(cat, conn.Kafka); err != nil {
+		return nil, err
 	}
 	for _, o := range k.StartOffset {
 		cfg.StartOffsets = append(cfg.StartOffsets, o.Value)
@@ -268,6 +255,31 @@ func buildKafka(cat *catalog.Catalog, st *parser.CreateSource, startTimestamp in
 		return nil, err
 	}
 	return &sourceSpec{src: src, kind: "kafka", outputs: src.Outputs(), own: true, deps: []uint64{connObj.ID}}, nil
+}
+
+// kafkaConnection resolves a Kafka connection's brokers and
+// credentials, for sources and sinks.
+func kafkaConnection(cat *catalog.Catalog, k *parser.KafkaConnection) (kafkaconn.Connection, error) {
+	var c kafkaconn.Connection
+	for _, b := range k.Brokers {
+		c.Brokers = append(c.Brokers, b.Value)
+	}
+	if k.SASLMechanisms != nil {
+		var err error
+		c.SASL.Mechanism = k.SASLMechanisms.Value
+		if c.SASL.User, err = secretValue(cat, k.SASLUsername); err != nil {
+			return c, err
+		}
+		if k.SASLPassword != nil {
+			if c.SASL.Password, err = secretByName(cat, k.SASLPassword); err != nil {
+				return c, err
+			}
+		}
+	}
+	if k.SecurityProtocol != nil {
+		c.SecurityProtocol = strings.ToUpper(k.SecurityProtocol.Value)
+	}
+	return c, nil
 }
 
 func hasIncludeKey(k *parser.KafkaSource) bool {
@@ -442,7 +454,7 @@ func (s *session) bindCreateSecret(st *parser.CreateSecret) (*boundStmt, error) 
 	}), nil
 }
 
-// bindDropStreamdb drops sources, connections and secrets.
+// bindDropStreamdb drops sources, sinks, connections and secrets.
 func (s *session) bindDropStreamdb(st *parser.Drop) (*boundStmt, error) {
 	var kind catalog.ObjectKind
 	var tag string
@@ -453,6 +465,8 @@ func (s *session) bindDropStreamdb(st *parser.Drop) (*boundStmt, error) {
 		kind, tag = catalog.KindConnection, "DROP CONNECTION"
 	case parser.ObjectSecret:
 		kind, tag = catalog.KindSecret, "DROP SECRET"
+	case parser.ObjectSink:
+		kind, tag = catalog.KindSink, "DROP SINK"
 	default:
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "DROP %s is not supported yet", st.Kind)
 	}
@@ -495,6 +509,15 @@ func showSourceListing(kind parser.ShowKind) ([]pgwire.Column, func(e *Frontend,
 	switch kind {
 	case parser.ShowSources:
 		return sourceListing()
+	case parser.ShowSinks:
+		cols := textCols("name", "type", "status")
+		return cols, func(e *Frontend, cat *catalog.Catalog) (listing, error) {
+			l := listing{cols: cols}
+			for _, o := range cat.Objects(catalog.KindSink) {
+				l.rows = append(l.rows, types.Row{types.NewText(o.Name), types.NewText("kafka"), types.NewText(e.eng.SinkStatus(o.ID))})
+			}
+			return l, nil
+		}, true
 	case parser.ShowConnections:
 		cols := textCols("name", "type")
 		return cols, func(e *Frontend, cat *catalog.Catalog) (listing, error) {

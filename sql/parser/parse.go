@@ -37,6 +37,10 @@ func Parse(sql string) (stmt Statement, ok bool, err error) {
 		stmt, err = p.subscribe()
 	case stmtCopySubscribe:
 		stmt, err = p.copySubscribe()
+	case stmtDeclareSubscribe:
+		stmt, err = p.declareSubscribe()
+	case stmtFetch:
+		stmt, err = p.fetch()
 	case stmtShow:
 		stmt, err = p.show()
 	case stmtExplain:
@@ -65,6 +69,8 @@ const (
 	stmtDrop
 	stmtSubscribe
 	stmtCopySubscribe
+	stmtDeclareSubscribe
+	stmtFetch
 	stmtShow
 	stmtExplain
 )
@@ -98,6 +104,14 @@ func (p *parser) route() stmtKind {
 		}
 	case p.kwAt(0, "subscribe"):
 		return stmtSubscribe
+	case p.kwAt(0, "declare"):
+		if p.declaresSubscribe() {
+			return stmtDeclareSubscribe
+		}
+	case p.kwAt(0, "fetch"):
+		if p.fetchHasOptions() {
+			return stmtFetch
+		}
 	case p.kwAt(0, "copy"):
 		if p.isOp(p.peekAt(1), "(") && p.kwAt(2, "subscribe") {
 			return stmtCopySubscribe
