@@ -301,7 +301,7 @@ func (e *Engine) propagate(ctx context.Context, deltas map[uint64]dataflow.Batch
 	for id, d := range deltas {
 		enqueue(id)
 		if subs := e.directSubs[id]; len(subs) > 0 {
-			pushes = directPushes(pushes, id, subs, slices.Clone(d).Consolidate(), nil)
+			pushes = directPushes(pushes, subs, slices.Clone(d).Consolidate(), nil)
 		}
 	}
 	for work.Len() > 0 {
@@ -339,7 +339,7 @@ func (e *Engine) propagate(ctx context.Context, deltas map[uint64]dataflow.Batch
 		}
 		d, errs := f.out.Delta(), f.out.DeltaErrors()
 		if len(direct) > 0 {
-			pushes = directPushes(pushes, f.obj.ID, direct, slices.Clone(d), errs)
+			pushes = directPushes(pushes, direct, slices.Clone(d), errs)
 		}
 		if len(d) > 0 {
 			deltas[f.obj.ID] = d
@@ -376,13 +376,13 @@ func (e *Engine) publish() {
 	}
 }
 
-// directPushes queues one tick's changes of object id for each of its
-// direct subscriptions, sharing one copy unless a subscription was bound
-// before the object gained columns (a source's ADD COLUMN): it gets the
-// rows cut back to the columns it reads.
-func directPushes(pushes []subPush, id uint64, subs []*Subscription, delta dataflow.Batch, errs []dataflow.ErrorUpdate) []subPush {
+// directPushes queues one tick's changes of an object for each of its
+// direct subscriptions, sharing one copy.
+func directPushes(pushes []subPush, subs []*Subscription, delta dataflow.Batch, errs []dataflow.ErrorUpdate) []subPush {
 	for _, s := range subs {
-		pushes = append(pushes, subPush{s, s.flow.narrow(id, delta), errs})
+		// A relation widened since the feed began (sources.Batch.AddColumns)
+		// has rows wider than the feed's columns: cut back per feed.
+		pushes = append(pushes, subPush{s, s.flow.narrow(s.direct, delta), errs})
 	}
 	return pushes
 }
