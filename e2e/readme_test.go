@@ -80,10 +80,20 @@ func TestReadmeKafka(t *testing.T) {
 	_, addr := startStreamdb(t, t.TempDir())
 	_, port, _ := strings.Cut(addr, ":")
 	localize := strings.NewReplacer("127.0.0.1:9092", brokerAddr, "-p 6875", "-p "+port).Replace
+	runReadme(t, blocks[1:], localize)
+}
 
+// runReadme runs a README section's blocks after its first: each sh
+// block as a shell script, after localize has pointed its commands at the
+// test's servers. A block followed by a text block must print it, once
+// the servers have caught up (it is retried until then); a block with a
+// \watch command runs in the background until the first text block after
+// it has been printed, and must have shown the first table of that block.
+func runReadme(t *testing.T, blocks []codeBlock, localize func(string) string) {
+	t.Helper()
 	var watch *shell
 	var watchWant string
-	for i := 1; i < len(blocks); i++ {
+	for i := 0; i < len(blocks); i++ {
 		blk := blocks[i]
 		if blk.lang != "sh" {
 			t.Fatalf("block %d: a %s block that follows no command", i, blk.lang)
@@ -104,7 +114,7 @@ func TestReadmeKafka(t *testing.T) {
 			}
 			continue
 		}
-		if watchWant == "" {
+		if watch != nil && watchWant == "" {
 			watchWant, _, _ = strings.Cut(want, "\n\n")
 		}
 		deadline := time.Now().Add(waitTimeout)
@@ -118,13 +128,16 @@ func TestReadmeKafka(t *testing.T) {
 			}
 			time.Sleep(200 * time.Millisecond)
 		}
+		if watch != nil {
+			time.Sleep(1500 * time.Millisecond) // one more tick of the watch
+			if out := trimLines(watch.stop()); !strings.Contains(out, watchWant) {
+				t.Errorf("the watch never showed\n%s\nit printed\n%s", watchWant, out)
+			}
+			watch = nil
+		}
 	}
-	if watch == nil {
-		t.Fatal(`the section has no \watch command`)
-	}
-	time.Sleep(1500 * time.Millisecond) // one more tick of the watch
-	if out := trimLines(watch.stop()); !strings.Contains(out, watchWant) {
-		t.Errorf("the watch never showed\n%s\nit printed\n%s", watchWant, out)
+	if watchWant == "" {
+		t.Fatal(`the section has no \watch command followed by the output it must show`)
 	}
 }
 

@@ -317,7 +317,7 @@ func (e *Engine) heartbeatSubscriptions() {
 
 // call runs fn on the coordinator between ticks.
 func (e *Engine) call(ctx context.Context, fn func(e *Engine) error) error {
-	return e.submit(ctx, &coordReq{call: fn})
+	return e.submit(ctx, &coordReq{call: func(_ context.Context, e *Engine) error { return fn(e) }})
 }
 
 // subPush is one subscription's changes of a tick, pushed to its client

@@ -21,8 +21,9 @@ type coordReq struct {
 	// source and batch are a source's batch to ingest.
 	source *runningSource
 	batch  *sources.Batch
-	// call runs on the coordinator outside any tick.
-	call func(e *Engine) error
+	// call runs on the coordinator outside any tick, with the tick
+	// loop's context.
+	call func(ctx context.Context, e *Engine) error
 	ddl  func(ctx context.Context, tx *DDL) error
 	err  error
 	done chan struct{}
@@ -83,7 +84,7 @@ func (e *Engine) process(ctx context.Context, reqs []*coordReq) error {
 	var writes []*coordReq
 	for _, r := range reqs {
 		if r.call != nil {
-			r.err = r.call(e)
+			r.err = r.call(ctx, e)
 			close(r.done)
 			r.done = nil
 			continue
@@ -145,7 +146,7 @@ func (e *Engine) writeTick(ctx context.Context, reqs []*coordReq) error {
 	pending := uniqueDelta{} // unique keys added by the tick's transactions so far
 	for _, r := range reqs {
 		if r.source != nil {
-			if err := e.applySource(r.source, r.batch, batch, deltas); err != nil {
+			if err := e.applySource(ctx, r.source, r.batch, batch, deltas); err != nil {
 				if pgerr.As(err) == nil {
 					batch.Discard()
 					return err
@@ -308,7 +309,7 @@ func (e *Engine) propagate(ctx context.Context, deltas map[uint64]dataflow.Batch
 		changed := false
 		for id, in := range f.inputs {
 			if d := deltas[id]; len(d) > 0 {
-				in.Push(d)
+				in.Push(f.narrow(id, d))
 				changed = true
 			}
 			if errs := errDeltas[id]; len(errs) > 0 {
@@ -384,7 +385,10 @@ func directPushes(pushes []subPush, subs []*Subscription, delta dataflow.Batch, 
 		share = &TickShare{}
 	}
 	for _, s := range subs {
-		pushes = append(pushes, subPush{s, delta, errs, share})
+		// A relation widened since the feed began (sources.Batch.AddColumns)
+		// has rows wider than the feed's columns: cut back per feed. The
+		// feeds' consumers key what they share by their columns.
+		pushes = append(pushes, subPush{s, s.flow.narrow(s.direct, delta), errs, share})
 	}
 	return pushes
 }

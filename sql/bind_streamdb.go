@@ -31,6 +31,8 @@ func (s *session) bindStreamdb(cat *catalog.Catalog, raw *rawStatement, params [
 		return s.bindCreateConnection(raw, st)
 	case *parser.CreateSecret:
 		return s.bindCreateSecret(st)
+	case *parser.AlterSource:
+		return s.bindAlterSource(st)
 	case *parser.Drop:
 		return s.bindDropStreamdb(st)
 	case *parser.Subscribe:

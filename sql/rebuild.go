@@ -24,13 +24,14 @@ type binderHooks struct {
 var _ engine.Binder = binderHooks{}
 
 // PlanView binds a stored view definition against the catalog loaded so
-// far.
+// far, as the view saw it when it was created: without the columns a
+// source added to its relations since (catalog.Catalog.AsOf).
 func (h binderHooks) PlanView(cat *catalog.Catalog, o *catalog.Object) (planner.Node, error) {
 	sel, aliases, err := viewDefinition(o.SQL)
 	if err != nil {
 		return nil, err
 	}
-	def, err := viewObject(cat, o.Kind, o.Name, o.SQL, &pg_query.Node{Node: &pg_query.Node_SelectStmt{SelectStmt: sel}}, aliases)
+	def, err := viewObject(cat.AsOf(o.ID), o.Kind, o.Name, o.SQL, &pg_query.Node{Node: &pg_query.Node_SelectStmt{SelectStmt: sel}}, aliases)
 	if err != nil {
 		return nil, err
 	}
@@ -47,6 +48,9 @@ func (h binderHooks) OpenSource(cat *catalog.Catalog, o *catalog.Object) (source
 	cs, ok := st.(*parser.CreateSource)
 	if !ok {
 		return nil, fmt.Errorf("stored source is not a CREATE SOURCE statement")
+	}
+	if cs.Postgres != nil {
+		return openPostgres(cat, o, h.log)
 	}
 	spec, err := buildSource(cat, cs, o.StartTimestamp, h.log)
 	if err != nil {

@@ -3,6 +3,7 @@ package sql
 import (
 	"context"
 	"log/slog"
+	"slices"
 	"strings"
 	"time"
 
@@ -333,6 +334,11 @@ func (s *session) bindCreateSource(raw *rawStatement, st *parser.CreateSource) (
 		return nil, pgerr.New(pgerr.InvalidSchemaName, "schema %q does not exist", st.Name[len(st.Name)-2].Value)
 	}
 	name := st.Name[len(st.Name)-1].Value
+	if st.Postgres != nil {
+		return ddl("CREATE SOURCE", func(ctx context.Context, s *session) error {
+			return s.createPostgresSource(ctx, raw, st)
+		}), nil
+	}
 	return ddl("CREATE SOURCE", func(ctx context.Context, s *session) error {
 		return s.submitDDL(ctx, func(ctx context.Context, tx *engine.DDL, notice func(*pgerr.Error)) error {
 			if _, exists := tx.Catalog().Lookup(catalog.DefaultSchema, name); exists {
@@ -355,8 +361,11 @@ func (s *session) bindCreateSource(raw *rawStatement, st *parser.CreateSource) (
 
 func (s *session) bindCreateConnection(raw *rawStatement, st *parser.CreateConnection) (*boundStmt, error) {
 	name := st.Name[len(st.Name)-1].Value
+	secrets := connectionSecrets(st)
 	if st.Postgres != nil {
-		return nil, pgerr.New(pgerr.FeatureNotSupported, "PostgreSQL connections are not supported yet")
+		if err := checkPostgresConnection(st.Postgres); err != nil {
+			return nil, err
+		}
 	}
 	return ddl("CREATE CONNECTION", func(ctx context.Context, s *session) error {
 		return s.submitDDL(ctx, func(ctx context.Context, tx *engine.DDL, notice func(*pgerr.Error)) error {
@@ -368,21 +377,8 @@ func (s *session) bindCreateConnection(raw *rawStatement, st *parser.CreateConne
 				return pgerr.New(pgerr.DuplicateObject, "connection %q already exists", name)
 			}
 			var deps []uint64
-			for _, ref := range []parser.Name{st.Kafka.SASLPassword} {
-				if ref == nil {
-					continue
-				}
+			for _, ref := range secrets {
 				o, n, ok := resolveName(tx.Catalog(), ref)
-				if !ok || o.Kind != catalog.KindSecret {
-					return pgerr.New(pgerr.UndefinedObject, "secret %q does not exist", n)
-				}
-				deps = append(deps, o.ID)
-			}
-			for _, v := range []*parser.StringOrSecret{st.Kafka.SASLUsername, st.Kafka.SSLCertificateAuthority} {
-				if v == nil || v.Secret == nil {
-					continue
-				}
-				o, n, ok := resolveName(tx.Catalog(), v.Secret)
 				if !ok || o.Kind != catalog.KindSecret {
 					return pgerr.New(pgerr.UndefinedObject, "secret %q does not exist", n)
 				}
@@ -393,6 +389,48 @@ func (s *session) bindCreateConnection(raw *rawStatement, st *parser.CreateConne
 			return tx.Create(ctx, o)
 		})
 	}), nil
+}
+
+// connectionSecrets lists the secrets a connection names.
+func connectionSecrets(st *parser.CreateConnection) []parser.Name {
+	var refs []parser.Name
+	var values []*parser.StringOrSecret
+	switch {
+	case st.Kafka != nil:
+		refs = append(refs, st.Kafka.SASLPassword)
+		values = append(values, st.Kafka.SASLUsername, st.Kafka.SSLCertificateAuthority)
+	case st.Postgres != nil:
+		refs = append(refs, st.Postgres.Password)
+		values = append(values, st.Postgres.User)
+	}
+	for _, v := range values {
+		if v != nil {
+			refs = append(refs, v.Secret)
+		}
+	}
+	return slices.DeleteFunc(refs, func(n parser.Name) bool { return n == nil })
+}
+
+// checkPostgresConnection checks a PostgreSQL connection's options; the
+// connection is tried by CREATE SOURCE, which reads upstream's catalog.
+func checkPostgresConnection(pc *parser.PostgresConnection) error {
+	switch {
+	case pc.User == nil:
+		return pgerr.New(pgerr.InvalidParameterValue, "POSTGRES connection requires a USER")
+	case pc.Database == nil:
+		return pgerr.New(pgerr.InvalidParameterValue, "POSTGRES connection requires a DATABASE")
+	case pc.Port != nil && (pc.Port.Value <= 0 || pc.Port.Value > 65535):
+		return pgerr.New(pgerr.InvalidParameterValue, "invalid PORT %d", pc.Port.Value)
+	}
+	if pc.SSLMode != nil {
+		switch strings.ToLower(pc.SSLMode.Value) {
+		case "disable", "require", "verify-full":
+		default:
+			return pgerr.New(pgerr.InvalidParameterValue, "invalid SSL MODE %q", pc.SSLMode.Value).
+				WithHint("Valid modes are disable, require and verify-full.")
+		}
+	}
+	return nil
 }
 
 func (s *session) bindCreateSecret(st *parser.CreateSecret) (*boundStmt, error) {
@@ -433,7 +471,11 @@ func (s *session) bindDropStreamdb(st *parser.Drop) (*boundStmt, error) {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "DROP %s is not supported yet", st.Kind)
 	}
 	b := ddl(tag, func(ctx context.Context, s *session) error {
-		return s.submitDDL(ctx, func(ctx context.Context, tx *engine.DDL, notice func(*pgerr.Error)) error {
+		var slots []slotDrop
+		err := s.submitDDL(ctx, func(ctx context.Context, tx *engine.DDL, notice func(*pgerr.Error)) error {
+			before := tx.Catalog().Frozen()
+			slots = nil
+			defer func() { slots = droppedSlots(tx, before) }()
 			for _, n := range st.Names {
 				obj, name, ok := resolveName(tx.Catalog(), n)
 				if !ok {
@@ -452,6 +494,11 @@ func (s *session) bindDropStreamdb(st *parser.Drop) (*boundStmt, error) {
 			}
 			return nil
 		})
+		if err != nil {
+			return err
+		}
+		s.dropSlots(ctx, slots)
+		return nil
 	})
 	b.catalogIndependent = true
 	return b, nil
@@ -461,23 +508,7 @@ func (s *session) bindDropStreamdb(st *parser.Drop) (*boundStmt, error) {
 func showSourceListing(kind parser.ShowKind) ([]pgwire.Column, func(e *Frontend, cat *catalog.Catalog) (listing, error), bool) {
 	switch kind {
 	case parser.ShowSources:
-		cols := textCols("name", "type", "status")
-		return cols, func(e *Frontend, cat *catalog.Catalog) (listing, error) {
-			l := listing{cols: cols}
-			for _, o := range cat.Objects(catalog.KindSource) {
-				typ := "load-generator"
-				if st, ok, _ := parser.Parse(o.SQL); ok {
-					if cs, ok := st.(*parser.CreateSource); ok && cs.Kafka != nil {
-						typ = "kafka"
-					}
-				}
-				l.rows = append(l.rows, types.Row{types.NewText(o.Name), types.NewText(typ), types.NewText(e.eng.SourceStatus(o.ID))})
-			}
-			for _, o := range cat.Objects(catalog.KindSubsource) {
-				l.rows = append(l.rows, types.Row{types.NewText(o.Name), types.NewText("subsource"), types.NewText(e.eng.SourceStatus(o.Source))})
-			}
-			return l, nil
-		}, true
+		return sourceListing()
 	case parser.ShowSinks:
 		cols := textCols("name", "type", "status")
 		return cols, func(e *Frontend, cat *catalog.Catalog) (listing, error) {

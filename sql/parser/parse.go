@@ -29,6 +29,8 @@ func Parse(sql string) (stmt Statement, ok bool, err error) {
 		stmt, err = p.createSecret()
 	case stmtCreateDefaultIndex:
 		stmt, err = p.createDefaultIndex()
+	case stmtAlterSource:
+		stmt, err = p.alterSource()
 	case stmtDrop:
 		stmt, err = p.drop()
 	case stmtSubscribe:
@@ -63,6 +65,7 @@ const (
 	stmtCreateConnection
 	stmtCreateSecret
 	stmtCreateDefaultIndex
+	stmtAlterSource
 	stmtDrop
 	stmtSubscribe
 	stmtCopySubscribe
@@ -88,6 +91,10 @@ func (p *parser) route() stmtKind {
 			return stmtCreateSecret
 		case p.kwAt(1, "default") && p.kwAt(2, "index"):
 			return stmtCreateDefaultIndex
+		}
+	case p.kwAt(0, "alter"):
+		if p.kwAt(1, "source") {
+			return stmtAlterSource
 		}
 	case p.kwAt(0, "drop"):
 		for kw := range dropKinds {
