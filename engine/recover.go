@@ -82,6 +82,7 @@ func (e *Engine) recoverObject(ctx context.Context, o *catalog.Object, rows *int
 			return err
 		}
 		e.addFlow(f)
+	case catalog.KindRole, catalog.KindDatabase:
 	case catalog.KindIndex:
 		f, err := e.buildIndexFlow(o)
 		if err != nil {

@@ -53,6 +53,13 @@ type sessionInfo struct {
 	user     string
 	database string
 	settings *settings
+	// role is the id of the session's role, user's; super says whether
+	// it was a superuser when the session began (is_superuser).
+	role  uint64
+	super bool
+	// needs collects, while a statement binds, the privileges it needs
+	// (privileges.go); nil otherwise.
+	needs *privNeeds
 }
 
 func newBinder(cat *catalog.Catalog, sess *sessionInfo, paramTypes []types.Type) *binder {

@@ -212,6 +212,7 @@ func (b *binder) rangeVar(rv *pg_query.RangeVar, parent *scope) (*fromItem, erro
 		return nil, pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", name).WithPosition(loc(rv.Location))
 	}
 	b.deps[obj.ID] = true
+	b.require(obj, catalog.PrivSelect)
 	var node planner.Node
 	switch obj.Kind {
 	case catalog.KindTable, catalog.KindMaterializedView, catalog.KindSubsource:

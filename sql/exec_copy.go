@@ -208,6 +208,7 @@ func (s *session) bindCopyFrom(cat *catalog.Catalog, cs *pg_query.CopyStmt, f co
 		return nil, err
 	}
 	b := newBinder(cat, &s.info, nil)
+	b.require(obj, catalog.PrivInsert)
 	listed := map[int]bool{}
 	for _, c := range cols {
 		listed[c] = true

@@ -8,6 +8,7 @@ import (
 
 	"github.com/streamdb/streamdb/catalog"
 	"github.com/streamdb/streamdb/engine"
+	"github.com/streamdb/streamdb/internal/egress"
 	"github.com/streamdb/streamdb/planner"
 	"github.com/streamdb/streamdb/sources"
 	"github.com/streamdb/streamdb/sql/parser"
@@ -18,6 +19,8 @@ import (
 // source's runtime.
 type binderHooks struct {
 	log *slog.Logger
+	// egress is the server's egress policy, which a source's dials obey.
+	egress *egress.Policy
 }
 
 var _ engine.Binder = binderHooks{}
@@ -47,7 +50,7 @@ func (h binderHooks) OpenSource(cat *catalog.Catalog, o *catalog.Object) (source
 	if !ok {
 		return nil, fmt.Errorf("stored source is not a CREATE SOURCE statement")
 	}
-	spec, err := buildSource(cat, cs, o.StartTimestamp, h.log)
+	spec, err := buildSource(cat, cs, o.StartTimestamp, h.log, h.egress)
 	if err != nil {
 		return nil, err
 	}

@@ -95,6 +95,17 @@ func newSettings(user string) *settings {
 	return s
 }
 
+// sessionSettings returns a session's default settings: newSettings for
+// its user, with is_superuser saying whether the role it logged in as is
+// a superuser.
+func (i *sessionInfo) sessionSettings() *settings {
+	s := newSettings(i.user)
+	if !i.super {
+		s.values[settingIndex["is_superuser"]] = "off"
+	}
+	return s
+}
+
 // get returns a setting's value; ok is false for an unknown name.
 func (s *settings) get(name string) (string, bool) {
 	i, ok := settingIndex[strings.ToLower(name)]

@@ -95,10 +95,11 @@ func (s *session) bindSubscribe(cat *catalog.Catalog, st *parser.Subscribe) (*bo
 	if len(raws) != 1 || raws[0].node == nil || raws[0].node.GetSelectStmt() == nil {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "SUBSCRIBE takes a relation or a SELECT")
 	}
-	bq, _, err := bindViewQuery(cat, raws[0].node.GetSelectStmt())
+	bq, deps, err := bindViewQuery(cat, raws[0].node.GetSelectStmt())
 	if err != nil {
 		return nil, err
 	}
+	s.requireSelect(cat, deps)
 	plan, err := planner.Optimize(queryNode(bq.q))
 	if err != nil {
 		return nil, err

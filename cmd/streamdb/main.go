@@ -16,6 +16,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/streamdb/streamdb/internal/egress"
 	"github.com/streamdb/streamdb/pgwire"
 	"github.com/streamdb/streamdb/sql"
 )
@@ -44,6 +45,7 @@ func run() error {
 	flag.BoolVar(&af.cleartext, "tls-cleartext-password", false, "on TLS connections, ask for the password in cleartext instead of SCRAM (for clients without SCRAM)")
 	logParams := flag.Bool("log-parameters", false, "with --log-level debug, log the values of statements' parameters (redacted otherwise)")
 	maxConns := flag.Int("max-connections", 100, "maximum number of clients connected at once")
+	allowEgress := flag.String("allow-egress", "", "comma-separated hosts, addresses and CIDR blocks that connections (CREATE CONNECTION) may reach; empty allows all")
 	flag.Parse()
 
 	var level slog.Level
@@ -63,17 +65,18 @@ func run() error {
 	if err := prepareDataDir(*dataDir, log); err != nil {
 		return err
 	}
-	roles, nonce, err := bootstrapRoles(*dataDir, os.Getenv("STREAMDB_PASSWORD"), log)
+	allow, err := egress.Parse(*allowEgress)
 	if err != nil {
 		return err
 	}
-	auth.MockNonce = nonce
 
-	front, err := sql.Open(ctx, sql.Config{DataDir: *dataDir, Logger: log, LogParameters: *logParams})
+	front, err := sql.Open(ctx, sql.Config{DataDir: *dataDir, Logger: log, LogParameters: *logParams,
+		InitialPassword: os.Getenv("STREAMDB_PASSWORD"), Egress: allow})
 	if err != nil {
 		return err
 	}
 	defer front.Close()
+	auth.MockNonce = front.MockNonce()
 
 	tlsCfg, err := tlsConfig(*tlsCert, *tlsKey, *dataDir, *selfSigned)
 	if err != nil {
@@ -85,7 +88,7 @@ func run() error {
 		Logger:         log,
 		TLS:            tlsCfg,
 		Auth:           auth,
-		Roles:          roles,
+		Roles:          front,
 		MaxConnections: *maxConns,
 	})
 	g, gctx := errgroup.WithContext(ctx)

@@ -66,7 +66,8 @@ func Run(opts Options, tempDir func() string) (*Server, error) {
 		cancel()
 		return nil, err
 	}
-	srv := pgwire.NewServer(pgwire.Config{Listen: "127.0.0.1:0", Engine: front, Logger: log})
+	srv := pgwire.NewServer(pgwire.Config{Listen: "127.0.0.1:0", Engine: front, Logger: log, Roles: front,
+		Auth: pgwire.AuthConfig{MockNonce: front.MockNonce()}})
 	s := &Server{Dir: dir, cancel: cancel, done: make(chan error, 2), front: front}
 	go func() { s.done <- front.Run(ctx) }()
 	go func() { s.done <- srv.Run(ctx) }()

@@ -27,6 +27,10 @@ func Parse(sql string) (stmt Statement, ok bool, err error) {
 		stmt, err = p.createConnection()
 	case stmtCreateSecret:
 		stmt, err = p.createSecret()
+	case stmtAlterSecret:
+		stmt, err = p.alterSecret()
+	case stmtGrant:
+		stmt, err = p.grant()
 	case stmtCreateDefaultIndex:
 		stmt, err = p.createDefaultIndex()
 	case stmtDrop:
@@ -58,6 +62,8 @@ const (
 	stmtCreateSink
 	stmtCreateConnection
 	stmtCreateSecret
+	stmtAlterSecret
+	stmtGrant
 	stmtCreateDefaultIndex
 	stmtDrop
 	stmtSubscribe
@@ -82,6 +88,14 @@ func (p *parser) route() stmtKind {
 			return stmtCreateSecret
 		case p.kwAt(1, "default") && p.kwAt(2, "index"):
 			return stmtCreateDefaultIndex
+		}
+	case p.kwAt(0, "alter"):
+		if p.kwAt(1, "secret") {
+			return stmtAlterSecret
+		}
+	case p.kwAt(0, "grant") || p.kwAt(0, "revoke"):
+		if isOurGrant(p.src) {
+			return stmtGrant
 		}
 	case p.kwAt(0, "drop"):
 		for kw := range dropKinds {
