@@ -14,7 +14,7 @@ import (
 
 func (b *binder) funcCall(fc *pg_query.FuncCall, c *exprCtx) (scalar.Expr, error) {
 	pos := loc(fc.Location)
-	name, err := funcName(fc.Funcname)
+	name, err := b.callableName(fc.Funcname)
 	if err != nil {
 		return nil, withPosition(err, pos)
 	}

@@ -2,10 +2,20 @@ package sql
 
 import (
 	"context"
+	"strings"
 
 	"github.com/streamdb/streamdb/catalog"
 	"github.com/streamdb/streamdb/pgerr"
+	"github.com/streamdb/streamdb/planner/scalar"
 	"github.com/streamdb/streamdb/sql/parser"
+	"github.com/streamdb/streamdb/sql/pgcatalog"
+)
+
+// OIDs of the catalogs has_*_privilege asks about.
+const (
+	pgClassOID     = 1259
+	pgNamespaceOID = 2615
+	pgDatabaseOID  = 1262
 )
 
 // Privileges. Every object has an owner (the role that created it) and
@@ -237,4 +247,106 @@ func connectionAddresses(st *parser.CreateConnection) []string {
 		}
 	}
 	return out
+}
+
+// Privilege implements scalar.Session (has_*_privilege).
+func (v *catalogView) Privilege(role scalar.RoleRef, catOID, oid uint32, priv string, grantOption bool) (bool, bool, error) {
+	cat := v.snapshot().Catalog()
+	id, found, err := v.roleID(cat, role)
+	if err != nil {
+		return false, false, err
+	}
+	p, known := catalog.PrivilegeByName(priv)
+	if !known {
+		return false, false, pgerr.New(pgerr.InvalidParameterValue, "unrecognized privilege type: %q", priv)
+	}
+	var o *catalog.Object
+	switch catOID {
+	case pgClassOID:
+		if _, system := pgcatalog.ByOID(oid); system {
+			// System relations: PUBLIC may read them, but for the
+			// superuser-only ones.
+			t, _ := pgcatalog.ByOID(oid)
+			return p == catalog.PrivSelect && !grantOption && (!t.SuperuserOnly || cat.IsSuperuser(id)), true, nil
+		}
+		x, ok := cat.ByID(uint64(oid))
+		if !ok || x.Kind.Applicable() == 0 || x.Kind == catalog.KindConnection || x.Kind == catalog.KindSecret {
+			return false, false, nil
+		}
+		o = x
+	case pgNamespaceOID:
+		if !v.Exists(catOID, oid) {
+			return false, false, nil
+		}
+		if p == catalog.PrivUsage {
+			return !grantOption || cat.IsSuperuser(id), true, nil
+		}
+		if oid != pgcatalog.NamespacePublic {
+			return cat.IsSuperuser(id), true, nil
+		}
+		o, _ = cat.Database()
+	case pgDatabaseOID:
+		o, _ = cat.Database()
+	}
+	if o == nil {
+		return false, false, nil
+	}
+	if !found {
+		return false, true, nil
+	}
+	if grantOption {
+		return cat.GrantOptions(id, o)&p != 0, true, nil
+	}
+	return cat.Privileges(id, o)&p != 0, true, nil
+}
+
+// HasRole implements scalar.Session (pg_has_role).
+func (v *catalogView) HasRole(member, group scalar.RoleRef, priv string, adminOption bool) (bool, error) {
+	cat := v.snapshot().Catalog()
+	m, mfound, err := v.roleID(cat, member)
+	if err != nil {
+		return false, err
+	}
+	g, gfound, err := v.roleID(cat, group)
+	if err != nil || !mfound || !gfound {
+		return false, err
+	}
+	if adminOption {
+		if cat.IsSuperuser(m) {
+			return true, nil
+		}
+		if r, ok := cat.Role(m); ok {
+			for _, ms := range r.RoleDef.MemberOf {
+				if ms.Role == g && ms.Admin {
+					return true, nil
+				}
+			}
+		}
+		return false, nil
+	}
+	if priv == "USAGE" {
+		return cat.HasPrivsOf(m, g), nil
+	}
+	return cat.IsMemberOf(m, g), nil
+}
+
+// roleID resolves a has_*_privilege role: the session's, a name (an
+// unknown one is an error, as in PostgreSQL) or an OID (an unknown one
+// holds nothing: found is false).
+func (v *catalogView) roleID(cat *catalog.Catalog, r scalar.RoleRef) (id uint64, found bool, err error) {
+	switch {
+	case r.ByOID:
+		_, ok := cat.Role(uint64(r.OID))
+		return uint64(r.OID), ok, nil
+	case r.Name == "":
+		return v.s.info.role, true, nil
+	}
+	if strings.EqualFold(r.Name, "public") {
+		return catalog.Public, true, nil
+	}
+	o, ok := cat.LookupRole(r.Name)
+	if !ok {
+		return 0, false, pgerr.New(pgerr.UndefinedObject, "role %q does not exist", r.Name)
+	}
+	return o.ID, true, nil
 }

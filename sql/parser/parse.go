@@ -1,5 +1,11 @@
 package parser
 
+import (
+	"strings"
+
+	"github.com/streamdb/streamdb/pgerr"
+)
+
 // Parse parses one statement. ok is false when the text is not a
 // streamdb-specific statement, and the caller then hands it to pg_query;
 // that decision is made from the leading keywords alone, so it is cheap
@@ -48,9 +54,29 @@ func Parse(sql string) (stmt Statement, ok bool, err error) {
 		err = p.end()
 	}
 	if err != nil {
+		if kind == stmtCreateSecret || kind == stmtAlterSecret {
+			err = withoutText(err)
+		}
 		return nil, true, err
 	}
 	return stmt, true, nil
+}
+
+// withoutText strips from an error of a statement that carries a
+// secret's value the text it quotes ("at or near …", which may be the
+// value or part of it): the error, which reaches the client and maybe a
+// log, keeps its code and position only.
+func withoutText(err error) error {
+	e := pgerr.As(err)
+	if e == nil {
+		return err
+	}
+	c := *e
+	if i := strings.Index(c.Message, " at or near "); i >= 0 {
+		c.Message = c.Message[:i]
+	}
+	c.Detail = ""
+	return &c
 }
 
 // stmtKind is the statement the leading keywords announce.
