@@ -233,3 +233,35 @@ func aclName(name string) string {
 	}
 	return name
 }
+
+// NewOwnerACL returns acl with the role old replaced by new as grantee
+// and as grantor, for an object whose owner changes from old to new, as
+// PostgreSQL's aclnewowner does: entries that then name the same grantee
+// and grantor merge into one.
+func NewOwnerACL(acl []Grant, old, new uint64) []Grant {
+	if acl == nil {
+		return nil
+	}
+	out := make([]Grant, 0, len(acl))
+	for _, g := range acl {
+		if g.Grantee == old {
+			g.Grantee = new
+		}
+		if g.Grantor == old {
+			g.Grantor = new
+		}
+		merged := false
+		for i := range out {
+			if out[i].Grantee == g.Grantee && out[i].Grantor == g.Grantor {
+				out[i].Privs |= g.Privs
+				out[i].Options |= g.Options
+				merged = true
+				break
+			}
+		}
+		if !merged {
+			out = append(out, g)
+		}
+	}
+	return out
+}

@@ -73,7 +73,7 @@ func (s *session) bindAlterOwner(at *pg_query.AlterTableStmt) (*boundStmt, error
 					return err
 				}
 				if !cat.IsMemberOf(role, owner.ID) {
-					return pgerr.New(pgerr.InsufficientPrivilege, "must be able to SET ROLE %q", owner.Name)
+					return pgerr.New(pgerr.InsufficientPrivilege, "must be member of role %q", owner.Name)
 				}
 				if err := requireCreate(cat, owner.ID); err != nil {
 					return err
@@ -87,20 +87,8 @@ func (s *session) bindAlterOwner(at *pg_query.AlterTableStmt) (*boundStmt, error
 			}
 			for _, x := range objs {
 				n := *x
-				old := x.OwnerID()
 				n.Owner = owner.ID
-				if x.ACL != nil {
-					n.ACL = nil
-					for _, g := range x.ACL {
-						if g.Grantee == old {
-							g.Grantee = owner.ID
-						}
-						if g.Grantor == old {
-							g.Grantor = owner.ID
-						}
-						n.ACL = append(n.ACL, g)
-					}
-				}
+				n.ACL = catalog.NewOwnerACL(x.ACL, x.OwnerID(), owner.ID)
 				if err := tx.Replace(x, &n); err != nil {
 					return err
 				}
