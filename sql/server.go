@@ -3,6 +3,7 @@ package sql
 import (
 	"context"
 	"log/slog"
+	"os"
 	"sync"
 	"time"
 
@@ -65,6 +66,11 @@ func Open(ctx context.Context, cfg Config) (*Frontend, error) {
 	log := cfg.Logger
 	if log == nil {
 		log = slog.Default()
+	}
+	// The directory holds the key and the store: only the server's user
+	// may read it, as PostgreSQL requires of its data directory.
+	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
+		return nil, err
 	}
 	key, err := secretkey.Open(cfg.DataDir)
 	if err != nil {

@@ -35,6 +35,8 @@ type Options struct {
 	Log io.Writer
 	// MemoryLimit is the engine's (sql.Config.MemoryLimit).
 	MemoryLimit uint64
+	// LogLevel is the least level logged; the zero value is info.
+	LogLevel slog.Level
 }
 
 // Start runs a server until the test ends.
@@ -59,7 +61,7 @@ func Run(opts Options, tempDir func() string) (*Server, error) {
 	if w == nil {
 		w = io.Discard
 	}
-	log := slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	log := slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: opts.LogLevel}))
 	ctx, cancel := context.WithCancel(context.Background())
 	front, err := sql.Open(ctx, sql.Config{DataDir: dir, Logger: log, MemoryLimit: opts.MemoryLimit})
 	if err != nil {
