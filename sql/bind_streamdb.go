@@ -33,6 +33,8 @@ func (s *session) bindStreamdb(cat *catalog.Catalog, raw *rawStatement, params [
 		return s.bindCreateSecret(st)
 	case *parser.AlterSecret:
 		return s.bindAlterSecret(st)
+	case *parser.AlterOwner:
+		return s.bindAlterOwnerOf(st)
 	case *parser.Grant:
 		return s.bindGrantUsage(st)
 	case *parser.Drop:

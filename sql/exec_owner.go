@@ -8,6 +8,7 @@ import (
 	"github.com/streamdb/streamdb/catalog"
 	"github.com/streamdb/streamdb/engine"
 	"github.com/streamdb/streamdb/pgerr"
+	"github.com/streamdb/streamdb/sql/parser"
 )
 
 // ownerKinds maps ALTER … OWNER TO's object type to the kind it changes
@@ -34,10 +35,7 @@ func isOwnerChange(at *pg_query.AlterTableStmt) bool {
 }
 
 // bindAlterOwner binds ALTER TABLE | VIEW | MATERIALIZED VIEW | SEQUENCE
-// … OWNER TO. As in PostgreSQL the session must own the object, be a
-// member of the new owner, and the new owner must be able to create
-// objects; the object's indexes and its serial columns' sequences follow
-// it. Grants the old owner made stay, now from the new owner.
+// … OWNER TO (changeOwner).
 func (s *session) bindAlterOwner(at *pg_query.AlterTableStmt) (*boundStmt, error) {
 	k, ok := ownerKinds[at.Objtype]
 	if !ok {
@@ -64,38 +62,85 @@ func (s *session) bindAlterOwner(at *pg_query.AlterTableStmt) (*boundStmt, error
 			if err != nil {
 				return err
 			}
-			if owner.ID == o.OwnerID() {
-				return nil
-			}
-			role := s.info.role
-			if !cat.IsSuperuser(role) {
-				if err := requireOwner(cat, role, o); err != nil {
-					return err
-				}
-				if !cat.IsMemberOf(role, owner.ID) {
-					return pgerr.New(pgerr.InsufficientPrivilege, "must be member of role %q", owner.Name)
-				}
-				if err := requireCreate(cat, owner.ID); err != nil {
-					return err
-				}
-			}
-			objs := []*catalog.Object{o}
-			for _, d := range cat.Dependents(o.ID) {
-				if d.Kind == catalog.KindIndex && d.On == o.ID || d.Kind == catalog.KindSequence && d.On == o.ID || d.Kind == catalog.KindSubsource && d.Source == o.ID {
-					objs = append(objs, d)
-				}
-			}
-			for _, x := range objs {
-				n := *x
-				n.Owner = owner.ID
-				n.ACL = catalog.NewOwnerACL(x.ACL, x.OwnerID(), owner.ID)
-				if err := tx.Replace(x, &n); err != nil {
-					return err
-				}
-			}
-			return nil
+			return s.changeOwner(tx, o, owner)
 		})
 	})
 	b.catalogIndependent = true
 	return b, nil
+}
+
+// bindAlterOwnerOf binds ALTER SOURCE | CONNECTION | SECRET … OWNER TO
+// (changeOwner).
+func (s *session) bindAlterOwnerOf(st *parser.AlterOwner) (*boundStmt, error) {
+	kind, ok := objectKindOf(st.Kind)
+	if st.Kind == parser.ObjectSecret {
+		kind, ok = catalog.KindSecret, true
+	}
+	if !ok {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "ALTER %s … OWNER TO is not supported", st.Kind)
+	}
+	spec := &pg_query.RoleSpec{Roletype: pg_query.RoleSpecType_ROLESPEC_CSTRING, Rolename: st.Owner.Value}
+	if st.Current != "" {
+		spec.Roletype = pg_query.RoleSpecType_ROLESPEC_CURRENT_USER
+	}
+	b := ddl("ALTER "+st.Kind.String(), func(ctx context.Context, s *session) error {
+		return s.submitDDL(ctx, func(ctx context.Context, tx *engine.DDL, notice func(*pgerr.Error)) error {
+			cat := tx.Catalog()
+			o, name, ok := resolveName(cat, st.Name)
+			if !ok || o.Kind != kind {
+				if st.IfExists {
+					notice(pgerr.New(pgerr.SuccessfulCompletion, "%s %q does not exist, skipping", kind, name))
+					return nil
+				}
+				return pgerr.New(pgerr.UndefinedObject, "%s %q does not exist", kind, name)
+			}
+			owner, err := s.roleOf(cat, spec)
+			if err != nil {
+				return err
+			}
+			return s.changeOwner(tx, o, owner)
+		})
+	})
+	b.catalogIndependent = true
+	return b, nil
+}
+
+// changeOwner makes owner the owner of o. As in PostgreSQL the session
+// must own o (or be a member of its owner), be a member of the new
+// owner, and the new owner must be able to create objects; superusers
+// may always. The object's indexes, its serial columns' sequences and a
+// source's subsources follow it, and its ACL moves to the new owner
+// (catalog.NewOwnerACL).
+func (s *session) changeOwner(tx *engine.DDL, o, owner *catalog.Object) error {
+	cat := tx.Catalog()
+	if owner.ID == o.OwnerID() {
+		return nil
+	}
+	role := s.info.role
+	if !cat.IsSuperuser(role) {
+		if err := requireOwner(cat, role, o); err != nil {
+			return err
+		}
+		if !cat.IsMemberOf(role, owner.ID) {
+			return pgerr.New(pgerr.InsufficientPrivilege, "must be member of role %q", owner.Name)
+		}
+		if err := requireCreate(cat, owner.ID); err != nil {
+			return err
+		}
+	}
+	objs := []*catalog.Object{o}
+	for _, d := range cat.Dependents(o.ID) {
+		if d.Kind == catalog.KindIndex && d.On == o.ID || d.Kind == catalog.KindSequence && d.On == o.ID || d.Kind == catalog.KindSubsource && d.Source == o.ID {
+			objs = append(objs, d)
+		}
+	}
+	for _, x := range objs {
+		n := *x
+		n.Owner = owner.ID
+		n.ACL = catalog.NewOwnerACL(x.ACL, x.OwnerID(), owner.ID)
+		if err := tx.Replace(x, &n); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -115,6 +115,27 @@ func TestPrivileges(t *testing.T) {
 		{as: "alice", sql: "DROP TABLE mine", code: denied, msg: "must be owner of table mine"},
 		{as: "bob", sql: "DROP TABLE mine"},
 
+		// Sources, connections and secrets change owner too; a source's
+		// subsources follow it.
+		{as: "streamdb", sql: "CREATE SOURCE counter FROM LOAD GENERATOR COUNTER (TICK INTERVAL '1h')"},
+		{as: "streamdb", sql: "CREATE CONNECTION kc TO KAFKA (BROKER '127.0.0.1:1')"},
+		{as: "streamdb", sql: "CREATE SECRET pw AS 'x'"},
+		{as: "alice", sql: "ALTER SOURCE counter OWNER TO alice", code: denied, msg: "must be owner of source counter"},
+		{as: "alice", sql: "ALTER SECRET pw OWNER TO CURRENT_USER", code: denied, msg: "must be owner of secret pw"},
+		{as: "streamdb", sql: "ALTER SOURCE counter OWNER TO alice"},
+		{as: "streamdb", sql: "ALTER CONNECTION kc OWNER TO alice"},
+		{as: "streamdb", sql: "ALTER SECRET pw OWNER TO alice"},
+		{as: "streamdb", sql: "ALTER SOURCE IF EXISTS nope OWNER TO alice"},
+		{as: "streamdb", sql: "ALTER SECRET nope OWNER TO alice", code: "42704", msg: `secret "nope" does not exist`},
+		{as: "streamdb", sql: "ALTER CONNECTION kc OWNER TO nobody", code: "42704", msg: `role "nobody" does not exist`},
+		{as: "streamdb", sql: "SELECT relname, pg_get_userbyid(relowner) FROM pg_class WHERE relname IN ('counter', 'counter_progress', 'kc', 'pw') ORDER BY 1",
+			want: "counter|alice\ncounter_progress|alice\nkc|alice\npw|alice"},
+		{as: "alice", sql: "SELECT count(*) > 0 FROM counter", want: "true"},
+		{as: "alice", sql: "ALTER SECRET pw AS 'y'"},
+		{as: "alice", sql: "DROP CONNECTION kc"},
+		{as: "alice", sql: "DROP SECRET pw"},
+		{as: "alice", sql: "DROP SOURCE counter"},
+
 		// A role that holds privileges or owns objects cannot be dropped.
 		{as: "alice", sql: "CREATE VIEW alices AS SELECT 1 AS one"},
 		{as: "streamdb", sql: "DROP ROLE alice", code: "55006", msg: `role "alice" is being used by another session`},

@@ -35,6 +35,8 @@ func Parse(sql string) (stmt Statement, ok bool, err error) {
 		stmt, err = p.createSecret()
 	case stmtAlterSecret:
 		stmt, err = p.alterSecret()
+	case stmtAlterOwner:
+		stmt, err = p.alterObject()
 	case stmtGrant:
 		stmt, err = p.grant()
 	case stmtCreateDefaultIndex:
@@ -89,6 +91,7 @@ const (
 	stmtCreateConnection
 	stmtCreateSecret
 	stmtAlterSecret
+	stmtAlterOwner
 	stmtGrant
 	stmtCreateDefaultIndex
 	stmtDrop
@@ -118,6 +121,11 @@ func (p *parser) route() stmtKind {
 	case p.kwAt(0, "alter"):
 		if p.kwAt(1, "secret") {
 			return stmtAlterSecret
+		}
+		for kw := range ownerKinds {
+			if p.kwAt(1, kw) {
+				return stmtAlterOwner
+			}
 		}
 	case p.kwAt(0, "grant") || p.kwAt(0, "revoke"):
 		if isOurGrant(p.src) {

@@ -44,7 +44,8 @@ func (p *parser) createSecret() (Statement, error) {
 }
 
 // AlterSecret is ALTER SECRET [IF EXISTS] name AS 'value'. Its String
-// prints the value, so it must not be logged.
+// prints the value, so it must not be logged. ALTER SECRET … OWNER TO is
+// an AlterOwner.
 type AlterSecret struct {
 	IfExists bool
 	Name     Name
@@ -67,11 +68,15 @@ func (p *parser) alterSecret() (Statement, error) {
 	if err := p.expectKws("alter", "secret"); err != nil {
 		return nil, err
 	}
-	s := &AlterSecret{IfExists: p.ifExists()}
-	var err error
-	if s.Name, err = p.name(); err != nil {
+	ifExists := p.ifExists()
+	name, err := p.name()
+	if err != nil {
 		return nil, err
 	}
+	if p.isOwnerChange(0) {
+		return p.ownerOf(ObjectSecret, ifExists, name)
+	}
+	s := &AlterSecret{IfExists: ifExists, Name: name}
 	if _, err = p.expectKw("as"); err != nil {
 		return nil, err
 	}
