@@ -99,6 +99,7 @@ func (s *session) bindKind(cat *catalog.Catalog, raw *rawStatement, params []typ
 			if s.txn != nil && !s.txn.implicit {
 				return nil, pgerr.New(pgerr.ActiveSQLTransaction, "DISCARD ALL cannot run inside a transaction block")
 			}
+			s.resetRole()
 			s.info.settings = s.info.sessionSettings().withNames(s.info.settings.names)
 			clear(s.parsed)
 			clear(s.bound)

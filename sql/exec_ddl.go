@@ -330,7 +330,7 @@ func viewDefinition(sqlText string) (*pg_query.SelectStmt, []string, error) {
 // bindViewQuery binds a view's defining query against a catalog, in the
 // view context: no parameters, no statement-time functions.
 func bindViewQuery(cat *catalog.Catalog, sel *pg_query.SelectStmt) (*boundQuery, []uint64, error) {
-	b := newBinder(cat, &sessionInfo{user: "streamdb", database: "streamdb", settings: newSettings("streamdb")}, nil)
+	b := newBinder(cat, &sessionInfo{user: "streamdb", current: "streamdb", database: "streamdb", settings: newSettings("streamdb")}, nil)
 	b.inView = true
 	bq, err := b.selectStmt(sel, nil)
 	if err != nil {

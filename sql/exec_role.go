@@ -293,7 +293,7 @@ func (s *session) roleOf(cat *catalog.Catalog, spec *pg_query.RoleSpec) (*catalo
 	case pg_query.RoleSpecType_ROLESPEC_CURRENT_USER, pg_query.RoleSpecType_ROLESPEC_SESSION_USER, pg_query.RoleSpecType_ROLESPEC_CURRENT_ROLE:
 		r, ok := cat.Role(s.info.role)
 		if !ok {
-			return nil, pgerr.New(pgerr.UndefinedObject, "role %q does not exist", s.info.user)
+			return nil, pgerr.New(pgerr.UndefinedObject, "role %q does not exist", s.info.current)
 		}
 		return r, nil
 	}
@@ -523,7 +523,7 @@ func (s *session) removeMember(tx *engine.DDL, g *catalog.Object, member string,
 		kept = append(kept, ms)
 	}
 	if !found {
-		notice(&pgerr.Error{Severity: "WARNING", Code: pgerr.Warning, Message: "role \"" + m.Name + "\" has not been granted membership in role \"" + g.Name + "\" by role \"" + s.info.user + "\""})
+		notice(&pgerr.Error{Severity: "WARNING", Code: pgerr.Warning, Message: "role \"" + m.Name + "\" has not been granted membership in role \"" + g.Name + "\" by role \"" + s.info.current + "\""})
 		return nil
 	}
 	d.MemberOf = kept

@@ -18,7 +18,7 @@ import (
 func (s *session) bindCreateSchema(cs *pg_query.CreateSchemaStmt) (*boundStmt, error) {
 	name, ifNotExists := cs.Schemaname, cs.IfNotExists
 	if name == "" {
-		name = s.info.user
+		name = s.info.current
 	}
 	if len(cs.SchemaElts) > 0 {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "CREATE SCHEMA with elements is not supported")

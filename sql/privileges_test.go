@@ -89,6 +89,25 @@ func TestPrivileges(t *testing.T) {
 		{as: "bob", sql: "SELECT has_table_privilege('v', 'SELECT'), has_table_privilege('v', 'INSERT'), pg_has_role('readers', 'MEMBER')", want: "true|false|true"},
 		{as: "streamdb", sql: "SELECT has_table_privilege('bob', 'mv', 'SELECT'), has_table_privilege('alice', 'mv', 'SELECT')", want: "true|false"},
 		{as: "streamdb", sql: "SELECT relacl::text FROM pg_class WHERE relname = 'v'", want: "{streamdb=arwdDxt/streamdb,readers=r/streamdb}"},
+
+		// SET ROLE takes on a role's privileges, for its members only.
+		{as: "bob", sql: "SET ROLE readers"},
+		{as: "bob", sql: "SELECT current_user, session_user, current_setting('role'), current_setting('is_superuser')", want: "readers|bob|readers|off"},
+		{as: "bob", sql: "SELECT count(*) FROM v", want: "2"},
+		{as: "bob", sql: "SELECT * FROM t", code: denied},
+		{as: "bob", sql: "RESET ROLE"},
+		{as: "bob", sql: "SELECT current_user, current_setting('role')", want: "bob|none"},
+		{as: "alice", sql: "SET ROLE readers", code: denied, msg: `permission denied to set role "readers"`},
+		{as: "alice", sql: "SET ROLE nobody", code: "22023", msg: `role "nobody" does not exist`},
+		{as: "streamdb", sql: "SET ROLE alice"},
+		{as: "streamdb", sql: "SELECT current_user, session_user, current_setting('is_superuser')", want: "alice|streamdb|off"},
+		{as: "streamdb", sql: "SELECT count(*) FROM t", code: denied},
+		{as: "streamdb", sql: "SET ROLE NONE"},
+		{as: "streamdb", sql: "SELECT count(*), current_user FROM t", want: "3|streamdb"},
+		{as: "streamdb", sql: "SET ROLE bob"},
+		{as: "streamdb", sql: "RESET ALL"},
+		{as: "streamdb", sql: "SELECT current_user", want: "streamdb"},
+
 		{as: "streamdb", sql: "REVOKE SELECT ON v FROM readers"},
 		{as: "bob", sql: "SELECT * FROM v", code: denied},
 

@@ -134,7 +134,7 @@ func (e *Frontend) sessionsOf(role uint64) []*session {
 	defer e.mu.Unlock()
 	var out []*session
 	for _, s := range e.sessions {
-		if s.info.role == role {
+		if s.info.loginRole == role {
 			out = append(out, s)
 		}
 	}

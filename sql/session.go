@@ -69,7 +69,7 @@ func newSession(e *Frontend, st pgwire.Startup, role *catalog.Object) *session {
 		parsed:   map[string][]rawStatement{},
 		bound:    map[bindKey]*boundStmt{},
 	}
-	s.info = sessionInfo{user: user, database: db, role: role.ID, super: role.RoleDef.Super}
+	s.info = sessionInfo{user: user, database: db, role: role.ID, current: user, loginRole: role.ID, super: role.RoleDef.Super}
 	s.info.settings = s.info.sessionSettings()
 	s.info.settings = s.info.settings.withNames(s.catalogView(nil))
 	return s

@@ -55,6 +55,7 @@ var settingDefs = []settingDef{
 	{name: "lc_time", def: "C", desc: "Sets the locale for formatting date and time values."},
 	{name: "lock_timeout", def: "0", desc: "Sets the maximum allowed duration of any wait for a lock."},
 	{name: "max_identifier_length", def: "63", readOnly: true, desc: "Shows the maximum identifier length."},
+	{name: "role", def: "none", desc: "Sets the current role."},
 	{name: "search_path", def: `"$user", public`, desc: "Sets the schema search order for names that are not schema-qualified."},
 	{name: "server_encoding", def: "UTF8", reported: true, readOnly: true, desc: "Shows the server (database) character set encoding."},
 	{name: "server_version", def: serverVersion, reported: true, readOnly: true, desc: "Shows the server version."},
