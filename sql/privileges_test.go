@@ -123,6 +123,7 @@ func TestPrivileges(t *testing.T) {
 		// Objects a role creates are its own; ownership moves.
 		{as: "streamdb", sql: "GRANT CREATE ON SCHEMA public TO alice"},
 		{as: "alice", sql: "CREATE TABLE mine (x int)"},
+		{as: "alice", sql: "CREATE CONNECTION ak TO KAFKA (BROKER '127.0.0.1:1')", code: denied, msg: "permission denied to create connection"},
 		{as: "alice", sql: "INSERT INTO mine VALUES (7)"},
 		{as: "alice", sql: "GRANT SELECT ON mine TO bob"},
 		{as: "bob", sql: "SELECT x FROM mine", want: "7"},

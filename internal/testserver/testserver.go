@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/streamdb/streamdb/internal/egress"
 	"github.com/streamdb/streamdb/pgwire"
 	"github.com/streamdb/streamdb/sql"
 )
@@ -37,6 +38,9 @@ type Options struct {
 	MemoryLimit uint64
 	// LogLevel is the least level logged; the zero value is info.
 	LogLevel slog.Level
+	// Egress is the engine's (sql.Config.Egress): nil allows every
+	// destination.
+	Egress *egress.Policy
 }
 
 // Start runs a server until the test ends.
@@ -63,7 +67,7 @@ func Run(opts Options, tempDir func() string) (*Server, error) {
 	}
 	log := slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: opts.LogLevel}))
 	ctx, cancel := context.WithCancel(context.Background())
-	front, err := sql.Open(ctx, sql.Config{DataDir: dir, Logger: log, MemoryLimit: opts.MemoryLimit})
+	front, err := sql.Open(ctx, sql.Config{DataDir: dir, Logger: log, MemoryLimit: opts.MemoryLimit, Egress: opts.Egress})
 	if err != nil {
 		cancel()
 		return nil, err
