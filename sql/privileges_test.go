@@ -158,10 +158,14 @@ func TestPrivileges(t *testing.T) {
 
 		// A role that holds privileges or owns objects cannot be dropped.
 		{as: "alice", sql: "CREATE VIEW alices AS SELECT 1 AS one"},
+		{as: "alice", sql: "REASSIGN OWNED BY alice TO bob", code: denied, msg: "permission denied to reassign objects"},
 		{as: "streamdb", sql: "DROP ROLE alice", code: "55006", msg: `role "alice" is being used by another session`},
 		{as: "alice", sql: "disconnect"}, // closes alice's session
 		{as: "streamdb", sql: "DROP ROLE alice", code: "2BP01", msg: `role "alice" cannot be dropped because some objects depend on it`},
-		{as: "streamdb", sql: "DROP VIEW alices"},
+		{as: "streamdb", sql: "REASSIGN OWNED BY streamdb TO alice", code: "2BP01"},
+		{as: "streamdb", sql: "REASSIGN OWNED BY alice TO bob"},
+		{as: "streamdb", sql: "SELECT pg_get_userbyid(relowner), relacl::text FROM pg_class WHERE relname = 'alices'", want: "bob|NULL"},
+		{as: "bob", sql: "DROP VIEW alices"},
 		{as: "streamdb", sql: "REVOKE ALL ON t FROM alice"},
 		{as: "streamdb", sql: "REVOKE CREATE ON SCHEMA public FROM alice"},
 		{as: "streamdb", sql: "DROP ROLE alice"},
