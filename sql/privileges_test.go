@@ -64,6 +64,8 @@ func TestPrivileges(t *testing.T) {
 		{as: "alice", sql: "EXPLAIN SELECT * FROM t", code: denied},
 		{as: "alice", sql: "SELECT nextval('seq')", code: denied, msg: "permission denied for sequence seq"},
 		{as: "alice", sql: "SHOW CREATE VIEW v", code: denied},
+		{as: "alice", sql: "SELECT pg_get_viewdef('v'::regclass) IS NULL, (SELECT definition IS NULL FROM pg_views WHERE viewname = 'v'), (SELECT definition IS NULL FROM pg_matviews WHERE matviewname = 'mv')", want: "true|true|true"},
+		{as: "streamdb", sql: "SELECT pg_get_viewdef('v'::regclass) IS NULL, (SELECT definition IS NULL FROM pg_views WHERE viewname = 'v')", want: "false|false"},
 		{as: "alice", sql: "CREATE TABLE mine (x int)", code: denied, msg: "permission denied for schema public"},
 		{as: "alice", sql: "CREATE VIEW mine AS SELECT 1", code: denied},
 		{as: "alice", sql: "DROP TABLE t", code: denied, msg: "must be owner of table t"},
