@@ -168,3 +168,55 @@ func psqlAs(t *testing.T, srv *server, user, password, command string) (string, 
 	out, err := cmd.CombinedOutput()
 	return strings.TrimSpace(string(out)), err
 }
+
+// TestReadmeRoles runs "Roles, privileges and secrets" from the README
+// as the superuser, then logs in as the role it creates, with its
+// password, and checks what the README says that role may and may not
+// do.
+func TestReadmeRoles(t *testing.T) {
+	blocks := readmeSQL(t, "## Roles, privileges and secrets")
+	if len(blocks) != 2 {
+		t.Fatalf("want a privileges block and a secrets block, found %d SQL blocks", len(blocks))
+	}
+	srv := startServer(t, false)
+	ctx := context.Background()
+	admin := connect(t, srv.url("sslmode=disable"))
+	var lastRow string
+	for _, block := range blocks {
+		for _, stmt := range strings.Split(block, ";") {
+			var lines []string
+			for line := range strings.Lines(stmt) {
+				if !strings.HasPrefix(line, "--") {
+					lines = append(lines, line)
+				}
+			}
+			if stmt = strings.TrimSpace(strings.Join(lines, "")); stmt == "" {
+				continue
+			}
+			if strings.HasPrefix(stmt, "SELECT") {
+				var has bool
+				if err := admin.QueryRow(ctx, stmt).Scan(&has); err != nil {
+					t.Fatalf("%s: %v", stmt, err)
+				}
+				lastRow = strconv.FormatBool(has)
+				continue
+			}
+			mustExec(t, admin, stmt)
+		}
+	}
+	if lastRow != "false" {
+		t.Errorf("has_table_privilege on the table = %s, want false", lastRow)
+	}
+	mustExec(t, admin, "INSERT INTO payments VALUES (1, 'ada', 10), (2, 'ada', 5)")
+	analyst := connect(t, srv.urlAs("analyst", "change me", "sslmode=disable"))
+	var total string
+	if err := analyst.QueryRow(ctx, "SELECT total::text FROM payment_totals WHERE customer = 'ada'").Scan(&total); err != nil || total != "15" {
+		t.Errorf("the view: %q %v", total, err)
+	}
+	if _, err := analyst.Exec(ctx, "SELECT * FROM payments"); pgCode(err) != "42501" {
+		t.Errorf("the table: %v", err)
+	}
+	if _, err := analyst.Exec(ctx, "CREATE CONNECTION k TO KAFKA (BROKER '127.0.0.1:1', SASL MECHANISMS 'PLAIN', SASL USERNAME 'u', SASL PASSWORD SECRET kafka_password)"); pgCode(err) != "42501" {
+		t.Errorf("a connection without CREATE on public: %v", err)
+	}
+}
