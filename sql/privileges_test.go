@@ -142,6 +142,8 @@ func TestPrivileges(t *testing.T) {
 		{as: "streamdb", sql: "CREATE SOURCE counter FROM LOAD GENERATOR COUNTER (TICK INTERVAL '1h')"},
 		{as: "streamdb", sql: "CREATE CONNECTION kc TO KAFKA (BROKER '127.0.0.1:1')"},
 		{as: "streamdb", sql: "CREATE SECRET pw AS 'x'"},
+		{as: "alice", sql: "CREATE SOURCE ks FROM KAFKA CONNECTION kc (TOPIC 't') FORMAT TEXT", code: denied, msg: "permission denied for connection kc"},
+		{as: "alice", sql: "SELECT * FROM counter", code: denied, msg: "permission denied for source counter"},
 		{as: "alice", sql: "ALTER SOURCE counter OWNER TO alice", code: denied, msg: "must be owner of source counter"},
 		{as: "alice", sql: "ALTER SECRET pw OWNER TO CURRENT_USER", code: denied, msg: "must be owner of secret pw"},
 		{as: "streamdb", sql: "ALTER SOURCE counter OWNER TO alice"},
