@@ -216,3 +216,49 @@ func disconnect(t *testing.T, admin, conn *pgx.Conn, role string) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// TestRoleLogin checks what a role needs to log in: LOGIN, CONNECT on
+// the database, and a free slot under its CONNECTION LIMIT.
+func TestRoleLogin(t *testing.T) {
+	srv := testserver.Start(t, testserver.Options{})
+	admin := connect(t, srv.URL)
+	for _, q := range []string{
+		"CREATE ROLE nologin",
+		"CREATE ROLE limited LOGIN CONNECTION LIMIT 1",
+		"CREATE ROLE outsider LOGIN",
+		"REVOKE CONNECT ON DATABASE streamdb FROM PUBLIC",
+		"GRANT CONNECT ON DATABASE streamdb TO limited",
+	} {
+		exec(t, admin, q)
+	}
+	ctx := context.Background()
+	login := func(role string) (*pgx.Conn, error) {
+		return pgx.Connect(ctx, strings.Replace(srv.URL, "streamdb@", role+"@", 1))
+	}
+	first, err := login("limited")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer first.Close(ctx)
+	for _, tc := range []struct{ role, code, msg string }{
+		{"limited", "53300", `too many connections for role "limited"`},
+		{"nologin", "28000", `role "nologin" is not permitted to log in`},
+		{"outsider", "42501", `permission denied for database "streamdb"`},
+		{"nobody", "28000", `role "nobody" does not exist`},
+	} {
+		c, err := login(tc.role)
+		var pe *pgconn.PgError
+		if !errors.As(err, &pe) || pe.Code != tc.code || pe.Message != tc.msg {
+			t.Errorf("%s: %v, want %s %s", tc.role, err, tc.code, tc.msg)
+		}
+		if c != nil {
+			c.Close(ctx)
+		}
+	}
+	disconnect(t, admin, first, "limited")
+	second, err := login("limited")
+	if err != nil {
+		t.Fatalf("after the first session ended: %v", err)
+	}
+	second.Close(ctx)
+}

@@ -166,7 +166,7 @@ func (e *Frontend) loginRole(cat *catalog.Catalog, user, database string) (*cata
 	if limit := r.RoleDef.ConnLimit; limit >= 0 && !r.RoleDef.Super {
 		n := 0
 		for _, s := range e.sessions {
-			if s.info.role == r.ID {
+			if s.info.loginRole == r.ID {
 				n++
 			}
 		}
