@@ -78,6 +78,9 @@ func TestPrivileges(t *testing.T) {
 		{as: "alice", sql: "DROP ROLE bob", code: denied},
 		{as: "alice", sql: "GRANT readers TO alice", code: denied},
 		{as: "alice", sql: "SELECT * FROM pg_authid", code: denied, msg: "permission denied for table pg_authid"},
+		{as: "alice", sql: "SELECT passwd FROM pg_shadow", code: denied, msg: "permission denied for table pg_shadow"},
+		{as: "alice", sql: "SELECT count(*) FROM pg_roles r JOIN pg_authid a ON a.oid = r.oid", code: denied},
+		{as: "streamdb", sql: "SELECT left(rolpassword, 14), (SELECT rolpassword FROM pg_roles WHERE rolname = 'alice') FROM pg_authid WHERE rolname = 'alice'", want: "NULL|********"},
 		{as: "alice", sql: "SELECT rolname FROM pg_roles WHERE rolname = 'alice'", want: "alice"},
 		{as: "alice", sql: "SELECT has_table_privilege('t', 'SELECT'), has_table_privilege('streamdb', 't', 'SELECT'), has_schema_privilege('public', 'CREATE')", want: "false|true|false"},
 
