@@ -82,6 +82,8 @@ func (s *session) bindKind(cat *catalog.Catalog, raw *rawStatement, params []typ
 		return s.bindGrantRole(n.GetGrantRoleStmt())
 	case n.GetGrantStmt() != nil:
 		return s.bindGrant(n.GetGrantStmt())
+	case n.GetDropOwnedStmt() != nil:
+		return s.bindDropOwned(n.GetDropOwnedStmt())
 	case n.GetReassignOwnedStmt() != nil:
 		return s.bindReassignOwned(n.GetReassignOwnedStmt())
 	case n.GetAlterTableStmt() != nil && isOwnerChange(n.GetAlterTableStmt()):

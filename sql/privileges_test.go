@@ -177,6 +177,25 @@ func TestPrivileges(t *testing.T) {
 		{as: "streamdb", sql: "REVOKE CREATE ON SCHEMA public FROM alice"},
 		{as: "streamdb", sql: "DROP ROLE alice"},
 		{as: "streamdb", sql: "SELECT count(*) FROM pg_roles WHERE rolname = 'alice'", want: "0"},
+
+		// DROP OWNED drops a role's objects and revokes its privileges,
+		// and those it granted.
+		{as: "streamdb", sql: "CREATE ROLE dave LOGIN"},
+		{as: "streamdb", sql: "GRANT CREATE ON SCHEMA public TO dave"},
+		{as: "streamdb", sql: "GRANT SELECT ON t TO dave WITH GRANT OPTION"},
+		{as: "dave", sql: "CREATE TABLE dt (x int)"},
+		{as: "dave", sql: "CREATE VIEW dv AS SELECT x FROM dt"},
+		{as: "dave", sql: "GRANT SELECT ON t TO bob"},
+		{as: "bob", sql: "SELECT count(*) FROM t", want: "4"},
+		{as: "bob", sql: "DROP OWNED BY dave", code: denied, msg: "permission denied to drop objects"},
+		{as: "streamdb", sql: "DROP OWNED BY streamdb", code: "2BP01"},
+		{as: "dave", sql: "disconnect"},
+		{as: "streamdb", sql: "DROP ROLE dave", code: "2BP01"},
+		{as: "streamdb", sql: "DROP OWNED BY dave"},
+		{as: "streamdb", sql: "SELECT count(*) FROM pg_class WHERE relname IN ('dt', 'dv')", want: "0"},
+		{as: "streamdb", sql: "SELECT relacl::text FROM pg_class WHERE relname = 't'", want: "{streamdb=arwdDxt/streamdb}"},
+		{as: "bob", sql: "SELECT count(*) FROM t", code: denied},
+		{as: "streamdb", sql: "DROP ROLE dave"},
 	}
 	ctx := context.Background()
 	for _, st := range steps {
