@@ -45,6 +45,11 @@ func TestEgressAllowList(t *testing.T) {
 			t.Errorf("%s: %v, want 42501", tc.broker, err)
 		}
 	}
+	exec(t, conn, "CREATE SECRET pgpw AS 'x'")
+	_, err = conn.Exec(ctx, "CREATE CONNECTION pg TO POSTGRES (HOST '192.0.2.7', USER 'u', PASSWORD SECRET pgpw, DATABASE 'd')")
+	if sqlState(err) != "42501" || !strings.Contains(err.Error(), "connecting to 192.0.2.7:5432 is not allowed") {
+		t.Errorf("a PostgreSQL connection outside the list: %v", err)
+	}
 	if got := rows(t, conn, "SHOW CONNECTIONS"); got != "c10_1_2_3_9092|kafka\nc127_0_0_1_9092|kafka\nckafka_internal_9092|kafka" {
 		t.Errorf("SHOW CONNECTIONS:\n%s", got)
 	}

@@ -2,6 +2,8 @@ package sql
 
 import (
 	"context"
+	"net"
+	"strconv"
 	"strings"
 
 	"github.com/streamdb/streamdb/catalog"
@@ -238,13 +240,21 @@ func (s *session) mayConnect(ctx context.Context, cat *catalog.Catalog, secrets 
 }
 
 // connectionAddresses lists the host:port addresses a connection dials
-// first (a Kafka cluster's brokers may name more, which the dial checks).
+// first (a Kafka cluster's brokers may name more, which the dial checks;
+// a PostgreSQL connection dials its HOST and PORT).
 func connectionAddresses(st *parser.CreateConnection) []string {
 	var out []string
 	if st.Kafka != nil {
 		for _, b := range st.Kafka.Brokers {
 			out = append(out, b.Value)
 		}
+	}
+	if pc := st.Postgres; pc != nil {
+		port := int64(5432)
+		if pc.Port != nil {
+			port = pc.Port.Value
+		}
+		out = append(out, net.JoinHostPort(pc.Host.Value, strconv.FormatInt(port, 10)))
 	}
 	return out
 }

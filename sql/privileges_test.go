@@ -147,6 +147,8 @@ func TestPrivileges(t *testing.T) {
 		{as: "streamdb", sql: "CREATE SECRET pw AS 'x'"},
 		{as: "alice", sql: "CREATE SOURCE ks FROM KAFKA CONNECTION kc (TOPIC 't') FORMAT TEXT", code: denied, msg: "permission denied for connection kc"},
 		{as: "alice", sql: "SELECT * FROM counter", code: denied, msg: "permission denied for source counter"},
+		{as: "alice", sql: "CREATE SINK ts FROM t INTO KAFKA CONNECTION kc (TOPIC 't') FORMAT JSON ENVELOPE DEBEZIUM", code: denied, msg: "permission denied for table t"},
+		{as: "alice", sql: "CREATE SINK ts FROM counter INTO KAFKA CONNECTION kc (TOPIC 't') FORMAT JSON ENVELOPE DEBEZIUM", code: denied, msg: "permission denied for source counter"},
 		{as: "alice", sql: "ALTER SOURCE counter OWNER TO alice", code: denied, msg: "must be owner of source counter"},
 		{as: "alice", sql: "ALTER SECRET pw OWNER TO CURRENT_USER", code: denied, msg: "must be owner of secret pw"},
 		{as: "streamdb", sql: "ALTER SOURCE counter OWNER TO alice"},

@@ -24,6 +24,13 @@ type Config struct {
 	// statements are canceled (see memoryGuard); zero means three
 	// quarters of the memory the process may use.
 	MemoryLimit uint64
+	// SubscribeBufferBytes bounds the changes a subscription holds for
+	// a client that does not read them (engine.Config.FeedBufferBytes).
+	SubscribeBufferBytes int64
+	// RetainHistory and RetainHistoryBytes bound the changes kept for
+	// SUBSCRIBE … AS OF a past time (engine.Config).
+	RetainHistory      time.Duration
+	RetainHistoryBytes int64
 	// LogParameters logs the values of statements' parameters with the
 	// statements at debug level; without it they are redacted.
 	LogParameters bool
@@ -76,7 +83,8 @@ func Open(ctx context.Context, cfg Config) (*Frontend, error) {
 	if err != nil {
 		return nil, err
 	}
-	eng, err := engine.Open(ctx, engine.Config{DataDir: cfg.DataDir, Logger: log, Binder: binderHooks{log: log, egress: cfg.Egress}, Keyring: key})
+	eng, err := engine.Open(ctx, engine.Config{DataDir: cfg.DataDir, Logger: log, Binder: binderHooks{log: log, egress: cfg.Egress}, Keyring: key,
+		FeedBufferBytes: cfg.SubscribeBufferBytes, RetainHistory: cfg.RetainHistory, RetainHistoryBytes: cfg.RetainHistoryBytes})
 	if err != nil {
 		return nil, err
 	}

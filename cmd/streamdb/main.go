@@ -16,6 +16,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/streamdb/streamdb/engine"
 	"github.com/streamdb/streamdb/internal/egress"
 	"github.com/streamdb/streamdb/pgwire"
 	"github.com/streamdb/streamdb/sql"
@@ -46,6 +47,9 @@ func run() error {
 	logParams := flag.Bool("log-parameters", false, "with --log-level debug, log the values of statements' parameters (redacted otherwise)")
 	maxConns := flag.Int("max-connections", 100, "maximum number of clients connected at once")
 	allowEgress := flag.String("allow-egress", "", "comma-separated hosts, addresses and CIDR blocks that connections (CREATE CONNECTION) may reach; empty allows all")
+	subBuffer := flag.Int64("subscribe-buffer-bytes", engine.DefaultFeedBufferBytes, "changes a SUBSCRIBE may hold for a client that does not read them; past it the subscription ends with an error")
+	retain := flag.Duration("retain-history", engine.DefaultRetainHistory, "how far back SUBSCRIBE … AS OF can start (negative: not at all)")
+	retainBytes := flag.Int64("retain-history-bytes", engine.DefaultRetainHistoryBytes, "memory for the changes kept for SUBSCRIBE … AS OF")
 	flag.Parse()
 
 	var level slog.Level
@@ -71,7 +75,8 @@ func run() error {
 	}
 
 	front, err := sql.Open(ctx, sql.Config{DataDir: *dataDir, Logger: log, LogParameters: *logParams,
-		InitialPassword: os.Getenv("STREAMDB_PASSWORD"), Egress: allow})
+		InitialPassword: os.Getenv("STREAMDB_PASSWORD"), Egress: allow,
+		SubscribeBufferBytes: *subBuffer, RetainHistory: *retain, RetainHistoryBytes: *retainBytes})
 	if err != nil {
 		return err
 	}

@@ -41,6 +41,8 @@ type Options struct {
 	// Egress is the engine's (sql.Config.Egress): nil allows every
 	// destination.
 	Egress *egress.Policy
+	// SubscribeBufferBytes is sql.Config.SubscribeBufferBytes.
+	SubscribeBufferBytes int64
 }
 
 // Start runs a server until the test ends.
@@ -67,7 +69,8 @@ func Run(opts Options, tempDir func() string) (*Server, error) {
 	}
 	log := slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: opts.LogLevel}))
 	ctx, cancel := context.WithCancel(context.Background())
-	front, err := sql.Open(ctx, sql.Config{DataDir: dir, Logger: log, MemoryLimit: opts.MemoryLimit, Egress: opts.Egress})
+	front, err := sql.Open(ctx, sql.Config{DataDir: dir, Logger: log, MemoryLimit: opts.MemoryLimit, Egress: opts.Egress,
+		SubscribeBufferBytes: opts.SubscribeBufferBytes})
 	if err != nil {
 		cancel()
 		return nil, err

@@ -34,13 +34,15 @@ func (s *AlterOwner) String() string {
 }
 
 // ownerKinds are the words after ALTER that make an owner change ours.
-var ownerKinds = map[string]ObjectKind{"source": ObjectSource, "connection": ObjectConnection}
+// (ALTER SOURCE and ALTER SECRET have other forms: their parsers
+// hand the owner change to ownerOf.)
+var ownerKinds = map[string]ObjectKind{"connection": ObjectConnection}
 
 // isOwnerChange reports whether the tokens from i on are OWNER TO.
 func (p *parser) isOwnerChange(i int) bool { return p.kwAt(i, "owner") && p.kwAt(i+1, "to") }
 
-// alterObject parses ALTER SOURCE or CONNECTION, whose one form is
-// the owner change.
+// alterObject parses ALTER CONNECTION, whose one form is the owner
+// change.
 func (p *parser) alterObject() (Statement, error) {
 	if _, err := p.expectKw("alter"); err != nil {
 		return nil, err

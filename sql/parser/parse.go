@@ -41,12 +41,18 @@ func Parse(sql string) (stmt Statement, ok bool, err error) {
 		stmt, err = p.grant()
 	case stmtCreateDefaultIndex:
 		stmt, err = p.createDefaultIndex()
+	case stmtAlterSource:
+		stmt, err = p.alterSource()
 	case stmtDrop:
 		stmt, err = p.drop()
 	case stmtSubscribe:
 		stmt, err = p.subscribe()
 	case stmtCopySubscribe:
 		stmt, err = p.copySubscribe()
+	case stmtDeclareSubscribe:
+		stmt, err = p.declareSubscribe()
+	case stmtFetch:
+		stmt, err = p.fetch()
 	case stmtShow:
 		stmt, err = p.show()
 	case stmtExplain:
@@ -94,9 +100,12 @@ const (
 	stmtAlterOwner
 	stmtGrant
 	stmtCreateDefaultIndex
+	stmtAlterSource
 	stmtDrop
 	stmtSubscribe
 	stmtCopySubscribe
+	stmtDeclareSubscribe
+	stmtFetch
 	stmtShow
 	stmtExplain
 )
@@ -119,8 +128,11 @@ func (p *parser) route() stmtKind {
 			return stmtCreateDefaultIndex
 		}
 	case p.kwAt(0, "alter"):
-		if p.kwAt(1, "secret") {
+		switch {
+		case p.kwAt(1, "secret"):
 			return stmtAlterSecret
+		case p.kwAt(1, "source"):
+			return stmtAlterSource
 		}
 		for kw := range ownerKinds {
 			if p.kwAt(1, kw) {
@@ -139,6 +151,14 @@ func (p *parser) route() stmtKind {
 		}
 	case p.kwAt(0, "subscribe"):
 		return stmtSubscribe
+	case p.kwAt(0, "declare"):
+		if p.declaresSubscribe() {
+			return stmtDeclareSubscribe
+		}
+	case p.kwAt(0, "fetch"):
+		if p.fetchHasOptions() {
+			return stmtFetch
+		}
 	case p.kwAt(0, "copy"):
 		if p.isOp(p.peekAt(1), "(") && p.kwAt(2, "subscribe") {
 			return stmtCopySubscribe

@@ -91,6 +91,9 @@ type Relation struct {
 	// DefinitionHidden is set when the session may not see a view's
 	// definition: it holds no privilege on the view.
 	DefinitionHidden bool
+	// ReadOnly marks a table that takes no writes: a relation a source
+	// fills.
+	ReadOnly bool
 }
 
 // Check is a CHECK constraint: its name and expression.
