@@ -44,6 +44,7 @@ func (s *session) bindSubscribe(cat *catalog.Catalog, st *parser.Subscribe) (*su
 	if err != nil {
 		return nil, err
 	}
+	s.requireSelect(cat, deps)
 	spec := &subscribeSpec{opts: engine.FeedOptions{
 		Snapshot:     st.Snapshot == nil || st.Snapshot.Value,
 		Dependencies: deps,
