@@ -17,6 +17,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/streamdb/streamdb/engine"
+	"github.com/streamdb/streamdb/internal/egress"
 	"github.com/streamdb/streamdb/pgwire"
 	"github.com/streamdb/streamdb/sql"
 )
@@ -45,6 +46,7 @@ func run() error {
 	flag.BoolVar(&af.cleartext, "tls-cleartext-password", false, "on TLS connections, ask for the password in cleartext instead of SCRAM (for clients without SCRAM)")
 	logParams := flag.Bool("log-parameters", false, "with --log-level debug, log the values of statements' parameters (redacted otherwise)")
 	maxConns := flag.Int("max-connections", 100, "maximum number of clients connected at once")
+	allowEgress := flag.String("allow-egress", "", "comma-separated hosts, addresses and CIDR blocks that connections (CREATE CONNECTION) may reach; empty allows all")
 	subBuffer := flag.Int64("subscribe-buffer-bytes", engine.DefaultFeedBufferBytes, "changes a SUBSCRIBE may hold for a client that does not read them; past it the subscription ends with an error")
 	retain := flag.Duration("retain-history", engine.DefaultRetainHistory, "how far back SUBSCRIBE … AS OF can start (negative: not at all)")
 	retainBytes := flag.Int64("retain-history-bytes", engine.DefaultRetainHistoryBytes, "memory for the changes kept for SUBSCRIBE … AS OF")
@@ -67,18 +69,19 @@ func run() error {
 	if err := prepareDataDir(*dataDir, log); err != nil {
 		return err
 	}
-	roles, nonce, err := bootstrapRoles(*dataDir, os.Getenv("STREAMDB_PASSWORD"), log)
+	allow, err := egress.Parse(*allowEgress)
 	if err != nil {
 		return err
 	}
-	auth.MockNonce = nonce
 
 	front, err := sql.Open(ctx, sql.Config{DataDir: *dataDir, Logger: log, LogParameters: *logParams,
+		InitialPassword: os.Getenv("STREAMDB_PASSWORD"), Egress: allow,
 		SubscribeBufferBytes: *subBuffer, RetainHistory: *retain, RetainHistoryBytes: *retainBytes})
 	if err != nil {
 		return err
 	}
 	defer front.Close()
+	auth.MockNonce = front.MockNonce()
 
 	tlsCfg, err := tlsConfig(*tlsCert, *tlsKey, *dataDir, *selfSigned)
 	if err != nil {
@@ -90,7 +93,7 @@ func run() error {
 		Logger:         log,
 		TLS:            tlsCfg,
 		Auth:           auth,
-		Roles:          roles,
+		Roles:          front,
 		MaxConnections: *maxConns,
 	})
 	g, gctx := errgroup.WithContext(ctx)
