@@ -56,7 +56,7 @@ func FuzzStatement(f *testing.F) {
 		<-done
 		e.Close()
 	})
-	sess, err := e.Connect(ctx, pgwire.Startup{User: "fuzz", Database: "streamdb"})
+	sess, err := e.Connect(ctx, pgwire.Startup{User: "streamdb", Database: "streamdb"})
 	if err != nil {
 		f.Fatal(err)
 	}

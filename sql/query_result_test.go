@@ -104,7 +104,7 @@ func TestQueryStreamPortal(t *testing.T) {
 	defer nc.Close()
 	nc.SetDeadline(time.Now().Add(30 * time.Second))
 	fe := pgproto3.NewFrontend(nc, nc)
-	fe.Send(&pgproto3.StartupMessage{ProtocolVersion: pgproto3.ProtocolVersionNumber, Parameters: map[string]string{"user": "u", "database": "streamdb"}})
+	fe.Send(&pgproto3.StartupMessage{ProtocolVersion: pgproto3.ProtocolVersionNumber, Parameters: map[string]string{"user": "streamdb", "database": "streamdb"}})
 	readUntilReady := func() (rows int, tags []string, suspended bool) {
 		t.Helper()
 		if err := fe.Flush(); err != nil {
