@@ -54,8 +54,10 @@ func (g *Graph) Join(left, right Node, spec JoinSpec) Node {
 	seed := maphash.MakeSeed()
 	op := &joinOp{
 		g: g, left: g.input(left), right: g.input(right), out: out, spec: spec,
-		la: newArrangement(seed), ra: newArrangement(seed),
+		la: newArrangement(seed), ra: newArrangement(seed), sk: g.stateKeys(),
 	}
+	op.la.persistAs(op.sk, 0)
+	op.ra.persistAs(op.sk, 1)
 	return g.add(op, out)
 }
 
@@ -70,6 +72,7 @@ type joinOp struct {
 	decoded          [2]decodeCache // of the left and the right rows; see decodeArranged
 	slab             rowSlab
 	build            deltaIndex
+	sk               *stateKeys
 }
 
 var _ operator = (*joinOp)(nil)
@@ -233,6 +236,22 @@ func (op *joinOp) side(ctx context.Context, delta Batch, keyFn KeyFunc, own, oth
 
 func (op *joinOp) StateBytes() int64 {
 	return op.la.size() + op.ra.size() + op.decoded[0].bytes + op.decoded[1].bytes
+}
+
+// A join persists its two arrangements, the left as structure 0 and the
+// right as 1.
+
+func (op *joinOp) persists() error { return nil }
+
+func (op *joinOp) stateShape() string {
+	return fmt.Sprintf("arranged/1 keep %v %v", op.spec.LeftKeep, op.spec.RightKeep)
+}
+
+func (op *joinOp) restore(_ context.Context, r StateReader) error {
+	if err := op.la.restore(r); err != nil {
+		return err
+	}
+	return op.ra.restore(r)
 }
 
 // evalKey applies a KeyFunc, nil meaning the empty key.

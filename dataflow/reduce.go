@@ -42,7 +42,7 @@ type ReduceSpec struct {
 // (weight +1) instead of a row, and it is retracted like a row.
 func (g *Graph) Reduce(src Node, spec ReduceSpec) Node {
 	out := new(stream)
-	op := &reduceOp{g: g, in: g.input(src), out: out, spec: spec, index: newRowIndex(), keyCol: -1}
+	op := &reduceOp{g: g, in: g.input(src), out: out, spec: spec, index: newRowIndex(), keyCol: -1, sk: g.stateKeys()}
 	if len(spec.KeyCols) > 0 {
 		op.key = columnsKey(spec.KeyCols)
 		if len(spec.KeyCols) == 1 {
@@ -60,6 +60,9 @@ func (g *Graph) Reduce(src Node, spec ReduceSpec) Node {
 		}
 		op.aggs[i] = reduceAgg{off: op.nstates}
 		op.nstates++
+		if _, ok := a.NewState().(ElementState); ok {
+			op.elements = true
+		}
 	}
 	if op.keyCol >= 0 {
 		op.memo = make([]memoEntry, 1)
@@ -156,6 +159,12 @@ type reduceOp struct {
 	// dropped holds the keys of the groups the tick dropped, which their
 	// wchanges still name (wordsChange.drop) until the next tick.
 	dropped []groupKey
+	// sk is the Reduce's persisted state (reduce_persist.go); elements
+	// is set when an aggregate's states are ElementStates, and rbuf is
+	// scratch space for encoding.
+	sk       *stateKeys
+	elements bool
+	rbuf     []byte
 }
 
 // reduceAgg is where one aggregate's state lives in a group: n words from
@@ -318,6 +327,9 @@ func (op *reduceOp) Step(context.Context) error {
 	}
 	hashes := op.prefetch()
 	op.apply(hashes)
+	if op.sk.on() {
+		op.persistTouched()
+	}
 	if op.keyed && !op.wordsMode {
 		op.sortTouched()
 	}

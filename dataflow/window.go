@@ -173,7 +173,7 @@ func (g *Graph) Window(src Node, spec WindowSpec) Node {
 		}
 	}
 	out := new(stream)
-	op := &windowOp{g: g, in: g.input(src), out: out, spec: spec, index: newRowIndex()}
+	op := &windowOp{g: g, in: g.input(src), out: out, spec: spec, index: newRowIndex(), sk: g.stateKeys()}
 	op.reach = windowReach(spec)
 	for _, f := range spec.Funcs {
 		op.denseRank = op.denseRank || f.Kind == DenseRank
@@ -201,6 +201,7 @@ type windowOp struct {
 	fs        []funcState // the evaluator's, see evaluator.init
 	// bytes is the sum of the partitions' sizes, as of their last step.
 	bytes int64
+	sk    *stateKeys
 }
 
 type wPart struct {
@@ -211,15 +212,20 @@ type wPart struct {
 	// bytes is the partition's size counted in windowOp.bytes.
 	bytes      int64
 	changeSpan // the partition's changes in windowOp.sorted
+	// kenc is the partition key's encoding, kept when the graph
+	// persists.
+	kenc string
 }
 
-// wChange is a change of a row of a partition, with the row's window key.
+// wChange is a change of a row of a partition, with the row's window key
+// and, once applied, the row's multiplicity.
 type wChange struct {
 	part int
 	key  string
 	sk   int
 	row  types.Row
 	diff int64
+	n    int64
 }
 
 // wOut is an output of the evaluation: the row (or error) for copy k of
@@ -263,6 +269,9 @@ func (op *windowOp) Step(ctx context.Context) error {
 			return err
 		}
 		op.stepPartition(part, op.sorted[part.start:part.end])
+		if op.sk.on() {
+			op.persistChanges(part, op.sorted[part.start:part.end])
+		}
 		if part.s.total == 0 && len(part.s.chunks) == 0 {
 			op.index.remove(part.pos)
 			op.parts[part.pos] = nil
@@ -290,6 +299,9 @@ func (op *windowOp) lookup(row types.Row) *wPart {
 	return groupOf(op.index, &op.parts, key, func(pos int32) *wPart {
 		part := &wPart{pos: pos}
 		part.s.trackStarts = op.denseRank
+		if op.g.ps != nil {
+			part.kenc = string(types.AppendKeyRow(nil, key))
+		}
 		return part
 	})
 }
@@ -359,7 +371,7 @@ func (op *windowOp) stepRange(s *seq, sp span, changes []wChange) {
 	op.olds = op.eval(s, sp, op.olds[:0])
 	for i := range changes {
 		c := &changes[i]
-		s.add(c.key, c.sk, c.row, c.diff)
+		c.n = s.add(c.key, c.sk, c.row, c.diff)
 	}
 	s.fix()
 	op.news = op.eval(s, sp, op.news[:0])
