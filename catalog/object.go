@@ -114,6 +114,12 @@ type Object struct {
 	// dataflows that need them, so that a source's data is not bounded
 	// by memory. Relations created before this existed stay in memory.
 	Cold bool `json:"cold,omitempty"`
+	// NotStored marks a source created WITH (STORED = false), and its
+	// append relations, whose rows are not kept at all: they feed the
+	// views that exist when they arrive, whose persisted state holds
+	// what they need, and the source's external log (a Kafka topic) is
+	// the only record of them.
+	NotStored bool `json:"not_stored,omitempty"`
 	// Secret is a secret's value.
 	Secret string `json:"secret,omitempty"`
 	// StartTimestamp is the absolute time, in Unix milliseconds, that a

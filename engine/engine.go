@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/tidwall/btree"
 	"golang.org/x/sync/errgroup"
@@ -67,6 +68,22 @@ type Engine struct {
 	// maintain carries each write tick's view maintenance to the
 	// maintainer goroutine (see writeTick).
 	maintain chan func()
+
+	// base is the store snapshot under the tables' overlays, bases the
+	// ones still open, and overlaid the rows the overlays hold (see
+	// table_base.go).
+	base       *baseSnap
+	bases      bases
+	overlaid   int
+	lastRebase time.Time
+	// recompute is set when views are not persisted (Config).
+	recompute bool
+	// state is the batch that flows write their state changes to while
+	// a tick maintains them (see flowState).
+	state *storage.Batch
+	// hydration tracks the flows being restored or rebuilt in the
+	// background, and the requests that wait for them (hydrate.go).
+	hydration hydration
 }
 
 // Binder rebuilds, on start, what the engine cannot from stored data
@@ -90,7 +107,20 @@ type Config struct {
 	Logger  *slog.Logger
 	// Binder rebuilds views' plans and sources on start.
 	Binder Binder
+	// RecomputeViews makes the engine keep no state of materialized
+	// views and indexes in the store: each restart recomputes them from
+	// their inputs, as streamdb did before view state was persisted.
+	// For comparisons; a source that is not stored needs persisted
+	// views.
+	RecomputeViews bool
+	// CacheSize is the store's block cache in bytes, through which
+	// tables are read; 0 picks the default (DefaultCacheSize).
+	CacheSize int64
 }
+
+// DefaultCacheSize is the store's block cache unless configured: tables
+// are read through it, so it is what memory holds of them.
+const DefaultCacheSize = 256 << 20
 
 // Open opens the store in cfg.DataDir, replays the catalog and rebuilds
 // every table and dataflow from durable state. The engine serves once Run
@@ -100,7 +130,11 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	if log == nil {
 		log = slog.Default()
 	}
-	store, err := storage.Open(cfg.DataDir, storage.Options{Logger: log})
+	cache := cfg.CacheSize
+	if cache <= 0 {
+		cache = DefaultCacheSize
+	}
+	store, err := storage.Open(cfg.DataDir, storage.Options{Logger: log, CacheSize: cache})
 	if err != nil {
 		return nil, err
 	}
@@ -118,8 +152,12 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		snapTables: new(btree.Map[uint64, *TableSnap]),
 		snapViews:  new(btree.Map[uint64, *dataflow.Snapshot]),
 		dirty:      map[uint64]bool{},
+		recompute:  cfg.RecomputeViews,
 	}
+	e.base = e.bases.newBase(store)
+	e.lastRebase = time.Now()
 	if err := e.recover(ctx); err != nil {
+		e.bases.closeAll()
 		store.Close()
 		return nil, err
 	}
@@ -131,6 +169,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 // have returned.
 func (e *Engine) Close() error {
 	saveErr := e.saveSequences()
+	e.bases.closeAll()
 	if err := e.store.Close(); err != nil {
 		return err
 	}
@@ -158,6 +197,7 @@ func (e *Engine) Run(ctx context.Context) error {
 		e.startSource(ctx, rs)
 	}
 	e.sourcesMu.Unlock()
+	e.startHydration(ctx)
 	err := e.loop(ctx)
 	cancel()
 	close(e.maintain)
@@ -184,7 +224,17 @@ func (e *Engine) loop(ctx context.Context) error {
 				break gather
 			}
 		}
-		if err := e.process(ctx, reqs); err != nil {
+		err := e.process(ctx, reqs)
+		for err == nil && e.hydration.retry {
+			// A hydration ended: the requests that waited for it go, and
+			// the sources waiting for a view to read them start.
+			e.hydration.retry = false
+			deferred := e.hydration.deferred
+			e.hydration.deferred = nil
+			e.startStreams(ctx)
+			err = e.process(ctx, deferred)
+		}
+		if err != nil {
 			e.failed.Store(&err)
 			e.log.Error("tick failed; engine stopped", "err", err)
 			for _, r := range reqs {

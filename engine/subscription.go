@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"math"
 	"sync"
 
@@ -92,6 +93,23 @@ func (s *Subscription) Next(ctx context.Context) ([]Tick, error) {
 // returns is the result at the current timestamp, as insertions; without,
 // the feed starts with the next tick's changes.
 func (e *Engine) Subscribe(ctx context.Context, plan planner.Node, snapshot bool) (*Subscription, error) {
+	for {
+		sub, err := e.subscribe(ctx, plan, snapshot)
+		var he *HydrationError
+		if !errors.As(err, &he) {
+			return sub, err
+		}
+		select {
+		case <-he.Ready:
+		case <-ctx.Done():
+			return nil, pgerr.Canceled()
+		}
+	}
+}
+
+// subscribe is Subscribe's attempt; it fails with a *HydrationError while
+// a view the plan reads hydrates.
+func (e *Engine) subscribe(ctx context.Context, plan planner.Node, snapshot bool) (*Subscription, error) {
 	var sub *Subscription
 	err := e.call(ctx, func(e *Engine) error {
 		obj := &catalog.Object{ID: nextSubscriptionID, Kind: catalog.KindMaterializedView, Name: "subscribe"}
@@ -104,7 +122,12 @@ func (e *Engine) Subscribe(ctx context.Context, plan planner.Node, snapshot bool
 		}
 		s := &Subscription{flow: f, collect: f.graph.Collect(root), notify: make(chan struct{}, 1)}
 		f.sub = s
-		if err := e.hydrate(ctx, f); err != nil {
+		for id := range f.inputs {
+			if j := e.hydration.jobs[id]; j != nil {
+				return &HydrationError{Name: j.f.obj.Name, Ready: j.done}
+			}
+		}
+		if err := e.hydrate(ctx, f, e, nil); err != nil {
 			return err
 		}
 		if snapshot {

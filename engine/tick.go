@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"maps"
 	"slices"
 	"time"
 
@@ -78,10 +79,15 @@ func (e *Engine) drain(err error) {
 }
 
 // process runs consecutive write requests as one tick and each catalog
-// change as a tick of its own, in arrival order.
+// change as a tick of its own, in arrival order. Requests that must wait
+// for a hydration wait (see hydrate.go).
 func (e *Engine) process(ctx context.Context, reqs []*coordReq) error {
 	var writes []*coordReq
 	for _, r := range reqs {
+		if e.waits(r) {
+			e.hydration.deferred = append(e.hydration.deferred, r)
+			continue
+		}
 		if r.call != nil {
 			r.err = r.call(e)
 			close(r.done)
@@ -176,9 +182,7 @@ func (e *Engine) writeTick(ctx context.Context, reqs []*coordReq) error {
 	}
 	ts := e.nextTS()
 	batch.SetMeta("ts", tsValue(ts))
-	if fromSource {
-		e.sourceBatchBytes = batch.Len()
-	}
+	e.saveRowCounts(batch, deltas)
 	// The commit (Pebble's memtable insert and WAL fsync) runs beside
 	// view maintenance, which needs only memory: the tick's cost is the
 	// longer of the two instead of their sum. Maintenance is handed to
@@ -194,10 +198,19 @@ func (e *Engine) writeTick(ctx context.Context, reqs []*coordReq) error {
 	// until it ends. Nothing of the tick becomes visible before both are
 	// done: publish and the subscriptions' pushes come after the commit,
 	// and a failed commit stops the engine.
+	//
+	// A tick that changes a view whose state is persisted commits after
+	// maintenance instead: the views write their state changes into the
+	// tick's batch, so that the state on disk is always the state of
+	// the tick on disk (see the package documentation).
 	e.ts = ts
 	var pushes []subPush
 	var err error
 	maintained := make(chan struct{})
+	persisted := e.reachesState(deltas)
+	if persisted {
+		e.state = batch
+	}
 	e.maintain <- func() {
 		defer close(maintained)
 		pushes, err = e.propagate(ctx, deltas)
@@ -206,8 +219,23 @@ func (e *Engine) writeTick(ctx context.Context, reqs []*coordReq) error {
 	if replayable(reqs) {
 		commit = batch.CommitUnsynced
 	}
-	cerr := commit()
+	var cerr error
+	if !persisted {
+		if fromSource {
+			e.sourceBatchBytes = batch.Len()
+		}
+		cerr = commit()
+	}
 	<-maintained
+	e.state = nil
+	if persisted && err == nil {
+		if fromSource {
+			e.sourceBatchBytes = batch.Len()
+		}
+		cerr = commit()
+	} else if persisted {
+		batch.Discard()
+	}
 	if cerr != nil {
 		return fmt.Errorf("commit tick: %w", cerr)
 	}
@@ -217,9 +245,69 @@ func (e *Engine) writeTick(ctx context.Context, reqs []*coordReq) error {
 	for _, p := range pushes {
 		p.sub.push(ts, p.delta, p.errs)
 	}
+	e.maybeRebase()
 	e.publish()
 	e.finish(reqs)
 	return nil
+}
+
+// reachesState reports whether a tick's changes reach a flow that
+// persists its state, directly or through other views.
+func (e *Engine) reachesState(deltas map[uint64]dataflow.Batch) bool {
+	seen := map[uint64]bool{}
+	var visit func(id uint64) bool
+	visit = func(id uint64) bool {
+		for _, f := range e.readers[id] {
+			if seen[f.obj.ID] {
+				continue
+			}
+			seen[f.obj.ID] = true
+			if f.state != nil || visit(f.obj.ID) {
+				return true
+			}
+		}
+		return false
+	}
+	for id := range deltas {
+		if visit(id) {
+			return true
+		}
+	}
+	return false
+}
+
+// saveRowCounts records in the tick's batch the row counts of the
+// relations it changed, which a restart reads instead of the rows.
+func (e *Engine) saveRowCounts(batch *storage.Batch, deltas map[uint64]dataflow.Batch) {
+	for id := range deltas {
+		t, ok := e.tables[id]
+		if !ok || t.store != nil {
+			continue
+		}
+		batch.SetMeta(rowsKey(id), binary.AppendVarint(nil, t.rows))
+		e.overlaid += len(deltas[id])
+	}
+}
+
+// rebaseEvery is how long overlays may grow before the engine takes a
+// new base, however few rows they hold.
+const rebaseEvery = 10 * time.Second
+
+// maybeRebase takes a new base for the tables once their overlays hold
+// enough rows, or have for long enough (see table_base.go).
+func (e *Engine) maybeRebase() {
+	if e.overlaid < rebaseRows && (e.overlaid == 0 || time.Since(e.lastRebase) < rebaseEvery) {
+		return
+	}
+	e.base = e.bases.newBase(e.store)
+	e.lastRebase = time.Now()
+	e.overlaid = 0
+	for id, t := range e.tables {
+		if t.overlay != nil && t.overlay.Len() > 0 {
+			t.rebase()
+			e.dirty[id] = true
+		}
+	}
 }
 
 // maintainer runs the view maintenance of write ticks, one after the
@@ -326,7 +414,11 @@ func (e *Engine) publish() {
 		}
 	}
 	clear(e.dirty)
-	old := e.snap.Swap(&Snapshot{ts: e.ts, cat: e.cat.Frozen(), tables: e.snapTables.Copy(), views: e.snapViews.Copy(), next: make(chan struct{})})
+	s := &Snapshot{ts: e.ts, cat: e.cat.Frozen(), tables: e.snapTables.Copy(), views: e.snapViews.Copy(), next: make(chan struct{})}
+	if h := &e.hydration; len(h.jobs) > 0 || len(h.failed) > 0 {
+		s.hydrating, s.failed = maps.Clone(h.jobs), maps.Clone(h.failed)
+	}
+	old := e.snap.Swap(s)
 	if old != nil {
 		close(old.next)
 	}

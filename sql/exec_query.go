@@ -79,16 +79,23 @@ func (s *session) runQuery(ctx context.Context, q *planner.Query, params []types
 
 // runQuerySnap is runQuery that also returns the snapshot the query read:
 // a write checks at commit that the rows it changes are still as they
-// were in that snapshot, the rows it computed its changes from.
+// were in that snapshot, the rows it computed its changes from. A query
+// that reads a view still hydrating after a restart waits for it, as
+// long as the statement may run.
 func (s *session) runQuerySnap(ctx context.Context, q *planner.Query, params []types.Datum) ([]types.Row, *engine.Snapshot, error) {
 	for {
 		snap := s.e.snapshot()
 		rows, err := s.runQueryAt(ctx, snap, q, params)
-		if !errors.Is(err, dataflow.ErrSnapshotGone) {
+		next := snap.Next()
+		var he *engine.HydrationError
+		switch {
+		case errors.As(err, &he):
+			next = he.Ready
+		case !errors.Is(err, dataflow.ErrSnapshotGone):
 			return rows, snap, err
 		}
 		select {
-		case <-snap.Next():
+		case <-next:
 		case <-ctx.Done():
 			return nil, nil, ctx.Err()
 		}
@@ -233,6 +240,9 @@ func (s *session) feedObject(ctx context.Context, snap *engine.Snapshot, pins *v
 	}
 	vs, ok := snap.View(id)
 	if !ok {
+		if err := snap.ViewErr(id); err != nil {
+			return err
+		}
 		return pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", get.Name)
 	}
 	if err := vs.Err(); err != nil {
@@ -352,6 +362,9 @@ func (s *session) feedIndexLookup(ctx context.Context, snap *engine.Snapshot, in
 	}
 	idx, ok := snap.View(uint64(get.Index))
 	if !ok {
+		if err := snap.ViewErr(uint64(get.Index)); err != nil {
+			return err
+		}
 		return pgerr.New(pgerr.UndefinedObject, "index of %q does not exist", get.Name)
 	}
 	if err := idx.Err(); err != nil {

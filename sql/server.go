@@ -20,6 +20,9 @@ type Config struct {
 	// statements are canceled (see memoryGuard); zero means three
 	// quarters of the memory the process may use.
 	MemoryLimit uint64
+	// RecomputeViews and CacheSize are the engine's (engine.Config).
+	RecomputeViews bool
+	CacheSize      int64
 }
 
 // Frontend is streamdb's SQL front end: it opens sessions for pgwire
@@ -44,7 +47,8 @@ func Open(ctx context.Context, cfg Config) (*Frontend, error) {
 	if log == nil {
 		log = slog.Default()
 	}
-	eng, err := engine.Open(ctx, engine.Config{DataDir: cfg.DataDir, Logger: log, Binder: binderHooks{log: log}})
+	eng, err := engine.Open(ctx, engine.Config{DataDir: cfg.DataDir, Logger: log, Binder: binderHooks{log: log},
+		RecomputeViews: cfg.RecomputeViews, CacheSize: cfg.CacheSize})
 	if err != nil {
 		return nil, err
 	}

@@ -3,6 +3,7 @@ package sql
 import (
 	"context"
 	"log/slog"
+	"strconv"
 	"strings"
 	"time"
 
@@ -336,7 +337,7 @@ func (s *session) bindCreateSource(raw *rawStatement, st *parser.CreateSource) (
 				return err
 			}
 			return tx.CreateSource(ctx, engine.SourceDef{Name: name, SQL: raw.text, DependsOn: spec.deps,
-				Own: spec.own, Relations: spec.names, StartTimestamp: start}, spec.src)
+				Own: spec.own, Relations: spec.names, StartTimestamp: start, NotStored: st.NotStored()}, spec.src)
 		})
 	}), nil
 }
@@ -447,9 +448,10 @@ func (s *session) bindDropStreamdb(st *parser.Drop) (*boundStmt, error) {
 func showSourceListing(kind parser.ShowKind) ([]pgwire.Column, func(e *Frontend, cat *catalog.Catalog) (listing, error), bool) {
 	switch kind {
 	case parser.ShowSources:
-		cols := textCols("name", "type", "status")
+		cols := textCols("name", "type", "status", "stored")
 		return cols, func(e *Frontend, cat *catalog.Catalog) (listing, error) {
 			l := listing{cols: cols}
+			stored := func(o *catalog.Object) types.Datum { return types.NewText(strconv.FormatBool(!o.NotStored)) }
 			for _, o := range cat.Objects(catalog.KindSource) {
 				typ := "load-generator"
 				if st, ok, _ := parser.Parse(o.SQL); ok {
@@ -457,10 +459,10 @@ func showSourceListing(kind parser.ShowKind) ([]pgwire.Column, func(e *Frontend,
 						typ = "kafka"
 					}
 				}
-				l.rows = append(l.rows, types.Row{types.NewText(o.Name), types.NewText(typ), types.NewText(e.eng.SourceStatus(o.ID))})
+				l.rows = append(l.rows, types.Row{types.NewText(o.Name), types.NewText(typ), types.NewText(e.eng.SourceStatus(o.ID)), stored(o)})
 			}
 			for _, o := range cat.Objects(catalog.KindSubsource) {
-				l.rows = append(l.rows, types.Row{types.NewText(o.Name), types.NewText("subsource"), types.NewText(e.eng.SourceStatus(o.Source))})
+				l.rows = append(l.rows, types.Row{types.NewText(o.Name), types.NewText("subsource"), types.NewText(e.eng.SourceStatus(o.Source)), stored(o)})
 			}
 			return l, nil
 		}, true

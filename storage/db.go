@@ -13,8 +13,10 @@ import (
 const (
 	prefixCatalog  = 'c'
 	prefixData     = 'd'
+	prefixHeader   = 'h'
 	prefixMeta     = 'm'
 	prefixPosition = 'p'
+	prefixState    = 's'
 )
 
 // DB is the durable store. Reads may run concurrently with one writer; all

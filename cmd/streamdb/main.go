@@ -16,6 +16,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/streamdb/streamdb/engine"
 	"github.com/streamdb/streamdb/pgwire"
 	"github.com/streamdb/streamdb/sql"
 )
@@ -43,7 +44,12 @@ func run() error {
 	flag.BoolVar(&af.plaintextRemote, "allow-plaintext-remote", false, "with TLS configured, still admit clients from non-local addresses without TLS")
 	flag.BoolVar(&af.cleartext, "tls-cleartext-password", false, "on TLS connections, ask for the password in cleartext instead of SCRAM (for clients without SCRAM)")
 	maxConns := flag.Int("max-connections", 100, "maximum number of clients connected at once")
+	viewState := flag.String("view-state", "persisted", "persisted: views keep their state in the store and restart from it; recomputed: views are recomputed from their inputs on every start")
+	cacheMB := flag.Int64("cache-size", engine.DefaultCacheSize>>20, "the store's block cache in MB, through which tables are read")
 	flag.Parse()
+	if *viewState != "persisted" && *viewState != "recomputed" {
+		return fmt.Errorf("--view-state: %q is neither persisted nor recomputed", *viewState)
+	}
 
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
@@ -68,7 +74,8 @@ func run() error {
 	}
 	auth.MockNonce = nonce
 
-	front, err := sql.Open(ctx, sql.Config{DataDir: *dataDir, Logger: log})
+	front, err := sql.Open(ctx, sql.Config{DataDir: *dataDir, Logger: log,
+		RecomputeViews: *viewState == "recomputed", CacheSize: *cacheMB << 20})
 	if err != nil {
 		return err
 	}
