@@ -134,6 +134,10 @@ type Object struct {
 	Plan planner.Node `json:"-"`
 }
 
+// AppendOnly reports whether the object is a source's output that never
+// retracts a row: a cold relation, or one not stored.
+func (o *Object) AppendOnly() bool { return o.Cold || o.NotStored }
+
 // HasRows reports whether the object keeps rows in a durable collection.
 func (o *Object) HasRows() bool { return o.Kind.stored() && len(o.Columns) > 0 }
 

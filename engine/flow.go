@@ -216,7 +216,7 @@ func (e *Engine) hydrateTable(ctx context.Context, f *flow, in *dataflow.Input, 
 // errNewViewNotStored is the error of a new view over a relation that is
 // not stored and has ingested rows the view would lack.
 func errNewViewNotStored(view, rel *catalog.Object, rows int64) error {
-	return pgerr.New(pgerr.FeatureNotSupported, "%s %q cannot read source %q: the source is not stored, and the %d events it ingested before the view existed are gone", view.Kind, view.Name, rel.Name, rows).
+	return pgerr.New(pgerr.FeatureNotSupported, "%s %q cannot read %q: it is not stored, and the %d events its source ingested before the view existed are gone", view.Kind, view.Name, rel.Name, rows).
 		WithHint("Create the views over a source that is not stored before it ingests, or create the source WITH (STORED = true).")
 }
 

@@ -142,7 +142,7 @@ func (e *Engine) runJob(ctx context.Context, j *hydrationJob, slots chan struct{
 		defer stop()
 		if j.restore {
 			n := 0
-			return j.f.graph.Restore(ctx, stateReader{store: e.store, job: j, n: &n})
+			return j.f.graph.Restore(ctx, stateReader{store: e.store, job: j, n: &n, done: ctx.Done()})
 		}
 		return e.rebuild(ctx, j)
 	}()

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"crypto/sha256"
+	"errors"
 	"encoding/hex"
 	"fmt"
 
@@ -130,12 +131,16 @@ func (f *flow) spillTo(store *storage.DB) *spillBatch {
 }
 
 // stateReader reads a flow's persisted state for dataflow.Restore,
-// telling job how far it has read every progressEvery entries.
+// telling job how far it has read every progressEvery entries, and
+// stopping there once done is closed (the engine stops).
 type stateReader struct {
 	store *storage.DB
 	job   *hydrationJob
 	n     *int
+	done  <-chan struct{}
 }
+
+var errRestoreStopped = errors.New("restore stopped: the engine is stopping")
 
 // progressEvery is how many entries a restore reads between estimates
 // of its progress.
@@ -146,6 +151,11 @@ func (r stateReader) Scan(prefix []byte, fn func(key, value []byte) error) error
 	return r.store.ScanState(id, prefix, func(k, v []byte) error {
 		if *r.n++; *r.n%progressEvery == 0 {
 			r.job.setProgress(r.store.StateProgress(id, k))
+			select {
+			case <-r.done:
+				return errRestoreStopped
+			default:
+			}
 		}
 		return fn(k, v)
 	})

@@ -145,7 +145,7 @@ type TableSnap struct {
 
 // errNotStored is the error of a read of a relation that is not stored.
 func errNotStored(obj *catalog.Object) error {
-	return pgerr.New(pgerr.FeatureNotSupported, "source %q is not stored: its events went to the views that existed as they arrived and cannot be read again", obj.Name).
+	return pgerr.New(pgerr.FeatureNotSupported, "%q is not stored: the events of its source went to the views that existed as they arrived and cannot be read again", obj.Name).
 		WithHint("Query a materialized view over it; create such views before the source ingests, since a new view would lack the events before it.")
 }
 
