@@ -108,7 +108,7 @@ func (s *minState) LoadElement(key []byte, n int64, payload []byte) error {
 }
 
 // opaqueAgg's states cannot be persisted.
-type opaqueAgg struct{ countAgg }
+type opaqueAgg struct{}
 
 func (opaqueAgg) NewState() AggState { return &opaqueState{} }
 

@@ -352,35 +352,6 @@ func (s *Snapshot) ViewErr(id uint64) error {
 	return s.viewErr(id)
 }
 
-// waitViews waits until none of ids is hydrating, for work that needs
-// them installed.
-func (e *Engine) waitViews(ctx context.Context, ids []uint64) error {
-	for {
-		snap := e.Snapshot()
-		var wait <-chan struct{}
-		for _, id := range ids {
-			if j, ok := snap.hydrating[id]; ok {
-				wait = j.done
-				break
-			}
-		}
-		if wait == nil {
-			return nil
-		}
-		select {
-		case <-wait:
-		case <-ctx.Done():
-			return pgerr.Canceled()
-		}
-		// The install publishes after closing done: wait for it.
-		select {
-		case <-snap.Next():
-		case <-ctx.Done():
-			return pgerr.Canceled()
-		}
-	}
-}
-
 // hydrationStat is a flow's hydration state for SHOW MATERIALIZED VIEWS.
 func (e *Engine) hydrationStat(id uint64) (string, float64) {
 	h := &e.hydration
