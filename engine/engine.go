@@ -84,6 +84,7 @@ type Engine struct {
 	// hydration tracks the flows being restored or rebuilt in the
 	// background, and the requests that wait for them (hydrate.go).
 	hydration hydration
+	testing   *TestingKnobs
 }
 
 // Binder rebuilds, on start, what the engine cannot from stored data
@@ -116,6 +117,16 @@ type Config struct {
 	// CacheSize is the store's block cache in bytes, through which
 	// tables are read; 0 picks the default (DefaultCacheSize).
 	CacheSize int64
+	// Testing holds hooks for tests; nil in a server.
+	Testing *TestingKnobs
+}
+
+// TestingKnobs are hooks into the engine's work that tests use to hold
+// it at a chosen point.
+type TestingKnobs struct {
+	// BeforeHydrate is called, on the hydrating goroutine, before a
+	// view or index named object is restored or rebuilt after a start.
+	BeforeHydrate func(object string)
 }
 
 // DefaultCacheSize is the store's block cache unless configured: tables
@@ -153,6 +164,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		snapViews:  new(btree.Map[uint64, *dataflow.Snapshot]),
 		dirty:      map[uint64]bool{},
 		recompute:  cfg.RecomputeViews,
+		testing:    cfg.Testing,
 	}
 	e.base = e.bases.newBase(store)
 	e.lastRebase = time.Now()

@@ -137,6 +137,9 @@ func (e *Engine) runJob(ctx context.Context, j *hydrationJob, slots chan struct{
 			return ctx.Err()
 		}
 		defer func() { <-slots }()
+		if e.testing != nil && e.testing.BeforeHydrate != nil {
+			e.testing.BeforeHydrate(j.f.obj.Name)
+		}
 		j.start = time.Now()
 		stop := e.logProgress(j)
 		defer stop()

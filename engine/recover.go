@@ -40,12 +40,11 @@ func (e *Engine) recover(ctx context.Context) error {
 		return err
 	}
 	sort.Slice(objs, func(i, j int) bool { return objs[i].ID < objs[j].ID })
-	fix := e.store.NewBatch()
-	legacy, err := e.checkStateFormat(fix, len(objs) > 0)
+	legacy, err := e.checkStateFormat(len(objs) > 0)
 	if err != nil {
-		fix.Discard()
 		return err
 	}
+	fix := e.store.NewBatch()
 	if len(objs) > 0 {
 		e.log.Info("opening", "objects", len(objs))
 	}
@@ -72,17 +71,19 @@ func (e *Engine) recover(ctx context.Context) error {
 }
 
 // checkStateFormat compares the format of the store's persisted view
-// state with this build's. State of another format is dropped, and its
-// views are rebuilt; a store written before view state was persisted
-// (legacy, reported true) also lacks the tables' row counts. fix
-// records what changes.
-func (e *Engine) checkStateFormat(fix *storage.Batch, hasObjects bool) (legacy bool, err error) {
+// state with this build's. State of another format is dropped before
+// anything reads it, and its views are rebuilt; a store written before
+// view state was persisted (legacy, reported true) also lacks the tables'
+// row counts.
+func (e *Engine) checkStateFormat(hasObjects bool) (legacy bool, err error) {
 	v, ok, err := e.store.Meta(stateFormatKey)
 	if err != nil {
 		return false, err
 	}
+	fix := e.store.NewBatch()
 	switch {
 	case ok && string(v) == stateFormat:
+		fix.Discard()
 		return false, nil
 	case ok:
 		e.log.Warn("the persisted view state is in a format this build cannot read; every view is rebuilt from its inputs",
@@ -93,6 +94,9 @@ func (e *Engine) checkStateFormat(fix *storage.Batch, hasObjects bool) (legacy b
 		legacy = true
 	}
 	fix.SetMeta(stateFormatKey, []byte(stateFormat))
+	if err := fix.Commit(); err != nil {
+		return false, fmt.Errorf("record the state format: %w", err)
+	}
 	return legacy, nil
 }
 
@@ -122,13 +126,13 @@ func (e *Engine) recoverObject(o *catalog.Object, legacy bool, fix *storage.Batc
 		if err != nil {
 			return err
 		}
-		e.addJob(e.hydrationOf(f))
+		e.addJob(e.hydrationOf(f, fix))
 	case catalog.KindIndex:
 		f, err := e.buildIndexFlow(o)
 		if err != nil {
 			return err
 		}
-		e.addJob(e.hydrationOf(f))
+		e.addJob(e.hydrationOf(f, fix))
 	default:
 		return pgerr.New(pgerr.DataCorrupted, "unknown object kind %d", o.Kind)
 	}
@@ -137,11 +141,14 @@ func (e *Engine) recoverObject(o *catalog.Object, legacy bool, fix *storage.Batc
 
 // hydrationOf decides how a flow comes back: restored from its persisted
 // state when the store holds state of the flow as this build lowers it,
-// else rebuilt from its inputs.
-func (e *Engine) hydrationOf(f *flow) *hydrationJob {
+// else rebuilt from its inputs. A flow that does not persist now loses
+// whatever state it has: its later ticks will not keep it current, and
+// a start that persists again must not find it.
+func (e *Engine) hydrationOf(f *flow, fix *storage.Batch) *hydrationJob {
 	j := &hydrationJob{f: f}
 	if f.state == nil {
 		j.reason = "its state is not persisted"
+		fix.DropState(f.obj.ID)
 		return j
 	}
 	h, ok, err := e.store.StateHeader(f.obj.ID)

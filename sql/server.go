@@ -20,9 +20,11 @@ type Config struct {
 	// statements are canceled (see memoryGuard); zero means three
 	// quarters of the memory the process may use.
 	MemoryLimit uint64
-	// RecomputeViews and CacheSize are the engine's (engine.Config).
+	// RecomputeViews, CacheSize and Testing are the engine's
+	// (engine.Config).
 	RecomputeViews bool
 	CacheSize      int64
+	Testing        *engine.TestingKnobs
 }
 
 // Frontend is streamdb's SQL front end: it opens sessions for pgwire
@@ -48,7 +50,7 @@ func Open(ctx context.Context, cfg Config) (*Frontend, error) {
 		log = slog.Default()
 	}
 	eng, err := engine.Open(ctx, engine.Config{DataDir: cfg.DataDir, Logger: log, Binder: binderHooks{log: log},
-		RecomputeViews: cfg.RecomputeViews, CacheSize: cfg.CacheSize})
+		RecomputeViews: cfg.RecomputeViews, CacheSize: cfg.CacheSize, Testing: cfg.Testing})
 	if err != nil {
 		return nil, err
 	}

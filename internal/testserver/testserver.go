@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/streamdb/streamdb/engine"
 	"github.com/streamdb/streamdb/pgwire"
 	"github.com/streamdb/streamdb/sql"
 )
@@ -35,6 +36,8 @@ type Options struct {
 	Log io.Writer
 	// MemoryLimit is the engine's (sql.Config.MemoryLimit).
 	MemoryLimit uint64
+	// Testing holds the engine's test hooks (sql.Config.Testing).
+	Testing *engine.TestingKnobs
 }
 
 // Start runs a server until the test ends.
@@ -61,7 +64,7 @@ func Run(opts Options, tempDir func() string) (*Server, error) {
 	}
 	log := slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	ctx, cancel := context.WithCancel(context.Background())
-	front, err := sql.Open(ctx, sql.Config{DataDir: dir, Logger: log, MemoryLimit: opts.MemoryLimit})
+	front, err := sql.Open(ctx, sql.Config{DataDir: dir, Logger: log, MemoryLimit: opts.MemoryLimit, Testing: opts.Testing})
 	if err != nil {
 		cancel()
 		return nil, err
