@@ -252,13 +252,15 @@ func (e *Engine) install(j *hydrationJob, err error) {
 		"state_bytes", j.f.graph.StateBytes())
 }
 
-// hydrationFailed is the error reads of a view whose hydration failed get.
+// hydrationFailed is the error reads of a view whose hydration failed
+// get: 0A000 when it needs what is not stored, 55000 otherwise.
 func hydrationFailed(o *catalog.Object, err error) error {
+	code := pgerr.ObjectNotInPrerequisiteState
 	var pe *pgerr.Error
 	if errors.As(err, &pe) && pe.Code == pgerr.FeatureNotSupported {
-		return pe
+		code = pe.Code
 	}
-	return pgerr.Wrap(err, pgerr.ObjectNotInPrerequisiteState, "%s %q could not be restored after the restart: %v", o.Kind, o.Name, err).
+	return pgerr.Wrap(err, code, "%s %q could not be restored after the restart: %v", o.Kind, o.Name, err).
 		WithHint("Drop it and create it again.")
 }
 
