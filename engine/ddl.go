@@ -27,6 +27,10 @@ type DDL struct {
 	persisted []uint64
 	created   []*catalog.Object
 	dropped   map[uint64]bool
+	// droppedList is what Drop removed, in order, replacedList the
+	// entries Replace changed, as they were (ddl_undo.go).
+	droppedList  []Dropped
+	replacedList []*catalog.Object
 	// after runs once the change has committed, on the coordinator.
 	after []func(ctx context.Context, e *Engine)
 }
@@ -79,6 +83,9 @@ func (e *Engine) ddlTick(ctx context.Context, r *coordReq) error {
 	}
 	if len(tx.dropped) > 0 {
 		e.dropFlows(tx.dropped)
+		// The base must not hold a dropped table's rows: Restore puts
+		// the table back under the same id, over the current base.
+		e.rebase()
 	}
 	for _, t := range tx.newTables {
 		e.tables[t.obj.ID] = t
@@ -275,6 +282,7 @@ func (tx *DDL) createsTable(id uint64) bool {
 
 // Drop removes an object and its stored state.
 func (tx *DDL) Drop(o *catalog.Object) {
+	tx.keep(o)
 	tx.cat.Remove(o)
 	tx.batch.DeleteCatalog(o.ID)
 	if o.HasRows() {

@@ -169,6 +169,25 @@ func (s *TableSnap) ScanRange(start, end string, dec *RowReader, fn func(key str
 	case s.store != nil:
 		return s.scanCold(start, end, dec, fn)
 	}
+	var derr error
+	err := s.scanEncoded(start, end, func(key, val string) bool {
+		row, err := dec.Decode([]byte(val))
+		if err != nil {
+			derr = fmt.Errorf("table %s: corrupt row: %w", s.obj.Name, err)
+			return false
+		}
+		return fn(key, row)
+	})
+	if derr != nil {
+		return derr
+	}
+	return err
+}
+
+// scanEncoded calls emit with the key and value encoding of every row of
+// a table (not cold) whose key lies in [start, end), in key order, until
+// emit returns false.
+func (s *TableSnap) scanEncoded(start, end string, emit func(key, val string) bool) error {
 	var stop []byte
 	if end != "" {
 		stop = []byte(end)
@@ -178,14 +197,6 @@ func (s *TableSnap) ScanRange(start, end string, dec *RowReader, fn func(key str
 		return err
 	}
 	var derr error
-	emit := func(key, val string) bool {
-		row, err := dec.Decode([]byte(val))
-		if err != nil {
-			derr = fmt.Errorf("table %s: corrupt row: %w", s.obj.Name, err)
-			return false
-		}
-		return fn(key, row)
-	}
 	// base emits the base's rows with keys below limit (all with an
 	// empty limit), and reports whether to go on.
 	base := func(limit string, all bool) bool {

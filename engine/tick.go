@@ -299,6 +299,11 @@ func (e *Engine) maybeRebase() {
 	if e.overlaid < rebaseRows && (e.overlaid == 0 || time.Since(e.lastRebase) < rebaseEvery) {
 		return
 	}
+	e.rebase()
+}
+
+// rebase takes a new base for the tables and empties their overlays.
+func (e *Engine) rebase() {
 	e.base = e.bases.newBase(e.store)
 	e.lastRebase = time.Now()
 	e.overlaid = 0

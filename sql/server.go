@@ -25,6 +25,9 @@ type Config struct {
 	RecomputeViews bool
 	CacheSize      int64
 	Testing        *engine.TestingKnobs
+	// LogParameters logs the values of statements' parameters with the
+	// statements at debug level; without it they are redacted.
+	LogParameters bool
 }
 
 // Frontend is streamdb's SQL front end: it opens sessions for pgwire
@@ -33,6 +36,11 @@ type Frontend struct {
 	eng     *engine.Engine
 	log     *slog.Logger
 	started time.Time
+	// logParams is Config.LogParameters.
+	logParams bool
+	// advisory holds the advisory locks, notify routes NOTIFY.
+	advisory *advisoryLocks
+	notify   *notifyHub
 
 	mu       sync.Mutex
 	sessions map[uint32]*session
@@ -58,7 +66,8 @@ func Open(ctx context.Context, cfg Config) (*Frontend, error) {
 	if limit == 0 {
 		limit = defaultMemoryLimit()
 	}
-	e := &Frontend{eng: eng, log: log, started: time.Now(), sessions: map[uint32]*session{}, guard: newMemoryGuard(limit)}
+	e := &Frontend{eng: eng, log: log, started: time.Now(), sessions: map[uint32]*session{}, guard: newMemoryGuard(limit), logParams: cfg.LogParameters,
+		advisory: newAdvisoryLocks(), notify: newNotifyHub()}
 	return e, nil
 }
 
