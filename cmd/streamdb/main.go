@@ -75,31 +75,41 @@ func run() error {
 	}
 	auth.MockNonce = nonce
 
-	front, err := sql.Open(ctx, sql.Config{DataDir: *dataDir, Logger: log,
-		RecomputeViews: *viewState == "recomputed", CacheSize: *cacheMB << 20,
-		LogParameters: *logParams})
-	if err != nil {
-		return err
-	}
-	defer front.Close()
-
 	tlsCfg, err := tlsConfig(*tlsCert, *tlsKey, *dataDir, *selfSigned)
 	if err != nil {
 		return err
 	}
+	// The server listens before the store opens (see opening), so that
+	// a restart accepts connections at once.
+	eng := newOpening()
 	srv := pgwire.NewServer(pgwire.Config{
 		Listen:         *listen,
-		Engine:         front,
+		Engine:         eng,
 		Logger:         log,
 		TLS:            tlsCfg,
 		Auth:           auth,
 		Roles:          roles,
 		MaxConnections: *maxConns,
 	})
+	var front *sql.Frontend
 	g, gctx := errgroup.WithContext(ctx)
-	g.Go(func() error { return front.Run(gctx) })
 	g.Go(func() error { return srv.Run(gctx) })
+	g.Go(func() error {
+		var err error
+		front, err = sql.Open(gctx, sql.Config{DataDir: *dataDir, Logger: log,
+			RecomputeViews: *viewState == "recomputed", CacheSize: *cacheMB << 20,
+			LogParameters: *logParams})
+		if err != nil {
+			eng.open(nil, err)
+			return err
+		}
+		eng.open(front, nil)
+		return front.Run(gctx)
+	})
 	err = g.Wait()
+	if front != nil {
+		front.Close()
+	}
 	if errors.Is(err, context.Canceled) {
 		err = nil
 	}
