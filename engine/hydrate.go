@@ -89,54 +89,75 @@ func (e *Engine) addJob(j *hydrationJob) {
 }
 
 // startHydration starts the recorded hydrations, at most one per
-// processor at a time, a rebuild after the flows it reads.
+// processor at a time: first the restores, smallest persisted state
+// first, so that the views that come back quickly are read soon, then
+// the rebuilds in id order, each after the flows it reads.
 func (e *Engine) startHydration(ctx context.Context) {
 	h := &e.hydration
 	if len(h.jobs) == 0 {
 		return
 	}
 	e.computeBlocked()
-	ids := make([]uint64, 0, len(h.jobs))
-	for id := range h.jobs {
-		ids = append(ids, id)
-	}
-	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
-	slots := make(chan struct{}, runtime.GOMAXPROCS(0))
-	for _, id := range ids {
-		j := h.jobs[id]
+	order := make([]*hydrationJob, 0, len(h.jobs))
+	size := map[*hydrationJob]uint64{}
+	for _, j := range h.jobs {
 		for in := range j.f.inputs {
 			if dep := h.jobs[in]; dep != nil {
 				j.after = append(j.after, dep)
 			}
 		}
-		e.group.Go(func() error {
-			e.runJob(ctx, j, slots)
-			return nil
-		})
+		if j.restore {
+			// An estimate from the store's files; an error leaves 0.
+			size[j], _ = e.store.StateSize(j.f.obj.ID)
+		}
+		order = append(order, j)
 	}
+	sort.Slice(order, func(a, b int) bool {
+		ja, jb := order[a], order[b]
+		if ja.restore != jb.restore {
+			return ja.restore
+		}
+		if size[ja] != size[jb] {
+			return size[ja] < size[jb]
+		}
+		return ja.f.obj.ID < jb.f.obj.ID
+	})
+	slots := make(chan struct{}, runtime.GOMAXPROCS(0))
+	e.group.Go(func() error {
+		for _, j := range order {
+			if !j.restore {
+				// The flows it reads come before it in order.
+				for _, dep := range j.after {
+					select {
+					case <-dep.done:
+					case <-ctx.Done():
+						return nil
+					}
+				}
+			}
+			select {
+			case slots <- struct{}{}:
+			case <-ctx.Done():
+				return nil
+			}
+			e.group.Go(func() error {
+				defer func() { <-slots }()
+				e.runJob(ctx, j)
+				return nil
+			})
+		}
+		return nil
+	})
 }
 
 // runJob hydrates one flow off the coordinator and hands it over.
-func (e *Engine) runJob(ctx context.Context, j *hydrationJob, slots chan struct{}) {
+func (e *Engine) runJob(ctx context.Context, j *hydrationJob) {
 	err := func() error {
-		if !j.restore {
-			for _, dep := range j.after {
-				select {
-				case <-dep.done:
-				case <-ctx.Done():
-					return ctx.Err()
-				}
-				if dep.err != nil {
-					return fmt.Errorf("it reads %s %q, which could not be hydrated", dep.f.obj.Kind, dep.f.obj.Name)
-				}
+		for _, dep := range j.after {
+			if !j.restore && dep.err != nil {
+				return fmt.Errorf("it reads %s %q, which could not be hydrated", dep.f.obj.Kind, dep.f.obj.Name)
 			}
 		}
-		select {
-		case slots <- struct{}{}:
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-		defer func() { <-slots }()
 		if e.testing != nil && e.testing.BeforeHydrate != nil {
 			e.testing.BeforeHydrate(j.f.obj.Name)
 		}

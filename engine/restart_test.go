@@ -41,6 +41,7 @@ type testEngine struct {
 	e         *Engine
 	stop      func()
 	recompute bool
+	testing   *TestingKnobs
 }
 
 func openTest(t *testing.T, dir string) *testEngine {
@@ -53,7 +54,7 @@ func openTest(t *testing.T, dir string) *testEngine {
 func (te *testEngine) open() {
 	te.t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	e, err := Open(ctx, Config{DataDir: te.dir, Binder: copyBinder{}, Logger: slog.New(slog.NewTextHandler(&te.log, nil)), RecomputeViews: te.recompute})
+	e, err := Open(ctx, Config{DataDir: te.dir, Binder: copyBinder{}, Logger: slog.New(slog.NewTextHandler(&te.log, nil)), RecomputeViews: te.recompute, Testing: te.testing})
 	if err != nil {
 		cancel()
 		te.t.Fatal(err)

@@ -124,6 +124,9 @@ func (s *Streamdb) waitReady(ctx context.Context) error {
 	}
 }
 
+// Addr is the host:port the server listens on.
+func (s *Streamdb) Addr() string { return s.addr }
+
 // PID is the server's process id.
 func (s *Streamdb) PID() int { return s.cmd.Process.Pid }
 
