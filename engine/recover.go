@@ -62,7 +62,9 @@ func (e *Engine) recover(ctx context.Context) error {
 	if err := fix.Commit(); err != nil {
 		return fmt.Errorf("commit recovery: %w", err)
 	}
-	e.wireSources()
+	if err := e.wireSources(); err != nil {
+		return err
+	}
 	if len(objs) > 0 {
 		e.log.Info("opened; views hydrate in the background", "objects", len(objs), "hydrating", len(e.hydration.jobs),
 			"elapsed", time.Since(start).Round(time.Millisecond))
@@ -127,6 +129,8 @@ func (e *Engine) recoverObject(o *catalog.Object, legacy bool, fix *storage.Batc
 			return err
 		}
 		e.addJob(e.hydrationOf(f, fix))
+	case catalog.KindSink:
+		return e.recoverSink(o)
 	case catalog.KindIndex:
 		f, err := e.buildIndexFlow(o)
 		if err != nil {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/streamdb/streamdb/catalog"
 	"github.com/streamdb/streamdb/planner"
+	"github.com/streamdb/streamdb/sinks"
 	"github.com/streamdb/streamdb/sources"
 	"github.com/streamdb/streamdb/storage"
 	"github.com/streamdb/streamdb/types"
@@ -31,6 +32,10 @@ func (copyBinder) PlanView(cat *catalog.Catalog, o *catalog.Object) (planner.Nod
 
 func (copyBinder) OpenSource(*catalog.Catalog, *catalog.Object) (sources.Source, error) {
 	return nil, fmt.Errorf("no sources here")
+}
+
+func (copyBinder) OpenSink(*catalog.Catalog, *catalog.Object, string) (sinks.Sink, error) {
+	return nil, fmt.Errorf("no sinks here")
 }
 
 // testEngine is an engine on a directory, reopened as a test asks.

@@ -22,8 +22,9 @@ type coordReq struct {
 	// source and batch are a source's batch to ingest.
 	source *runningSource
 	batch  *sources.Batch
-	// call runs on the coordinator outside any tick.
-	call func(e *Engine) error
+	// call runs on the coordinator outside any tick, with the tick
+	// loop's context.
+	call func(ctx context.Context, e *Engine) error
 	ddl  func(ctx context.Context, tx *DDL) error
 	err  error
 	done chan struct{}
@@ -89,7 +90,7 @@ func (e *Engine) process(ctx context.Context, reqs []*coordReq) error {
 			continue
 		}
 		if r.call != nil {
-			r.err = r.call(e)
+			r.err = r.call(ctx, e)
 			close(r.done)
 			r.done = nil
 			continue
@@ -151,7 +152,7 @@ func (e *Engine) writeTick(ctx context.Context, reqs []*coordReq) error {
 	pending := uniqueDelta{} // unique keys added by the tick's transactions so far
 	for _, r := range reqs {
 		if r.source != nil {
-			if err := e.applySource(r.source, r.batch, batch, deltas); err != nil {
+			if err := e.applySource(ctx, r.source, r.batch, batch, deltas); err != nil {
 				if pgerr.As(err) == nil {
 					batch.Discard()
 					return err
@@ -202,8 +203,18 @@ func (e *Engine) writeTick(ctx context.Context, reqs []*coordReq) error {
 	// A tick that changes a view whose state is persisted commits after
 	// maintenance instead: the views write their state changes into the
 	// tick's batch, so that the state on disk is always the state of
-	// the tick on disk (see the package documentation).
+	// the tick on disk (see the package documentation). So does a tick
+	// of which a sink reads a view: the view's changes go into the
+	// tick's batch (its history commits with the tick).
 	e.ts = ts
+	e.ticked = true
+	e.hist.record(ts, deltas, e.tables)
+	e.trimSinkHistory(batch)
+	var written []*runningSink
+	viewSinks := e.sinksReadViews(deltas)
+	if !viewSinks {
+		written = e.writeSinkHistory(batch, ts, deltas)
+	}
 	var pushes []subPush
 	var err error
 	maintained := make(chan struct{})
@@ -220,7 +231,8 @@ func (e *Engine) writeTick(ctx context.Context, reqs []*coordReq) error {
 		commit = batch.CommitUnsynced
 	}
 	var cerr error
-	if !persisted {
+	after := persisted || viewSinks
+	if !after {
 		if fromSource {
 			e.sourceBatchBytes = batch.Len()
 		}
@@ -228,12 +240,15 @@ func (e *Engine) writeTick(ctx context.Context, reqs []*coordReq) error {
 	}
 	<-maintained
 	e.state = nil
-	if persisted && err == nil {
+	if after && err == nil {
+		if viewSinks {
+			written = e.writeSinkHistory(batch, ts, deltas)
+		}
 		if fromSource {
 			e.sourceBatchBytes = batch.Len()
 		}
 		cerr = commit()
-	} else if persisted {
+	} else if after {
 		batch.Discard()
 	}
 	if cerr != nil {
@@ -243,9 +258,12 @@ func (e *Engine) writeTick(ctx context.Context, reqs []*coordReq) error {
 		return err
 	}
 	for _, p := range pushes {
-		p.sub.push(ts, p.delta, p.errs)
+		if p.sub.tick(ts, p.delta, p.errs) {
+			e.removeSubscription(p.sub)
+		}
 	}
 	e.maybeRebase()
+	wakeSinks(written, ts)
 	e.publish()
 	e.finish(reqs)
 	return nil
@@ -271,6 +289,18 @@ func (e *Engine) reachesState(deltas map[uint64]dataflow.Batch) bool {
 	for id := range deltas {
 		if visit(id) {
 			return true
+		}
+	}
+	return false
+}
+
+// sinksReadViews reports whether a recording sink reads a view that the
+// tick's changes may reach: its history needs the view's changes before
+// the tick commits.
+func (e *Engine) sinksReadViews(deltas map[uint64]dataflow.Batch) bool {
+	for id, n := range e.sinkRels {
+		if n > 0 && e.flowByID(id) != nil {
+			return len(deltas) > 0
 		}
 	}
 	return false
@@ -355,15 +385,18 @@ func (e *Engine) propagate(ctx context.Context, deltas map[uint64]dataflow.Batch
 			}
 		}
 	}
-	for id := range deltas {
+	for id, d := range deltas {
 		enqueue(id)
+		if subs := e.directSubs[id]; len(subs) > 0 {
+			pushes = directPushes(pushes, subs, slices.Clone(d).Consolidate(), nil)
+		}
 	}
 	for work.Len() > 0 {
 		f := heap.Pop(&work).(*flow)
 		changed := false
 		for id, in := range f.inputs {
 			if d := deltas[id]; len(d) > 0 {
-				in.Push(d)
+				in.Push(f.narrow(id, d))
 				changed = true
 			}
 			if errs := errDeltas[id]; len(errs) > 0 {
@@ -380,16 +413,21 @@ func (e *Engine) propagate(ctx context.Context, deltas map[uint64]dataflow.Batch
 		}
 		f.stats.record(time.Since(start))
 		if f.sub != nil {
-			pushes = append(pushes, subPush{f.sub, f.sub.collect.Delta(), f.sub.collect.Errors()})
+			pushes = append(pushes, subPush{f.sub, slices.Clone(f.sub.collect.Delta()), f.sub.collect.Errors()})
 			continue
 		}
 		e.dirty[f.obj.ID] = true
-		// A view's delta is asked for only when a flow reads the view:
-		// a GROUP BY view's Output builds its delta's rows on demand.
-		if f.out == nil || len(e.readers[f.obj.ID]) == 0 {
+		// A view's delta is asked for only when a flow or a sink reads
+		// the view: a GROUP BY view's Output builds its delta's rows on
+		// demand.
+		direct := e.directSubs[f.obj.ID]
+		if f.out == nil || len(e.readers[f.obj.ID]) == 0 && e.sinkRels[f.obj.ID] == 0 && len(direct) == 0 {
 			continue
 		}
 		d, errs := f.out.Delta(), f.out.DeltaErrors()
+		if len(direct) > 0 {
+			pushes = directPushes(pushes, direct, slices.Clone(d), errs)
+		}
 		if len(d) > 0 {
 			deltas[f.obj.ID] = d
 		}
@@ -427,4 +465,15 @@ func (e *Engine) publish() {
 	if old != nil {
 		close(old.next)
 	}
+}
+
+// directPushes queues one tick's changes of an object for each of its
+// direct subscriptions, sharing one copy.
+func directPushes(pushes []subPush, subs []*Subscription, delta dataflow.Batch, errs []dataflow.ErrorUpdate) []subPush {
+	for _, s := range subs {
+		// A relation widened since the feed began (sources.Batch.AddColumns)
+		// has rows wider than the feed's columns: cut back per feed.
+		pushes = append(pushes, subPush{s, s.flow.narrow(s.direct, delta), errs})
+	}
+	return pushes
 }

@@ -25,6 +25,13 @@ type Config struct {
 	RecomputeViews bool
 	CacheSize      int64
 	Testing        *engine.TestingKnobs
+	// SubscribeBufferBytes bounds the changes a subscription holds for
+	// a client that does not read them (engine.Config.FeedBufferBytes).
+	SubscribeBufferBytes int64
+	// RetainHistory and RetainHistoryBytes bound the changes kept for
+	// SUBSCRIBE … AS OF a past time (engine.Config).
+	RetainHistory      time.Duration
+	RetainHistoryBytes int64
 	// LogParameters logs the values of statements' parameters with the
 	// statements at debug level; without it they are redacted.
 	LogParameters bool
@@ -58,7 +65,8 @@ func Open(ctx context.Context, cfg Config) (*Frontend, error) {
 		log = slog.Default()
 	}
 	eng, err := engine.Open(ctx, engine.Config{DataDir: cfg.DataDir, Logger: log, Binder: binderHooks{log: log},
-		RecomputeViews: cfg.RecomputeViews, CacheSize: cfg.CacheSize, Testing: cfg.Testing})
+		RecomputeViews: cfg.RecomputeViews, CacheSize: cfg.CacheSize, Testing: cfg.Testing,
+		FeedBufferBytes: cfg.SubscribeBufferBytes, RetainHistory: cfg.RetainHistory, RetainHistoryBytes: cfg.RetainHistoryBytes})
 	if err != nil {
 		return nil, err
 	}

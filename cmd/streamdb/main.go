@@ -47,6 +47,9 @@ func run() error {
 	maxConns := flag.Int("max-connections", 100, "maximum number of clients connected at once")
 	viewState := flag.String("view-state", "persisted", "persisted: views keep their state in the store and restart from it; recomputed: views are recomputed from their inputs on every start")
 	cacheMB := flag.Int64("cache-size", engine.DefaultCacheSize>>20, "the store's block cache in MB, through which tables are read")
+	subBuffer := flag.Int64("subscribe-buffer-bytes", engine.DefaultFeedBufferBytes, "changes a SUBSCRIBE may hold for a client that does not read them; past it the subscription ends with an error")
+	retain := flag.Duration("retain-history", engine.DefaultRetainHistory, "how far back SUBSCRIBE … AS OF can start (negative: not at all)")
+	retainBytes := flag.Int64("retain-history-bytes", engine.DefaultRetainHistoryBytes, "memory for the changes kept for SUBSCRIBE … AS OF")
 	flag.Parse()
 	if *viewState != "persisted" && *viewState != "recomputed" {
 		return fmt.Errorf("--view-state: %q is neither persisted nor recomputed", *viewState)
@@ -98,7 +101,7 @@ func run() error {
 		var err error
 		front, err = sql.Open(gctx, sql.Config{DataDir: *dataDir, Logger: log,
 			RecomputeViews: *viewState == "recomputed", CacheSize: *cacheMB << 20,
-			LogParameters: *logParams})
+			LogParameters: *logParams, SubscribeBufferBytes: *subBuffer, RetainHistory: *retain, RetainHistoryBytes: *retainBytes})
 		if err != nil {
 			eng.open(nil, err)
 			return err

@@ -38,6 +38,8 @@ type Options struct {
 	MemoryLimit uint64
 	// Testing holds the engine's test hooks (sql.Config.Testing).
 	Testing *engine.TestingKnobs
+	// SubscribeBufferBytes is sql.Config.SubscribeBufferBytes.
+	SubscribeBufferBytes int64
 }
 
 // Start runs a server until the test ends.
@@ -64,7 +66,7 @@ func Run(opts Options, tempDir func() string) (*Server, error) {
 	}
 	log := slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	ctx, cancel := context.WithCancel(context.Background())
-	front, err := sql.Open(ctx, sql.Config{DataDir: dir, Logger: log, MemoryLimit: opts.MemoryLimit, Testing: opts.Testing})
+	front, err := sql.Open(ctx, sql.Config{DataDir: dir, Logger: log, MemoryLimit: opts.MemoryLimit, Testing: opts.Testing, SubscribeBufferBytes: opts.SubscribeBufferBytes})
 	if err != nil {
 		cancel()
 		return nil, err
