@@ -168,6 +168,12 @@ func (g *Graph) Restore(ctx context.Context, r StateReader) error {
 			return g.err
 		}
 		g.streams[i].reset()
+		if in, ok := op.(*inputOp); ok {
+			// What was staged before the restore (a VALUES list's rows,
+			// pushed when the plan was lowered) is in the restored state
+			// already.
+			in.in.pending, in.in.pendingErrs, in.in.borrowed = nil, nil, nil
+		}
 		p, ok := op.(persistent)
 		if !ok {
 			continue
