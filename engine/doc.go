@@ -120,9 +120,7 @@
 // (see Tables below); it does not hydrate. Run serves at once and
 // hydrates the flows in the background, one per processor at a time
 // (hydrate.go): restored from their state, smallest first, or rebuilt
-// from their inputs once the flows they read are back. (The server
-// listens even before Open, which waits for Pebble to replay and flush
-// its log: see cmd/streamdb/opening.go.) Tables and ready views answer
+// from their inputs once the flows they read are back. Tables and ready views answer
 // meanwhile. A read of a view still hydrating gets a *HydrationError
 // and waits for it (the front end waits as long as its statement may);
 // a write or source batch whose changes would reach such a view waits in

@@ -131,6 +131,7 @@ func (e *Engine) recoverObject(o *catalog.Object, legacy bool, fix *storage.Batc
 		e.addJob(e.hydrationOf(f, fix))
 	case catalog.KindSink:
 		return e.recoverSink(o)
+	case catalog.KindRole, catalog.KindDatabase:
 	case catalog.KindIndex:
 		f, err := e.buildIndexFlow(o)
 		if err != nil {

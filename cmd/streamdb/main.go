@@ -17,6 +17,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/streamdb/streamdb/engine"
+	"github.com/streamdb/streamdb/internal/egress"
 	"github.com/streamdb/streamdb/pgwire"
 	"github.com/streamdb/streamdb/sql"
 )
@@ -47,6 +48,7 @@ func run() error {
 	maxConns := flag.Int("max-connections", 100, "maximum number of clients connected at once")
 	viewState := flag.String("view-state", "persisted", "persisted: views keep their state in the store and restart from it; recomputed: views are recomputed from their inputs on every start")
 	cacheMB := flag.Int64("cache-size", engine.DefaultCacheSize>>20, "the store's block cache in MB, through which tables are read")
+	allowEgress := flag.String("allow-egress", "", "comma-separated hosts, addresses and CIDR blocks that connections (CREATE CONNECTION) may reach; empty allows all")
 	subBuffer := flag.Int64("subscribe-buffer-bytes", engine.DefaultFeedBufferBytes, "changes a SUBSCRIBE may hold for a client that does not read them; past it the subscription ends with an error")
 	retain := flag.Duration("retain-history", engine.DefaultRetainHistory, "how far back SUBSCRIBE … AS OF can start (negative: not at all)")
 	retainBytes := flag.Int64("retain-history-bytes", engine.DefaultRetainHistoryBytes, "memory for the changes kept for SUBSCRIBE … AS OF")
@@ -72,47 +74,38 @@ func run() error {
 	if err := prepareDataDir(*dataDir, log); err != nil {
 		return err
 	}
-	roles, nonce, err := bootstrapRoles(*dataDir, os.Getenv("STREAMDB_PASSWORD"), log)
+	allow, err := egress.Parse(*allowEgress)
 	if err != nil {
 		return err
 	}
-	auth.MockNonce = nonce
+
+	front, err := sql.Open(ctx, sql.Config{DataDir: *dataDir, Logger: log, LogParameters: *logParams,
+		InitialPassword: os.Getenv("STREAMDB_PASSWORD"), Egress: allow,
+		RecomputeViews: *viewState == "recomputed", CacheSize: *cacheMB << 20,
+		SubscribeBufferBytes: *subBuffer, RetainHistory: *retain, RetainHistoryBytes: *retainBytes})
+	if err != nil {
+		return err
+	}
+	defer front.Close()
+	auth.MockNonce = front.MockNonce()
 
 	tlsCfg, err := tlsConfig(*tlsCert, *tlsKey, *dataDir, *selfSigned)
 	if err != nil {
 		return err
 	}
-	// The server listens before the store opens (see opening), so that
-	// a restart accepts connections at once.
-	eng := newOpening()
 	srv := pgwire.NewServer(pgwire.Config{
 		Listen:         *listen,
-		Engine:         eng,
+		Engine:         front,
 		Logger:         log,
 		TLS:            tlsCfg,
 		Auth:           auth,
-		Roles:          roles,
+		Roles:          front,
 		MaxConnections: *maxConns,
 	})
-	var front *sql.Frontend
 	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error { return front.Run(gctx) })
 	g.Go(func() error { return srv.Run(gctx) })
-	g.Go(func() error {
-		var err error
-		front, err = sql.Open(gctx, sql.Config{DataDir: *dataDir, Logger: log,
-			RecomputeViews: *viewState == "recomputed", CacheSize: *cacheMB << 20,
-			LogParameters: *logParams, SubscribeBufferBytes: *subBuffer, RetainHistory: *retain, RetainHistoryBytes: *retainBytes})
-		if err != nil {
-			eng.open(nil, err)
-			return err
-		}
-		eng.open(front, nil)
-		return front.Run(gctx)
-	})
 	err = g.Wait()
-	if front != nil {
-		front.Close()
-	}
 	if errors.Is(err, context.Canceled) {
 		err = nil
 	}

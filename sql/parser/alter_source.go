@@ -85,6 +85,8 @@ func (p *parser) alterSource() (Statement, error) {
 		return nil, err
 	}
 	switch {
+	case p.isOwnerChange(0):
+		return p.ownerOf(ObjectSource, s.IfExists, s.Name)
 	case p.kwAt(0, "add") && p.kwAt(1, "subsource"):
 		p.next()
 		p.next()

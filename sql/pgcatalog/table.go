@@ -26,8 +26,11 @@ type Table struct {
 	// pg_settings, information_schema…): relkind 'v' in pg_class.
 	View    bool
 	Columns []Column
-	index   map[string]int
-	gen     func(b *rowSet, src Source)
+	// SuperuserOnly marks the relations only superusers may read
+	// (pg_authid and pg_shadow, which hold password verifiers).
+	SuperuserOnly bool
+	index         map[string]int
+	gen           func(b *rowSet, src Source)
 }
 
 // Rows generates the relation's contents from src.
