@@ -10,7 +10,7 @@ SLT_CORPUS    ?= ../shared/sqllogictest/sqlite
 FUZZTIME      ?= 30s
 STATICCHECK   := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: build run test compat lint bench fuzz slt-full kafka clean
+.PHONY: build run test compat lint bench bench-restart fuzz slt-full kafka clean
 
 build:
 	$(GO) build -o $(BIN)/ ./cmd/...
@@ -46,6 +46,12 @@ lint:
 # loop; writes bench/results/latest.{json,md,png}. BENCH_EVENTS=n scales it.
 bench: build
 	BENCH_EVENTS=$(BENCH_EVENTS) BENCH_QUERIES=$(BENCH_QUERIES) $(GO) run ./bench/nexmark -streamdb $(BIN)/streamdb
+
+# Restarts after kill -9 (bench/restart): views restored from their
+# persisted state against recomputed from their inputs, with memory;
+# writes bench/results/restart.{json,md}.
+bench-restart: build
+	$(GO) run ./bench/restart -streamdb $(BIN)/streamdb
 
 # The whole SQLite corpus in both modes (the fast subset runs in make test).
 slt-full: build

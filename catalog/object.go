@@ -143,6 +143,12 @@ type Object struct {
 	// dataflows that need them, so that a source's data is not bounded
 	// by memory. Relations created before this existed stay in memory.
 	Cold bool `json:"cold,omitempty"`
+	// NotStored marks a source created WITH (STORED = false), and its
+	// append relations, whose rows are not kept at all: they feed the
+	// views that exist when they arrive, whose persisted state holds
+	// what they need, and the source's external log (a Kafka topic) is
+	// the only record of them.
+	NotStored bool `json:"not_stored,omitempty"`
 	// Secret is a secret's value in plaintext, as stores written before
 	// secrets were encrypted hold it; such a value is sealed into
 	// SealedSecret when the store is opened, and never written again.
@@ -174,6 +180,10 @@ type Object struct {
 	// not stored.
 	Plan planner.Node `json:"-"`
 }
+
+// AppendOnly reports whether the object is a source's output that never
+// retracts a row: a cold relation, or one not stored.
+func (o *Object) AppendOnly() bool { return o.Cold || o.NotStored }
 
 // OwnerID returns the id of the role owning the object.
 func (o *Object) OwnerID() uint64 {

@@ -35,6 +35,10 @@ type arrangement struct {
 	// bucketBytes is the size of the buckets, beyond the table.
 	bucketBytes int64
 	scratch     []byte
+	// ps and sub, when set, are where the arrangement persists its
+	// changes (see arrangement_persist.go).
+	ps  *stateKeys
+	sub byte
 }
 
 const (
@@ -60,6 +64,9 @@ type bucket struct {
 	live  int            // entries with a multiplicity
 	holes int            // bytes of the entries without
 	keys  int64          // bytes of the index's keys
+	// appends counts the entries appended while there is no index, which
+	// name them in the persisted state (see arrangement.persistAppend).
+	appends uint32
 }
 
 // Approximate in-memory sizes for StateBytes.
@@ -121,10 +128,14 @@ func (a *arrangement) update(key []byte, h uint64, row []byte, diff int64) {
 	if diff == 0 {
 		return
 	}
+	persist := a.ps != nil && a.ps.on()
 	i := a.tab.find(key, h)
 	if i < 0 {
 		a.scratch = appendEntry(append(a.scratch[:0], packedMarker), row, diff)
 		a.tab.insert(key, h, a.scratch)
+		if persist {
+			a.persistRow(key, row, diff)
+		}
 		return
 	}
 	v := a.tab.value(i)
@@ -132,7 +143,7 @@ func (a *arrangement) update(key []byte, h uint64, row []byte, diff int64) {
 		num := binary.LittleEndian.Uint32(v[1:])
 		b := a.buckets[num]
 		before := b.size()
-		b.add(row, diff)
+		a.addToBucket(key, b, row, diff, persist)
 		a.bucketBytes += b.size() - before
 		if b.live == 0 {
 			a.bucketBytes -= b.size()
@@ -153,6 +164,9 @@ func (a *arrangement) update(key []byte, h uint64, row []byte, diff int64) {
 	switch {
 	case at >= 0:
 		n := int64(binary.LittleEndian.Uint64(v[at:])) + diff
+		if persist {
+			a.persistRow(key, row, n)
+		}
 		if n != 0 {
 			binary.LittleEndian.PutUint64(v[at:], uint64(n))
 			return
@@ -167,17 +181,20 @@ func (a *arrangement) update(key []byte, h uint64, row []byte, diff int64) {
 	case count < packedMax:
 		a.scratch = appendEntry(append(a.scratch[:0], v...), row, diff)
 		a.tab.replace(i, a.scratch)
+		if persist {
+			a.persistRow(key, row, diff)
+		}
 	default:
-		a.toBucket(i, v, count, row, diff)
+		a.toBucket(i, key, v, count, row, diff, persist)
 	}
 }
 
-// toBucket moves the count packed rows of slot i and the new row into a
-// bucket.
-func (a *arrangement) toBucket(i int, v []byte, count int, row []byte, diff int64) {
+// toBucket moves the count packed rows of slot i (of key) and the new
+// row into a bucket.
+func (a *arrangement) toBucket(i int, key, v []byte, count int, row []byte, diff int64, persist bool) {
 	b := &bucket{data: make([]byte, 0, 2*len(v)), live: count}
 	b.data = append(b.data, v[1:]...)
-	b.add(row, diff)
+	a.addToBucket(key, b, row, diff, persist)
 	var num uint32
 	if n := len(a.free); n > 0 {
 		num = a.free[n-1]
@@ -190,6 +207,26 @@ func (a *arrangement) toBucket(i int, v []byte, count int, row []byte, diff int6
 	a.bucketBytes += b.size()
 	a.scratch = binary.LittleEndian.AppendUint32(append(a.scratch[:0], bucketMarker), num)
 	a.tab.replace(i, a.scratch)
+}
+
+// addToBucket adds diff to row's multiplicity in key's bucket b,
+// persisting the change when persist is set.
+func (a *arrangement) addToBucket(key []byte, b *bucket, row []byte, diff int64, persist bool) {
+	if !persist {
+		b.add(row, diff)
+		return
+	}
+	if b.index == nil && diff < 0 {
+		b.buildIndex()
+		a.persistIndexed(key, b)
+	}
+	ord := b.appends
+	n := b.add(row, diff)
+	if b.index == nil {
+		a.persistAppend(key, ord, row, diff)
+		return
+	}
+	a.persistRow(key, row, n)
 }
 
 // size returns the approximate bytes of the arrangement.
@@ -208,13 +245,15 @@ func uvarintLen(b []byte) int {
 	return k
 }
 
-// add adds diff to row's multiplicity. An insertion before the first
-// retraction appends an entry; anything else goes through the index.
-func (b *bucket) add(row []byte, diff int64) {
+// add adds diff to row's multiplicity and returns the multiplicity. An
+// insertion before the first retraction appends an entry (and returns
+// diff, the entry's); anything else goes through the index.
+func (b *bucket) add(row []byte, diff int64) int64 {
 	if b.index == nil {
 		if diff > 0 {
 			b.append(row, diff)
-			return
+			b.appends++
+			return diff
 		}
 		b.buildIndex()
 	}
@@ -224,12 +263,12 @@ func (b *bucket) add(row []byte, diff int64) {
 		b.index[s] = len(b.data)
 		b.keys += int64(len(s))
 		b.append(row, diff)
-		return
+		return diff
 	}
 	n := int64(binary.LittleEndian.Uint64(b.data[off:])) + diff
 	binary.LittleEndian.PutUint64(b.data[off:], uint64(n))
 	if n != 0 {
-		return
+		return n
 	}
 	delete(b.index, string(row))
 	b.keys -= int64(len(row))
@@ -238,6 +277,7 @@ func (b *bucket) add(row []byte, diff int64) {
 	if b.holes*2 > len(b.data) {
 		b.compact()
 	}
+	return 0
 }
 
 // append appends an entry, doubling data when it is full: a hot key's

@@ -13,7 +13,7 @@ func (g *Graph) Distinct(src Node) Node {
 	out := new(stream)
 	op := &thresholdOp{
 		g: g, l: g.input(src), out: out, f: distinctCount, name: "Distinct",
-		rows: newTable(maphash.MakeSeed()),
+		rows: newTable(maphash.MakeSeed()), sk: g.stateKeys(),
 	}
 	return g.add(op, out)
 }

@@ -33,6 +33,10 @@ type Graph struct {
 	// half-way leaves operator state inconsistent, so every later Step
 	// returns the same error and the graph must be rebuilt.
 	err error
+	// ps, when set, receives every change of the operators' state (see
+	// Persist); restoring is set while Restore loads it back.
+	ps        StateWriter
+	restoring bool
 }
 
 // NewGraph returns an empty graph.

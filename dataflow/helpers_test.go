@@ -365,6 +365,9 @@ type minVal struct {
 type minState struct {
 	agg  minAgg
 	vals map[string]*minVal
+	// changed lists the values changed since the last DrainElements,
+	// once TrackElements was called.
+	changed map[string]bool
 }
 
 func (s *minState) Update(r types.Row, diff int64) error {
@@ -381,6 +384,9 @@ func (s *minState) Update(r types.Row, diff int64) error {
 	v.n += diff
 	if v.n == 0 {
 		delete(s.vals, k)
+	}
+	if s.changed != nil {
+		s.changed[k] = true
 	}
 	return nil
 }

@@ -7,6 +7,7 @@ import "github.com/streamdb/streamdb/types"
 // lookup joins against a view. Snapshot.Lookup finds the rows of one key.
 func (g *Graph) Index(src Node, key func(types.Row) types.Row) *Index {
 	x := &Index{Output: newOutput(g.input(src), key)}
+	x.persistAs(g.stateKeys())
 	g.add(&outputOp{o: x.Output}, new(stream))
 	return x
 }

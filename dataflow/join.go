@@ -55,8 +55,10 @@ func (g *Graph) Join(left, right Node, spec JoinSpec) Node {
 	seed := maphash.MakeSeed()
 	op := &joinOp{
 		g: g, left: g.input(left), right: g.input(right), out: out, spec: spec,
-		la: newArrangement(seed), ra: newArrangement(seed), built: -1,
+		la: newArrangement(seed), ra: newArrangement(seed), built: -1, sk: g.stateKeys(),
 	}
+	op.la.persistAs(op.sk, 0)
+	op.ra.persistAs(op.sk, 1)
 	return g.add(op, out)
 }
 
@@ -79,6 +81,7 @@ type joinOp struct {
 	held      [2]Batch
 	built     int
 	heldBytes [2]int64
+	sk        *stateKeys
 }
 
 var _ operator = (*joinOp)(nil)
@@ -296,6 +299,22 @@ func (op *joinOp) StateBytes() int64 {
 		n += op.build.size()
 	}
 	return n
+}
+
+// A join persists its two arrangements, the left as structure 0 and the
+// right as 1.
+
+func (op *joinOp) persists() error { return nil }
+
+func (op *joinOp) stateShape() string {
+	return fmt.Sprintf("arranged/1 keep %v %v", op.spec.LeftKeep, op.spec.RightKeep)
+}
+
+func (op *joinOp) restore(_ context.Context, r StateReader) error {
+	if err := op.la.restore(r); err != nil {
+		return err
+	}
+	return op.ra.restore(r)
 }
 
 // evalKey applies a KeyFunc, nil meaning the empty key.

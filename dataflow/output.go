@@ -19,6 +19,7 @@ import (
 // groupItem) rather than a consolidated copy of its delta.
 func (g *Graph) Output(src Node) *Output {
 	o := newOutput(g.input(src), nil)
+	o.persistAs(g.stateKeys())
 	if r, ok := g.ops[src.id].(*reduceOp); ok && !r.keyed && !r.started {
 		r.keyed, o.red, o.wm.red, o.wideM.red = true, r, r, r
 		o.gw.m, o.ww.m, o.wideW.m = &o.gm, &o.wm, &o.wideM
@@ -83,6 +84,8 @@ type Output struct {
 	// snap is the snapshot of the current contents, nil until asked for
 	// after a change.
 	snap *Snapshot
+	// sk is where the Output persists its contents (output_persist.go).
+	sk *stateKeys
 }
 
 // ErrSnapshotGone is the error of a read of a published snapshot that
@@ -118,6 +121,8 @@ type itemMerger struct {
 	vbuf []byte
 	// bytes is the change of the stored items' size during a merge.
 	bytes int64
+	// sk is where the items' changes are persisted (output_persist.go).
+	sk *stateKeys
 }
 
 func (m *itemMerger) key(c *change) string { return keyString(c.key) }
@@ -125,7 +130,11 @@ func (m *itemMerger) key(c *change) string { return keyString(c.key) }
 func (m *itemMerger) update(it item, c *change) (item, bool) {
 	// A present row keeps its first stored form (rows that compare equal
 	// may differ in representation, numeric 1.0 and 1.00).
-	if it.n += c.u.Diff; it.n == 0 {
+	it.n += c.u.Diff
+	if m.sk.on() {
+		m.persist(it)
+	}
+	if it.n == 0 {
 		m.bytes -= sizeItem + int64(len(it.kv))
 		return it, false
 	}
@@ -136,6 +145,9 @@ func (m *itemMerger) insert(c *change) (item, bool) {
 	m.vbuf = appendRowValue(append(m.vbuf[:0], c.key...), c.u.Row)
 	it := item{kv: string(m.vbuf), klen: len(c.key), n: c.u.Diff}
 	m.bytes += sizeItem + int64(len(it.kv))
+	if m.sk.on() {
+		m.persist(it)
+	}
 	return it, true
 }
 
@@ -318,6 +330,9 @@ func (o *Output) step() {
 func (o *Output) mergeErrors() {
 	if len(o.deltaErrs) > 0 {
 		o.errs = ConsolidateErrors(append(slices.Clone(o.errs), o.deltaErrs...))
+		if o.sk.on() {
+			o.persistErrors()
+		}
 	}
 }
 

@@ -398,14 +398,34 @@ func splits(rng *rand.Rand, n int) [][]int {
 }
 
 // checkScenario runs one random history of sc under every split and
-// returns a description of the first discrepancy.
+// returns a description of the first discrepancy. Every other split
+// runs persisted (Graph.Persist) and restarts at random ticks: the
+// graph is built again and restored from what it persisted, must read
+// as it did before, and goes on with the next ticks.
 func checkScenario(sc scenario, seed uint64) error {
 	rng := rand.New(rand.NewPCG(seed, 0x5eed))
 	h := randHistory(rng, sc.inputs, sc.anyWeights, sc.appendOnly)
-	for _, cuts := range splits(rng, len(h.upd)) {
-		g := NewGraph()
-		ins, nodes := inputs(g, sc.inputs)
-		out := g.Output(sc.build(g, nodes))
+	for si, cuts := range splits(rng, len(h.upd)) {
+		persisted := si%2 == 1
+		var kv *memState
+		build := func() (*Graph, []*Input, *Output) {
+			g := NewGraph()
+			ins, nodes := inputs(g, sc.inputs)
+			out := g.Output(sc.build(g, nodes))
+			switch {
+			case persisted && g.Persistable() != nil:
+				// As the engine does, a graph with an operator that
+				// cannot persist (Recursive) runs without persisting.
+				persisted = false
+			case persisted:
+				g.Persist(kv)
+			}
+			return g, ins, out
+		}
+		if persisted {
+			kv = newMemState()
+		}
+		g, ins, out := build()
 		acc := make([]Batch, sc.inputs)
 		start := 0
 		for tick, end := range cuts {
@@ -424,8 +444,8 @@ func checkScenario(sc scenario, seed uint64) error {
 				return err
 			}
 			if fmtBatch(got) != fmtBatch(want) || fmtErrors(snap.Errors()) != fmtErrors(wantErrs) {
-				return fmt.Errorf("cuts %v, tick %d:\nincremental %s | errors %s\nrecomputed  %s | errors %s",
-					cuts, tick, fmtBatch(got), fmtErrors(snap.Errors()), fmtBatch(want), fmtErrors(wantErrs))
+				return fmt.Errorf("cuts %v, tick %d (persisted %v):\nincremental %s | errors %s\nrecomputed  %s | errors %s",
+					cuts, tick, persisted, fmtBatch(got), fmtErrors(snap.Errors()), fmtBatch(want), fmtErrors(wantErrs))
 			}
 			if sc.ref != nil {
 				cons := make([]Batch, len(acc))
@@ -434,6 +454,17 @@ func checkScenario(sc scenario, seed uint64) error {
 				}
 				if ref := sc.ref(cons); fmtBatch(got) != fmtBatch(ref) {
 					return fmt.Errorf("cuts %v, tick %d:\nincremental %s\nreference   %s", cuts, tick, fmtBatch(got), fmtBatch(ref))
+				}
+			}
+			if persisted && rng.IntN(3) == 0 {
+				g, ins, out = build()
+				if err := g.Restore(context.Background(), kv); err != nil {
+					return fmt.Errorf("cuts %v, restore after tick %d: %w", cuts, tick, err)
+				}
+				rs := out.Snapshot()
+				if r := snapshotBatch(nopTB{}, rs); fmtBatch(r) != fmtBatch(got) || fmtErrors(rs.Errors()) != fmtErrors(snap.Errors()) {
+					return fmt.Errorf("cuts %v, restored after tick %d:\nrestored %s | errors %s\nbefore   %s | errors %s",
+						cuts, tick, fmtBatch(r), fmtErrors(rs.Errors()), fmtBatch(got), fmtErrors(snap.Errors()))
 				}
 			}
 		}

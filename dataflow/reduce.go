@@ -42,7 +42,7 @@ type ReduceSpec struct {
 // (weight +1) instead of a row, and it is retracted like a row.
 func (g *Graph) Reduce(src Node, spec ReduceSpec) Node {
 	out := new(stream)
-	op := &reduceOp{g: g, in: g.input(src), out: out, spec: spec, index: newRowIndex(), keyCol: -1}
+	op := &reduceOp{g: g, in: g.input(src), out: out, spec: spec, index: newRowIndex(), keyCol: -1, sk: g.stateKeys()}
 	if len(spec.KeyCols) > 0 {
 		op.key = columnsKey(spec.KeyCols)
 		if len(spec.KeyCols) == 1 {
@@ -60,6 +60,9 @@ func (g *Graph) Reduce(src Node, spec ReduceSpec) Node {
 		}
 		op.aggs[i] = reduceAgg{off: op.nstates}
 		op.nstates++
+		if _, ok := a.NewState().(ElementState); ok {
+			op.elements = true
+		}
 	}
 	if op.keyCol >= 0 {
 		op.memo = make([]memoEntry, 1)
@@ -162,6 +165,12 @@ type reduceOp struct {
 	begun      bool
 	prefetched bool
 	held       Batch
+	// sk is the Reduce's persisted state (reduce_persist.go); elements
+	// is set when an aggregate's states are ElementStates, and rbuf is
+	// scratch space for encoding.
+	sk       *stateKeys
+	elements bool
+	rbuf     []byte
 }
 
 // reduceAgg is where one aggregate's state lives in a group: n words from
@@ -371,12 +380,15 @@ func (op *reduceOp) applyDelta(d Batch) {
 }
 
 // finish emits the change of every group the tick touched, flushing the
-// output between groups in a final step.
+// output between groups in a final step, and persists the touched groups.
 func (op *reduceOp) finish(ctx context.Context) error {
 	op.begin()
 	if op.held != nil {
 		op.applyDelta(op.held)
 		op.held = nil
+	}
+	if op.sk.on() {
+		op.persistTouched()
 	}
 	if op.keyed && !op.wordsMode {
 		op.sortTouched()

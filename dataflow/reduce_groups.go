@@ -172,6 +172,7 @@ func (op *reduceOp) lookup(key types.Row, h uint64) int32 {
 			states[a.off] = op.spec.Aggs[i].NewState()
 		}
 	}
+	op.trackElements(states)
 	op.bytes += grp.size + statesBytes(states)
 	return pos
 }

@@ -47,8 +47,9 @@ func (g *Graph) semiJoin(left, right Node, leftKey, rightKey KeyFunc, anti bool)
 	op := &semiJoinOp{
 		g: g, left: g.input(left), right: g.input(right), out: out,
 		leftKey: leftKey, rightKey: rightKey, anti: anti,
-		la: newArrangement(seed), rc: newTable(seed),
+		la: newArrangement(seed), rc: newTable(seed), sk: g.stateKeys(),
 	}
+	op.la.persistAs(op.sk, 0)
 	return g.add(op, out)
 }
 
@@ -70,6 +71,7 @@ type semiJoinOp struct {
 	// complete (rightDone).
 	held      Batch
 	rightDone bool
+	sk        *stateKeys
 }
 
 var _ operator = (*semiJoinOp)(nil)
@@ -198,12 +200,18 @@ func (op *semiJoinOp) probeLeft(ctx context.Context, delta Batch) error {
 	return nil
 }
 
-// dropZeros ends a tick: the touched keys without right rows go.
+// dropZeros ends a tick: the touched keys without right rows go, and
+// each touched key's count is persisted.
 func (op *semiJoinOp) dropZeros() {
+	persist := op.sk.on()
 	for t := range op.touched.len() {
 		key := op.touched.get(t)
 		i := op.rc.find(key, op.rc.hash(key))
-		if n, _, _ := counts3(op.rc.value(i)); n == 0 {
+		n, _, _ := counts3(op.rc.value(i))
+		if persist {
+			op.persistCount(key, n)
+		}
+		if n == 0 {
 			op.rc.delete(i)
 		}
 	}
@@ -253,6 +261,41 @@ func (op *semiJoinOp) emitLeft(key []byte, h uint64, diff int64) error {
 
 func (op *semiJoinOp) StateBytes() int64 {
 	return op.la.size() + op.rc.size() + int64(cap(op.held))*sizeUpdate
+}
+
+// A semi-join persists its left arrangement as structure 0 and the
+// right side's count per key as structure 1: key → count (varint).
+
+func (op *semiJoinOp) persists() error { return nil }
+
+func (op *semiJoinOp) stateShape() string { return "arranged/1 counts/1" }
+
+// persistCount records the right side's count n of key.
+func (op *semiJoinOp) persistCount(key []byte, n int64) {
+	k := append(op.sk.start(1, key), key...)
+	op.sk.key = k
+	if n == 0 {
+		op.sk.del(k)
+		return
+	}
+	op.sk.val = binary.AppendVarint(op.sk.val[:0], n)
+	op.sk.set(k, op.sk.val)
+}
+
+func (op *semiJoinOp) restore(_ context.Context, r StateReader) error {
+	if err := op.la.restore(r); err != nil {
+		return err
+	}
+	var v [24]byte
+	return op.sk.scan(r, 1, true, func(key, val []byte) error {
+		n, _, err := readVarint(val)
+		if err != nil {
+			return err
+		}
+		putCounts3(v[:], n, n, 0)
+		op.rc.insert(key, op.rc.hash(key), v[:])
+		return nil
+	})
 }
 
 func counts3(v []byte) (int64, int64, uint64) {

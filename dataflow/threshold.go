@@ -29,7 +29,7 @@ import (
 //	output: +(1) +(2)        -(2)
 func (g *Graph) Threshold(l, r Node, f func(lc, rc int64) int64) Node {
 	out := new(stream)
-	op := &thresholdOp{g: g, l: g.input(l), r: g.input(r), out: out, f: f, rows: newTable(maphash.MakeSeed())}
+	op := &thresholdOp{g: g, l: g.input(l), r: g.input(r), out: out, f: f, rows: newTable(maphash.MakeSeed()), sk: g.stateKeys()}
 	return g.add(op, out)
 }
 
@@ -46,6 +46,7 @@ type thresholdOp struct {
 	keys    keyBatch
 	vbuf    []byte
 	slab    rowSlab
+	sk      *stateKeys
 }
 
 // counters is the fixed head of a thresholdOp table value: the counts in
@@ -107,14 +108,19 @@ func (op *thresholdOp) absorb(_ context.Context, slot int) error {
 	return nil
 }
 
-// finish emits the change of every row whose counts the tick touched.
+// finish emits the change of every row whose counts the tick touched,
+// persisting each touched row's counts.
 func (op *thresholdOp) finish(ctx context.Context) error {
 	defer op.touched.reset()
+	persist := op.sk.on()
 	for t := range op.touched.len() {
 		key := op.touched.get(t)
 		i := op.rows.find(key, op.rows.hash(key))
 		v := op.rows.value(i)
 		c := readCounters(v)
+		if persist {
+			op.persistRow(key, c, v[countersLen:])
+		}
 		if d := op.f(c.lc, c.rc) - op.f(c.oldL, c.oldR); d != 0 {
 			row, err := op.slab.decode(v[countersLen:])
 			if err != nil {
@@ -162,3 +168,40 @@ func (op *thresholdOp) count(delta Batch, right bool) {
 }
 
 func (op *thresholdOp) StateBytes() int64 { return op.rows.size() }
+
+// A threshold persists each distinct row as structure 0: its key
+// encoding → its two counts (varints) and its stored form.
+
+func (op *thresholdOp) persists() error { return nil }
+
+func (op *thresholdOp) stateShape() string { return "counted/1" }
+
+// persistRow records the counts of the row with key, stored as row.
+func (op *thresholdOp) persistRow(key []byte, c counters, row []byte) {
+	k := append(op.sk.start(0, key), key...)
+	op.sk.key = k
+	if c.lc == 0 && c.rc == 0 {
+		op.sk.del(k)
+		return
+	}
+	op.sk.val = append(binary.AppendVarint(binary.AppendVarint(op.sk.val[:0], c.lc), c.rc), row...)
+	op.sk.set(k, op.sk.val)
+}
+
+func (op *thresholdOp) restore(_ context.Context, r StateReader) error {
+	return op.sk.scan(r, 0, true, func(key, val []byte) error {
+		lc, rest, err := readVarint(val)
+		if err != nil {
+			return err
+		}
+		rc, row, err := readVarint(rest)
+		if err != nil {
+			return err
+		}
+		op.vbuf = append(op.vbuf[:0], make([]byte, countersLen)...)
+		counters{lc: lc, rc: rc, oldL: lc, oldR: rc}.put(op.vbuf)
+		op.vbuf = append(op.vbuf, row...)
+		op.rows.insert(key, op.rows.hash(key), op.vbuf)
+		return nil
+	})
+}

@@ -69,7 +69,7 @@ type TopKSpec struct {
 //	output: +(1) +(2)        +(0) -(2)   -(1) +(2)
 func (g *Graph) TopK(src Node, spec TopKSpec) Node {
 	out := new(stream)
-	op := &topKOp{g: g, in: g.input(src), out: out, spec: spec, index: newRowIndex()}
+	op := &topKOp{g: g, in: g.input(src), out: out, spec: spec, index: newRowIndex(), sk: g.stateKeys()}
 	return g.add(op, out)
 }
 
@@ -92,6 +92,7 @@ type topKOp struct {
 	heap    []int32 // refill's selection
 	// changeBytes estimates what changes holds until the tick's finish.
 	changeBytes int64
+	sk          *stateKeys
 }
 
 type topKGroup struct {
@@ -108,6 +109,8 @@ type topKGroup struct {
 	tick       uint64
 	idx        int
 	changeSpan // the group's changes in topKOp.sorted
+	// kenc is the group key's encoding, kept when the graph persists.
+	kenc string
 }
 
 // topKItem is a row of a group in the group's B-tree. The comparisons of
@@ -246,11 +249,16 @@ func (op *topKOp) lookup(row types.Row) *topKGroup {
 	}
 	return groupOf(op.index, &op.groups, key, func(pos int32) *topKGroup {
 		op.bytes += sizeTopKGroup
-		return &topKGroup{
+		grp := &topKGroup{
 			rows:  btree.NewBTreeGOptions(op.less, btree.Options{NoLocks: true}),
 			pos:   pos,
 			limit: 2 * op.headTarget(),
 		}
+		if op.g.ps != nil {
+			grp.kenc = string(types.AppendKeyRow(nil, key))
+			op.bytes += int64(len(grp.kenc))
+		}
+		return grp
 	})
 }
 
@@ -355,15 +363,23 @@ func (op *topKOp) prefix(grp *topKGroup, m int64, dst []run) ([]run, int64) {
 // spills at once, so that a large tick (a view's first, a one-tick
 // query's only one) sends most of its rows to the rest, not into order.
 func (op *topKOp) apply(grp *topKGroup, changes []topKChange, m int64) {
+	persist := op.sk.on()
 	for i := range changes {
 		c := &changes[i]
+		var n int64
 		if grp.rest.len() == 0 {
-			op.applyHead(grp, c)
+			n = op.applyHead(grp, c)
 		} else if last, ok := grp.rows.Max(); ok && op.compare(c.item, last) <= 0 {
-			op.applyHead(grp, c)
+			n = op.applyHead(grp, c)
 		} else {
-			op.applyRest(grp, c.item, c.diff)
+			n = op.applyRest(grp, c.item, c.diff)
+			if persist {
+				op.persistRow(grp, c.item.row, n)
+			}
 			continue
+		}
+		if persist {
+			op.persistRow(grp, c.item.row, n)
 		}
 		if grp.rows.Len() > grp.limit {
 			op.spill(grp, m)
@@ -371,18 +387,18 @@ func (op *topKOp) apply(grp *topKGroup, changes []topKChange, m int64) {
 	}
 }
 
-// applyHead adds a change to the group's head. A change's item becomes
-// the tree's when its row is new (one traversal); otherwise the stored
-// entry's count changes in place. A stored row is a copy: the change's
-// row may be carved from an upstream slab (see rowSlab) or share the
-// storage of a larger row.
-func (op *topKOp) applyHead(grp *topKGroup, c *topKChange) {
+// applyHead adds a change to the group's head and returns the row's
+// multiplicity. A change's item becomes the tree's when its row is new
+// (one traversal); otherwise the stored entry's count changes in place.
+// A stored row is a copy: the change's row may be carved from an
+// upstream slab (see rowSlab) or share the storage of a larger row.
+func (op *topKOp) applyHead(grp *topKGroup, c *topKChange) int64 {
 	cur, ok := grp.rows.GetHint(c.item, &grp.hint)
 	if !ok {
 		item := c.item
 		item.row = item.row.Copy()
 		op.insertHead(grp, item)
-		return
+		return item.e.n
 	}
 	was := cur.e.n
 	cur.e.n += c.diff
@@ -391,6 +407,7 @@ func (op *topKOp) applyHead(grp *topKGroup, c *topKChange) {
 		grp.rows.DeleteHint(cur, &grp.hint)
 		op.bytes -= sizeTopKItem + int64(len(cur.e.key)) + rowBytes(cur.row)
 	}
+	return cur.e.n
 }
 
 // insertHead adds an item whose row the head does not hold; the head

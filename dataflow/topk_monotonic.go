@@ -54,7 +54,7 @@ func (g *Graph) MonotonicTopK(src Node, spec TopKSpec) Node {
 		return g.TopK(src, spec)
 	}
 	out := new(stream)
-	op := &monoTopKOp{g: g, in: g.input(src), out: out, spec: spec, m: spec.Offset + spec.Limit, index: newRowIndex()}
+	op := &monoTopKOp{g: g, in: g.input(src), out: out, spec: spec, m: spec.Offset + spec.Limit, index: newRowIndex(), sk: g.stateKeys()}
 	if spec.Gate != nil {
 		spec.Gate.op = op
 	}
@@ -92,6 +92,7 @@ type monoTopKOp struct {
 	// window.
 	windowRuns  int
 	changeBytes int64
+	sk          *stateKeys
 }
 
 // monoTopKEagerMax is the largest window that changes enter one by one
@@ -111,6 +112,8 @@ type monoTopKGroup struct {
 	changeSpan            // the group's changes in monoTopKOp.sorted
 	gateTick   uint64     // the tick of the group's keys in its TopKGate
 	gateAt     int32      // the group's place among them
+	// kenc is the group key's encoding, kept when the graph persists.
+	kenc string
 }
 
 const sizeMonoTopKGroup = 112 + sizePointer
@@ -239,7 +242,12 @@ func (op *monoTopKOp) lookup(row types.Row) *monoTopKGroup {
 	before := op.index.size()
 	return groupOf(op.index, &op.groups, key, func(int32) *monoTopKGroup {
 		op.bytes += op.index.size() - before + sizeMonoTopKGroup + rowBytes(key)
-		return &monoTopKGroup{}
+		grp := &monoTopKGroup{}
+		if op.g.ps != nil {
+			grp.kenc = string(types.AppendKeyRow(nil, key))
+			op.bytes += int64(len(grp.kenc))
+		}
+		return grp
 	})
 }
 
@@ -397,6 +405,9 @@ func (op *monoTopKOp) emit(grp *monoTopKGroup) {
 		emitRunDiff(op.out, newWin, oldWin, op)
 	}
 	clear(op.newWin)
+	if op.sk.on() {
+		op.persistWindow(grp)
+	}
 	op.account(grp)
 	if invariants {
 		op.checkGroup(grp)

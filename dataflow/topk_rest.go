@@ -27,8 +27,9 @@ func (r *topKRest) len() int {
 }
 
 // applyRest adds diff to the multiplicity of item's row in the rest,
-// storing a copy of the row when it is new and dropping it at zero.
-func (op *topKOp) applyRest(grp *topKGroup, item topKItem, diff int64) {
+// storing a copy of the row when it is new and dropping it at zero, and
+// returns the row's multiplicity.
+func (op *topKOp) applyRest(grp *topKGroup, item topKItem, diff int64) int64 {
 	r := grp.rest
 	if r == nil {
 		r = &topKRest{index: newRowIndex()}
@@ -47,11 +48,13 @@ func (op *topKOp) applyRest(grp *topKGroup, item topKItem, diff int64) {
 		} else {
 			r.n[p], r.keys[p] = diff, item.e.key
 		}
-		return
+		return diff
 	}
-	if r.n[p] += diff; r.n[p] == 0 {
+	n := r.n[p] + diff
+	if r.n[p] = n; n == 0 {
 		op.removeRest(r, p)
 	}
+	return n
 }
 
 // removeRest drops the row at position p from the rest.

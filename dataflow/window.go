@@ -218,7 +218,7 @@ func (g *Graph) Window(src Node, spec WindowSpec) Node {
 		}
 	}
 	out := new(stream)
-	op := &windowOp{g: g, in: g.input(src), out: out, spec: spec, index: newRowIndex()}
+	op := &windowOp{g: g, in: g.input(src), out: out, spec: spec, index: newRowIndex(), sk: g.stateKeys()}
 	op.reach = windowReach(spec)
 	for _, f := range spec.Funcs {
 		op.groupCounts = op.groupCounts || f.Kind == DenseRank || f.Frame.Mode == FrameGroups
@@ -250,6 +250,7 @@ type windowOp struct {
 	// until the tick's finish.
 	bytes       int64
 	changeBytes int64
+	sk          *stateKeys
 }
 
 type wPart struct {
@@ -260,15 +261,20 @@ type wPart struct {
 	// bytes is the partition's size counted in windowOp.bytes.
 	bytes      int64
 	changeSpan // the partition's changes in windowOp.sorted
+	// kenc is the partition key's encoding, kept when the graph
+	// persists.
+	kenc string
 }
 
-// wChange is a change of a row of a partition, with the row's window key.
+// wChange is a change of a row of a partition, with the row's window key
+// and, once applied, the row's multiplicity.
 type wChange struct {
 	part int
 	key  string
 	sk   int
 	row  types.Row
 	diff int64
+	n    int64
 }
 
 // wOut is an output of the evaluation: the row (or error) for copy k of
@@ -333,6 +339,9 @@ func (op *windowOp) finish(ctx context.Context) error {
 		if err := op.stepPartition(ctx, part, op.sorted[part.start:part.end]); err != nil {
 			return err
 		}
+		if op.sk.on() {
+			op.persistChanges(part, op.sorted[part.start:part.end])
+		}
 		if part.s.total == 0 && len(part.s.chunks) == 0 {
 			op.index.remove(part.pos)
 			op.parts[part.pos] = nil
@@ -364,6 +373,9 @@ func (op *windowOp) lookup(row types.Row) *wPart {
 	return groupOf(op.index, &op.parts, key, func(pos int32) *wPart {
 		part := &wPart{pos: pos}
 		part.s.trackStarts = op.groupCounts
+		if op.g.ps != nil {
+			part.kenc = string(types.AppendKeyRow(nil, key))
+		}
 		return part
 	})
 }
@@ -449,7 +461,7 @@ func (op *windowOp) stepRange(ctx context.Context, s *seq, sp span, changes []wC
 			}
 		}
 		c := &changes[i]
-		s.add(c.key, c.sk, c.row, c.diff)
+		c.n = s.add(c.key, c.sk, c.row, c.diff)
 	}
 	s.fix()
 	if op.news, err = op.eval(ctx, s, sp, op.news[:0]); err != nil {

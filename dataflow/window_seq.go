@@ -222,15 +222,16 @@ func (s *seq) seekUnit(u int64) (pos, int64) {
 }
 
 // add adds diff to the multiplicity of the row with key (inserting a copy
-// of row, or deleting it at zero). Positions are brought up to date by
-// fix.
-func (s *seq) add(key string, sk int, row types.Row, diff int64) {
+// of row, or deleting it at zero) and returns the row's multiplicity.
+// Positions are brought up to date by fix.
+func (s *seq) add(key string, sk int, row types.Row, diff int64) int64 {
 	p := s.search(key)
 	if p.c < len(s.chunks) && s.at(p).is(key) {
 		ch := s.chunks[p.c]
 		ch.units += diff
 		was := ch.ents[p.i].n
 		ch.ents[p.i].n += diff
+		n := ch.ents[p.i].n
 		ch.multi += boolInt(ch.ents[p.i].n != 1) - boolInt(was != 1)
 		if ch.ents[p.i].n == 0 {
 			ch.multi-- // the entry goes
@@ -249,7 +250,7 @@ func (s *seq) add(key string, sk int, row types.Row, diff int64) {
 		}
 		s.touch(ch)
 		s.touchAfter(p.c)
-		return
+		return n
 	}
 	e := wEntry{pfx: headOf(stored(key)), key: key, sk: sk, n: diff}
 	if len(s.chunks) == 0 {
@@ -300,6 +301,7 @@ func (s *seq) add(key string, sk int, row types.Row, diff int64) {
 		s.touch(right)
 		s.reshaped = true
 	}
+	return diff
 }
 
 // entryBytes returns the bytes an entry of key and row holds beyond its

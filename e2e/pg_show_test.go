@@ -69,7 +69,7 @@ func TestPostgresShowSources(t *testing.T) {
 	c.waitRows(`SELECT count(*) FROM small`, "2")
 	status := c.waitFor(`SHOW SOURCES WHERE name = 'app'`, "the confirmed LSN to pass "+after, func(got string) bool {
 		f := strings.Split(got, "|")
-		return len(f) == 6 && f[2] == "running" && u.rows(`SELECT '`+f[3]+`'::pg_lsn >= '`+after+`'::pg_lsn`) == "t" && f[4] == "0"
+		return len(f) == 7 && f[2] == "running" && u.rows(`SELECT '`+f[3]+`'::pg_lsn >= '`+after+`'::pg_lsn`) == "t" && f[4] == "0"
 	})
 	t.Logf("after upstream's writes: %s", status)
 	if f := strings.Split(status, "|"); f[5] == "NULL" || strings.HasPrefix(f[5], "-") {
@@ -84,7 +84,7 @@ func TestPostgresShowSources(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	c.waitRows(`SHOW SOURCES WHERE type = 'subsource' AND name IN ('big', 'small')`, "big|subsource|running|NULL|NULL|NULL\nsmall|subsource|running|NULL|NULL|NULL")
+	c.waitRows(`SHOW SOURCES WHERE type = 'subsource' AND name IN ('big', 'small')`, "big|subsource|running|NULL|NULL|NULL|true\nsmall|subsource|running|NULL|NULL|NULL|true")
 
 	if _, err := exec.LookPath("psql"); err != nil {
 		t.Skip("psql is not installed (Debian package postgresql-client)")

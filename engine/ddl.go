@@ -23,6 +23,8 @@ type DDL struct {
 
 	newTables []*tableState
 	newFlows  []*flow
+	// persisted lists the new flows that wrote state (see hydrateNew).
+	persisted []uint64
 	created   []*catalog.Object
 	dropped   map[uint64]bool
 	// droppedList is what Drop removed, in order, replacedList the
@@ -67,6 +69,9 @@ func (e *Engine) ddlTick(ctx context.Context, r *coordReq) error {
 	tx := &DDL{e: e, cat: e.cat.Clone(), batch: e.store.NewBatch(), dropped: map[uint64]bool{}}
 	if err := e.buildDDL(ctx, r, tx); err != nil {
 		tx.batch.Discard()
+		if err := tx.dropNewState(); err != nil {
+			return fmt.Errorf("drop the state of a failed catalog change: %w", err)
+		}
 		r.err = err
 		close(r.done)
 		r.done = nil
@@ -89,6 +94,9 @@ func (e *Engine) ddlTick(ctx context.Context, r *coordReq) error {
 	if len(tx.dropped) > 0 {
 		e.endDropped(names)
 		e.dropFlows(tx.dropped)
+		// The base must not hold a dropped table's rows: Restore puts
+		// the table back under the same id, over the current base.
+		e.rebase()
 	}
 	for _, t := range tx.newTables {
 		e.tables[t.obj.ID] = t
@@ -102,6 +110,7 @@ func (e *Engine) ddlTick(ctx context.Context, r *coordReq) error {
 	for _, fn := range tx.after {
 		fn(ctx, e)
 	}
+	e.startStreams(ctx)
 	close(r.done)
 	r.done = nil
 	return nil
@@ -144,10 +153,10 @@ func (tx *DDL) Create(ctx context.Context, o *catalog.Object) error {
 		return err
 	}
 	if o.HasRows() {
-		if o.Cold {
+		if o.Cold && !o.NotStored {
 			tx.newTables = append(tx.newTables, newColdState(o, tx.e.store))
 		} else {
-			tx.newTables = append(tx.newTables, newTableState(o))
+			tx.newTables = append(tx.newTables, newTableState(o, &tx.e.base))
 		}
 	}
 	switch o.Kind {
@@ -156,7 +165,7 @@ func (tx *DDL) Create(ctx context.Context, o *catalog.Object) error {
 		if err != nil {
 			return err
 		}
-		if err := tx.e.hydrate(ctx, f); err != nil {
+		if err := tx.hydrateNew(ctx, f, func() error { return tx.e.hydrate(ctx, f, tx.e, nil) }); err != nil {
 			return err
 		}
 		tx.newFlows = append(tx.newFlows, f)
@@ -165,12 +174,13 @@ func (tx *DDL) Create(ctx context.Context, o *catalog.Object) error {
 		if err != nil {
 			return err
 		}
-		if tx.createsTable(o.On) {
-			// The table is created by this change too: it is empty.
-			err = f.graph.Step(ctx)
-		} else {
-			err = tx.e.hydrate(ctx, f)
-		}
+		err = tx.hydrateNew(ctx, f, func() error {
+			if tx.createsTable(o.On) {
+				// The table is created by this change too: it is empty.
+				return f.graph.Step(ctx)
+			}
+			return tx.e.hydrate(ctx, f, tx.e, nil)
+		})
 		if err != nil {
 			return err
 		}
@@ -214,7 +224,8 @@ func (tx *DDL) CreateTableAs(ctx context.Context, obj *catalog.Object, plan plan
 		if err != nil {
 			return 0, err
 		}
-		if err := tx.e.hydrate(ctx, f); err != nil {
+		f.unpersist()
+		if err := tx.e.hydrate(ctx, f, tx.e, nil); err != nil {
 			return 0, err
 		}
 		if rows, err = f.snapshot().Rows(); err != nil {
@@ -230,7 +241,7 @@ func (tx *DDL) CreateTableAs(ctx context.Context, obj *catalog.Object, plan plan
 		key := rowIDKey(t.nextRowID)
 		t.nextRowID++
 		buf = types.AppendRow(buf[:0], row)
-		t.put(key, string(buf))
+		t.insert(key, string(buf))
 		tx.batch.Put(obj.ID, []byte(key), buf)
 	}
 	return len(rows), nil
@@ -250,6 +261,41 @@ func (tx *DDL) NameTaken(name string, ifNotExists bool, notice func(*pgerr.Error
 	return true, pgerr.New(pgerr.DuplicateTable, "relation %q already exists", name)
 }
 
+// hydrateNew hydrates a new flow by run. A flow that persists writes the
+// state it builds in batches of its own as it goes (see spillBatch), and
+// its header in the change's batch, so that the state becomes the view's
+// with the change; should the change fail, dropNewState drops it.
+func (tx *DDL) hydrateNew(ctx context.Context, f *flow, run func() error) error {
+	if f.state == nil {
+		return run()
+	}
+	tx.persisted = append(tx.persisted, f.obj.ID)
+	spill := f.spillTo(tx.e.store)
+	err := run()
+	f.state.spill = nil
+	if ferr := spill.flush(); err == nil {
+		err = ferr
+	}
+	if err != nil {
+		return err
+	}
+	tx.batch.PutStateHeader(f.obj.ID, f.header)
+	return nil
+}
+
+// dropNewState deletes the state written for the new flows of a change
+// that failed.
+func (tx *DDL) dropNewState() error {
+	if len(tx.persisted) == 0 {
+		return nil
+	}
+	b := tx.e.store.NewBatch()
+	for _, id := range tx.persisted {
+		b.DropState(id)
+	}
+	return b.Commit()
+}
+
 // createsTable reports whether the change creates the table id.
 func (tx *DDL) createsTable(id uint64) bool {
 	for _, t := range tx.newTables {
@@ -267,6 +313,10 @@ func (tx *DDL) Drop(o *catalog.Object) {
 	tx.batch.DeleteCatalog(o.ID)
 	if o.HasRows() {
 		tx.batch.DropCollection(o.ID)
+		tx.batch.DeleteMeta(rowsKey(o.ID))
+	}
+	if o.Kind == catalog.KindMaterializedView || o.Kind == catalog.KindIndex {
+		tx.batch.DropState(o.ID)
 	}
 	if o.Kind == catalog.KindSequence {
 		tx.batch.DropPositions(o.ID)

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"encoding/binary"
 	"encoding/json"
 
 	"github.com/streamdb/streamdb/catalog"
@@ -37,7 +38,7 @@ func (tx *DDL) ReplacedObjects() []*catalog.Object { return tx.replacedList }
 // keep records what Drop removes, before it does.
 func (tx *DDL) keep(o *catalog.Object) {
 	d := Dropped{Obj: o}
-	if t, ok := tx.e.tables[o.ID]; ok && t.store == nil {
+	if t, ok := tx.e.tables[o.ID]; ok && t.store == nil && !t.notStored() {
 		d.rows, d.nextRowID = t.snapshot(), t.nextRowID
 	}
 	if st := tx.e.seqs.get(o.ID); st != nil {
@@ -70,12 +71,13 @@ func (tx *DDL) Restore(ctx context.Context, d Dropped) error {
 	}
 	t := tx.newTables[len(tx.newTables)-1]
 	t.nextRowID = d.nextRowID
-	d.rows.rows.Scan(func(r storedRow) bool {
-		t.put(r.key, r.val)
-		tx.batch.Put(o.ID, []byte(r.key), []byte(r.val))
+	err := d.rows.scanEncoded("", "", func(key, val string) bool {
+		t.insert(key, val)
+		tx.batch.Put(o.ID, []byte(key), []byte(val))
 		return true
 	})
-	return nil
+	tx.batch.SetMeta(rowsKey(o.ID), binary.AppendVarint(nil, t.rows))
+	return err
 }
 
 // Replace changes an object's catalog entry in place, keeping its id,

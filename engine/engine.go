@@ -93,6 +93,23 @@ type Engine struct {
 	// maintain carries each write tick's view maintenance to the
 	// maintainer goroutine (see writeTick).
 	maintain chan func()
+
+	// base is the store snapshot under the tables' overlays, bases the
+	// ones still open, and overlaid the rows the overlays hold (see
+	// table_base.go).
+	base       *baseSnap
+	bases      bases
+	overlaid   int
+	lastRebase time.Time
+	// recompute is set when views are not persisted (Config).
+	recompute bool
+	// state is the batch that flows write their state changes to while
+	// a tick maintains them (see flowState).
+	state *storage.Batch
+	// hydration tracks the flows being restored or rebuilt in the
+	// background, and the requests that wait for them (hydrate.go).
+	hydration hydration
+	testing   *TestingKnobs
 }
 
 // Binder rebuilds, on start, what the engine cannot from stored data
@@ -120,6 +137,17 @@ type Config struct {
 	Logger  *slog.Logger
 	// Binder rebuilds views' plans, sources and sinks on start.
 	Binder Binder
+	// RecomputeViews makes the engine keep no state of materialized
+	// views and indexes in the store: each restart recomputes them from
+	// their inputs, as streamdb did before view state was persisted.
+	// For comparisons; a source that is not stored needs persisted
+	// views.
+	RecomputeViews bool
+	// CacheSize is the store's block cache in bytes, through which
+	// tables are read; 0 picks the default (DefaultCacheSize).
+	CacheSize int64
+	// Testing holds hooks for tests; nil in a server.
+	Testing *TestingKnobs
 	// Keyring seals and opens secrets' values (catalog.Catalog.Seal,
 	// SecretValue); without one, secrets cannot be created or read.
 	Keyring catalog.Keyring
@@ -134,11 +162,22 @@ type Config struct {
 	RetainHistoryBytes int64
 }
 
+// TestingKnobs are hooks into the engine's work that tests use to hold
+// it at a chosen point.
+type TestingKnobs struct {
+	// BeforeHydrate is called, on the hydrating goroutine, before a
+	// view or index named object is restored or rebuilt after a start.
+	BeforeHydrate func(object string)
+}
+
 // Defaults of Config.
 const (
 	DefaultFeedBufferBytes    = 64 << 20
 	DefaultRetainHistory      = time.Minute
 	DefaultRetainHistoryBytes = 32 << 20
+	// DefaultCacheSize is the store's block cache unless configured:
+	// tables are read through it, so it is what memory holds of them.
+	DefaultCacheSize = 256 << 20
 )
 
 // Open opens the store in cfg.DataDir, replays the catalog and rebuilds
@@ -149,7 +188,11 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	if log == nil {
 		log = slog.Default()
 	}
-	store, err := storage.Open(cfg.DataDir, storage.Options{Logger: log})
+	cache := cfg.CacheSize
+	if cache <= 0 {
+		cache = DefaultCacheSize
+	}
+	store, err := storage.Open(cfg.DataDir, storage.Options{Logger: log, CacheSize: cache})
 	if err != nil {
 		return nil, err
 	}
@@ -172,13 +215,18 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		snapTables:      new(btree.Map[uint64, *TableSnap]),
 		snapViews:       new(btree.Map[uint64, *dataflow.Snapshot]),
 		dirty:           map[uint64]bool{},
+		recompute:       cfg.RecomputeViews,
+		testing:         cfg.Testing,
 	}
 	if e.instanceID, err = instanceID(store); err != nil {
 		store.Close()
 		return nil, err
 	}
+	e.base = e.bases.newBase(store)
+	e.lastRebase = time.Now()
 	e.cat.SetKeyring(cfg.Keyring)
 	if err := e.recover(ctx); err != nil {
+		e.bases.closeAll()
 		store.Close()
 		return nil, err
 	}
@@ -209,6 +257,7 @@ func (e *Engine) Meta(name string) ([]byte, bool, error) { return e.store.Meta(n
 // have returned.
 func (e *Engine) Close() error {
 	saveErr := e.saveSequences()
+	e.bases.closeAll()
 	if err := e.store.Close(); err != nil {
 		return err
 	}
@@ -258,6 +307,7 @@ func (e *Engine) Run(ctx context.Context) error {
 		e.startSource(ctx, rs)
 	}
 	e.sourcesMu.Unlock()
+	e.startHydration(ctx)
 	for _, rs := range e.sinks {
 		e.startSink(ctx, rs)
 	}
@@ -297,7 +347,17 @@ func (e *Engine) loop(ctx context.Context) error {
 				break gather
 			}
 		}
-		if err := e.process(ctx, reqs); err != nil {
+		err := e.process(ctx, reqs)
+		for err == nil && e.hydration.retry {
+			// A hydration ended: the requests that waited for it go, and
+			// the sources waiting for a view to read them start.
+			e.hydration.retry = false
+			deferred := e.hydration.deferred
+			e.hydration.deferred = nil
+			e.startStreams(ctx)
+			err = e.process(ctx, deferred)
+		}
+		if err != nil {
 			return e.fail(err, reqs)
 		}
 	}

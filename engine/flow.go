@@ -6,6 +6,7 @@ import (
 
 	"github.com/streamdb/streamdb/catalog"
 	"github.com/streamdb/streamdb/dataflow"
+	"github.com/streamdb/streamdb/pgerr"
 	"github.com/streamdb/streamdb/planner"
 	"github.com/streamdb/streamdb/planner/scalar"
 	"github.com/streamdb/streamdb/types"
@@ -26,6 +27,10 @@ type flow struct {
 	index  *dataflow.Index  // contents of an index
 	sub    *Subscription    // a SUBSCRIBE's change queue
 	stats  flowStats
+	// state is where the flow persists its state, nil when it does not
+	// (see state.go); header is what the state's header says of it.
+	state  *flowState
+	header []byte
 }
 
 // snapshot returns the flow's readable contents.
@@ -52,11 +57,13 @@ func (f *flow) publish() *dataflow.Snapshot {
 func (e *Engine) buildViewFlow(obj *catalog.Object, plan planner.Node) (*flow, error) {
 	f := &flow{obj: obj, graph: dataflow.NewGraph(), inputs: map[uint64]*dataflow.Input{}}
 	lc := &planner.LowerContext{Graph: f.graph, Eval: &scalar.EvalContext{Text: types.DefaultTextConfig()}, Get: f.input}
-	root, err := planner.Lower(lc, planner.Physical(plan, planner.Maintained))
+	physical := planner.Physical(plan, planner.Maintained)
+	root, err := planner.Lower(lc, physical)
 	if err != nil {
 		return nil, err
 	}
 	f.out = f.graph.Output(root)
+	e.persistFlow(f, planner.ExplainNode(physical))
 	return f, nil
 }
 
@@ -73,7 +80,15 @@ func (e *Engine) buildIndexFlow(obj *catalog.Object) (*flow, error) {
 		}
 		return k
 	})
+	e.persistFlow(f, fmt.Sprintf("index on %d by %v", obj.On, cols))
 	return f, nil
+}
+
+// unpersist makes a flow just built keep its state in memory only: a
+// flow computed once (CREATE TABLE AS) has no state to keep.
+func (f *flow) unpersist() {
+	f.state, f.header = nil, nil
+	f.graph.Persist(nil)
 }
 
 // input returns the graph input for an object, one per object however
@@ -122,24 +137,52 @@ func (f *flow) narrow(id uint64, b dataflow.Batch) dataflow.Batch {
 // hydrateChunk is how many rows of a table hydrate feeds a flow per step.
 const hydrateChunk = 1 << 16
 
+// inputs are the contents a new flow hydrates from: the coordinator's
+// current ones, or those of a published snapshot for a flow rebuilt in
+// the background.
+type inputs interface {
+	table(id uint64) (*TableSnap, bool)
+	view(id uint64) (*dataflow.Snapshot, bool)
+}
+
+func (e *Engine) table(id uint64) (*TableSnap, bool) {
+	t, ok := e.tables[id]
+	if !ok {
+		return nil, false
+	}
+	return t.snapshot(), true
+}
+
+func (e *Engine) view(id uint64) (*dataflow.Snapshot, bool) {
+	f := e.flowByID(id)
+	if f == nil || f.out == nil {
+		return nil, false
+	}
+	return f.out.Snapshot(), true
+}
+
+func (s *Snapshot) table(id uint64) (*TableSnap, bool) { return s.Table(id) }
+
+func (s *Snapshot) view(id uint64) (*dataflow.Snapshot, bool) { return s.View(id) }
+
 // hydrate feeds a new flow the current contents of everything it reads
 // and runs its first step. A table is fed in chunks, a step each, so that
 // memory holds one chunk of its rows at a time rather than all of them (a
 // cold source relation can be far larger than memory); a subscription,
-// whose first step's delta is its snapshot, is fed whole.
-func (e *Engine) hydrate(ctx context.Context, f *flow) error {
+// whose first step's delta is its snapshot, is fed whole. progress, when
+// set, is told of the rows fed.
+func (e *Engine) hydrate(ctx context.Context, f *flow, src inputs, progress func(rows int64)) error {
 	for id, in := range f.inputs {
-		if t, ok := e.tables[id]; ok {
-			if err := e.hydrateTable(ctx, f, in, t.snapshot()); err != nil {
+		if t, ok := src.table(id); ok {
+			if err := e.hydrateTable(ctx, f, in, t, progress); err != nil {
 				return err
 			}
 			continue
 		}
-		src := e.flowByID(id)
-		if src == nil {
+		snap, ok := src.view(id)
+		if !ok {
 			return fmt.Errorf("%s reads unknown object %d", f.obj.Name, id)
 		}
-		snap := src.out.Snapshot()
 		in.PushErrors(snap.Errors())
 		var batch dataflow.Batch
 		if err := snapshotRows(snap, func(row types.Row, n int64) {
@@ -153,8 +196,15 @@ func (e *Engine) hydrate(ctx context.Context, f *flow) error {
 }
 
 // hydrateTable feeds a flow the rows of a table, logging progress on
-// large tables.
-func (e *Engine) hydrateTable(ctx context.Context, f *flow, in *dataflow.Input, s *TableSnap) error {
+// large tables. A relation that is not stored can feed only a flow made
+// before it ingested anything.
+func (e *Engine) hydrateTable(ctx context.Context, f *flow, in *dataflow.Input, s *TableSnap, progress func(rows int64)) error {
+	if s.obj.NotStored {
+		if s.rows > 0 {
+			return errNewViewNotStored(f.obj, s.obj, s.rows)
+		}
+		return nil
+	}
 	if f.sub != nil {
 		b, err := s.batch()
 		if err != nil {
@@ -176,6 +226,9 @@ func (e *Engine) hydrateTable(ctx context.Context, f *flow, in *dataflow.Input, 
 			return false
 		}
 		n += len(b)
+		if progress != nil {
+			progress(int64(len(b)))
+		}
 		if n%(1<<20) == 0 {
 			e.log.Info("hydrating", "object", f.obj.Name, "input", s.obj.Name, "rows", n)
 		}
@@ -188,8 +241,18 @@ func (e *Engine) hydrateTable(ctx context.Context, f *flow, in *dataflow.Input, 
 	if stepErr != nil {
 		return stepErr
 	}
+	if progress != nil {
+		progress(int64(len(b)))
+	}
 	in.Push(f.narrow(s.obj.ID, b))
 	return nil
+}
+
+// errNewViewNotStored is the error of a new view over a relation that is
+// not stored and has ingested rows the view would lack.
+func errNewViewNotStored(view, rel *catalog.Object, rows int64) error {
+	return pgerr.New(pgerr.FeatureNotSupported, "%s %q cannot read %q: it is not stored, and the %d events its source ingested before the view existed are gone", view.Kind, view.Name, rel.Name, rows).
+		WithHint("Create the views over a source that is not stored before it ingests, or create the source WITH (STORED = true).")
 }
 
 // snapshotRows calls fn for every row of a snapshot regardless of its

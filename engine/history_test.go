@@ -20,7 +20,7 @@ func TestHistoryRetention(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer store.Close()
-	hot := newTableState(&catalog.Object{ID: 1, Kind: catalog.KindTable})
+	hot := newTableState(&catalog.Object{ID: 1, Kind: catalog.KindTable}, new(*baseSnap))
 	cold := newColdState(&catalog.Object{ID: 2, Kind: catalog.KindSource, Cold: true}, store)
 	tables := map[uint64]*tableState{1: hot, 2: cold}
 	row := func(x int64) dataflow.Update { return dataflow.Update{Row: types.Row{types.NewInt8(x)}, Diff: 1} }

@@ -20,6 +20,10 @@ type Snapshot struct {
 	views *btree.Map[uint64, *dataflow.Snapshot]
 	// next is closed when a newer snapshot is published.
 	next chan struct{}
+	// hydrating and failed hold the materialized views and indexes not
+	// ready at the tick, being hydrated or failed (see hydrate.go).
+	hydrating map[uint64]*hydrationJob
+	failed    map[uint64]error
 }
 
 // Table returns a table's contents.

@@ -44,6 +44,9 @@ type runningSource struct {
 
 	cancel  context.CancelFunc
 	dropped bool // set by the coordinator when the source is dropped
+	// idle is set while a source that is not stored waits for a view to
+	// read it (see startStreams).
+	idle bool
 	// done is closed when the source's Run has returned; after, when
 	// set, is closed once the runtime this one replaced has (see
 	// DDL.ReplaceSource), and the source starts only then.
@@ -56,6 +59,9 @@ type runningSource struct {
 func (rs *runningSource) status() string {
 	rs.mu.Lock()
 	defer rs.mu.Unlock()
+	if rs.idle {
+		return "waiting for a view"
+	}
 	if (rs.state == sources.Stalled || rs.state == sources.Snapshotting) && rs.reason != "" {
 		return string(rs.state) + ": " + rs.reason
 	}
@@ -85,8 +91,15 @@ func (k *sourceSink) Status(s sources.State, reason string) {
 
 // startSource runs a source in the tick loop's group until ctx ends or
 // the source is dropped. A source that fails for good stalls with its
-// reason; it does not stop the engine.
+// reason; it does not stop the engine. A source that is not stored
+// waits for a view to read it: the events it would ingest before would
+// reach no view, and a view made after them could not be hydrated.
 func (e *Engine) startSource(ctx context.Context, rs *runningSource) {
+	if rs.obj.NotStored && !e.isRead(rs) {
+		rs.idle = true
+		return
+	}
+	rs.idle = false
 	ctx, rs.cancel = context.WithCancel(ctx)
 	rs.started = true
 	sink := &sourceSink{e: e, rs: rs}
@@ -194,9 +207,12 @@ func (e *Engine) applyChanges(rs *runningSource, id uint64, changes []sources.Ch
 	}
 	d := slices.Grow(deltas[id], len(changes))
 	var err error
-	if t.obj.Appends {
+	switch {
+	case t.notStored():
+		d, err = streamChanges(t, changes, d)
+	case t.obj.Appends:
 		d, err = appendChanges(rs, t, changes, batch, d)
-	} else {
+	default:
 		d, err = upsertChanges(t, changes, batch, d)
 	}
 	if err != nil {
@@ -218,9 +234,9 @@ func upsertChanges(t *tableState, changes []sources.Change, batch *storage.Batch
 	var buf []byte
 	// remove deletes the row under key, returning it.
 	remove := func(key string) (types.Row, bool, error) {
-		old, ok := t.remove(key)
-		if !ok {
-			return nil, false, nil
+		old, ok, err := t.remove(key)
+		if err != nil || !ok {
+			return nil, false, err
 		}
 		batch.Delete(t.obj.ID, []byte(key))
 		row, err := types.DecodeRow([]byte(old), nil)
@@ -246,9 +262,11 @@ func upsertChanges(t *tableState, changes []sources.Change, batch *storage.Batch
 		row := ch.Row
 		if row != nil && len(ch.Unchanged) > 0 {
 			if ch.OldKey == nil || string(types.AppendKeyRow(buf[:0], ch.OldKey)) == key {
-				old, ok := t.get(key)
+				old, ok, err := t.get(key)
+				if err != nil {
+					return d, err
+				}
 				if ok {
-					var err error
 					if prev, err = types.DecodeRow([]byte(old), nil); err != nil {
 						return d, err
 					}
@@ -274,10 +292,27 @@ func upsertChanges(t *tableState, changes []sources.Change, batch *storage.Batch
 			continue
 		}
 		buf = types.AppendRow(buf[:0], row)
-		t.put(key, string(buf))
+		t.insert(key, string(buf))
 		batch.Put(t.obj.ID, []byte(key), buf)
 		d = append(d, dataflow.Update{Row: row, Diff: 1})
 	}
+	return d, nil
+}
+
+// streamChanges passes the changes of a relation that is not stored on
+// as its delta, counting the rows it ingested. Such a relation never
+// retracts: nothing would find the row retracted.
+func streamChanges(t *tableState, changes []sources.Change, d dataflow.Batch) (dataflow.Batch, error) {
+	for _, ch := range changes {
+		if ch.Diff < 0 {
+			return d, fmt.Errorf("source relation %s is not stored, but its source retracted a row", t.obj.Name)
+		}
+		if ch.Diff > 0 {
+			d = append(d, dataflow.Update{Row: ch.Row, Diff: ch.Diff})
+			t.rows += ch.Diff
+		}
+	}
+	t.snap = nil
 	return d, nil
 }
 
@@ -303,7 +338,7 @@ func appendChanges(rs *runningSource, t *tableState, changes []sources.Change, b
 		for i, end := range ends {
 			batch.Put(id, keys[8*i:8*i+8], vals[start:end])
 			key := ks[8*i : 8*i+8]
-			t.rows.Load(storedRow{key: key, val: vs[start:end]})
+			t.insert(key, vs[start:end])
 			if idx != nil {
 				p := string(types.AppendKeyRow(nil, d[first+i].Row))
 				idx[p] = append(idx[p], key)
@@ -328,7 +363,7 @@ func appendChanges(rs *runningSource, t *tableState, changes []sources.Change, b
 		flush()
 		if idx == nil {
 			var err error
-			if idx, err = buildRowIndex(t); err != nil {
+			if idx, err = buildRowIndex(t.snapshot()); err != nil {
 				return d, err
 			}
 			if rs.byRow == nil {
@@ -345,7 +380,10 @@ func appendChanges(rs *runningSource, t *tableState, changes []sources.Change, b
 			} else {
 				idx[p] = ks[:len(ks)-1]
 			}
-			old, _ := t.remove(key)
+			old, _, err := t.remove(key)
+			if err != nil {
+				return d, err
+			}
 			batch.Delete(id, []byte(key))
 			row, err := types.DecodeRow([]byte(old), nil)
 			if err != nil {
@@ -364,20 +402,37 @@ func appendChanges(rs *runningSource, t *tableState, changes []sources.Change, b
 
 // buildRowIndex maps the key encoding of every row of an append relation
 // to the keys it is stored under, for finding rows to retract.
-func buildRowIndex(t *tableState) (map[string][]string, error) {
+func buildRowIndex(s *TableSnap) (map[string][]string, error) {
 	idx := map[string][]string{}
-	var derr error
-	var row types.Row
-	t.rows.Scan(func(r storedRow) bool {
-		row, derr = types.DecodeRow([]byte(r.val), row)
-		if derr != nil {
-			return false
-		}
+	err := s.Scan(func(key string, row types.Row) bool {
 		p := string(types.AppendKeyRow(nil, row))
-		idx[p] = append(idx[p], r.key)
+		idx[p] = append(idx[p], key)
 		return true
 	})
-	return idx, derr
+	return idx, err
+}
+
+// isRead reports whether a flow reads one of a source's outputs.
+func (e *Engine) isRead(rs *runningSource) bool {
+	for _, id := range rs.outputs {
+		if id != 0 && len(e.readers[id]) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// startStreams starts the sources that are not stored and waited for a
+// view that now reads them. The coordinator calls it after every change
+// that can add a reader.
+func (e *Engine) startStreams(ctx context.Context) {
+	e.sourcesMu.Lock()
+	defer e.sourcesMu.Unlock()
+	for _, rs := range e.running {
+		if rs.idle && e.isRead(rs) {
+			e.startSource(ctx, rs)
+		}
+	}
 }
 
 // SourceStatus returns a source's state for SHOW SOURCES.
@@ -475,6 +530,10 @@ type SourceDef struct {
 	// StartTimestamp is an absolute start time the source reads from,
 	// kept for its restarts (see catalog.Object.StartTimestamp).
 	StartTimestamp int64
+	// NotStored says the outputs' rows are not kept, only fed to the
+	// views that read them (WITH (STORED = false)); every output must
+	// then be append-only.
+	NotStored bool
 	// Upstream describes, per output, the upstream table its subsource
 	// replicates (a PostgreSQL source's); nil entries for none.
 	Upstream []*catalog.UpstreamTable
@@ -485,7 +544,17 @@ type SourceDef struct {
 // start once the change has committed.
 func (tx *DDL) CreateSource(ctx context.Context, def SourceDef, s sources.Source) error {
 	src := &catalog.Object{Kind: catalog.KindSource, Schema: catalog.DefaultSchema, Name: def.Name, SQL: def.SQL,
-		DependsOn: def.DependsOn, StartTimestamp: def.StartTimestamp, ID: tx.NextID()}
+		DependsOn: def.DependsOn, StartTimestamp: def.StartTimestamp, NotStored: def.NotStored, ID: tx.NextID()}
+	if def.NotStored {
+		if tx.e.recompute {
+			return pgerr.New(pgerr.FeatureNotSupported, "a source that is not stored needs the views over it to persist their state, which this server does not (it recomputes views on start)")
+		}
+		for _, out := range s.Outputs() {
+			if len(out.Key) > 0 || out.Retracts {
+				return pgerr.New(pgerr.FeatureNotSupported, "STORED = false is only supported for append-only sources: output %q of source %q replaces or retracts rows", out.Name, def.Name)
+			}
+		}
+	}
 	objs := []*catalog.Object{src}
 	for i, out := range s.Outputs() {
 		switch {
@@ -532,18 +601,18 @@ func (tx *DDL) CreateSource(ctx context.Context, def SourceDef, s sources.Source
 // of source src fills.
 func (tx *DDL) subsourceObject(src *catalog.Object, name string, i int, out sources.Output) *catalog.Object {
 	o := &catalog.Object{Kind: catalog.KindSubsource, Schema: catalog.DefaultSchema, Name: name, SQL: src.SQL,
-		Source: src.ID, Role: "data", Output: i, ID: tx.NextID()}
+		Source: src.ID, Role: "data", Output: i, ID: tx.NextID(), NotStored: src.NotStored}
 	setOutputColumns(o, out)
 	return o
 }
 
 // setOutputColumns gives the relation of an output its columns and the
-// way its rows are kept.
+// way its rows are kept (o.NotStored set before, from its source).
 func setOutputColumns(o *catalog.Object, out sources.Output) {
 	o.Columns = outputColumns(out)
 	o.PrimaryKey = out.Key
 	o.Appends = len(out.Key) == 0
-	o.Cold = o.Appends && !out.Retracts
+	o.Cold = o.Appends && !out.Retracts && !o.NotStored
 }
 
 // CreateSubsource adds the relation of output i of source src (ALTER

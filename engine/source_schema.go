@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/tidwall/btree"
-
 	"github.com/streamdb/streamdb/catalog"
 	"github.com/streamdb/streamdb/dataflow"
 	"github.com/streamdb/streamdb/pgerr"
@@ -87,7 +85,7 @@ func (e *Engine) addColumns(ctx context.Context, rs *runningSource, adds []sourc
 		e.cat = cat
 		t.obj, t.snap = &obj, nil
 		e.dirty[id] = true
-		if err := e.rebuildIndexes(ctx, id); err != nil {
+		if err := e.rebuildIndexes(ctx, id, batch); err != nil {
 			return err
 		}
 		e.log.Info("source relation gained a column", "relation", obj.Name, "column", col.Name, "type", col.Type.String())
@@ -104,25 +102,35 @@ func (e *Engine) sourceRelation(rs *runningSource, output int) *tableState {
 	return e.tables[rs.outputs[output]]
 }
 
-// widenRows appends fill to every stored row of an in-memory relation,
-// in memory and in the store.
+// widenRows appends fill to every stored row of a relation, in its
+// overlay and in the store.
 func widenRows(t *tableState, fill types.Datum, batch *storage.Batch) error {
+	switch {
+	case t.notStored():
+		return nil
+	case t.store != nil:
+		return pgerr.New(pgerr.FeatureNotSupported, "relation %s is append-only and cannot gain a column", t.obj.Name)
+	}
 	var rows []storedRow
 	var row types.Row
 	var derr error
-	t.rows.Scan(func(r storedRow) bool {
-		if row, derr = types.DecodeRow([]byte(r.val), row[:0]); derr != nil {
+	err := t.snapshot().scanEncoded("", "", func(key, val string) bool {
+		if row, derr = types.DecodeRow([]byte(val), row[:0]); derr != nil {
 			return false
 		}
-		val := string(types.AppendRow(nil, append(row, fill)))
-		rows = append(rows, storedRow{key: r.key, val: val})
+		rows = append(rows, storedRow{key: key, val: string(types.AppendRow(nil, append(row, fill)))})
 		return true
 	})
 	if derr != nil {
 		return fmt.Errorf("relation %s: corrupt row: %w", t.obj.Name, derr)
 	}
+	if err != nil {
+		return err
+	}
 	for _, r := range rows {
-		t.rows.Set(r)
+		if _, _, err := t.put(r.key, r.val); err != nil {
+			return err
+		}
 		batch.Put(t.obj.ID, []byte(r.key), []byte(r.val))
 	}
 	t.snap = nil
@@ -131,7 +139,7 @@ func widenRows(t *tableState, fill types.Datum, batch *storage.Batch) error {
 
 // rebuildIndexes replaces the flows of the indexes on relation id, which
 // hold its rows whole, with flows hydrated from its rows as they are now.
-func (e *Engine) rebuildIndexes(ctx context.Context, id uint64) error {
+func (e *Engine) rebuildIndexes(ctx context.Context, id uint64, batch *storage.Batch) error {
 	var olds []*flow
 	for _, f := range e.readers[id] {
 		if f.index != nil && f.obj.On == id {
@@ -143,7 +151,7 @@ func (e *Engine) rebuildIndexes(ctx context.Context, id uint64) error {
 		if err != nil {
 			return err
 		}
-		if err := e.hydrate(ctx, f); err != nil {
+		if err := e.hydrateRebuilt(ctx, f, batch); err != nil {
 			return err
 		}
 		e.dropFlows(map[uint64]bool{old.obj.ID: true})
@@ -161,24 +169,35 @@ func (e *Engine) truncate(rs *runningSource, outputs []int, batch *storage.Batch
 			continue
 		}
 		id := t.obj.ID
+		if t.notStored() || t.store != nil {
+			return pgerr.New(pgerr.FeatureNotSupported, "relation %s keeps no rows it could truncate", t.obj.Name)
+		}
 		d := deltas[id]
+		var keys []string
 		var derr error
-		t.rows.Scan(func(r storedRow) bool {
-			row, err := types.DecodeRow([]byte(r.val), nil)
+		err := t.snapshot().scanEncoded("", "", func(key, val string) bool {
+			row, err := types.DecodeRow([]byte(val), nil)
 			if err != nil {
 				derr = err
 				return false
 			}
 			d = append(d, dataflow.Update{Row: row, Diff: -1})
+			keys = append(keys, key)
 			return true
 		})
 		if derr != nil {
 			return fmt.Errorf("relation %s: corrupt row: %w", t.obj.Name, derr)
 		}
-		if t.rows.Len() > 0 {
+		if err != nil {
+			return err
+		}
+		if len(keys) > 0 {
 			batch.DropCollection(id)
-			t.rows = btree.NewBTreeGOptions(storedLess, btree.Options{NoLocks: true})
-			t.snap = nil
+			for _, k := range keys {
+				if _, _, err := t.remove(k); err != nil {
+					return err
+				}
+			}
 			delete(rs.byRow, id)
 		}
 		if len(d) > 0 {
@@ -186,5 +205,32 @@ func (e *Engine) truncate(rs *runningSource, outputs []int, batch *storage.Batch
 			e.dirty[id] = true
 		}
 	}
+	return nil
+}
+
+// hydrateRebuilt hydrates a flow that replaces one of the same id in a
+// source's tick. A flow that persists its state first drops the old
+// flow's, in a commit of its own (a crash before the tick commits then
+// finds no state and rebuilds the flow from its inputs), and writes its
+// new state as a catalog change does; its header goes with the tick.
+func (e *Engine) hydrateRebuilt(ctx context.Context, f *flow, batch *storage.Batch) error {
+	if f.state == nil {
+		return e.hydrate(ctx, f, e, nil)
+	}
+	drop := e.store.NewBatch()
+	drop.DropState(f.obj.ID)
+	if err := drop.Commit(); err != nil {
+		return err
+	}
+	spill := f.spillTo(e.store)
+	err := e.hydrate(ctx, f, e, nil)
+	f.state.spill = nil
+	if ferr := spill.flush(); err == nil {
+		err = ferr
+	}
+	if err != nil {
+		return err
+	}
+	batch.PutStateHeader(f.obj.ID, f.header)
 	return nil
 }

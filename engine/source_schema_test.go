@@ -120,12 +120,21 @@ func tableRows(t *testing.T, e *engine.Engine, name string) string {
 	return rowsText(rows)
 }
 
+// viewRows reads a view, after waiting for it to hydrate after a start.
 func viewRows(t *testing.T, e *engine.Engine, name string) string {
 	t.Helper()
 	snap := e.Snapshot()
 	o, ok := snap.Catalog().Lookup("", name)
 	if !ok {
 		t.Fatalf("no view %s", name)
+	}
+	for {
+		he, hydrating := snap.ViewErr(o.ID).(*engine.HydrationError)
+		if !hydrating {
+			break
+		}
+		<-he.Ready
+		snap = e.Snapshot()
 	}
 	vs, _ := snap.View(o.ID)
 	rows, err := vs.Rows()

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -22,10 +23,28 @@ var nextSubscriptionID uint64 = math.MaxUint64
 // feeding it, between ticks; see Subscription for what it delivers and
 // FeedOptions for where it starts and ends. A feed that starts in the
 // past reads only stored collections: the caller inlines views.
+// A feed over a view still hydrating after a start waits for it.
 func (e *Engine) Subscribe(ctx context.Context, plan planner.Node, opts FeedOptions) (*Subscription, error) {
 	if opts.MaxBytes <= 0 {
 		opts.MaxBytes = e.feedBufferBytes
 	}
+	for {
+		sub, err := e.subscribe(ctx, plan, opts)
+		var he *HydrationError
+		if !errors.As(err, &he) {
+			return sub, err
+		}
+		select {
+		case <-he.Ready:
+		case <-ctx.Done():
+			return nil, pgerr.Canceled()
+		}
+	}
+}
+
+// subscribe is Subscribe's attempt; it fails with a *HydrationError while
+// a view the plan reads hydrates.
+func (e *Engine) subscribe(ctx context.Context, plan planner.Node, opts FeedOptions) (*Subscription, error) {
 	var sub *Subscription
 	err := e.call(ctx, func(e *Engine) error {
 		obj := &catalog.Object{ID: nextSubscriptionID, Kind: catalog.KindMaterializedView, Name: "subscribe"}
@@ -38,6 +57,11 @@ func (e *Engine) Subscribe(ctx context.Context, plan planner.Node, opts FeedOpti
 		}
 		s := &Subscription{flow: f, collect: f.graph.Collect(root), opts: opts, notify: make(chan struct{}, 1)}
 		f.sub = s
+		for id := range f.inputs {
+			if j := e.hydration.jobs[id]; j != nil {
+				return &HydrationError{Name: j.f.obj.Name, Ready: j.done}
+			}
+		}
 		if g := wholeObject(plan); g != nil && e.directSource(uint64(g.ID)) {
 			s.direct = uint64(g.ID)
 		}
@@ -49,7 +73,7 @@ func (e *Engine) Subscribe(ctx context.Context, plan planner.Node, opts FeedOpti
 		if asOf < e.ts {
 			err = e.replay(ctx, f, s)
 		} else {
-			err = e.hydrate(ctx, f)
+			err = e.hydrate(ctx, f, e, nil)
 			if err == nil && asOf > e.ts {
 				s.waiting = true
 				s.snapshot = slices.Clone(s.collect.Delta())

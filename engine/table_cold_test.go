@@ -60,7 +60,7 @@ func TestColdRelation(t *testing.T) {
 	tick(12)
 	tick(13, 14)
 	second := tbl.snapshot()
-	if tbl.rows != nil {
+	if tbl.overlay != nil {
 		t.Fatal("a cold relation holds its rows in memory")
 	}
 	if got := contents(first); got != "[10 11 11]" {
@@ -87,8 +87,7 @@ func TestColdRelation(t *testing.T) {
 	}
 
 	e := &Engine{store: db, tables: map[uint64]*tableState{}, dirty: map[uint64]bool{}}
-	var n int64
-	if err := e.loadRows(obj, &n); err != nil {
+	if err := e.openRelation(obj, false, nil); err != nil {
 		t.Fatal(err)
 	}
 	if got := e.tables[obj.ID].nextRowID; got != 7 {
@@ -174,8 +173,7 @@ func TestColdChunks(t *testing.T) {
 		}
 	}
 	e := &Engine{store: db, tables: map[uint64]*tableState{}, dirty: map[uint64]bool{}}
-	var n int64
-	if err := e.loadRows(obj, &n); err != nil {
+	if err := e.openRelation(obj, false, nil); err != nil {
 		t.Fatal(err)
 	}
 	if got := e.tables[obj.ID].nextRowID; got != int64(len(want)+1) {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"maps"
 	"slices"
 	"time"
 
@@ -79,10 +80,15 @@ func (e *Engine) drain(err error) {
 }
 
 // process runs consecutive write requests as one tick and each catalog
-// change as a tick of its own, in arrival order.
+// change as a tick of its own, in arrival order. Requests that must wait
+// for a hydration wait (see hydrate.go).
 func (e *Engine) process(ctx context.Context, reqs []*coordReq) error {
 	var writes []*coordReq
 	for _, r := range reqs {
+		if e.waits(r) {
+			e.hydration.deferred = append(e.hydration.deferred, r)
+			continue
+		}
 		if r.call != nil {
 			r.err = r.call(ctx, e)
 			close(r.done)
@@ -177,9 +183,7 @@ func (e *Engine) writeTick(ctx context.Context, reqs []*coordReq) error {
 	}
 	ts := e.nextTS()
 	batch.SetMeta("ts", tsValue(ts))
-	if fromSource {
-		e.sourceBatchBytes = batch.Len()
-	}
+	e.saveRowCounts(batch, deltas)
 	// The commit (Pebble's memtable insert and WAL fsync) runs beside
 	// view maintenance, which needs only memory: the tick's cost is the
 	// longer of the two instead of their sum. Maintenance is handed to
@@ -196,9 +200,12 @@ func (e *Engine) writeTick(ctx context.Context, reqs []*coordReq) error {
 	// done: publish and the subscriptions' pushes come after the commit,
 	// and a failed commit stops the engine.
 	//
-	// A sink that reads a view needs the view's changes in the tick's
-	// batch (its history commits with the tick): then maintenance runs
-	// first and the commit after it.
+	// A tick that changes a view whose state is persisted commits after
+	// maintenance instead: the views write their state changes into the
+	// tick's batch, so that the state on disk is always the state of
+	// the tick on disk (see the package documentation). So does a tick
+	// of which a sink reads a view: the view's changes go into the
+	// tick's batch (its history commits with the tick).
 	e.ts = ts
 	e.ticked = true
 	e.hist.record(ts, deltas, e.tables)
@@ -211,6 +218,10 @@ func (e *Engine) writeTick(ctx context.Context, reqs []*coordReq) error {
 	var pushes []subPush
 	var err error
 	maintained := make(chan struct{})
+	persisted := e.reachesState(deltas)
+	if persisted {
+		e.state = batch
+	}
 	e.maintain <- func() {
 		defer close(maintained)
 		pushes, err = e.propagate(ctx, deltas)
@@ -219,16 +230,27 @@ func (e *Engine) writeTick(ctx context.Context, reqs []*coordReq) error {
 	if replayable(reqs) {
 		commit = batch.CommitUnsynced
 	}
-	if viewSinks {
-		<-maintained
-		if err != nil {
-			batch.Discard()
-			return err
+	var cerr error
+	after := persisted || viewSinks
+	if !after {
+		if fromSource {
+			e.sourceBatchBytes = batch.Len()
 		}
-		written = e.writeSinkHistory(batch, ts, deltas)
+		cerr = commit()
 	}
-	cerr := commit()
 	<-maintained
+	e.state = nil
+	if after && err == nil {
+		if viewSinks {
+			written = e.writeSinkHistory(batch, ts, deltas)
+		}
+		if fromSource {
+			e.sourceBatchBytes = batch.Len()
+		}
+		cerr = commit()
+	} else if after {
+		batch.Discard()
+	}
 	if cerr != nil {
 		return fmt.Errorf("commit tick: %w", cerr)
 	}
@@ -240,10 +262,36 @@ func (e *Engine) writeTick(ctx context.Context, reqs []*coordReq) error {
 			e.removeSubscription(p.sub)
 		}
 	}
+	e.maybeRebase()
 	wakeSinks(written, ts)
 	e.publish()
 	e.finish(reqs)
 	return nil
+}
+
+// reachesState reports whether a tick's changes reach a flow that
+// persists its state, directly or through other views.
+func (e *Engine) reachesState(deltas map[uint64]dataflow.Batch) bool {
+	seen := map[uint64]bool{}
+	var visit func(id uint64) bool
+	visit = func(id uint64) bool {
+		for _, f := range e.readers[id] {
+			if seen[f.obj.ID] {
+				continue
+			}
+			seen[f.obj.ID] = true
+			if f.state != nil || visit(f.obj.ID) {
+				return true
+			}
+		}
+		return false
+	}
+	for id := range deltas {
+		if visit(id) {
+			return true
+		}
+	}
+	return false
 }
 
 // sinksReadViews reports whether a recording sink reads a view that the
@@ -256,6 +304,45 @@ func (e *Engine) sinksReadViews(deltas map[uint64]dataflow.Batch) bool {
 		}
 	}
 	return false
+}
+
+// saveRowCounts records in the tick's batch the row counts of the
+// relations it changed, which a restart reads instead of the rows.
+func (e *Engine) saveRowCounts(batch *storage.Batch, deltas map[uint64]dataflow.Batch) {
+	for id := range deltas {
+		t, ok := e.tables[id]
+		if !ok || t.store != nil {
+			continue
+		}
+		batch.SetMeta(rowsKey(id), binary.AppendVarint(nil, t.rows))
+		e.overlaid += len(deltas[id])
+	}
+}
+
+// rebaseEvery is how long overlays may grow before the engine takes a
+// new base, however few rows they hold.
+const rebaseEvery = 10 * time.Second
+
+// maybeRebase takes a new base for the tables once their overlays hold
+// enough rows, or have for long enough (see table_base.go).
+func (e *Engine) maybeRebase() {
+	if e.overlaid < rebaseRows && (e.overlaid == 0 || time.Since(e.lastRebase) < rebaseEvery) {
+		return
+	}
+	e.rebase()
+}
+
+// rebase takes a new base for the tables and empties their overlays.
+func (e *Engine) rebase() {
+	e.base = e.bases.newBase(e.store)
+	e.lastRebase = time.Now()
+	e.overlaid = 0
+	for id, t := range e.tables {
+		if t.overlay != nil && t.overlay.Len() > 0 {
+			t.rebase()
+			e.dirty[id] = true
+		}
+	}
 }
 
 // maintainer runs the view maintenance of write ticks, one after the
@@ -370,7 +457,11 @@ func (e *Engine) publish() {
 		}
 	}
 	clear(e.dirty)
-	old := e.snap.Swap(&Snapshot{ts: e.ts, cat: e.cat.Frozen(), tables: e.snapTables.Copy(), views: e.snapViews.Copy(), next: make(chan struct{})})
+	s := &Snapshot{ts: e.ts, cat: e.cat.Frozen(), tables: e.snapTables.Copy(), views: e.snapViews.Copy(), next: make(chan struct{})}
+	if h := &e.hydration; len(h.jobs) > 0 || len(h.failed) > 0 {
+		s.hydrating, s.failed = maps.Clone(h.jobs), maps.Clone(h.failed)
+	}
+	old := e.snap.Swap(s)
 	if old != nil {
 		close(old.next)
 	}

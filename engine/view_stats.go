@@ -25,9 +25,14 @@ func (s *flowStats) record(d time.Duration) {
 }
 
 // ViewStat is one materialized view's line of SHOW MATERIALIZED VIEWS.
+// Hydration is "ready", "restoring" (from its persisted state),
+// "rebuilding" (from its inputs) or "failed: " and the reason, and
+// Progress the fraction of the hydration done.
 type ViewStat struct {
 	flowStats
 	StateBytes int64
+	Hydration  string
+	Progress   float64
 }
 
 // ViewStats gathers the statistics of every materialized view on the
@@ -38,8 +43,16 @@ func (e *Engine) ViewStats(ctx context.Context) (map[uint64]ViewStat, error) {
 	err := e.call(ctx, func(e *Engine) error {
 		for id, f := range e.flowIndex {
 			if f.obj.Kind == catalog.KindMaterializedView {
-				stats[id] = ViewStat{flowStats: f.stats, StateBytes: f.graph.StateBytes()}
+				stats[id] = ViewStat{flowStats: f.stats, StateBytes: f.graph.StateBytes(), Hydration: "ready", Progress: 1}
 			}
+		}
+		for id := range e.hydration.jobs {
+			status, p := e.hydrationStat(id)
+			stats[id] = ViewStat{Hydration: status, Progress: p}
+		}
+		for id := range e.hydration.failed {
+			status, p := e.hydrationStat(id)
+			stats[id] = ViewStat{Hydration: status, Progress: p}
 		}
 		return nil
 	})

@@ -35,7 +35,13 @@ func (e *Engine) validate(w *WriteSet) error {
 			if ch.Key == "" {
 				continue
 			}
-			cur, exists := t.get(ch.Key)
+			if t.notStored() {
+				return errNotStored(t.obj)
+			}
+			cur, exists, err := t.get(ch.Key)
+			if err != nil {
+				return err
+			}
 			switch {
 			case ch.Existed && (!exists || cur != ch.Expect):
 				return pgerr.New(pgerr.SerializationFailure, "could not serialize access due to concurrent update").
@@ -67,7 +73,10 @@ func (e *Engine) apply(w *WriteSet, batch *storage.Batch, deltas map[uint64]data
 		for _, ch := range w.Tables[id] {
 			key := ch.Key
 			if ch.Row == nil {
-				old, ok := t.remove(key)
+				old, ok, err := t.remove(key)
+				if err != nil {
+					return err
+				}
 				if !ok {
 					continue
 				}
@@ -79,18 +88,24 @@ func (e *Engine) apply(w *WriteSet, batch *storage.Batch, deltas map[uint64]data
 				d = append(d, dataflow.Update{Row: oldRow, Diff: -1})
 				continue
 			}
+			buf = types.AppendRow(buf[:0], ch.Row)
+			val := string(buf)
 			if key == "" {
 				key = rowIDKey(t.nextRowID)
 				t.nextRowID++
-			}
-			buf = types.AppendRow(buf[:0], ch.Row)
-			val := string(buf)
-			if old, replaced := t.put(key, val); replaced {
-				oldRow, err := types.DecodeRow([]byte(old), nil)
+				t.insert(key, val)
+			} else {
+				old, replaced, err := t.put(key, val)
 				if err != nil {
-					return fmt.Errorf("table %s: %w", t.obj.Name, err)
+					return err
 				}
-				d = append(d, dataflow.Update{Row: oldRow, Diff: -1})
+				if replaced {
+					oldRow, err := types.DecodeRow([]byte(old), nil)
+					if err != nil {
+						return fmt.Errorf("table %s: %w", t.obj.Name, err)
+					}
+					d = append(d, dataflow.Update{Row: oldRow, Diff: -1})
+				}
 			}
 			batch.Put(id, []byte(key), buf)
 			d = append(d, dataflow.Update{Row: ch.Row, Diff: 1})

@@ -12,8 +12,9 @@
 // every view, before any data exists, so that all data reaches the views
 // as changes. Each step is a tick (one committed transaction of INSERT,
 // UPDATE and DELETE statements) or a restart of the server on its data
-// directory, after which the views must come back, rehydrated from the
-// durable tables, with the same contents. After the views are created and
+// directory, after which the views must come back, restored from their
+// persisted state, with the same contents. TestOracleKill9 runs the real
+// binary instead, adds restarts at random steps and makes each a kill -9. After the views are created and
 // after every step, each view is read (SELECT * FROM v) and its query run
 // ad hoc; the two must be equal as multisets of rows. An internal error
 // (XX000) from any statement, a view's creation, a tick, a read or an
@@ -77,6 +78,7 @@
 //	go test ./oracle -run 'TestOracle$' -seed 42       one seed (-oracle.mode small|big)
 //	go test ./oracle -run Soak -oracle.duration 10m    random seeds for ten minutes
 //	go test ./oracle -run Regressions -oracle.known    also the scripts of open bugs
+//	go test ./oracle -run Kill9                        restarts as kill -9 of bin/streamdb
 //
 // The end-to-end tests start streamdb in process (internal/testserver),
 // which links pg_query, so they build only with cgo; the generator,

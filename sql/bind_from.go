@@ -239,7 +239,7 @@ func (b *binder) rangeVar(rv *pg_query.RangeVar, parent *scope) (*fromItem, erro
 // getObject returns the plan that reads a table or materialized view, with
 // the keys the planner may use for lookups.
 func (b *binder) getObject(obj *catalog.Object) *planner.Get {
-	g := &planner.Get{ID: planner.ObjectID(obj.ID), Name: obj.Name, Cols: obj.PlanColumns(), KeyCols: obj.PrimaryKey, AppendOnly: obj.Cold}
+	g := &planner.Get{ID: planner.ObjectID(obj.ID), Name: obj.Name, Cols: obj.PlanColumns(), KeyCols: obj.PrimaryKey, AppendOnly: obj.AppendOnly()}
 	for _, d := range b.cat.Dependents(obj.ID) {
 		if d.Kind == catalog.KindIndex && d.On == obj.ID {
 			g.Indexes = append(g.Indexes, planner.IndexRef{ID: planner.ObjectID(d.ID), Name: d.Name, KeyCols: d.KeyCols})

@@ -642,10 +642,20 @@ func (c *copyIn) write(ctx context.Context) error {
 			continue
 		}
 		key := engine.RowKey(obj, row)
-		if cur, touched := tt.lookup(key); (touched && cur != nil) || (!touched && hasKey(base, key)) {
+		cur, touched := tt.lookup(key)
+		taken := touched && cur != nil
+		if !touched {
+			var err error
+			if taken, err = hasKey(base, key); err != nil {
+				return err
+			}
+		}
+		if taken {
 			return engine.UniqueViolation(obj, row)
 		}
-		tt.set(key, row, base)
+		if err := tt.set(key, row, base); err != nil {
+			return err
+		}
 	}
 	return nil
 }

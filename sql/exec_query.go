@@ -66,10 +66,8 @@ func (s *session) evalContext(params []types.Datum) *scalar.EvalContext {
 // latest snapshot (plus the transaction's own writes) and returns its
 // rows in the query's order, and the snapshot it read: a write checks at
 // commit that the rows it changes are still as they were in that
-// snapshot, the rows it computed its changes from. A view the query
-// reads may have changed since the snapshot was published without anyone
-// pinning it then (see dataflow.Output.Publish): the query then runs
-// again over the next snapshot, which holds it.
+// snapshot, the rows it computed its changes from. A query that must run
+// again (see rerunAfter) waits and does.
 func (s *session) runQuerySnap(ctx context.Context, q *planner.Query, params []types.Datum) ([]types.Row, *engine.Snapshot, error) {
 	for {
 		snap := s.e.snapshot()
@@ -84,15 +82,33 @@ func (s *session) runQuerySnap(ctx context.Context, q *planner.Query, params []t
 			}
 			return nil
 		})
-		if !errors.Is(err, dataflow.ErrSnapshotGone) {
+		next := rerunAfter(err, snap)
+		if next == nil {
 			return rows, snap, err
 		}
 		select {
-		case <-snap.Next():
+		case <-next:
 		case <-ctx.Done():
 			return nil, nil, ctx.Err()
 		}
 	}
+}
+
+// rerunAfter says when a query that failed with err over snap can run
+// again, nil when it cannot. A view the query reads may have changed
+// since the snapshot was published without anyone pinning it then (see
+// dataflow.Output.Publish): the next snapshot holds it. A view still
+// hydrating after a restart is waited for, as long as the statement may
+// run.
+func rerunAfter(err error, snap *engine.Snapshot) <-chan struct{} {
+	var he *engine.HydrationError
+	switch {
+	case errors.As(err, &he):
+		return he.Ready
+	case errors.Is(err, dataflow.ErrSnapshotGone):
+		return snap.Next()
+	}
+	return nil
 }
 
 // sizeRowRef is the bytes of a row's reference in a slice of rows.
@@ -219,6 +235,9 @@ func (s *session) feedObject(ctx context.Context, snap *engine.Snapshot, pins *v
 	}
 	vs, ok := snap.View(id)
 	if !ok {
+		if err := snap.ViewErr(id); err != nil {
+			return err
+		}
 		return pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", get.Name)
 	}
 	if err := vs.Err(); err != nil {
@@ -344,6 +363,9 @@ func (s *session) feedIndexLookup(ctx context.Context, snap *engine.Snapshot, in
 	}
 	idx, ok := snap.View(uint64(get.Index))
 	if !ok {
+		if err := snap.ViewErr(uint64(get.Index)); err != nil {
+			return err
+		}
 		return pgerr.New(pgerr.UndefinedObject, "index of %q does not exist", get.Name)
 	}
 	if err := idx.Err(); err != nil {

@@ -212,7 +212,12 @@ func (s *session) bindInsert(cat *catalog.Catalog, ins *pg_query.InsertStmt, par
 				}
 				key := engine.RowKey(obj, row)
 				cur, touched := tt.lookup(key)
-				taken := touched && cur != nil || !touched && hasKey(base, key)
+				taken := touched && cur != nil
+				if !touched {
+					if taken, err = hasKey(base, key); err != nil {
+						return nil, err
+					}
+				}
 				if taken && up != nil {
 					existing := cur
 					if !touched {
@@ -230,7 +235,9 @@ func (s *session) bindInsert(cat *catalog.Catalog, ins *pg_query.InsertStmt, par
 					if err := rc.check(ev, upd); err != nil {
 						return nil, err
 					}
-					tt.set(key, upd, base)
+					if err := tt.set(key, upd, base); err != nil {
+						return nil, err
+					}
 					affected[key] = true
 					out = append(out, upd)
 					continue
@@ -239,7 +246,9 @@ func (s *session) bindInsert(cat *catalog.Catalog, ins *pg_query.InsertStmt, par
 				case taken:
 					return nil, engine.UniqueViolation(obj, row)
 				case touched:
-					tt.set(key, row, base) // deleted earlier in the transaction
+					if err := tt.set(key, row, base); err != nil { // deleted earlier in the transaction
+						return nil, err
+					}
 				default:
 					tt.add(key, row)
 				}
@@ -307,9 +316,9 @@ func (s *session) insertRows(ctx context.Context, q *planner.Query, ev *scalar.E
 	return rows, snap, nil
 }
 
-func hasKey(base *engine.TableSnap, key string) bool {
-	_, ok := base.GetRaw(key)
-	return ok
+func hasKey(base *engine.TableSnap, key string) (bool, error) {
+	_, ok, err := base.GetRaw(key)
+	return ok, err
 }
 
 func (s *session) bindUpdate(cat *catalog.Catalog, up *pg_query.UpdateStmt, params []types.Type) (*boundStmt, error) {
@@ -370,18 +379,32 @@ func (s *session) bindUpdate(cat *catalog.Catalog, up *pg_query.UpdateStmt, para
 				newRows[i] = row
 				key := string(r[width].Str())
 				if len(obj.PrimaryKey) > 0 && engine.RowKey(obj, row) != key {
-					tt.set(key, nil, base)
+					if err := tt.set(key, nil, base); err != nil {
+						return nil, err
+					}
 					moved = append(moved, i)
 					continue
 				}
-				tt.set(key, row, base)
+				if err := tt.set(key, row, base); err != nil {
+					return nil, err
+				}
 			}
 			for _, i := range moved {
 				key := engine.RowKey(obj, newRows[i])
-				if cur, touched := tt.lookup(key); (touched && cur != nil) || (!touched && hasKey(base, key)) {
+				cur, touched := tt.lookup(key)
+				taken := touched && cur != nil
+				if !touched {
+					var err error
+					if taken, err = hasKey(base, key); err != nil {
+						return nil, err
+					}
+				}
+				if taken {
 					return nil, engine.UniqueViolation(obj, newRows[i])
 				}
-				tt.set(key, newRows[i], base)
+				if err := tt.set(key, newRows[i], base); err != nil {
+					return nil, err
+				}
 			}
 			if err := s.checkUnique(snap, obj, tt); err != nil {
 				return nil, err
@@ -431,7 +454,9 @@ func (s *session) bindDelete(cat *catalog.Catalog, del *pg_query.DeleteStmt, par
 			tt := s.writeTxn().table(obj)
 			old := make([]types.Row, len(rows))
 			for i, r := range rows {
-				tt.set(string(r[width].Str()), nil, base)
+				if err := tt.set(string(r[width].Str()), nil, base); err != nil {
+					return nil, err
+				}
 				old[i] = r[:width:width]
 			}
 			return returningResult(s.evalContext(params), ret, old, "DELETE "+strconv.Itoa(len(rows)))

@@ -69,10 +69,10 @@ func (s *session) streamQuery(ctx context.Context, q *planner.Query, params []ty
 				}
 				return nil
 			})
-			if errors.Is(err, dataflow.ErrSnapshotGone) && !started {
-				// See runQuerySnap: nothing was sent, so run again.
+			if next := rerunAfter(err, snap); next != nil && !started {
+				// Nothing was sent, so run again.
 				select {
-				case <-snap.Next():
+				case <-next:
 					continue
 				case <-ctx.Done():
 					err = ctx.Err()

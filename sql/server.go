@@ -24,6 +24,11 @@ type Config struct {
 	// statements are canceled (see memoryGuard); zero means three
 	// quarters of the memory the process may use.
 	MemoryLimit uint64
+	// RecomputeViews, CacheSize and Testing are the engine's
+	// (engine.Config).
+	RecomputeViews bool
+	CacheSize      int64
+	Testing        *engine.TestingKnobs
 	// SubscribeBufferBytes bounds the changes a subscription holds for
 	// a client that does not read them (engine.Config.FeedBufferBytes).
 	SubscribeBufferBytes int64
@@ -84,6 +89,7 @@ func Open(ctx context.Context, cfg Config) (*Frontend, error) {
 		return nil, err
 	}
 	eng, err := engine.Open(ctx, engine.Config{DataDir: cfg.DataDir, Logger: log, Binder: binderHooks{log: log, egress: cfg.Egress}, Keyring: key,
+		RecomputeViews: cfg.RecomputeViews, CacheSize: cfg.CacheSize, Testing: cfg.Testing,
 		FeedBufferBytes: cfg.SubscribeBufferBytes, RetainHistory: cfg.RetainHistory, RetainHistoryBytes: cfg.RetainHistoryBytes})
 	if err != nil {
 		return nil, err

@@ -3,6 +3,7 @@ package sql
 import (
 	"fmt"
 	"math"
+	"strconv"
 
 	"github.com/streamdb/streamdb/catalog"
 	"github.com/streamdb/streamdb/pgwire"
@@ -20,13 +21,14 @@ import (
 // stalled on a schema change upstream.
 func sourceListing() ([]pgwire.Column, func(e *Frontend, cat *catalog.Catalog) (listing, error), bool) {
 	cols := append(textCols("name", "type", "status", "confirmed_lsn"),
-		pgwire.Column{Name: "lag_bytes", Type: types.TypeInt8}, pgwire.Column{Name: "lag_seconds", Type: types.TypeFloat8})
+		pgwire.Column{Name: "lag_bytes", Type: types.TypeInt8}, pgwire.Column{Name: "lag_seconds", Type: types.TypeFloat8},
+		pgwire.Column{Name: "stored", Type: types.TypeText})
 	return cols, func(e *Frontend, cat *catalog.Catalog) (listing, error) {
 		l := listing{cols: cols}
 		pg := map[uint64]*postgres.Status{}
 		for _, o := range cat.Objects(catalog.KindSource) {
 			typ := sourceType(o)
-			row := types.Row{types.NewText(o.Name), types.NewText(typ), types.NewText(e.eng.SourceStatus(o.ID)), types.Null, types.Null, types.Null}
+			row := types.Row{types.NewText(o.Name), types.NewText(typ), types.NewText(e.eng.SourceStatus(o.ID)), types.Null, types.Null, types.Null, stored(o)}
 			if src, ok := e.eng.Source(o.ID); ok {
 				if ps, ok := src.(*postgres.Source); ok {
 					st := ps.Status()
@@ -43,11 +45,15 @@ func sourceListing() ([]pgwire.Column, func(e *Frontend, cat *catalog.Catalog) (
 			if st := pg[o.Source]; st != nil && o.Role == "data" && o.Output < len(st.Tables) {
 				status = tableStatus(st.Tables[o.Output], status)
 			}
-			l.rows = append(l.rows, types.Row{types.NewText(o.Name), types.NewText("subsource"), types.NewText(status), types.Null, types.Null, types.Null})
+			l.rows = append(l.rows, types.Row{types.NewText(o.Name), types.NewText("subsource"), types.NewText(status), types.Null, types.Null, types.Null, stored(o)})
 		}
 		return l, nil
 	}, true
 }
+
+// stored is SHOW SOURCES' stored: false for a source created WITH
+// (STORED = false), whose relations keep no rows.
+func stored(o *catalog.Object) types.Datum { return types.NewText(strconv.FormatBool(!o.NotStored)) }
 
 // sourceType is SHOW SOURCES' type of a source, from its statement.
 func sourceType(o *catalog.Object) string {

@@ -367,7 +367,7 @@ func (s *session) bindCreateSource(raw *rawStatement, st *parser.CreateSource) (
 				return err
 			}
 			return tx.CreateSource(ctx, engine.SourceDef{Name: name, SQL: raw.text, DependsOn: spec.deps,
-				Own: spec.own, Relations: spec.names, StartTimestamp: start}, spec.src)
+				Own: spec.own, Relations: spec.names, StartTimestamp: start, NotStored: st.NotStored()}, spec.src)
 		})
 	}), nil
 }

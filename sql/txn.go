@@ -77,17 +77,21 @@ func (t *txn) hasWrites() bool {
 
 // set records the new value of key; base is the snapshot the statement
 // read, consulted the first time the key is touched.
-func (tt *txnTable) set(key string, row types.Row, base *engine.TableSnap) {
+func (tt *txnTable) set(key string, row types.Row, base *engine.TableSnap) error {
 	if p, ok := tt.changes[key]; ok {
 		p.row = row
-		return
+		return nil
 	}
 	p := &pendingRow{row: row}
 	if base != nil {
-		p.expect, p.existed = base.GetRaw(key)
+		var err error
+		if p.expect, p.existed, err = base.GetRaw(key); err != nil {
+			return err
+		}
 	}
 	tt.changes[key] = p
 	tt.order = append(tt.order, key)
+	return nil
 }
 
 // reserve makes room for n changes in an untouched table, so that a bulk

@@ -100,9 +100,14 @@ func TestShowMaterializedViews(t *testing.T) {
 	exec(t, conn, "INSERT INTO other VALUES (1)")
 	stat := func(name string) (state, ticks int64, busy, last float64) {
 		t.Helper()
-		err := conn.QueryRow(context.Background(), "SHOW MATERIALIZED VIEWS WHERE name = '"+name+"'").Scan(new(string), &state, &ticks, &busy, &last)
+		var hydration string
+		var progress float64
+		err := conn.QueryRow(context.Background(), "SHOW MATERIALIZED VIEWS WHERE name = '"+name+"'").Scan(new(string), &state, &ticks, &busy, &last, &hydration, &progress)
 		if err != nil {
 			t.Fatal(err)
+		}
+		if hydration != "ready" || progress != 1 {
+			t.Errorf("%s: hydration %q, progress %v; want ready, 1", name, hydration, progress)
 		}
 		return
 	}

@@ -112,3 +112,8 @@ func (b *Batch) CommitUnsynced() error {
 
 // Discard drops the batch without writing it.
 func (b *Batch) Discard() { _ = b.b.Close() }
+
+// DeleteMeta removes a metadata value.
+func (b *Batch) DeleteMeta(name string) {
+	_ = b.b.Delete(metaKey(name), nil)
+}

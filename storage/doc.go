@@ -11,10 +11,13 @@
 //
 //	'c' id                  catalog entry (opaque bytes owned by package engine)
 //	'd' collection key      a row of a durable collection
+//	'h' flow                the header of a flow's persisted state
 //	'm' name                metadata
 //	'p' source part         a source's resume position for one partition
+//	's' flow key            a key of a maintained dataflow's persisted state
 //
 // ids are big-endian uint64 so that a collection's rows are contiguous and a
-// dropped collection is one range deletion. storage knows nothing of SQL:
+// dropped collection is one range deletion. Readers that need one state
+// of the store across many reads (a tick's tables) take a Snapshot. storage knows nothing of SQL:
 // keys and values are bytes chosen by the caller.
 package storage

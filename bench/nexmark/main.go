@@ -37,6 +37,10 @@ type config struct {
 	PGBudget          time.Duration
 	Timeout           time.Duration
 	Postgres          bool
+	// Modes are the saturation runs besides the persisted one (see
+	// mode), Repeat how many times each runs, alternating.
+	Modes  []mode
+	Repeat int
 }
 
 func main() {
@@ -63,9 +67,22 @@ func parseFlags() (config, error) {
 	flag.DurationVar(&cfg.PGBudget, "pg-budget", 90*time.Second, "time budget of the PostgreSQL baseline per query")
 	flag.DurationVar(&cfg.Timeout, "timeout", 10*time.Minute, "give up on a streamdb run after this long")
 	flag.BoolVar(&cfg.Postgres, "postgres", true, "run the PostgreSQL baseline (needs PostgreSQL 15's server binaries)")
+	modes := flag.String("modes", "recomputed,notstored", "saturation runs besides the persisted one: recomputed (no view state persisted), notstored (the source WITH (STORED = false)); empty for none")
+	flag.IntVar(&cfg.Repeat, "repeat", 1, "saturation runs of each mode per query, alternating; the best is kept")
 	flag.Parse()
-	if cfg.Events <= 0 || cfg.PGBatch <= 0 || cfg.FreshnessFraction <= 0 {
-		return cfg, fmt.Errorf("-events, -pg-batch and -freshness-fraction must be positive")
+	if cfg.Events <= 0 || cfg.PGBatch <= 0 || cfg.FreshnessFraction <= 0 || cfg.Repeat <= 0 {
+		return cfg, fmt.Errorf("-events, -pg-batch, -freshness-fraction and -repeat must be positive")
+	}
+	for _, m := range strings.Split(*modes, ",") {
+		switch strings.TrimSpace(m) {
+		case "":
+		case "recomputed":
+			cfg.Modes = append(cfg.Modes, recomputed)
+		case "notstored":
+			cfg.Modes = append(cfg.Modes, notStored)
+		default:
+			return cfg, fmt.Errorf("-modes: unknown mode %q", m)
+		}
 	}
 	return cfg, nil
 }
@@ -117,7 +134,7 @@ func run() error {
 		}
 	}
 
-	const stepsPerQuery = 3
+	stepsPerQuery := 3 + len(cfg.Modes)*cfg.Repeat + cfg.Repeat - 1
 	bar := progress.New(os.Stderr, len(qs)*stepsPerQuery)
 	var results []result
 	for i, q := range qs {
@@ -140,12 +157,12 @@ func run() error {
 }
 
 // runQuery measures one query on streamdb (saturation, then freshness),
-// then PostgreSQL and, for q0–q2, the Go loop. A failure ends the query's
-// measurements but not the run: it is recorded in the result.
+// then PostgreSQL and, for q0–q2, the Go loops. A failure ends the
+// query's measurements but not the run: it is recorded in the result.
 func runQuery(ctx context.Context, cfg config, pgURL string, q query, bar *progress.Bar, step int) result {
 	r := result{Query: q.Name, Events: cfg.Events}
 	bar.Step(step, q.Name+": streamdb at saturation")
-	sat, err := runSaturation(ctx, cfg, q, bar.Update)
+	sat, err := runSaturation(ctx, cfg, q, persisted, bar.Update)
 	if err != nil {
 		r.Error = err.Error()
 		return r
@@ -154,6 +171,7 @@ func runQuery(ctx context.Context, cfg config, pgURL string, q query, bar *progr
 	if sat.CPU > 0 {
 		r.StreamdbEPSPerCPU = rate(cfg.Events, sat.CPU)
 	}
+	step = runModes(ctx, cfg, q, &r, sat, bar, step)
 	r.PeakRSSMB = ptr(math.Round(float64(sat.PeakRSS)/(1<<20)*10) / 10)
 	r.StateBytes, r.ViewRows = sat.StateBytes, ptr(sat.ViewRows)
 	r.ViewReadMs, r.RecomputeMs = ms(sat.ViewRead), ms(sat.Recompute)
@@ -193,8 +211,59 @@ func runQuery(ctx context.Context, cfg config, pgURL string, q query, bar *progr
 		if rows != sat.ViewRows {
 			r.Check += fmt.Sprintf("; Go loop has %d rows", rows)
 		}
+		wall, cpu, err := runDurableBaseline(q.Name, cfg.Seed, cfg.Events)
+		if err != nil {
+			r.Error = "durable Go loop: " + err.Error()
+		} else {
+			r.GoDurableEPS, r.GoDurableEPSPerCPU = rate(cfg.Events, wall), rate(cfg.Events, cpu)
+		}
 	}
 	return r
+}
+
+// runModes runs the query's saturation in the other modes, each
+// cfg.Repeat times and alternating with the persisted mode, and records
+// the best rate per CPU-second of each (of several runs on a shared
+// machine, the one least disturbed). A view in another mode must hold
+// what the persisted run's held. It returns the progress step reached.
+func runModes(ctx context.Context, cfg config, q query, r *result, sat saturation, bar *progress.Bar, step int) int {
+	best := func(p **float64, v *float64) {
+		if v != nil && (*p == nil || **p < *v) {
+			*p = v
+		}
+	}
+	for i := range cfg.Repeat {
+		if i > 0 {
+			step++
+			bar.Step(step, fmt.Sprintf("%s: streamdb persisted, run %d", q.Name, i+1))
+			if again, err := runSaturation(ctx, cfg, q, persisted, bar.Update); err == nil && again.CPU > 0 {
+				best(&r.StreamdbEPSPerCPU, rate(cfg.Events, again.CPU))
+			}
+		}
+		for _, m := range cfg.Modes {
+			step++
+			bar.Step(step, fmt.Sprintf("%s: streamdb %s, run %d", q.Name, m, i+1))
+			s, err := runSaturation(ctx, cfg, q, m, bar.Update)
+			if err != nil {
+				r.Error = fmt.Sprintf("%s: %v", m, err)
+				continue
+			}
+			check := "ok"
+			if s.View != sat.View {
+				check = fmt.Sprintf("MISMATCH: %d rows, the persisted run's view %d", s.View.Rows, sat.View.Rows)
+			}
+			switch m {
+			case recomputed:
+				best(&r.RecomputedEPSPerCPU, rate(cfg.Events, s.CPU))
+				r.RecomputedCheck = check
+			case notStored:
+				best(&r.NotStoredEPS, rate(cfg.Events, s.Elapsed))
+				best(&r.NotStoredEPSPerCPU, rate(cfg.Events, s.CPU))
+				r.NotStoredCheck = check
+			}
+		}
+	}
+	return step
 }
 
 // summary is the line printed above the progress bar after each query.

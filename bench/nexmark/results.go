@@ -33,6 +33,14 @@ type result struct {
 	Check                  string   `json:"check"`
 	PostgresCheck          string   `json:"postgres_check,omitempty"`
 	Error                  string   `json:"error,omitempty"`
+	// The other modes (see mode) and the durable Go loop.
+	RecomputedEPSPerCPU *float64 `json:"recomputed_eps_per_cpu_s,omitempty"`
+	RecomputedCheck     string   `json:"recomputed_check,omitempty"`
+	NotStoredEPS        *float64 `json:"not_stored_eps,omitempty"`
+	NotStoredEPSPerCPU  *float64 `json:"not_stored_eps_per_cpu_s,omitempty"`
+	NotStoredCheck      string   `json:"not_stored_check,omitempty"`
+	GoDurableEPS        *float64 `json:"go_durable_eps,omitempty"`
+	GoDurableEPSPerCPU  *float64 `json:"go_durable_eps_per_cpu_s,omitempty"`
 }
 
 func ptr[T any](v T) *T { return &v }
@@ -102,8 +110,11 @@ func writeMarkdown(w io.Writer, info runInfo, results []result) error {
 	for _, r := range results {
 		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", r.Query, numInt(r.ViewRows), num(r.ViewReadMs, "%.1f"), num(r.RecomputeMs, "%.1f"))
 	}
+	writeModes(&b, results)
 	b.WriteString("\n## Targets (issue 5)\n\n")
 	writeTargets(&b, info, results)
+	b.WriteString("\n## Targets (issue 31)\n\n")
+	writeStateTargets(&b, results)
 	b.WriteString("\n## How it was measured\n\n")
 	b.WriteString(methodNotes(info))
 	_, err := io.WriteString(w, b.String())
@@ -169,6 +180,97 @@ func writeTargets(b *strings.Builder, info runInfo, results []result) {
 	})
 }
 
+// writeModes writes the table of the runs without persisted view state
+// and with a source that is not stored, when there are any.
+func writeModes(b *strings.Builder, results []result) {
+	any := false
+	for _, r := range results {
+		any = any || r.RecomputedEPSPerCPU != nil || r.NotStoredEPSPerCPU != nil
+	}
+	if !any {
+		return
+	}
+	b.WriteString("\n## Persisted view state, and sources that are not stored\n\n")
+	b.WriteString("Events per CPU-second of the server: views persisting their state in every tick (the default) against views keeping it in memory only (--view-state recomputed), and the source WITH (STORED = false), against the Go loop (one core) and the Go loop appending its rows to Pebble.\n\n")
+	b.WriteString("| query | persisted ev per CPU-s | recomputed ev per CPU-s | persisted ÷ recomputed | not stored ev/s | not stored ev per CPU-s | × PostgreSQL | × Go loop | durable Go loop ev per CPU-s | × durable Go loop | check |\n")
+	b.WriteString("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|\n")
+	for _, r := range results {
+		check := strings.Trim(strings.Join([]string{prefixed("recomputed ", r.RecomputedCheck), prefixed("not stored ", r.NotStoredCheck)}, "; "), "; ")
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", r.Query,
+			num(r.StreamdbEPSPerCPU, "%.0f"), num(r.RecomputedEPSPerCPU, "%.0f"), ratio(r.StreamdbEPSPerCPU, r.RecomputedEPSPerCPU),
+			num(r.NotStoredEPS, "%.0f"), num(r.NotStoredEPSPerCPU, "%.0f"), ratio(r.NotStoredEPS, r.PostgresEPS),
+			ratio(r.NotStoredEPSPerCPU, r.GoBaselineEPS), num(r.GoDurableEPSPerCPU, "%.0f"), ratio(r.NotStoredEPSPerCPU, r.GoDurableEPSPerCPU),
+			mdEscape(check))
+	}
+}
+
+func prefixed(p, s string) string {
+	if s == "" {
+		return ""
+	}
+	return p + s
+}
+
+// writeStateTargets lists the targets of persisted view state and
+// sources that are not stored.
+func writeStateTargets(b *strings.Builder, results []result) {
+	type target struct {
+		name    string
+		applies func(result) bool
+		met     func(result) (ok, known bool)
+	}
+	atLeast := func(a, b *float64, f float64) (bool, bool) {
+		if a == nil || b == nil {
+			return false, false
+		}
+		return *a >= f**b, true
+	}
+	all := func(result) bool { return true }
+	for _, t := range []target{
+		{"persisting view state per tick ≥ 0.8× the events per CPU-s of not persisting it", all,
+			func(r result) (bool, bool) { return atLeast(r.StreamdbEPSPerCPU, r.RecomputedEPSPerCPU, 0.8) }},
+		{"with the source not stored, q2 ≥ 0.3× the Go loop (per CPU-s)", func(r result) bool { return r.Query == "q2" },
+			func(r result) (bool, bool) { return atLeast(r.NotStoredEPSPerCPU, r.GoBaselineEPS, 0.3) }},
+		{"with the source not stored, every query ≥ 10× PostgreSQL", all,
+			func(r result) (bool, bool) { return atLeast(r.NotStoredEPS, r.PostgresEPS, 10) }},
+		{"with the source not stored, q0 and q1 ≥ 0.5× the Go loop appending its rows to Pebble (per CPU-s)",
+			func(r result) bool { return r.Query == "q0" || r.Query == "q1" },
+			func(r result) (bool, bool) { return atLeast(r.NotStoredEPSPerCPU, r.GoDurableEPSPerCPU, 0.5) }},
+		{"views in the other modes hold what the persisted run's view holds", all,
+			func(r result) (bool, bool) {
+				return !strings.HasPrefix(r.RecomputedCheck, "MISMATCH") && !strings.HasPrefix(r.NotStoredCheck, "MISMATCH"),
+					r.RecomputedCheck != "" || r.NotStoredCheck != ""
+			}},
+	} {
+		var miss, unknown []string
+		n := 0
+		for _, r := range results {
+			if !t.applies(r) {
+				continue
+			}
+			n++
+			switch ok, known := t.met(r); {
+			case !known:
+				unknown = append(unknown, r.Query)
+			case !ok:
+				miss = append(miss, r.Query)
+			}
+		}
+		status := "met"
+		if len(miss)+len(unknown) > 0 {
+			status = "NOT met"
+		}
+		fmt.Fprintf(b, "- %s: **%s**", t.name, status)
+		if len(miss) > 0 {
+			fmt.Fprintf(b, "; missed by %s", strings.Join(miss, ", "))
+		}
+		if len(unknown) > 0 {
+			fmt.Fprintf(b, "; not measured for %s", strings.Join(unknown, ", "))
+		}
+		fmt.Fprintf(b, " (%d queries)\n", n)
+	}
+}
+
 // methodNotes explains the measurements; it is part of the report so the
 // table never travels without it.
 func methodNotes(info runInfo) string {
@@ -177,7 +279,8 @@ func methodNotes(info runInfo) string {
 - **check**: after the run, SELECT * FROM the view against the query run ad hoc (the one-tick recomputation over the same inputs), compared as multisets of the rows' text; "same rows as PostgreSQL" compares the view with PostgreSQL's materialized view after the last refresh.
 - **freshness**: a second fresh run with the source paced at %s, the poller reading the progress relation every 5 ms. Event k is generated at t0 + k/rate (t0 taken before CREATE SOURCE is sent, so this is an upper bound) and visible when the first poll returning an offset above k returns; events generated before the view existed are not sampled. Reading the view itself in each poll would measure the read: a SELECT on a materialized view costs time proportional to its size today (see view rows and the notes).
 - **PostgreSQL**: the same events (loadgen.NexmarkEvents, same seed) generated in the harness and COPYed in batches of %d events, one transaction per batch, then REFRESH MATERIALIZED VIEW; ev/s over the whole loop. Its freshness is the refresh end minus each event's place in its batch's generation, a lower bound (a real batch also waits to fill). When the per-query time budget runs out first, the rate is over the events loaded so far, shown in parentheses.
-- **Go loop**: q0–q2 computed by hand over loadgen.NexmarkEvents into an in-memory slice; the fastest of three runs, one core.
+- **Go loop**: q0–q2 computed by hand over loadgen.NexmarkEvents into an in-memory slice; the fastest of three runs, one core. **Durable Go loop**: the same loop appending each result row (its value encoding, under a growing row id) to a fresh Pebble store in batches of 10,000 rows committed without sync, as a tick of a replayable source commits, then flushed; CPU-seconds of the harness process (Pebble's background work included) over the loop and the flush.
+- **persisted / recomputed / not stored**: further saturation runs of a fresh server each, alternating when repeated, the best kept: recomputed passes --view-state recomputed (no view state in the store, as before it was persisted), not stored creates the source WITH (STORED = false); their views are compared with the persisted run's (same events, same seed) as multisets of rows.
 - **peak RSS**: VmHWM of the server process. **state bytes**: read from a state_bytes column of SHOW MATERIALIZED VIEWS, empty while the server has none.
 `, info.Freshness, info.PGBatch)
 }

@@ -17,6 +17,25 @@ import (
 // relation is sourceName_progress.
 const sourceName = "nexmark"
 
+// mode is how a saturation run sets streamdb up.
+type mode int
+
+const (
+	// persisted is streamdb as it runs by default: the source stored and
+	// the view's state persisted in every tick.
+	persisted mode = iota
+	// recomputed persists no view state (--view-state recomputed), the
+	// baseline of what persisting it costs.
+	recomputed
+	// notStored creates the source WITH (STORED = false): its events
+	// reach the view and are not kept.
+	notStored
+)
+
+func (m mode) String() string {
+	return [...]string{"persisted", "recomputed", "not stored"}[m]
+}
+
 // saturation is what one saturation run of a query measured.
 type saturation struct {
 	Elapsed     time.Duration // CREATE SOURCE sent → every event visible
@@ -39,9 +58,17 @@ type saturation struct {
 // so that moment is when the view reflects all events. It then checks the
 // view against the same query run ad hoc (a one-tick recomputation over
 // the same inputs).
-func runSaturation(ctx context.Context, cfg config, q query, report func(float64)) (saturation, error) {
+//
+// In the other modes (see mode) the view is read but not recomputed: the
+// ad hoc query cannot read a source that is not stored, and the persisted
+// run checks the same events.
+func runSaturation(ctx context.Context, cfg config, q query, m mode, report func(float64)) (saturation, error) {
 	var r saturation
-	srv, err := server.Start(ctx, cfg.Streamdb)
+	var args []string
+	if m == recomputed {
+		args = append(args, "--view-state", "recomputed")
+	}
+	srv, err := server.Start(ctx, cfg.Streamdb, args...)
 	if err != nil {
 		return r, err
 	}
@@ -58,6 +85,9 @@ func runSaturation(ctx context.Context, cfg config, q query, report func(float64
 	}
 	start := time.Now()
 	src := fmt.Sprintf("CREATE SOURCE %s FROM LOAD GENERATOR NEXMARK (MAX EVENTS %d, SEED %d) FOR ALL TABLES", sourceName, cfg.Events, cfg.Seed)
+	if m == notStored {
+		src += " WITH (STORED = false)"
+	}
 	if _, err := conn.Exec(ctx, src); err != nil {
 		return r, fmt.Errorf("create source: %w", err)
 	}
@@ -99,6 +129,9 @@ func runSaturation(ctx context.Context, cfg config, q query, report func(float64
 		return r, fmt.Errorf("read view: %w", err)
 	}
 	r.ViewRows = r.View.Rows
+	if m != persisted {
+		return r, nil
+	}
 	if adhoc, r.Recompute, err = digestQuery(ctx, conn, q.SQL); err != nil {
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			// The recomputation is the check, not the measurement:

@@ -19,10 +19,24 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
+// crashViews are the materialized views of TestKill9, over the rows its
+// transactions write and the counters they update, one of each kind of
+// operator state: groups with min and max under retraction, a join, a
+// top-k, distinct rows and a window.
+var crashViews = []struct{ name, query string }{
+	{"wparts", "SELECT part, count(*) AS n, sum(txn) AS s, min(txn) AS lo, max(txn) AS hi FROM w GROUP BY part"},
+	{"wjoin", "SELECT c.k, count(*) AS n, sum(c.v) AS s FROM w JOIN counters c ON w.txn % 10 = c.k GROUP BY c.k"},
+	{"ctop", "SELECT k, v FROM counters ORDER BY v DESC, k LIMIT 3"},
+	{"cdistinct", "SELECT DISTINCT v % 7 AS r FROM counters"},
+	{"cwindow", "SELECT k, v, row_number() OVER (ORDER BY v, k) AS rn, sum(v) OVER (ORDER BY k ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) AS s2 FROM counters"},
+}
+
 // TestKill9 runs the real binary, writes transactions from several
 // clients while killing the server with SIGKILL at random moments, and
 // checks after each restart that every acknowledged transaction is present
-// in full and no transaction is present in part.
+// in full and no transaction is present in part, and that every
+// materialized view, restored from its persisted state while the server
+// already serves, equals its query run from scratch.
 func TestKill9(t *testing.T) {
 	bin := binary(t) // skips with -short
 	dataDir := t.TempDir()
@@ -34,12 +48,26 @@ func TestKill9(t *testing.T) {
 		url := fmt.Sprintf("postgres://streamdb@%s/streamdb?sslmode=disable", srv.addr)
 		if round == 0 {
 			conn := mustConnect(t, url)
-			if _, err := conn.Exec(context.Background(), "CREATE TABLE IF NOT EXISTS w (txn int, part int, PRIMARY KEY (txn, part))"); err != nil {
-				t.Fatal(err)
+			stmts := []string{
+				"CREATE TABLE IF NOT EXISTS w (txn int, part int, PRIMARY KEY (txn, part))",
+				"CREATE TABLE counters (k int PRIMARY KEY, v int)",
+				"INSERT INTO counters SELECT g, 0 FROM generate_series(0, 9) AS g",
+			}
+			for _, v := range crashViews {
+				stmts = append(stmts, "CREATE MATERIALIZED VIEW "+v.name+" AS "+v.query)
+			}
+			for _, st := range stmts {
+				if _, err := conn.Exec(context.Background(), st); err != nil {
+					t.Fatal(err)
+				}
 			}
 			conn.Close(context.Background())
 		}
 		verify(t, url, acked)
+		verifyViews(t, url)
+		if round > 0 {
+			checkRestored(t, srv)
+		}
 
 		// Write from three clients until the kill.
 		ctx, cancel := context.WithCancel(context.Background())
@@ -63,6 +91,7 @@ func TestKill9(t *testing.T) {
 					for part := 0; part < 3; part++ {
 						batch.Queue("INSERT INTO w VALUES ($1, $2)", id, part)
 					}
+					batch.Queue("UPDATE counters SET v = v + 1 WHERE k = $1", id%10)
 					batch.Queue("COMMIT")
 					if err := conn.SendBatch(ctx, batch).Close(); err != nil {
 						return
@@ -84,6 +113,8 @@ func TestKill9(t *testing.T) {
 	srv := startBinary(t, bin, dataDir)
 	url := fmt.Sprintf("postgres://streamdb@%s/streamdb?sslmode=disable", srv.addr)
 	n := verify(t, url, acked)
+	verifyViews(t, url)
+	checkRestored(t, srv)
 	if len(acked) == 0 {
 		t.Fatal("no transaction was acknowledged; the test proved nothing")
 	}
@@ -95,6 +126,22 @@ func TestKill9(t *testing.T) {
 type process struct {
 	cmd  *exec.Cmd
 	addr string
+	// log holds the server's log lines so far.
+	mu  sync.Mutex
+	log []string
+}
+
+// logged returns the server's log lines containing s.
+func (p *process) logged(s string) []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var out []string
+	for _, l := range p.log {
+		if strings.Contains(l, s) {
+			out = append(out, l)
+		}
+	}
+	return out
 }
 
 func startBinary(t *testing.T, bin, dataDir string) *process {
@@ -105,7 +152,7 @@ func startBinary(t *testing.T, bin, dataDir string) *process {
 	}
 	addr := l.Addr().String()
 	l.Close()
-	cmd := exec.Command(bin, "--listen", addr, "--data-dir", dataDir, "--log-level", "warn")
+	cmd := exec.Command(bin, "--listen", addr, "--data-dir", dataDir, "--log-level", "info")
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -113,10 +160,16 @@ func startBinary(t *testing.T, bin, dataDir string) *process {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	p := &process{cmd: cmd, addr: addr}
 	go func() {
 		sc := bufio.NewScanner(stderr)
 		for sc.Scan() {
-			t.Log("server:", sc.Text())
+			p.mu.Lock()
+			p.log = append(p.log, sc.Text())
+			p.mu.Unlock()
+			if strings.Contains(sc.Text(), "level=WARN") || strings.Contains(sc.Text(), "level=ERROR") {
+				t.Log("server:", sc.Text())
+			}
 		}
 	}()
 	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
@@ -126,7 +179,7 @@ func startBinary(t *testing.T, bin, dataDir string) *process {
 		if err == nil {
 			c.Close()
 			checkHugePages(t, cmd.Process.Pid)
-			return &process{cmd: cmd, addr: addr}
+			return p
 		}
 		if time.Now().After(deadline) {
 			t.Fatalf("server did not start on %s", addr)
@@ -178,7 +231,41 @@ func verify(t *testing.T, url string, acked map[int]bool) int {
 			t.Errorf("acknowledged transaction %d is missing", txn)
 		}
 	}
+	var counted int
+	if err := conn.QueryRow(context.Background(), "SELECT coalesce(sum(v), 0) FROM counters").Scan(&counted); err != nil {
+		t.Fatal(err)
+	}
+	if counted != len(present) {
+		t.Errorf("the counters count %d transactions, %d are present", counted, len(present))
+	}
 	return len(present)
+}
+
+// checkRestored checks that every view came back from its persisted
+// state, none rebuilt from its inputs.
+func checkRestored(t *testing.T, srv *process) {
+	t.Helper()
+	if got := len(srv.logged("how=restoring")); got != len(crashViews) {
+		t.Errorf("%d views restored from their state, want %d: %q", got, len(crashViews), srv.logged("msg=hydrated"))
+	}
+}
+
+// verifyViews checks that every view of crashViews holds what its query
+// computes from scratch, as multisets of rows.
+func verifyViews(t *testing.T, url string) {
+	t.Helper()
+	conn := mustConnect(t, url)
+	defer conn.Close(context.Background())
+	for _, v := range crashViews {
+		q := fmt.Sprintf("SELECT count(*) FROM ((SELECT * FROM %s EXCEPT ALL (%s)) UNION ALL ((%s) EXCEPT ALL SELECT * FROM %s)) AS d", v.name, v.query, v.query, v.name)
+		var n int
+		if err := conn.QueryRow(context.Background(), q).Scan(&n); err != nil {
+			t.Fatalf("%s: %v", v.name, err)
+		}
+		if n != 0 {
+			t.Errorf("view %s differs from its query by %d rows after the restart", v.name, n)
+		}
+	}
 }
 
 // checkHugePages checks that a server started where transparent huge pages

@@ -46,11 +46,16 @@ func run() error {
 	flag.BoolVar(&af.cleartext, "tls-cleartext-password", false, "on TLS connections, ask for the password in cleartext instead of SCRAM (for clients without SCRAM)")
 	logParams := flag.Bool("log-parameters", false, "with --log-level debug, log the values of statements' parameters (redacted otherwise)")
 	maxConns := flag.Int("max-connections", 100, "maximum number of clients connected at once")
+	viewState := flag.String("view-state", "persisted", "persisted: views keep their state in the store and restart from it; recomputed: views are recomputed from their inputs on every start")
+	cacheMB := flag.Int64("cache-size", engine.DefaultCacheSize>>20, "the store's block cache in MB, through which tables are read")
 	allowEgress := flag.String("allow-egress", "", "comma-separated hosts, addresses and CIDR blocks that connections (CREATE CONNECTION) may reach; empty allows all")
 	subBuffer := flag.Int64("subscribe-buffer-bytes", engine.DefaultFeedBufferBytes, "changes a SUBSCRIBE may hold for a client that does not read them; past it the subscription ends with an error")
 	retain := flag.Duration("retain-history", engine.DefaultRetainHistory, "how far back SUBSCRIBE … AS OF can start (negative: not at all)")
 	retainBytes := flag.Int64("retain-history-bytes", engine.DefaultRetainHistoryBytes, "memory for the changes kept for SUBSCRIBE … AS OF")
 	flag.Parse()
+	if *viewState != "persisted" && *viewState != "recomputed" {
+		return fmt.Errorf("--view-state: %q is neither persisted nor recomputed", *viewState)
+	}
 
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
@@ -76,6 +81,7 @@ func run() error {
 
 	front, err := sql.Open(ctx, sql.Config{DataDir: *dataDir, Logger: log, LogParameters: *logParams,
 		InitialPassword: os.Getenv("STREAMDB_PASSWORD"), Egress: allow,
+		RecomputeViews: *viewState == "recomputed", CacheSize: *cacheMB << 20,
 		SubscribeBufferBytes: *subBuffer, RetainHistory: *retain, RetainHistoryBytes: *retainBytes})
 	if err != nil {
 		return err

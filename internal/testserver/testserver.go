@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/streamdb/streamdb/engine"
 	"github.com/streamdb/streamdb/internal/egress"
 	"github.com/streamdb/streamdb/pgwire"
 	"github.com/streamdb/streamdb/sql"
@@ -36,6 +37,8 @@ type Options struct {
 	Log io.Writer
 	// MemoryLimit is the engine's (sql.Config.MemoryLimit).
 	MemoryLimit uint64
+	// Testing holds the engine's test hooks (sql.Config.Testing).
+	Testing *engine.TestingKnobs
 	// LogLevel is the least level logged; the zero value is info.
 	LogLevel slog.Level
 	// Egress is the engine's (sql.Config.Egress): nil allows every
@@ -70,7 +73,7 @@ func Run(opts Options, tempDir func() string) (*Server, error) {
 	log := slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: opts.LogLevel}))
 	ctx, cancel := context.WithCancel(context.Background())
 	front, err := sql.Open(ctx, sql.Config{DataDir: dir, Logger: log, MemoryLimit: opts.MemoryLimit, Egress: opts.Egress,
-		SubscribeBufferBytes: opts.SubscribeBufferBytes})
+		Testing: opts.Testing, SubscribeBufferBytes: opts.SubscribeBufferBytes})
 	if err != nil {
 		cancel()
 		return nil, err

@@ -201,6 +201,10 @@ type aggState struct {
 	exactBuf []byte
 	// distinctBytes estimates the memory of the DISTINCT counts.
 	distinctBytes int64
+	// changed holds the keys of the multiset's or DISTINCT's values
+	// changed since they were last persisted, once TrackElements was
+	// called (agg_persist.go).
+	changed map[string]struct{}
 }
 
 // distinctKey is one distinct argument tuple of a DISTINCT aggregate:
@@ -271,9 +275,17 @@ func (s *aggState) Update(row types.Row, diff int64) error {
 	}
 	switch {
 	case s.set != nil:
-		return s.set.add(spec, row, s.args, diff)
+		err := s.set.add(spec, row, s.args, diff)
+		if s.changed != nil && err == nil {
+			s.changed[string(s.set.keyBuf)] = struct{}{}
+		}
+		return err
 	case s.distinct != nil:
-		return s.updateDistinct(diff)
+		err := s.updateDistinct(diff)
+		if s.changed != nil {
+			s.changed[string(s.keyBuf)] = struct{}{}
+		}
+		return err
 	}
 	return s.acc.add(s.args, diff)
 }

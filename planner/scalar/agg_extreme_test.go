@@ -53,6 +53,11 @@ func TestExtremeMatchesMultiset(t *testing.T) {
 				if !sameDatum(got, want) || types.FormatText(got, tc.typ, nil) != types.FormatText(want, tc.typ, nil) {
 					t.Errorf("%s %s after row %d: %s, want %s", tc.name, name, i, show(got, tc.typ), show(want, tc.typ))
 				}
+				// Persisted and restored, the state goes on alike.
+				e = restoreState(t, extreme, e, nil)
+				if back, _ := e.Result(); types.FormatText(back, tc.typ, nil) != types.FormatText(got, tc.typ, nil) {
+					t.Errorf("%s %s after row %d: restored %s, want %s", tc.name, name, i, show(back, tc.typ), show(got, tc.typ))
+				}
 			}
 			if err := e.Update(types.Row{tc.rows[1]}, -1); err == nil {
 				t.Errorf("%s %s: a retraction was accepted", tc.name, name)

@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/streamdb/streamdb/dataflow"
 	"github.com/streamdb/streamdb/pgerr"
 	"github.com/streamdb/streamdb/types"
 )
@@ -71,7 +72,9 @@ func TestAggIncremental(t *testing.T) {
 			counts := map[int]int64{}
 			var pool []types.Row
 			s := agg.NewState()
+			elems := trackElements(s)
 			for step := 0; step < 60; step++ {
+				drainElements(s, elems)
 				if len(pool) == 0 || r.IntN(3) > 0 {
 					v := values[tc.typ]()
 					if tc.agg == "bool_and" {
@@ -112,8 +115,76 @@ func TestAggIncremental(t *testing.T) {
 				t.Fatalf("%s(%s distinct=%v): incremental %v (%v), recomputed %v (%v)", tc.agg, tc.typ, tc.distinct,
 					show(got, typ), err1, show(want, typ), err2)
 			}
+			drainElements(s, elems)
+			restored := restoreState(t, agg, s, elems)
+			// Both must go on alike: retracting every row empties both.
+			for i, row := range live {
+				for _, st := range []dataflow.AggState{s, restored} {
+					if counts[i] > 0 {
+						if err := st.Update(row, -counts[i]); err != nil {
+							t.Fatal(err)
+						}
+					}
+				}
+			}
+			got, err1 = s.Result()
+			back, err3 := restored.Result()
+			if pgerr.CodeOf(err1) != pgerr.CodeOf(err3) || err1 == nil && !sameDatum(got, back) {
+				t.Fatalf("%s(%s distinct=%v): restored %v (%v), kept %v (%v)", tc.agg, tc.typ, tc.distinct,
+					show(back, typ), err3, show(got, typ), err1)
+			}
 		}
 	}
+}
+
+// element is a persisted element of an ElementState.
+type element struct {
+	n       int64
+	payload string
+}
+
+// trackElements starts tracking the elements of s, if it has any, and
+// returns the map that drainElements keeps as their persisted state.
+func trackElements(s dataflow.AggState) map[string]element {
+	if es, ok := s.(dataflow.ElementState); ok {
+		es.TrackElements()
+	}
+	return map[string]element{}
+}
+
+// drainElements applies the elements s changed to elems.
+func drainElements(s dataflow.AggState, elems map[string]element) {
+	es, ok := s.(dataflow.ElementState)
+	if !ok {
+		return
+	}
+	es.DrainElements(func(key []byte, n int64, payload []byte) {
+		if n == 0 {
+			delete(elems, string(key))
+			return
+		}
+		elems[string(key)] = element{n, string(payload)}
+	})
+}
+
+// restoreState persists s as a Reduce would and loads it into a fresh
+// state of agg.
+func restoreState(t *testing.T, agg dataflow.Aggregate, s dataflow.AggState, elems map[string]element) dataflow.AggState {
+	t.Helper()
+	ps, ok := s.(dataflow.PersistentState)
+	if !ok {
+		t.Fatalf("%T cannot be persisted", s)
+	}
+	fresh := agg.NewState().(dataflow.PersistentState)
+	if err := fresh.LoadState(ps.AppendState(nil)); err != nil {
+		t.Fatal(err)
+	}
+	for k, e := range elems {
+		if err := fresh.(dataflow.ElementState).LoadElement([]byte(k), e.n, []byte(e.payload)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return fresh
 }
 
 func sameDatum(a, b types.Datum) bool {

@@ -31,6 +31,19 @@ type ColumnDef struct {
 
 func (*CreateSource) statement() {}
 
+// NotStored reports whether the source was declared WITH (STORED =
+// false): its rows feed the views that read them and are not kept.
+func (s *CreateSource) NotStored() bool {
+	var stored *BoolLit
+	switch {
+	case s.Kafka != nil:
+		stored = s.Kafka.Stored
+	case s.LoadGenerator != nil:
+		stored = s.LoadGenerator.Stored
+	}
+	return stored != nil && !stored.Value
+}
+
 func (s *CreateSource) String() string {
 	var b strings.Builder
 	b.WriteString("CREATE SOURCE ")

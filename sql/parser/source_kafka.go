@@ -15,7 +15,7 @@ import (
 //	[INCLUDE KEY [AS k] | PARTITION [AS p] | OFFSET [AS o]
 //	    | TIMESTAMP [AS ts] | HEADERS [AS h], …]
 //	[ENVELOPE NONE | UPSERT | DEBEZIUM]
-//	[WITH (DEAD LETTER TOPIC = 'name')]
+//	[WITH (DEAD LETTER TOPIC = 'name', STORED = bool)]
 //
 // START OFFSET lists one offset per partition, from partition 0; a negative
 // START TIMESTAMP is relative to now, in milliseconds.
@@ -32,6 +32,9 @@ type KafkaSource struct {
 	Include         []Include
 	Envelope        *Envelope
 	DeadLetterTopic *StringLit
+	// Stored is STORED = false|true: whether the source's rows are
+	// kept (the default) or only fed to the views that read them.
+	Stored *BoolLit
 }
 
 // IncludeKind is a piece of Kafka metadata a source can expose as a column.
@@ -102,9 +105,14 @@ func (k *KafkaSource) String() string {
 		b.WriteString(" ENVELOPE ")
 		b.WriteString(k.Envelope.Kind.String())
 	}
+	var w optionList
 	if k.DeadLetterTopic != nil {
-		var w optionList
 		w.add("DEAD LETTER TOPIC", k.DeadLetterTopic.String())
+	}
+	if k.Stored != nil {
+		w.add("STORED", k.Stored.String())
+	}
+	if len(w) > 0 {
 		b.WriteString(" WITH ")
 		b.WriteString(w.String())
 	}
@@ -115,7 +123,7 @@ var kafkaSourceOptions = optionNames{
 	{"topic"}, {"start", "offset"}, {"start", "timestamp"}, {"group", "id", "prefix"},
 }
 
-var kafkaSourceWithOptions = optionNames{{"dead", "letter", "topic"}}
+var kafkaSourceWithOptions = optionNames{{"dead", "letter", "topic"}, {"stored"}}
 
 func (p *parser) kafkaSource() (*KafkaSource, error) {
 	if _, err := p.expectKw("connection"); err != nil {
@@ -176,6 +184,10 @@ func (p *parser) kafkaSource() (*KafkaSource, error) {
 		names := kafkaSourceWithOptions
 		err = p.options(names, func(i int, at Pos) error {
 			var err error
+			if i == 1 {
+				k.Stored, err = ptr(p.optBool(names, i, at))
+				return err
+			}
 			k.DeadLetterTopic, err = ptr(p.optString(names, i))
 			return err
 		})

@@ -33,6 +33,7 @@ func (k LoadGeneratorKind) String() string {
 //	[(TICK INTERVAL 'interval', MAX CARDINALITY n, SCALE FACTOR f,
 //	  EVENTS PER SECOND n, MAX EVENTS n, SEED n, AS OF n, UP TO n)]
 //	[FOR ALL TABLES | FOR TABLES (t [AS alias], …)]
+//	[WITH (STORED = bool)]
 //
 // TICK INTERVAL is interval text for the caller to read; AS OF and UP TO
 // are tick numbers.
@@ -48,6 +49,8 @@ type LoadGeneratorSource struct {
 	AsOf            *IntLit
 	UpTo            *IntLit
 	Tables          *TableSelection
+	// Stored is STORED = false|true, as for a Kafka source.
+	Stored *BoolLit
 }
 
 func (g *LoadGeneratorSource) String() string {
@@ -73,8 +76,16 @@ func (g *LoadGeneratorSource) String() string {
 		b.WriteByte(' ')
 		b.WriteString(g.Tables.String())
 	}
+	if g.Stored != nil {
+		var w optionList
+		w.add("STORED", g.Stored.String())
+		b.WriteString(" WITH ")
+		b.WriteString(w.String())
+	}
 	return b.String()
 }
+
+var loadGeneratorWithOptions = optionNames{{"stored"}}
 
 // unsupportedGenerators are Materialize load generators streamdb lacks.
 var unsupportedGenerators = [][]string{{"key", "value"}, {"clock"}, {"datums"}}
@@ -127,6 +138,17 @@ func (p *parser) loadGeneratorSource() (*LoadGeneratorSource, error) {
 	if p.kwAt(0, "for") {
 		var err error
 		if g.Tables, err = p.tableSelection(false); err != nil {
+			return nil, err
+		}
+	}
+	if p.acceptKw("with") {
+		names := loadGeneratorWithOptions
+		err := p.options(names, func(i int, at Pos) error {
+			var err error
+			g.Stored, err = ptr(p.optBool(names, i, at))
+			return err
+		})
+		if err != nil {
 			return nil, err
 		}
 	}

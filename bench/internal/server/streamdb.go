@@ -25,12 +25,14 @@ type Streamdb struct {
 
 	cmd  *exec.Cmd
 	done chan error
+	bin  string
+	addr string
 }
 
 // Start runs the streamdb binary bin on a free loopback port with a fresh
-// data directory, and any further flags, and returns once it accepts
-// queries.
-func Start(ctx context.Context, bin string, flags ...string) (*Streamdb, error) {
+// data directory, with args added to its command line, and returns once
+// it accepts queries.
+func Start(ctx context.Context, bin string, args ...string) (*Streamdb, error) {
 	if _, err := os.Stat(bin); err != nil {
 		return nil, fmt.Errorf("streamdb binary: %w (run make build first)", err)
 	}
@@ -43,27 +45,59 @@ func Start(ctx context.Context, bin string, flags ...string) (*Streamdb, error) 
 		os.RemoveAll(dir)
 		return nil, err
 	}
-	logf, err := os.Create(filepath.Join(dir, "streamdb.log"))
-	if err != nil {
-		os.RemoveAll(dir)
-		return nil, err
-	}
-	defer logf.Close()
 	addr := fmt.Sprintf("127.0.0.1:%d", port)
-	cmd := exec.Command(bin, append([]string{"--listen", addr, "--data-dir", filepath.Join(dir, "data"), "--log-level", "warn"}, flags...)...)
-	cmd.Stdout, cmd.Stderr = logf, logf
-	if err := cmd.Start(); err != nil {
+	s := &Streamdb{URL: fmt.Sprintf("postgres://streamdb@%s/streamdb?sslmode=disable", addr), Dir: dir, bin: bin, addr: addr}
+	if err := s.launch(args); err != nil {
 		os.RemoveAll(dir)
 		return nil, err
 	}
-	s := &Streamdb{URL: fmt.Sprintf("postgres://streamdb@%s/streamdb?sslmode=disable", addr), Dir: dir, cmd: cmd, done: make(chan error, 1)}
-	go func() { s.done <- cmd.Wait() }()
 	if err := s.waitReady(ctx); err != nil {
 		s.Stop()
 		return nil, err
 	}
 	return s, nil
 }
+
+// launch starts the server process on the directory and address of s,
+// appending to its log.
+func (s *Streamdb) launch(args []string) error {
+	logf, err := os.OpenFile(filepath.Join(s.Dir, "streamdb.log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	defer logf.Close()
+	cmd := exec.Command(s.bin, append([]string{"--listen", s.addr, "--data-dir", filepath.Join(s.Dir, "data"), "--log-level", "warn"}, args...)...)
+	cmd.Stdout, cmd.Stderr = logf, logf
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	s.cmd, s.done = cmd, make(chan error, 1)
+	go func() { s.done <- cmd.Wait() }()
+	return nil
+}
+
+// Kill ends the server with SIGKILL, as a crash would, and waits for it
+// to exit; its directory stays.
+func (s *Streamdb) Kill() {
+	if exited, _ := s.Exited(); !exited {
+		_ = s.cmd.Process.Kill()
+		err := <-s.done
+		s.done <- err
+	}
+}
+
+// Restart starts the server again on its data directory and address, with
+// args added to its command line, once the process before has exited,
+// and returns as soon as the process has started (see WaitReady).
+func (s *Streamdb) Restart(args ...string) error {
+	if exited, _ := s.Exited(); !exited {
+		return errors.New("server: Restart of a running server")
+	}
+	return s.launch(args)
+}
+
+// WaitReady waits until the server accepts queries.
+func (s *Streamdb) WaitReady(ctx context.Context) error { return s.waitReady(ctx) }
 
 // waitReady polls until a connection succeeds, the process exits, or ten
 // seconds pass.
@@ -89,6 +123,9 @@ func (s *Streamdb) waitReady(ctx context.Context) error {
 		}
 	}
 }
+
+// Addr is the host:port the server listens on.
+func (s *Streamdb) Addr() string { return s.addr }
 
 // PID is the server's process id.
 func (s *Streamdb) PID() int { return s.cmd.Process.Pid }

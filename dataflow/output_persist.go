@@ -1,0 +1,166 @@
+package dataflow
+
+import (
+	"context"
+	"encoding/binary"
+	"slices"
+
+	"github.com/streamdb/streamdb/pgerr"
+)
+
+// An Output persists its rows as structure 0, in key order without a
+// bucket (see persist.go): the item's ordering key → multiplicity
+// (varint), the row's stored form. A grouped Output persists no rows:
+// they are its Reduce's, which rebuilds them. Every Output persists its
+// error collection as structure 1: the error's SQLSTATE, message,
+// detail and hint (each length-prefixed) → its weight (varint).
+
+// persistAs makes the Output persist its changes through k.
+func (o *Output) persistAs(k *stateKeys) {
+	o.sk = k
+	o.m.sk = k
+}
+
+// persist records an item's multiplicity (none at 0).
+func (m *itemMerger) persist(it item) {
+	k := append(m.sk.startOrdered(0), it.key()...)
+	m.sk.key = k
+	if it.n == 0 {
+		m.sk.del(k)
+		return
+	}
+	m.sk.val = append(binary.AppendVarint(m.sk.val[:0], it.n), it.val()...)
+	m.sk.set(k, m.sk.val)
+}
+
+// persistErrors records the weights the tick's error delta changed, as
+// they are in the merged collection.
+func (o *Output) persistErrors() {
+	for _, d := range o.deltaErrs {
+		k := appendErrorKey(o.sk.startOrdered(1), d.Err)
+		o.sk.key = k
+		i, found := slices.BinarySearchFunc(o.errs, d.Err, func(e ErrorUpdate, t *pgerr.Error) int { return compareErrors(e.Err, t) })
+		if !found {
+			o.sk.del(k)
+			continue
+		}
+		o.sk.val = binary.AppendVarint(o.sk.val[:0], o.errs[i].Diff)
+		o.sk.set(k, o.sk.val)
+	}
+}
+
+// appendErrorKey appends the fields that make errors equal.
+func appendErrorKey(dst []byte, e *pgerr.Error) []byte {
+	dst = appendLen(dst, []byte(e.Code))
+	dst = appendLen(dst, []byte(e.Message))
+	dst = appendLen(dst, []byte(e.Detail))
+	return appendLen(dst, []byte(e.Hint))
+}
+
+// readErrorKey decodes appendErrorKey's encoding.
+func readErrorKey(src []byte) (*pgerr.Error, error) {
+	var f [4][]byte
+	var err error
+	for i := range f {
+		if f[i], src, err = readLen(src); err != nil {
+			return nil, err
+		}
+	}
+	return &pgerr.Error{Code: pgerr.Code(f[0]), Message: string(f[1]), Detail: string(f[2]), Hint: string(f[3])}, nil
+}
+
+func (op *outputOp) persists() error { return nil }
+
+func (op *outputOp) stateShape() string {
+	switch {
+	case op.o.red != nil:
+		return "grouped/1 errors/1"
+	case op.o.key != nil:
+		return "indexed/1 errors/1"
+	}
+	return "rows/1 errors/1"
+}
+
+// restoreChunk is how many rows a restore merges into the tree at once:
+// enough that a merge builds whole leaves, few enough that the rows
+// waiting to be merged are a small part of the memory.
+const restoreChunk = 4096
+
+func (op *outputOp) restore(_ context.Context, r StateReader) error {
+	o := op.o
+	if o.red != nil {
+		// The Reduce restored before and listed its groups as new; their
+		// errors are persisted here, not taken from the Reduce.
+		o.in.errs = o.in.errs[:0]
+		o.stepGroups()
+		o.delta = nil
+	} else if err := o.restoreRows(r); err != nil {
+		return err
+	}
+	var errs []ErrorUpdate
+	err := o.sk.scan(r, 1, false, func(k, v []byte) error {
+		e, err := readErrorKey(k)
+		if err != nil {
+			return err
+		}
+		n, _, err := readVarint(v)
+		if err != nil {
+			return err
+		}
+		errs = append(errs, ErrorUpdate{Err: e, Diff: n})
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.errs = ConsolidateErrors(errs)
+	return nil
+}
+
+// restoreRows loads an Output's rows, in order, a chunk at a time.
+func (o *Output) restoreRows(r StateReader) error {
+	var w treeWriter[item, item]
+	l := &itemLoader{}
+	w.m = l
+	chunk := make([]item, 0, restoreChunk)
+	flush := func() {
+		o.mu.Lock()
+		w.apply(&o.tree, chunk)
+		o.mu.Unlock()
+		clear(chunk)
+		chunk = chunk[:0]
+	}
+	err := o.sk.scan(r, 0, false, func(k, v []byte) error {
+		n, row, err := readVarint(v)
+		if err != nil {
+			return err
+		}
+		kv := make([]byte, 0, len(k)+len(row))
+		kv = append(append(kv, k...), row...)
+		chunk = append(chunk, item{kv: keyString(kv), klen: len(k), n: n})
+		l.bytes += sizeItem + int64(len(kv))
+		if len(chunk) == restoreChunk {
+			flush()
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	flush()
+	o.mu.Lock()
+	o.bytes += l.bytes
+	o.mu.Unlock()
+	return nil
+}
+
+// itemLoader is the merger of a restore: every item is new.
+type itemLoader struct{ bytes int64 }
+
+func (l *itemLoader) key(c *item) string { return c.key() }
+
+func (l *itemLoader) update(_ item, c *item) (item, bool) { return *c, true }
+
+func (l *itemLoader) insert(c *item) (item, bool) { return *c, true }
