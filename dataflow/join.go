@@ -33,6 +33,9 @@ type JoinSpec struct {
 	// auction's category and times, not its description), so storing,
 	// and decoding at every match, only those shrinks both.
 	LeftKeep, RightKeep []int
+	// LeftExpire and RightExpire, when set, forget the rows of a side
+	// that can match no row still to come (see RowExpiry).
+	LeftExpire, RightExpire *RowExpiry
 }
 
 // Join returns the inner equi-join of left and right.
@@ -70,6 +73,9 @@ type joinOp struct {
 	decoded          [2]decodeCache // of the left and the right rows; see decodeArranged
 	slab             rowSlab
 	build            deltaIndex
+	// expiring holds the rows of each side (left, right) that expire,
+	// when the side has a RowExpiry.
+	expiring [2]expiringRows
 }
 
 var _ operator = (*joinOp)(nil)
@@ -94,6 +100,14 @@ func (op *joinOp) Name() string { return "Join" }
 // are then arranged for later ticks, unless there are none (StepFinal).
 func (op *joinOp) Step(ctx context.Context) error {
 	op.out.passErrors(op.left, op.right)
+	if err := op.step(ctx); err != nil {
+		return err
+	}
+	op.expire()
+	return nil
+}
+
+func (op *joinOp) step(ctx context.Context) error {
 	if op.la.tab.live == 0 && op.ra.tab.live == 0 {
 		if err := op.hashJoin(ctx); err != nil {
 			return err
@@ -226,13 +240,14 @@ func (op *joinOp) side(ctx context.Context, delta Batch, keyFn KeyFunc, own, oth
 			}
 			op.vbuf = op.appendKept(op.vbuf[:0], u.Row, fromRight)
 			own.update(key, h, op.vbuf, u.Diff)
+			op.track(u, key, h, fromRight)
 		}
 	}
 	return nil
 }
 
 func (op *joinOp) StateBytes() int64 {
-	return op.la.size() + op.ra.size() + op.decoded[0].bytes + op.decoded[1].bytes
+	return op.la.size() + op.ra.size() + op.decoded[0].bytes + op.decoded[1].bytes + op.expiring[0].bytes + op.expiring[1].bytes
 }
 
 // evalKey applies a KeyFunc, nil meaning the empty key.

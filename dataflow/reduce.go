@@ -22,6 +22,18 @@ type ReduceSpec struct {
 	KeyCols []int
 	Aggs    []Aggregate
 	Global  bool
+	// Expire, when set, forgets the groups that can no longer change.
+	Expire *GroupExpiry
+}
+
+// GroupExpiry closes the groups of a Reduce whose key column the
+// watermark has passed (a window that has ended): no change can reach
+// them any more, so their state is dropped, emitting nothing. Their
+// rows stay downstream as they were. Key is the position of the column
+// in ReduceSpec.KeyCols.
+type GroupExpiry struct {
+	Key       int
+	Watermark Watermark
 }
 
 // Reduce groups src by key and maintains the aggregates of every group.
@@ -156,6 +168,9 @@ type reduceOp struct {
 	// dropped holds the keys of the groups the tick dropped, which their
 	// wchanges still name (wordsChange.drop) until the next tick.
 	dropped []groupKey
+	// closing orders the groups by the value of the expiring key column
+	// (spec.Expire), for expire.
+	closing groupHeap
 }
 
 // reduceAgg is where one aggregate's state lives in a group: n words from
@@ -333,6 +348,9 @@ func (op *reduceOp) Step(context.Context) error {
 	clear(op.touched)
 	op.touched = op.touched[:0]
 	clear(op.news)
+	if op.spec.Expire != nil {
+		op.expire()
+	}
 	return nil
 }
 
@@ -342,7 +360,7 @@ func (op *reduceOp) sortTouched() {
 }
 
 func (op *reduceOp) StateBytes() int64 {
-	n := op.bytes + op.index.size() + int64(op.groups.slots())*sizeGroup + int64(len(op.memo))*int64(unsafe.Sizeof(memoEntry{}))
+	n := op.bytes + int64(cap(op.closing))*sizeClosing + op.index.size() + int64(op.groups.slots())*sizeGroup + int64(len(op.memo))*int64(unsafe.Sizeof(memoEntry{}))
 	for _, w := range op.wide {
 		n += int64(cap(w)) * 8
 	}
