@@ -168,7 +168,7 @@ func (op *temporalFilterOp) StateBytes() int64 { return op.bytes }
 // sizeUpdate is an Update's bytes beside its row; sizeTimeBucket a bucket's
 // own, with its map entry and heap slot.
 const (
-	sizeUpdate = 32
+	sizeUpdate     = 32
 	sizeTimeBucket = 64 + 48
 )
 
