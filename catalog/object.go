@@ -116,6 +116,15 @@ type Object struct {
 	Cold bool `json:"cold,omitempty"`
 	// Secret is a secret's value.
 	Secret string `json:"secret,omitempty"`
+	// Watermark is the event-time watermark of a table or of a source's
+	// relation (WATERMARK FOR ts AS ts - INTERVAL '5 seconds'): changes
+	// to rows whose time lies behind it are late. AppendOnly marks a
+	// table created APPEND ONLY, which takes INSERT only. LateData is
+	// what becomes of late rows: LateDrop (counted) or LateDeadLetter
+	// (routed to the errors relation).
+	Watermark  *WatermarkDef `json:"watermark,omitempty"`
+	AppendOnly bool          `json:"append_only,omitempty"`
+	LateData   string        `json:"late_data,omitempty"`
 	// StartTimestamp is the absolute time, in Unix milliseconds, that a
 	// Kafka source's relative START TIMESTAMP meant when it was created;
 	// recovery reads from it rather than from a time relative to the
@@ -139,6 +148,19 @@ func (o *Object) PlanColumns() []planner.Column {
 	}
 	return cols
 }
+
+// WatermarkDef is a watermark: the greatest value seen in column Column
+// minus Lag microseconds.
+type WatermarkDef struct {
+	Column int   `json:"column"`
+	Lag    int64 `json:"lag"`
+}
+
+// The policies for late rows (Object.LateData).
+const (
+	LateDrop       = "drop"
+	LateDeadLetter = "dead-letter"
+)
 
 // SequenceDef is a sequence's parameters, as CREATE SEQUENCE (or a serial
 // or identity column) set them.

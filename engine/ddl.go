@@ -25,6 +25,10 @@ type DDL struct {
 	newFlows  []*flow
 	created   []*catalog.Object
 	dropped   map[uint64]bool
+	// watermarks are the watermarks of the objects the change creates,
+	// kept by the engine at once (a view created beside its table reads
+	// it) and forgotten again if the change fails.
+	watermarks []uint64
 	// after runs once the change has committed, on the coordinator.
 	after []func(ctx context.Context, e *Engine)
 }
@@ -56,6 +60,11 @@ func (tx *DDL) Drops() bool { return len(tx.dropped) > 0 }
 func (e *Engine) ddlTick(ctx context.Context, r *coordReq) error {
 	tx := &DDL{e: e, cat: e.cat.Clone(), batch: e.store.NewBatch(), dropped: map[uint64]bool{}}
 	if err := e.buildDDL(ctx, r, tx); err != nil {
+		e.wmMu.Lock()
+		for _, id := range tx.watermarks {
+			delete(e.wms, id)
+		}
+		e.wmMu.Unlock()
 		tx.batch.Discard()
 		r.err = err
 		close(r.done)
@@ -130,6 +139,12 @@ func (tx *DDL) Create(ctx context.Context, o *catalog.Object) error {
 		} else {
 			tx.newTables = append(tx.newTables, newTableState(o))
 		}
+	}
+	if o.Watermark != nil {
+		tx.e.wmMu.Lock()
+		tx.e.wms[o.ID] = newWatermark(o)
+		tx.e.wmMu.Unlock()
+		tx.watermarks = append(tx.watermarks, o.ID)
 	}
 	switch o.Kind {
 	case catalog.KindMaterializedView:
@@ -236,6 +251,14 @@ func (tx *DDL) Drop(o *catalog.Object) {
 	tx.batch.DeleteCatalog(o.ID)
 	if o.HasRows() {
 		tx.batch.DropCollection(o.ID)
+	}
+	if o.Watermark != nil {
+		dropWatermark(tx.batch, o.ID)
+		tx.afterCommit(func(_ context.Context, e *Engine) {
+			e.wmMu.Lock()
+			delete(e.wms, o.ID)
+			e.wmMu.Unlock()
+		})
 	}
 	if o.Kind == catalog.KindSequence {
 		tx.batch.DropPositions(o.ID)

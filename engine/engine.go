@@ -67,6 +67,16 @@ type Engine struct {
 	// maintain carries each write tick's view maintenance to the
 	// maintainer goroutine (see writeTick).
 	maintain chan func()
+
+	// clock gives ticks their timestamps and wakes the loop when a
+	// timed flow's next change falls due; timed holds the flows whose
+	// output changes with time alone (temporal filters).
+	clock Clock
+	timed []*flow
+	// wms holds the watermarks of tables and source relations that have
+	// one; wmMu guards the map for LateRows on other goroutines.
+	wmMu sync.Mutex
+	wms  map[uint64]*watermark
 }
 
 // Binder rebuilds, on start, what the engine cannot from stored data
@@ -90,6 +100,9 @@ type Config struct {
 	Logger  *slog.Logger
 	// Binder rebuilds views' plans and sources on start.
 	Binder Binder
+	// Clock is the engine's time (nil: the wall clock); tests inject a
+	// ManualClock.
+	Clock Clock
 }
 
 // Open opens the store in cfg.DataDir, replays the catalog and rebuilds
@@ -118,6 +131,11 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		snapTables: new(btree.Map[uint64, *TableSnap]),
 		snapViews:  new(btree.Map[uint64, *dataflow.Snapshot]),
 		dirty:      map[uint64]bool{},
+		clock:      cfg.Clock,
+		wms:        map[uint64]*watermark{},
+	}
+	if e.clock == nil {
+		e.clock = wallClock{}
 	}
 	if err := e.recover(ctx); err != nil {
 		store.Close()
@@ -165,14 +183,28 @@ func (e *Engine) Run(ctx context.Context) error {
 	return err
 }
 
-// loop gathers requests into ticks until ctx ends or a tick fails.
+// loop gathers requests into ticks until ctx ends or a tick fails. When
+// a timed flow has a change due, a tick runs at its time with no
+// request (timeTick).
 func (e *Engine) loop(ctx context.Context) error {
 	for {
 		var first *coordReq
+		wake, stop := e.wakeup()
 		select {
 		case <-ctx.Done():
+			stop()
 			return nil
 		case first = <-e.reqs:
+			stop()
+		case <-wake:
+			stop()
+			if err := e.timeTick(ctx); err != nil {
+				e.failed.Store(&err)
+				e.log.Error("tick failed; engine stopped", "err", err)
+				e.drain(err)
+				return err
+			}
+			continue
 		}
 		reqs := []*coordReq{first}
 	gather:

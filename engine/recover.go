@@ -62,6 +62,9 @@ func (e *Engine) recoverObject(ctx context.Context, o *catalog.Object, rows *int
 				return err
 			}
 		}
+		if err := e.addWatermark(o); err != nil {
+			return err
+		}
 		if o.Kind == catalog.KindSource {
 			return e.recoverSource(o)
 		}

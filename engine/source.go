@@ -172,6 +172,15 @@ func (e *Engine) applyChanges(rs *runningSource, id uint64, changes []sources.Ch
 	if !ok {
 		return fmt.Errorf("source relation %d is missing", id)
 	}
+	if wm := e.wms[id]; wm != nil {
+		var dead []sources.Change
+		changes, dead = screenSource(wm, changes, e.clock.Now())
+		if len(dead) > 0 && rs.errors != 0 {
+			if err := e.applyChanges(rs, rs.errors, dead, batch, deltas); err != nil {
+				return err
+			}
+		}
+	}
 	d := slices.Grow(deltas[id], len(changes))
 	var err error
 	if t.obj.Appends {

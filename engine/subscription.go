@@ -97,7 +97,7 @@ func (e *Engine) Subscribe(ctx context.Context, plan planner.Node, snapshot bool
 		obj := &catalog.Object{ID: nextSubscriptionID, Kind: catalog.KindMaterializedView, Name: "subscribe"}
 		nextSubscriptionID--
 		f := &flow{obj: obj, graph: dataflow.NewGraph(), inputs: map[uint64]*dataflow.Input{}}
-		lc := &planner.LowerContext{Graph: f.graph, Eval: &scalar.EvalContext{Text: types.DefaultTextConfig()}, Get: f.input}
+		lc := &planner.LowerContext{Graph: f.graph, Eval: &scalar.EvalContext{Text: types.DefaultTextConfig()}, Get: f.input, Watermark: e.watermarkOf}
 		root, err := planner.Lower(lc, planner.Physical(plan, planner.Maintained))
 		if err != nil {
 			return err
@@ -113,6 +113,7 @@ func (e *Engine) Subscribe(ctx context.Context, plan planner.Node, snapshot bool
 		for id := range f.inputs {
 			e.readers[id] = append(e.readers[id], f)
 		}
+		e.addTimed(f)
 		sub = s
 		return nil
 	})
@@ -122,6 +123,7 @@ func (e *Engine) Subscribe(ctx context.Context, plan planner.Node, snapshot bool
 // Unsubscribe stops feeding a subscription.
 func (e *Engine) Unsubscribe(ctx context.Context, sub *Subscription) error {
 	return e.call(ctx, func(e *Engine) error {
+		e.dropTimed(sub.flow)
 		for id := range sub.flow.inputs {
 			rs := e.readers[id]
 			for i, r := range rs {
