@@ -62,6 +62,10 @@ func (e *Engine) Tick(ctx context.Context) error {
 	return e.call(ctx, func(e *Engine) error { return e.timeTick(context.WithoutCancel(ctx)) })
 }
 
+// Now returns the engine clock's time. It may be called from any
+// goroutine.
+func (e *Engine) Now() time.Time { return e.clock.Now() }
+
 // addTimed registers a flow whose output changes with time.
 func (e *Engine) addTimed(f *flow) {
 	if f.graph.Timed() {

@@ -229,7 +229,10 @@ func (b *binder) rangeVar(rv *pg_query.RangeVar, parent *scope) (*fromItem, erro
 // getObject returns the plan that reads a table or materialized view, with
 // the keys the planner may use for lookups.
 func (b *binder) getObject(obj *catalog.Object) *planner.Get {
-	g := &planner.Get{ID: planner.ObjectID(obj.ID), Name: obj.Name, Cols: obj.PlanColumns(), KeyCols: obj.PrimaryKey, AppendOnly: obj.Cold}
+	g := &planner.Get{ID: planner.ObjectID(obj.ID), Name: obj.Name, Cols: obj.PlanColumns(), KeyCols: obj.PrimaryKey, AppendOnly: obj.Cold || obj.AppendOnly}
+	if obj.Watermark != nil {
+		g.Watermarked, g.WatermarkCol = true, obj.Watermark.Column
+	}
 	for _, d := range b.cat.Dependents(obj.ID) {
 		if d.Kind == catalog.KindIndex && d.On == obj.ID {
 			g.Indexes = append(g.Indexes, planner.IndexRef{ID: planner.ObjectID(d.ID), Name: d.Name, KeyCols: d.KeyCols})
@@ -507,6 +510,9 @@ func (b *binder) rangeFunction(rf *pg_query.RangeFunction, left *scope, parent *
 	name, err := funcName(fc.Funcname)
 	if err != nil {
 		return nil, withPosition(err, loc(fc.Location))
+	}
+	if windowTVFs[name] {
+		return b.windowFunction(rf, fc, name, parent)
 	}
 	inner := newScope(lateralScope(left, parent))
 	c := &exprCtx{s: inner, what: "functions in FROM"}

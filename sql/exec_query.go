@@ -100,6 +100,12 @@ func (s *session) runQuerySnap(ctx context.Context, q *planner.Query, params []t
 func (s *session) runQueryAt(ctx context.Context, snap *engine.Snapshot, q *planner.Query, params []types.Datum) ([]types.Row, error) {
 	g := dataflow.NewGraph()
 	ev := s.evalContext(params)
+	// mz_now() reads at the snapshot's tick, or now: nothing has
+	// changed the tables since that tick.
+	ev.ReadTime = time.UnixMilli(int64(snap.TS()))
+	if now := s.e.eng.Now(); now.After(ev.ReadTime) {
+		ev.ReadTime = now
+	}
 	// An object read whole more than once (a CTE used twice, a self
 	// join) is read and decoded once, in the columns the reads need.
 	type whole struct {

@@ -20,6 +20,9 @@ type Config struct {
 	// statements are canceled (see memoryGuard); zero means three
 	// quarters of the memory the process may use.
 	MemoryLimit uint64
+	// Clock is the engine's time (nil: the wall clock): tests inject an
+	// engine.ManualClock to drive mz_now() and temporal filters.
+	Clock engine.Clock
 }
 
 // Frontend is streamdb's SQL front end: it opens sessions for pgwire
@@ -44,7 +47,7 @@ func Open(ctx context.Context, cfg Config) (*Frontend, error) {
 	if log == nil {
 		log = slog.Default()
 	}
-	eng, err := engine.Open(ctx, engine.Config{DataDir: cfg.DataDir, Logger: log, Binder: binderHooks{log: log}})
+	eng, err := engine.Open(ctx, engine.Config{DataDir: cfg.DataDir, Logger: log, Binder: binderHooks{log: log}, Clock: cfg.Clock})
 	if err != nil {
 		return nil, err
 	}
@@ -66,6 +69,11 @@ func (e *Frontend) Run(ctx context.Context) error {
 	g.Go(func() error { return e.eng.Run(ctx) })
 	return g.Wait()
 }
+
+// Tick runs a tick at the engine clock's time and waits until it is
+// published (engine.Engine.Tick), for tests and tools that move the
+// clock themselves.
+func (e *Frontend) Tick(ctx context.Context) error { return e.eng.Tick(ctx) }
 
 // Close closes the store. Run must have returned.
 func (e *Frontend) Close() error { return e.eng.Close() }

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/streamdb/streamdb/engine"
 	"github.com/streamdb/streamdb/pgwire"
 	"github.com/streamdb/streamdb/sql"
 )
@@ -35,6 +36,10 @@ type Options struct {
 	Log io.Writer
 	// MemoryLimit is the engine's (sql.Config.MemoryLimit).
 	MemoryLimit uint64
+	// Clock is the engine's time (sql.Config.Clock): an
+	// engine.ManualClock makes mz_now() and temporal filters
+	// deterministic (see Server.Tick).
+	Clock engine.Clock
 }
 
 // Start runs a server until the test ends.
@@ -61,7 +66,7 @@ func Run(opts Options, tempDir func() string) (*Server, error) {
 	}
 	log := slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	ctx, cancel := context.WithCancel(context.Background())
-	front, err := sql.Open(ctx, sql.Config{DataDir: dir, Logger: log, MemoryLimit: opts.MemoryLimit})
+	front, err := sql.Open(ctx, sql.Config{DataDir: dir, Logger: log, MemoryLimit: opts.MemoryLimit, Clock: opts.Clock})
 	if err != nil {
 		cancel()
 		return nil, err
@@ -84,6 +89,11 @@ func Run(opts Options, tempDir func() string) (*Server, error) {
 	s.URL = fmt.Sprintf("postgres://streamdb@%s/streamdb?sslmode=disable", s.Addr)
 	return s, nil
 }
+
+// Tick runs a tick at the clock's time and waits until it is visible:
+// after a test moves a manual clock, the changes temporal filters have
+// due by then are in every view.
+func (s *Server) Tick(ctx context.Context) error { return s.front.Tick(ctx) }
 
 // Stop shuts the server down and closes its store.
 func (s *Server) Stop() {

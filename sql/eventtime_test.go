@@ -1,0 +1,123 @@
+package sql_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/streamdb/streamdb/engine"
+	"github.com/streamdb/streamdb/internal/testserver"
+)
+
+// TestTemporalFilterView keeps the transactions of the last hour in a
+// view (the fraud detection seed) while a manual clock moves: rows leave
+// as time passes, with no write, and mz_now() ad hoc reads the same time.
+func TestTemporalFilterView(t *testing.T) {
+	t0 := time.Date(2024, 3, 1, 12, 0, 0, 0, time.UTC)
+	clk := engine.NewManualClock(t0)
+	srv := testserver.Start(t, testserver.Options{Clock: clk})
+	conn := connect(t, srv.URL)
+	ctx := context.Background()
+	exec(t, conn, "CREATE TABLE tx (card text, amount numeric, ts timestamptz)")
+	exec(t, conn, `CREATE MATERIALIZED VIEW last_hour AS
+		SELECT card, count(*) AS n, sum(amount) AS total FROM tx
+		WHERE mz_now() <= ts + INTERVAL '1 hour' GROUP BY card`)
+	exec(t, conn, "CREATE MATERIALIZED VIEW suspicious AS SELECT card FROM last_hour WHERE n >= 3")
+	exec(t, conn, `INSERT INTO tx VALUES
+		('a', 10, '2024-03-01 11:10:00+00'), ('a', 20, '2024-03-01 11:30:00+00'), ('a', 5, '2024-03-01 11:50:00+00'),
+		('b', 99, '2024-03-01 10:00:00+00'), ('b', 1, '2024-03-01 11:55:00+00')`)
+	if got := rows(t, conn, "SELECT card, n, total::text FROM last_hour ORDER BY card"); got != "a|3|35\nb|1|1" {
+		t.Fatalf("at 12:00:\n%s", got)
+	}
+	if got := rows(t, conn, "SELECT card FROM suspicious"); got != "a" {
+		t.Fatalf("suspicious at 12:00: %q", got)
+	}
+	// Every tick takes the next millisecond while the clock stands still.
+	if got := rows(t, conn, "SELECT mz_now() BETWEEN '2024-03-01 12:00:00+00' AND '2024-03-01 12:00:01+00'"); got != "true" {
+		t.Errorf("mz_now() ad hoc: %s", got)
+	}
+	clk.Set(t0.Add(10*time.Minute + time.Millisecond))
+	if err := srv.Tick(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := rows(t, conn, "SELECT card, n, total::text FROM last_hour ORDER BY card"); got != "a|2|25\nb|1|1" {
+		t.Fatalf("at 12:10:\n%s", got)
+	}
+	if got := rows(t, conn, "SELECT count(*) FROM suspicious"); got != "0" {
+		t.Fatalf("suspicious at 12:10: %s", got)
+	}
+	if got := rows(t, conn, "SELECT count(*) FROM tx WHERE mz_now() <= ts + INTERVAL '1 hour'"); got != "3" {
+		t.Errorf("the same filter ad hoc: %s", got)
+	}
+}
+
+// TestViewsRefuseNow checks that now() in a view is refused with a hint
+// towards mz_now(), and mz_now() outside WHERE and HAVING too.
+func TestViewsRefuseNow(t *testing.T) {
+	srv := testserver.Start(t, testserver.Options{})
+	conn := connect(t, srv.URL)
+	exec(t, conn, "CREATE TABLE e (ts timestamptz)")
+	for _, q := range []string{
+		"CREATE MATERIALIZED VIEW v AS SELECT * FROM e WHERE ts > now() - INTERVAL '1 hour'",
+		"CREATE MATERIALIZED VIEW v AS SELECT * FROM e WHERE ts > current_timestamp",
+		"CREATE MATERIALIZED VIEW v AS SELECT mz_now() FROM e",
+	} {
+		_, err := conn.Exec(context.Background(), q)
+		if sqlState(err) != "0A000" || !hasHint(err, "mz_now()") {
+			t.Errorf("%s: %v", q, err)
+		}
+	}
+}
+
+// TestWindowFunctions checks TUMBLE, HOP and SESSION against their
+// formulations in standard SQL.
+func TestWindowFunctions(t *testing.T) {
+	srv := testserver.Start(t, testserver.Options{})
+	conn := connect(t, srv.URL)
+	exec(t, conn, "CREATE TABLE clicks (page text, uid int, ts timestamptz)")
+	exec(t, conn, `CREATE MATERIALIZED VIEW per_minute AS
+		SELECT page, window_start, window_end, count(*) AS n FROM TUMBLE(clicks, ts, INTERVAL '1 minute') GROUP BY 1, 2, 3`)
+	exec(t, conn, `CREATE MATERIALIZED VIEW moving AS
+		SELECT page, window_start, count(*) AS n FROM HOP(clicks, ts, INTERVAL '1 minute', INTERVAL '3 minutes') GROUP BY 1, 2`)
+	exec(t, conn, `CREATE MATERIALIZED VIEW sessions AS
+		SELECT uid, window_start, window_end, count(*) AS n FROM SESSION(clicks, ts, INTERVAL '10 minutes', uid) GROUP BY 1, 2, 3`)
+	exec(t, conn, `INSERT INTO clicks VALUES
+		('a', 1, '2024-03-01 12:00:10+00'), ('a', 1, '2024-03-01 12:00:50+00'), ('b', 2, '2024-03-01 12:01:30+00'),
+		('a', 1, '2024-03-01 12:25:00+00'), ('a', 2, '2024-03-01 12:05:00+00'), ('b', 1, NULL)`)
+	check := func(view, want string) {
+		t.Helper()
+		if got := rows(t, conn, view); got != rows(t, conn, want) {
+			t.Errorf("%s:\n%s\nwant\n%s", view, got, rows(t, conn, want))
+		}
+	}
+	check("SELECT * FROM per_minute ORDER BY 1, 2",
+		`SELECT page, date_bin('1 minute', ts, 'epoch'), date_bin('1 minute', ts, 'epoch') + INTERVAL '1 minute', count(*)
+		FROM clicks WHERE ts IS NOT NULL GROUP BY 1, 2, 3 ORDER BY 1, 2`)
+	check("SELECT * FROM moving ORDER BY 1, 2",
+		`SELECT page, s, count(*) FROM clicks,
+		generate_series(date_bin('1 minute', ts - INTERVAL '3 minutes', 'epoch') + INTERVAL '1 minute', ts, INTERVAL '1 minute') s
+		GROUP BY 1, 2 ORDER BY 1, 2`)
+	if got := rows(t, conn, "SELECT uid, window_start::text, window_end::text, n FROM sessions ORDER BY 1, 2"); got !=
+		"1|2024-03-01 12:00:10+00|2024-03-01 12:10:50+00|2\n1|2024-03-01 12:25:00+00|2024-03-01 12:35:00+00|1\n2|2024-03-01 12:01:30+00|2024-03-01 12:15:00+00|2" {
+		t.Errorf("sessions:\n%s", got)
+	}
+	// Out-of-order clicks between user 1's sessions merge them.
+	exec(t, conn, "INSERT INTO clicks VALUES ('c', 1, '2024-03-01 12:10:00+00'), ('c', 1, '2024-03-01 12:18:00+00')")
+	if got := rows(t, conn, "SELECT uid, window_start::text, window_end::text, n FROM sessions WHERE uid = 1"); got != "1|2024-03-01 12:00:10+00|2024-03-01 12:35:00+00|5" {
+		t.Errorf("merged session:\n%s", got)
+	}
+	exec(t, conn, "DELETE FROM clicks WHERE page = 'c'")
+	if got := rows(t, conn, "SELECT count(*) FROM sessions WHERE uid = 1"); got != "2" {
+		t.Errorf("split again: %s sessions", got)
+	}
+}
+
+// hasHint reports whether err is a PostgreSQL error whose hint mentions s.
+func hasHint(err error, s string) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && strings.Contains(pe.Hint, s)
+}
