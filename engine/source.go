@@ -414,6 +414,10 @@ type SourceDef struct {
 	// StartTimestamp is an absolute start time the source reads from,
 	// kept for its restarts (see catalog.Object.StartTimestamp).
 	StartTimestamp int64
+	// Watermark and LateData are the event-time watermark of the first
+	// output's relation and its policy for late rows (catalog.Object).
+	Watermark *catalog.WatermarkDef
+	LateData  string
 }
 
 // CreateSource creates a source: its catalog entry, the relations of its
@@ -438,6 +442,9 @@ func (tx *DDL) CreateSource(ctx context.Context, def SourceDef, s sources.Source
 		o.PrimaryKey = out.Key
 		o.Appends = len(out.Key) == 0
 		o.Cold = o.Appends && !out.Retracts
+		if i == 0 {
+			o.Watermark, o.LateData = def.Watermark, def.LateData
+		}
 	}
 	for _, comp := range []struct {
 		role string

@@ -37,6 +37,10 @@ func (s *session) bindStreamdb(cat *catalog.Catalog, raw *rawStatement, params [
 		return s.bindSubscribe(cat, st)
 	case *parser.CopySubscribe:
 		return s.bindCopySubscribe(cat, st)
+	case *parser.CreateTable:
+		return s.bindCreateTableEventTime(cat, raw, st)
+	case *parser.CreateMaterializedView:
+		return s.bindCreateMatViewEventTime(cat, raw, st)
 	}
 	return nil, pgerr.New(pgerr.FeatureNotSupported, "%s is not supported yet", firstWords(raw.text))
 }

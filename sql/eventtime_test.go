@@ -121,3 +121,53 @@ func hasHint(err error, s string) bool {
 	var pe *pgconn.PgError
 	return errors.As(err, &pe) && strings.Contains(pe.Hint, s)
 }
+
+// TestWatermarkedTable: late rows are counted and dropped, or routed to
+// the errors relation; SHOW SOURCES counts them and SHOW CREATE shows the
+// policy; an APPEND ONLY table refuses UPDATE and DELETE; EMIT ON WINDOW
+// CLOSE emits each window once, when the watermark has passed it.
+func TestWatermarkedTable(t *testing.T) {
+	srv := testserver.Start(t, testserver.Options{})
+	conn := connect(t, srv.URL)
+	exec(t, conn, `CREATE TABLE clicks (page text, ts timestamptz,
+		WATERMARK FOR ts AS ts - INTERVAL '5 seconds') APPEND ONLY WITH (LATE DATA = 'dead-letter')`)
+	exec(t, conn, "CREATE TABLE views (page text, ts timestamptz, WATERMARK FOR ts AS ts - INTERVAL '1 minute')")
+	if got := rows(t, conn, "SHOW CREATE TABLE views"); !strings.Contains(got, "WITH (LATE DATA = 'drop')") {
+		t.Errorf("SHOW CREATE TABLE without a policy: %s", got)
+	}
+	exec(t, conn, `CREATE MATERIALIZED VIEW per_10s AS
+		SELECT page, window_end, count(*) AS n FROM TUMBLE(clicks, ts, INTERVAL '10 seconds')
+		GROUP BY page, window_end EMIT ON WINDOW CLOSE`)
+	exec(t, conn, `CREATE MATERIALIZED VIEW per_10s_live AS
+		SELECT page, window_end, count(*) AS n FROM TUMBLE(clicks, ts, INTERVAL '10 seconds') GROUP BY page, window_end`)
+	exec(t, conn, `INSERT INTO clicks VALUES ('a', '2024-03-01 12:00:01+00'), ('a', '2024-03-01 12:00:09+00'), ('b', '2024-03-01 12:00:12+00')`)
+	if got := rows(t, conn, "SELECT count(*) FROM per_10s"); got != "0" {
+		t.Errorf("a window emitted before the watermark passed it: %s rows", got)
+	}
+	exec(t, conn, `INSERT INTO clicks VALUES ('a', '2024-03-01 12:00:16+00')`)
+	if got := rows(t, conn, "SELECT page, window_end::text, n FROM per_10s ORDER BY 1, 2"); got != "a|2024-03-01 12:00:10+00|2" {
+		t.Errorf("after the watermark passed 12:00:10:\n%s", got)
+	}
+	// 12:00:08 is behind the watermark 12:00:11: late, routed.
+	exec(t, conn, `INSERT INTO clicks VALUES ('a', '2024-03-01 12:00:08+00'), ('c', '2024-03-01 12:00:30+00')`)
+	if got := rows(t, conn, "SELECT page, window_end::text, n FROM per_10s ORDER BY 1, 2"); got != "a|2024-03-01 12:00:10+00|2\na|2024-03-01 12:00:20+00|1\nb|2024-03-01 12:00:20+00|1" {
+		t.Errorf("after the watermark passed 12:00:20:\n%s", got)
+	}
+	if got := rows(t, conn, "SELECT count(*) FROM clicks"); got != "5" {
+		t.Errorf("the late row entered the table: %s rows", got)
+	}
+	if got := rows(t, conn, "SELECT error FROM clicks_errors"); !strings.HasPrefix(got, "late: ts 2024-03-01 12:00:08+00 is behind the watermark") {
+		t.Errorf("errors relation: %q", got)
+	}
+	if got := rows(t, conn, "SHOW SOURCES"); got != "clicks_errors|subsource|running|NULL\nclicks|table|running|1\nviews|table|running|0" {
+		t.Errorf("SHOW SOURCES:\n%s", got)
+	}
+	for _, q := range []string{"UPDATE clicks SET page = 'x'", "DELETE FROM clicks"} {
+		if _, err := conn.Exec(context.Background(), q); sqlState(err) != "55000" {
+			t.Errorf("%s on an APPEND ONLY table: %v", q, err)
+		}
+	}
+	if _, err := conn.Exec(context.Background(), `CREATE MATERIALIZED VIEW bad AS SELECT page, count(*) FROM clicks GROUP BY page EMIT ON WINDOW CLOSE`); sqlState(err) != "0A000" {
+		t.Errorf("EMIT ON WINDOW CLOSE without a window: %v", err)
+	}
+}

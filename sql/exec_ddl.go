@@ -16,6 +16,7 @@ import (
 	"github.com/streamdb/streamdb/pgwire"
 	"github.com/streamdb/streamdb/planner"
 	"github.com/streamdb/streamdb/planner/scalar"
+	"github.com/streamdb/streamdb/sql/parser"
 	"github.com/streamdb/streamdb/types"
 )
 
@@ -139,6 +140,12 @@ func (s *session) undoCreates(ctx context.Context, t *txn) {
 }
 
 func (s *session) bindCreateTable(cat *catalog.Catalog, raw *rawStatement, cs *pg_query.CreateStmt) (*boundStmt, error) {
+	return s.bindCreateTableWith(cat, raw, cs, nil)
+}
+
+// bindCreateTableWith binds CREATE TABLE with streamdb's event-time
+// clauses, when ext is set.
+func (s *session) bindCreateTableWith(cat *catalog.Catalog, raw *rawStatement, cs *pg_query.CreateStmt, ext *parser.CreateTable) (*boundStmt, error) {
 	rv := cs.Relation
 	if err := checkSchema(rv); err != nil {
 		return nil, err
@@ -274,6 +281,11 @@ func (s *session) bindCreateTable(cat *catalog.Catalog, raw *rawStatement, cs *p
 	if _, err := b.checkExprs(obj); err != nil {
 		return nil, err
 	}
+	if ext != nil {
+		if err := s.tableEventTime(b, obj, ext); err != nil {
+			return nil, err
+		}
+	}
 	ifNotExists := cs.IfNotExists
 	return ddl("CREATE TABLE", func(ctx context.Context, s *session) error {
 		return s.submitDDL(ctx, func(ctx context.Context, tx *engine.DDL, notice func(*pgerr.Error)) error {
@@ -295,6 +307,11 @@ func (s *session) bindCreateTable(cat *catalog.Catalog, raw *rawStatement, cs *p
 			}
 			if err := tx.Create(ctx, &o); err != nil {
 				return err
+			}
+			if o.LateData == catalog.LateDeadLetter {
+				if err := tx.Create(ctx, tableErrorsRelation(&o, tx.NextID())); err != nil {
+					return err
+				}
 			}
 			for _, seq := range seqs {
 				if err := tx.Create(ctx, seq); err != nil {
@@ -379,6 +396,11 @@ func viewDefinition(sqlText string) (*pg_query.SelectStmt, []string, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	if len(raws) == 1 {
+		if mv, ok := raws[0].ours.(*parser.CreateMaterializedView); ok {
+			return viewDefinition(mv.View.Text)
+		}
+	}
 	if len(raws) == 1 && raws[0].node != nil {
 		if vs := raws[0].node.GetViewStmt(); vs != nil && vs.Query.GetSelectStmt() != nil {
 			return vs.Query.GetSelectStmt(), nameList(vs.Aliases), nil
@@ -438,6 +460,11 @@ func viewObject(cat *catalog.Catalog, kind catalog.ObjectKind, name, sqlText str
 	}
 	if len(aliases) > 0 || hasRenamed(obj, plan) {
 		obj.Plan = renameColumns(plan, obj)
+	}
+	if emitsOnClose(sqlText) {
+		if obj.Plan, err = emitOnClose(obj.Plan); err != nil {
+			return nil, err
+		}
 	}
 	return obj, nil
 }

@@ -335,8 +335,20 @@ func (s *session) bindCreateSource(raw *rawStatement, st *parser.CreateSource) (
 			if err != nil {
 				return err
 			}
-			return tx.CreateSource(ctx, engine.SourceDef{Name: name, SQL: raw.text, DependsOn: spec.deps,
-				Own: spec.own, Relations: spec.names, StartTimestamp: start}, spec.src)
+			def := engine.SourceDef{Name: name, SQL: raw.text, DependsOn: spec.deps,
+				Own: spec.own, Relations: spec.names, StartTimestamp: start}
+			if outs := spec.src.Outputs(); st.Watermark != nil || st.Kafka != nil && st.Kafka.LateData != nil {
+				rel := &catalog.Object{Name: name}
+				for _, c := range outs[0].Columns {
+					rel.Columns = append(rel.Columns, catalog.ColumnDef{Name: c.Name, Type: c.Type})
+				}
+				b := newBinder(tx.Catalog(), &s.info, nil)
+				if def.Watermark, def.LateData, err = sourceEventTime(b, st, rel, len(outs[0].Key) == 0 && !outs[0].Retracts); err != nil {
+					return err
+				}
+				def.SQL = withLateData(st)
+			}
+			return tx.CreateSource(ctx, def, spec.src)
 		})
 	}), nil
 }
@@ -447,7 +459,10 @@ func (s *session) bindDropStreamdb(st *parser.Drop) (*boundStmt, error) {
 func showSourceListing(kind parser.ShowKind) ([]pgwire.Column, func(e *Frontend, cat *catalog.Catalog) (listing, error), bool) {
 	switch kind {
 	case parser.ShowSources:
-		cols := textCols("name", "type", "status")
+		// late counts the rows a relation with a watermark refused as
+		// late since it was created; tables with a watermark are
+		// listed for it.
+		cols := textCols("name", "type", "status", "late")
 		return cols, func(e *Frontend, cat *catalog.Catalog) (listing, error) {
 			l := listing{cols: cols}
 			for _, o := range cat.Objects(catalog.KindSource) {
@@ -457,10 +472,19 @@ func showSourceListing(kind parser.ShowKind) ([]pgwire.Column, func(e *Frontend,
 						typ = "kafka"
 					}
 				}
-				l.rows = append(l.rows, types.Row{types.NewText(o.Name), types.NewText(typ), types.NewText(e.eng.SourceStatus(o.ID))})
+				l.rows = append(l.rows, types.Row{types.NewText(o.Name), types.NewText(typ), types.NewText(e.eng.SourceStatus(o.ID)), lateText(e.eng.LateRows(o.ID))})
 			}
 			for _, o := range cat.Objects(catalog.KindSubsource) {
-				l.rows = append(l.rows, types.Row{types.NewText(o.Name), types.NewText("subsource"), types.NewText(e.eng.SourceStatus(o.Source))})
+				status := e.eng.SourceStatus(o.Source)
+				if owner, ok := cat.ByID(o.Source); ok && owner.Kind == catalog.KindTable {
+					status = "running"
+				}
+				l.rows = append(l.rows, types.Row{types.NewText(o.Name), types.NewText("subsource"), types.NewText(status), lateText(e.eng.LateRows(o.ID))})
+			}
+			for _, o := range cat.Objects(catalog.KindTable) {
+				if o.Watermark != nil {
+					l.rows = append(l.rows, types.Row{types.NewText(o.Name), types.NewText("table"), types.NewText("running"), lateText(e.eng.LateRows(o.ID))})
+				}
 			}
 			return l, nil
 		}, true

@@ -15,7 +15,7 @@ import (
 //	[INCLUDE KEY [AS k] | PARTITION [AS p] | OFFSET [AS o]
 //	    | TIMESTAMP [AS ts] | HEADERS [AS h], …]
 //	[ENVELOPE NONE | UPSERT | DEBEZIUM]
-//	[WITH (DEAD LETTER TOPIC = 'name')]
+//	[WITH (DEAD LETTER TOPIC = 'name', LATE DATA = 'drop' | 'dead-letter')]
 //
 // START OFFSET lists one offset per partition, from partition 0; a negative
 // START TIMESTAMP is relative to now, in milliseconds.
@@ -32,6 +32,8 @@ type KafkaSource struct {
 	Include         []Include
 	Envelope        *Envelope
 	DeadLetterTopic *StringLit
+	// LateData is the policy for rows behind the source's watermark.
+	LateData *StringLit
 }
 
 // IncludeKind is a piece of Kafka metadata a source can expose as a column.
@@ -102,9 +104,14 @@ func (k *KafkaSource) String() string {
 		b.WriteString(" ENVELOPE ")
 		b.WriteString(k.Envelope.Kind.String())
 	}
-	if k.DeadLetterTopic != nil {
+	if k.DeadLetterTopic != nil || k.LateData != nil {
 		var w optionList
-		w.add("DEAD LETTER TOPIC", k.DeadLetterTopic.String())
+		if k.DeadLetterTopic != nil {
+			w.add("DEAD LETTER TOPIC", k.DeadLetterTopic.String())
+		}
+		if k.LateData != nil {
+			w.add("LATE DATA", k.LateData.String())
+		}
 		b.WriteString(" WITH ")
 		b.WriteString(w.String())
 	}
@@ -115,7 +122,7 @@ var kafkaSourceOptions = optionNames{
 	{"topic"}, {"start", "offset"}, {"start", "timestamp"}, {"group", "id", "prefix"},
 }
 
-var kafkaSourceWithOptions = optionNames{{"dead", "letter", "topic"}}
+var kafkaSourceWithOptions = optionNames{{"dead", "letter", "topic"}, {"late", "data"}}
 
 func (p *parser) kafkaSource() (*KafkaSource, error) {
 	if _, err := p.expectKw("connection"); err != nil {
@@ -176,6 +183,10 @@ func (p *parser) kafkaSource() (*KafkaSource, error) {
 		names := kafkaSourceWithOptions
 		err = p.options(names, func(i int, at Pos) error {
 			var err error
+			if i == 1 {
+				k.LateData, err = p.lateDataOption(names, i)
+				return err
+			}
 			k.DeadLetterTopic, err = ptr(p.optString(names, i))
 			return err
 		})
