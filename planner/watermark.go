@@ -101,6 +101,12 @@ func monotone(e scalar.Expr, in []*ColumnWatermark) *ColumnWatermark {
 	switch x := e.(type) {
 	case *scalar.ColRef:
 		return in[x.Idx]
+	case *scalar.Pinned:
+		b := monotone(x.Arg, in)
+		if b == nil {
+			return nil
+		}
+		return &ColumnWatermark{Object: b.Object, Bound: &scalar.Pinned{Arg: b.Bound, Text: x.Text, Zone: x.Zone}}
 	case *scalar.Call:
 		var arg int
 		switch {

@@ -545,8 +545,10 @@ func (b *binder) rangeFunction(rf *pg_query.RangeFunction, left *scope, parent *
 	if err != nil {
 		return nil, withPosition(err, loc(fc.Location))
 	}
-	if b.inView && tf.Volatility != scalar.Immutable {
-		return nil, pgerr.New(pgerr.FeatureNotSupported, "calls to %s are not allowed in materialized views", name).WithPosition(loc(fc.Location))
+	if b.inView && tf.Volatility != scalar.Immutable && !fixedStep(args) {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "calls to %s are not allowed in materialized views", name).
+			WithDetail("A series of timestamps with time zone whose step has days or months depends on the session's TimeZone.").
+			WithHint("Use a constant step in hours or less, or timestamps without time zone.").WithPosition(loc(fc.Location))
 	}
 	for i := range args {
 		if args[i], err = b.coerce(args[i], targets[i], coerceImplicit, loc(fc.Location)); err != nil {

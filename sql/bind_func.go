@@ -46,7 +46,11 @@ func (b *binder) funcCall(fc *pg_query.FuncCall, c *exprCtx) (scalar.Expr, error
 			return nil, err
 		}
 	}
-	return b.callFunc(name, args, pos)
+	e, err := b.callFunc(name, args, pos)
+	if call, ok := e.(*scalar.Call); ok && err == nil && b.inView {
+		return b.explicitZone(call, fc)
+	}
+	return e, err
 }
 
 // callFunc resolves a function call and coerces its arguments.
@@ -59,7 +63,7 @@ func (b *binder) callFunc(name string, args []scalar.Expr, pos int) (scalar.Expr
 	if err != nil {
 		return nil, withPosition(err, pos)
 	}
-	if b.inView && fn.Volatility != scalar.Immutable && name != scalar.MzNowName {
+	if b.inView && fn.Volatility != scalar.Immutable && name != scalar.MzNowName && !pinnable(fn) {
 		err := pgerr.New(pgerr.FeatureNotSupported, "calls to %s are not allowed in materialized views", name).
 			WithDetail("%s is %s: its result changes without any input changing.", name, fn.Volatility).WithPosition(pos)
 		if clockFuncs[name] {

@@ -324,7 +324,7 @@ func (s *session) bindExplainFor(cat *catalog.Catalog, st *parser.Explain, param
 		if err != nil {
 			return nil, err
 		}
-		bq, _, err := bindViewQuery(cat, sel)
+		bq, _, err := bindViewQuery(cat, sel, storedViewBinding(o.SQL))
 		if err != nil {
 			return nil, err
 		}

@@ -171,3 +171,48 @@ func TestWatermarkedTable(t *testing.T) {
 		t.Errorf("EMIT ON WINDOW CLOSE without a window: %v", err)
 	}
 }
+
+// TestViewsKeepTheirTimeZone: a view over timestamptz with date_trunc,
+// extract and a cast to date is bound with its creator's TimeZone; it
+// returns the same rows whatever the reader's TimeZone, before and after
+// a restart, and SHOW CREATE says which zone.
+func TestViewsKeepTheirTimeZone(t *testing.T) {
+	dir := t.TempDir()
+	srv := testserver.Start(t, testserver.Options{Dir: dir})
+	conn := connect(t, srv.URL)
+	exec(t, conn, "CREATE TABLE metrics (ts timestamptz, v float8)")
+	exec(t, conn, "INSERT INTO metrics VALUES ('2024-03-01 23:30:00+00', 1), ('2024-03-02 00:10:00+00', 2), ('2024-03-02 06:00:00+00', 4)")
+	exec(t, conn, "SET TimeZone = 'Asia/Tokyo'")
+	exec(t, conn, `CREATE MATERIALIZED VIEW per_day AS SELECT date_trunc('day', ts) AS day, sum(v) AS total FROM metrics GROUP BY 1`)
+	exec(t, conn, `CREATE VIEW by_hour AS SELECT extract(hour FROM ts) AS h, ts::date AS d, v FROM metrics`)
+	read := func(zone string) (string, string) {
+		exec(t, conn, "SET TimeZone = '"+zone+"'")
+		return rows(t, conn, "SELECT extract(epoch FROM day)::bigint, total FROM per_day ORDER BY 1"),
+			rows(t, conn, "SELECT h::int, d::text, v FROM by_hour ORDER BY v")
+	}
+	// In Tokyo the three rows fall on 2024-03-02, at 08:30, 09:10 and 15:00.
+	wantDays, wantHours := "1709305200|7", "8|2024-03-02|1\n9|2024-03-02|2\n15|2024-03-02|4"
+	for _, zone := range []string{"Asia/Tokyo", "UTC", "America/Los_Angeles"} {
+		days, hours := read(zone)
+		if days != wantDays || hours != wantHours {
+			t.Errorf("read in %s:\n%s\n%s", zone, days, hours)
+		}
+	}
+	if got := rows(t, conn, "SHOW CREATE MATERIALIZED VIEW per_day"); !strings.Contains(got, "date_trunc('day', ts, 'Asia/Tokyo')") {
+		t.Errorf("SHOW CREATE of a date_trunc view: %s", got)
+	}
+	if got := rows(t, conn, "SHOW CREATE VIEW by_hour"); !strings.Contains(got, "timezone='Asia/Tokyo'") {
+		t.Errorf("SHOW CREATE of a pinned view: %s", got)
+	}
+	exec(t, conn, "INSERT INTO metrics VALUES ('2024-03-02 16:00:00+00', 8)")
+	srv.Stop()
+	srv = testserver.Start(t, testserver.Options{Dir: dir})
+	conn = connect(t, srv.URL)
+	exec(t, conn, "SET TimeZone = 'Europe/Paris'")
+	if got := rows(t, conn, "SELECT extract(epoch FROM day)::bigint, total FROM per_day ORDER BY 1"); got != "1709305200|7\n1709391600|8" {
+		t.Errorf("after a restart, in Paris:\n%s", got)
+	}
+	if got := rows(t, conn, "SELECT h::int, d::text FROM by_hour WHERE v = 8"); got != "1|2024-03-03" {
+		t.Errorf("after a restart, in Paris: %s", got)
+	}
+}

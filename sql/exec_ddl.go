@@ -413,10 +413,14 @@ func viewDefinition(sqlText string) (*pg_query.SelectStmt, []string, error) {
 }
 
 // bindViewQuery binds a view's defining query against a catalog, in the
-// view context: no parameters, no statement-time functions.
-func bindViewQuery(cat *catalog.Catalog, sel *pg_query.SelectStmt) (*boundQuery, []uint64, error) {
-	b := newBinder(cat, &sessionInfo{user: "streamdb", database: "streamdb", settings: newSettings("streamdb")}, nil)
-	b.inView = true
+// view context: no parameters, no statement-time functions, the settings
+// of vb (the defaults when nil).
+func bindViewQuery(cat *catalog.Catalog, sel *pg_query.SelectStmt, vb *viewBinding) (*boundQuery, []uint64, error) {
+	if vb == nil {
+		vb = &viewBinding{settings: newSettings("streamdb")}
+	}
+	b := newBinder(cat, &sessionInfo{user: "streamdb", database: "streamdb", settings: vb.settings}, nil)
+	b.inView, b.view = true, vb
 	bq, err := b.selectStmt(sel, nil)
 	if err != nil {
 		return nil, nil, err
@@ -427,13 +431,19 @@ func bindViewQuery(cat *catalog.Catalog, sel *pg_query.SelectStmt) (*boundQuery,
 	return bq, b.dependencies(), nil
 }
 
-// viewObject binds a view definition and builds its catalog entry.
-func viewObject(cat *catalog.Catalog, kind catalog.ObjectKind, name, sqlText string, query *pg_query.Node, aliases []string) (*catalog.Object, error) {
+// viewObject binds a view definition and builds its catalog entry. A
+// new view (stmt, its CREATE statement, set) binds with vb's settings,
+// its session's, and is stored as storeView says; a stored one (stmt
+// nil) with the settings its statement names.
+func viewObject(cat *catalog.Catalog, kind catalog.ObjectKind, name, sqlText string, query *pg_query.Node, aliases []string, stmt *pg_query.Node, vb *viewBinding) (*catalog.Object, error) {
 	sel := query.GetSelectStmt()
 	if sel == nil {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "a view must be defined by a SELECT")
 	}
-	bq, deps, err := bindViewQuery(cat, sel)
+	if vb == nil {
+		vb = storedViewBinding(sqlText)
+	}
+	bq, deps, err := bindViewQuery(cat, sel, vb)
 	if err != nil {
 		return nil, err
 	}
@@ -443,6 +453,11 @@ func viewObject(cat *catalog.Catalog, kind catalog.ObjectKind, name, sqlText str
 	}
 	plan, err := planner.Optimize(queryNode(bq.q))
 	if err != nil {
+		return nil, err
+	}
+	plan = pinPlan(plan, vb)
+	eowc := emitsOnClose(sqlText)
+	if sqlText, err = storeView(sqlText, stmt, vb, eowc); err != nil {
 		return nil, err
 	}
 	obj := &catalog.Object{Kind: kind, Schema: catalog.DefaultSchema, Name: name, SQL: sqlText, DependsOn: deps, Plan: plan}
@@ -461,7 +476,7 @@ func viewObject(cat *catalog.Catalog, kind catalog.ObjectKind, name, sqlText str
 	if len(aliases) > 0 || hasRenamed(obj, plan) {
 		obj.Plan = renameColumns(plan, obj)
 	}
-	if emitsOnClose(sqlText) {
+	if eowc {
 		if obj.Plan, err = emitOnClose(obj.Plan); err != nil {
 			return nil, err
 		}
@@ -498,7 +513,7 @@ func (s *session) bindCreateView(cat *catalog.Catalog, raw *rawStatement, vs *pg
 	name, aliases, replace := vs.View.Relname, nameList(vs.Aliases), vs.Replace
 	return ddl("CREATE VIEW", func(ctx context.Context, s *session) error {
 		return s.submitDDL(ctx, func(ctx context.Context, tx *engine.DDL, notice func(*pgerr.Error)) error {
-			obj, err := viewObject(tx.Catalog(), catalog.KindView, name, raw.text, vs.Query, aliases)
+			obj, err := viewObject(tx.Catalog(), catalog.KindView, name, raw.text, vs.Query, aliases, raw.node, &viewBinding{settings: s.info.settings})
 			if err != nil {
 				return err
 			}
@@ -562,7 +577,7 @@ func (s *session) bindCreateTableAs(cat *catalog.Catalog, raw *rawStatement, ct 
 			if taken, err := tx.NameTaken(name, ifNotExists, notice); taken || err != nil {
 				return err
 			}
-			obj, err := viewObject(tx.Catalog(), catalog.KindMaterializedView, name, raw.text, ct.Query, aliases)
+			obj, err := viewObject(tx.Catalog(), catalog.KindMaterializedView, name, raw.text, ct.Query, aliases, &pg_query.Node{Node: &pg_query.Node_CreateTableAsStmt{CreateTableAsStmt: ct}}, &viewBinding{settings: s.info.settings})
 			if err != nil {
 				return err
 			}

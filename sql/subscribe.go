@@ -95,7 +95,8 @@ func (s *session) bindSubscribe(cat *catalog.Catalog, st *parser.Subscribe) (*bo
 	if len(raws) != 1 || raws[0].node == nil || raws[0].node.GetSelectStmt() == nil {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "SUBSCRIBE takes a relation or a SELECT")
 	}
-	bq, _, err := bindViewQuery(cat, raws[0].node.GetSelectStmt())
+	vb := &viewBinding{settings: s.info.settings}
+	bq, _, err := bindViewQuery(cat, raws[0].node.GetSelectStmt(), vb)
 	if err != nil {
 		return nil, err
 	}
@@ -103,6 +104,7 @@ func (s *session) bindSubscribe(cat *catalog.Catalog, st *parser.Subscribe) (*bo
 	if err != nil {
 		return nil, err
 	}
+	plan = pinPlan(plan, vb)
 	snapshot := st.Snapshot == nil || st.Snapshot.Value
 	progress := st.Progress != nil && st.Progress.Value
 	cols := []pgwire.Column{{Name: "mz_timestamp", Type: types.TypeNumeric}}

@@ -68,6 +68,8 @@ func Compile(e Expr) (Evaluator, error) {
 		return compileSubscript(e)
 	case *AnyAll:
 		return compileAnyAll(e)
+	case *Pinned:
+		return compilePinned(e)
 	}
 	return nil, pgerr.New(pgerr.InternalError, "cannot compile expression node %T", e)
 }

@@ -1,0 +1,226 @@
+package sql
+
+import (
+	"strings"
+
+	pg_query "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/streamdb/streamdb/planner"
+	"github.com/streamdb/streamdb/planner/scalar"
+	"github.com/streamdb/streamdb/sql/parser"
+	"github.com/streamdb/streamdb/types"
+)
+
+// A view's result must not change with the settings of whoever reads it:
+// a materialized view is maintained with no reader at all, and a plain
+// view is read by sessions in other time zones. So a view is bound with
+// the settings of the session that creates it (TimeZone, DateStyle,
+// IntervalStyle), and every expression whose result depends on them
+// (date_part over a timestamptz, a timestamptz cast to date or text,
+// to_char, timestamptz plus an interval of days) is pinned to them
+// (scalar.Pinned). The stored statement says so:
+//
+//   - date_trunc(f, ts) over a timestamptz becomes the explicit
+//     date_trunc(f, ts, 'Europe/Paris'), PostgreSQL's own form, which
+//     depends on no setting;
+//   - anything else pinned puts the settings in the statement's options,
+//     CREATE VIEW v WITH (timezone = 'Europe/Paris', datestyle = 'ISO,
+//     MDY', intervalstyle = 'postgres') AS …, which the view is bound
+//     with again on every start.
+//
+// SHOW CREATE shows the stored statement. The functions that read the
+// clock are refused in views (mz_now() is how a view follows time), and
+// so are those that read the session's catalog.
+
+// viewSettingNames are the settings a view binds with, as its options
+// name them.
+var viewSettingNames = []struct{ option, setting string }{
+	{"timezone", "TimeZone"}, {"datestyle", "DateStyle"}, {"intervalstyle", "IntervalStyle"},
+}
+
+// viewBinding is how a view definition binds: with settings, the
+// creating session's or those its stored statement names. The binder
+// reports whether it rewrote the statement (an explicit date_trunc
+// zone) and pinPlan whether it pinned an expression to the settings.
+type viewBinding struct {
+	settings  *settings
+	rewritten bool
+	pinned    bool
+}
+
+// storedViewBinding returns the binding of a stored view statement: the
+// settings of its options over the defaults.
+func storedViewBinding(sqlText string) *viewBinding {
+	st := newSettings("streamdb")
+	raws, err := parseQuery(sqlText)
+	if err != nil || len(raws) != 1 {
+		return &viewBinding{settings: st}
+	}
+	if mv, ok := raws[0].ours.(*parser.CreateMaterializedView); ok {
+		return storedViewBinding(mv.View.Text)
+	}
+	for _, o := range viewOptions(raws[0].node) {
+		de := o.GetDefElem()
+		if de == nil {
+			continue
+		}
+		for _, n := range viewSettingNames {
+			if strings.EqualFold(de.Defname, n.option) {
+				if s, _, err := st.set(n.setting, defElemString(de), false); err == nil {
+					st = s
+				}
+			}
+		}
+	}
+	return &viewBinding{settings: st}
+}
+
+// viewOptions returns the WITH options of a CREATE VIEW or CREATE
+// MATERIALIZED VIEW statement.
+func viewOptions(node *pg_query.Node) []*pg_query.Node {
+	switch {
+	case node == nil:
+	case node.GetViewStmt() != nil:
+		return node.GetViewStmt().Options
+	case node.GetCreateTableAsStmt() != nil && node.GetCreateTableAsStmt().Into != nil:
+		return node.GetCreateTableAsStmt().Into.Options
+	}
+	return nil
+}
+
+// pinnable reports whether a view may pin a stable function to its
+// settings: one that reads neither the clock nor the session's catalog.
+func pinnable(fn *scalar.Func) bool {
+	return fn.Volatility == scalar.Stable && !fn.Session && !clockFuncs[fn.Name] && fn.Name != scalar.MzNowName
+}
+
+// pinPlan pins the expressions of a view's optimised plan that depend on
+// the session's settings to vb's.
+func pinPlan(plan planner.Node, vb *viewBinding) planner.Node {
+	if vb == nil {
+		return plan
+	}
+	text := vb.settings.textConfig()
+	zone, _ := vb.settings.get("TimeZone")
+	var pin func(e scalar.Expr) scalar.Expr
+	pin = func(e scalar.Expr) scalar.Expr {
+		switch x := e.(type) {
+		case *scalar.Pinned:
+			return e
+		case *scalar.Call:
+			if pinnable(x.Fn) && !fixedArithmetic(x) {
+				vb.pinned = true
+				return &scalar.Pinned{Arg: x, Text: text, Zone: zone}
+			}
+		case *scalar.Cast:
+			if scalar.CastDependsOnSettings(x) {
+				vb.pinned = true
+				return &scalar.Pinned{Arg: x, Text: text, Zone: zone}
+			}
+		}
+		kids := e.Children()
+		if len(kids) == 0 {
+			return e
+		}
+		out := make([]scalar.Expr, len(kids))
+		changed := false
+		for i, k := range kids {
+			out[i] = pin(k)
+			changed = changed || out[i] != k
+		}
+		if !changed {
+			return e
+		}
+		return e.WithChildren(out)
+	}
+	return planner.RewriteNodes(plan, func(n planner.Node) planner.Node { return planner.MapExprs(n, pin) })
+}
+
+// explicitZone rewrites a view's date_trunc over a timestamptz into the
+// form with an explicit time zone, in the plan and in the statement:
+// call is the bound two-argument call and fc its parse node.
+func (b *binder) explicitZone(call *scalar.Call, fc *pg_query.FuncCall) (scalar.Expr, error) {
+	if !b.inView || b.view == nil || call.Fn.Name != "date_trunc" || len(call.Args) != 2 || call.Args[1].Type().Family != types.TimestampTZ {
+		return call, nil
+	}
+	zone, _ := b.view.settings.get("TimeZone")
+	z := scalar.NewConst(types.NewText(zone), types.TypeText)
+	fn, _, err := scalar.ResolveFunc("date_trunc", []types.Type{types.TypeText, types.TypeTimestampTZ, types.TypeText})
+	if err != nil {
+		return nil, err
+	}
+	fc.Args = append(fc.Args, &pg_query.Node{Node: &pg_query.Node_AConst{AConst: &pg_query.A_Const{
+		Val: &pg_query.A_Const_Sval{Sval: &pg_query.String{Sval: zone}}, Location: -1}}})
+	b.view.rewritten = true
+	return &scalar.Call{Fn: fn, Args: []scalar.Expr{call.Args[0], call.Args[1], z}}, nil
+}
+
+// storeView returns the statement to store for a view bound as vb: the
+// statement as written unless the binding rewrote or pinned something,
+// else the rewritten statement with the settings among its options.
+func storeView(sqlText string, stmt *pg_query.Node, vb *viewBinding, emitOnClose bool) (string, error) {
+	if stmt == nil || !vb.rewritten && !vb.pinned {
+		return sqlText, nil
+	}
+	if vb.pinned {
+		opts := viewOptions(stmt)
+		kept := opts[:0:0]
+		for _, o := range opts {
+			if de := o.GetDefElem(); de != nil && isViewSetting(de.Defname) {
+				continue
+			}
+			kept = append(kept, o)
+		}
+		for _, n := range viewSettingNames {
+			v, _ := vb.settings.get(n.setting)
+			kept = append(kept, &pg_query.Node{Node: &pg_query.Node_DefElem{DefElem: &pg_query.DefElem{
+				Defname: n.option, Arg: &pg_query.Node{Node: &pg_query.Node_String_{String_: &pg_query.String{Sval: v}}}, Location: -1}}})
+		}
+		switch {
+		case stmt.GetViewStmt() != nil:
+			stmt.GetViewStmt().Options = kept
+		case stmt.GetCreateTableAsStmt() != nil:
+			stmt.GetCreateTableAsStmt().Into.Options = kept
+		}
+	}
+	text, err := deparse(stmt)
+	if err != nil {
+		return "", err
+	}
+	if emitOnClose {
+		text += " EMIT ON WINDOW CLOSE"
+	}
+	return text, nil
+}
+
+func isViewSetting(name string) bool {
+	for _, n := range viewSettingNames {
+		if strings.EqualFold(name, n.option) {
+			return true
+		}
+	}
+	return false
+}
+
+// fixedArithmetic reports whether a call is a timestamptz plus or minus
+// a constant interval without days or months, which depends on no
+// setting (a day is not always 24 hours in a time zone; an hour is).
+func fixedArithmetic(c *scalar.Call) bool {
+	return (c.Fn.Name == "+" || c.Fn.Name == "-") && fixedStep(c.Args) ||
+		c.Fn.Name == "+" && len(c.Args) == 2 && fixedStep(c.Args[:1])
+}
+
+// fixedStep reports whether the last argument of a set-returning call is
+// a constant interval without days or months: generate_series over
+// timestamptz with such a step depends on no setting.
+func fixedStep(args []scalar.Expr) bool {
+	if len(args) == 0 {
+		return false
+	}
+	c, ok := args[len(args)-1].(*scalar.Const)
+	if !ok || c.Val.IsNull() || c.Val.Kind() != types.Interval {
+		return false
+	}
+	iv := c.Val.Interval()
+	return iv.Months == 0 && iv.Days == 0
+}
