@@ -432,15 +432,16 @@ func bindViewQuery(cat *catalog.Catalog, sel *pg_query.SelectStmt, vb *viewBindi
 }
 
 // viewObject binds a view definition and builds its catalog entry. A
-// new view (stmt, its CREATE statement, set) binds with vb's settings,
-// its session's, and is stored as storeView says; a stored one (stmt
-// nil) with the settings its statement names.
-func viewObject(cat *catalog.Catalog, kind catalog.ObjectKind, name, sqlText string, query *pg_query.Node, aliases []string, stmt *pg_query.Node, vb *viewBinding) (*catalog.Object, error) {
+// new view binds as vb says (its session's settings, see
+// newViewBinding) and is stored as storeView says; a stored one (vb nil)
+// with the settings its statement names.
+func viewObject(cat *catalog.Catalog, kind catalog.ObjectKind, name, sqlText string, query *pg_query.Node, aliases []string, vb *viewBinding) (*catalog.Object, error) {
 	sel := query.GetSelectStmt()
 	if sel == nil {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "a view must be defined by a SELECT")
 	}
-	if vb == nil {
+	isNew := vb != nil
+	if !isNew {
 		vb = storedViewBinding(sqlText)
 	}
 	bq, deps, err := bindViewQuery(cat, sel, vb)
@@ -457,8 +458,8 @@ func viewObject(cat *catalog.Catalog, kind catalog.ObjectKind, name, sqlText str
 	}
 	plan = pinPlan(plan, vb)
 	eowc := emitsOnClose(sqlText)
-	if sqlText, err = storeView(sqlText, stmt, vb, eowc); err != nil {
-		return nil, err
+	if isNew {
+		sqlText = storeView(sqlText, vb)
 	}
 	obj := &catalog.Object{Kind: kind, Schema: catalog.DefaultSchema, Name: name, SQL: sqlText, DependsOn: deps, Plan: plan}
 	seen := map[string]bool{}
@@ -513,7 +514,7 @@ func (s *session) bindCreateView(cat *catalog.Catalog, raw *rawStatement, vs *pg
 	name, aliases, replace := vs.View.Relname, nameList(vs.Aliases), vs.Replace
 	return ddl("CREATE VIEW", func(ctx context.Context, s *session) error {
 		return s.submitDDL(ctx, func(ctx context.Context, tx *engine.DDL, notice func(*pgerr.Error)) error {
-			obj, err := viewObject(tx.Catalog(), catalog.KindView, name, raw.text, vs.Query, aliases, raw.node, &viewBinding{settings: s.info.settings})
+			obj, err := viewObject(tx.Catalog(), catalog.KindView, name, raw.text, vs.Query, aliases, newViewBinding(s.info.settings, raw))
 			if err != nil {
 				return err
 			}
@@ -577,7 +578,7 @@ func (s *session) bindCreateTableAs(cat *catalog.Catalog, raw *rawStatement, ct 
 			if taken, err := tx.NameTaken(name, ifNotExists, notice); taken || err != nil {
 				return err
 			}
-			obj, err := viewObject(tx.Catalog(), catalog.KindMaterializedView, name, raw.text, ct.Query, aliases, &pg_query.Node{Node: &pg_query.Node_CreateTableAsStmt{CreateTableAsStmt: ct}}, &viewBinding{settings: s.info.settings})
+			obj, err := viewObject(tx.Catalog(), catalog.KindMaterializedView, name, raw.text, ct.Query, aliases, newViewBinding(s.info.settings, raw))
 			if err != nil {
 				return err
 			}

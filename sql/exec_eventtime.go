@@ -43,7 +43,10 @@ func (s *session) bindCreateMatViewEventTime(cat *catalog.Catalog, raw *rawState
 	if len(raws) != 1 || raws[0].node.GetCreateTableAsStmt() == nil || raws[0].node.GetCreateTableAsStmt().Objtype != pg_query.ObjectType_OBJECT_MATVIEW {
 		return nil, pgerr.New(pgerr.SyntaxError, "EMIT ON WINDOW CLOSE belongs to CREATE MATERIALIZED VIEW")
 	}
-	return s.bindCreateTableAs(cat, raw, raws[0].node.GetCreateTableAsStmt())
+	// The statement is the text it was parsed from, with the clause.
+	whole := *raw
+	whole.node, whole.base = raws[0].node, raws[0].base
+	return s.bindCreateTableAs(cat, &whole, raws[0].node.GetCreateTableAsStmt())
 }
 
 // tableEventTime sets a new table's event-time properties from its

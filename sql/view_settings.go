@@ -1,6 +1,7 @@
 package sql
 
 import (
+	"slices"
 	"strings"
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
@@ -39,13 +40,22 @@ var viewSettingNames = []struct{ option, setting string }{
 }
 
 // viewBinding is how a view definition binds: with settings, the
-// creating session's or those its stored statement names. The binder
-// reports whether it rewrote the statement (an explicit date_trunc
-// zone) and pinPlan whether it pinned an expression to the settings.
+// creating session's or those its stored statement names. For a new
+// view, base is the byte position of its statement in the text its parse
+// locations count in (rawStatement.base); the binder records in zoneCalls
+// the locations of the date_trunc calls it gave an explicit zone, and
+// pinPlan whether it pinned an expression to the settings.
 type viewBinding struct {
 	settings  *settings
-	rewritten bool
+	base      int
+	zoneCalls []int
 	pinned    bool
+}
+
+// newViewBinding is the binding of a view a session creates: its
+// settings, overridden by those the statement's options name.
+func newViewBinding(s *settings, raw *rawStatement) *viewBinding {
+	return &viewBinding{settings: applyViewOptions(s, raw.node), base: raw.base}
 }
 
 // storedViewBinding returns the binding of a stored view statement: the
@@ -59,7 +69,13 @@ func storedViewBinding(sqlText string) *viewBinding {
 	if mv, ok := raws[0].ours.(*parser.CreateMaterializedView); ok {
 		return storedViewBinding(mv.View.Text)
 	}
-	for _, o := range viewOptions(raws[0].node) {
+	return &viewBinding{settings: applyViewOptions(st, raws[0].node)}
+}
+
+// applyViewOptions returns st with the settings a view statement's
+// options name.
+func applyViewOptions(st *settings, node *pg_query.Node) *settings {
+	for _, o := range viewOptions(node) {
 		de := o.GetDefElem()
 		if de == nil {
 			continue
@@ -72,7 +88,7 @@ func storedViewBinding(sqlText string) *viewBinding {
 			}
 		}
 	}
-	return &viewBinding{settings: st}
+	return st
 }
 
 // viewOptions returns the WITH options of a CREATE VIEW or CREATE
@@ -136,61 +152,70 @@ func pinPlan(plan planner.Node, vb *viewBinding) planner.Node {
 	return planner.RewriteNodes(plan, func(n planner.Node) planner.Node { return planner.MapExprs(n, pin) })
 }
 
-// explicitZone rewrites a view's date_trunc over a timestamptz into the
-// form with an explicit time zone, in the plan and in the statement:
-// call is the bound two-argument call and fc its parse node.
+// explicitZone gives a view's date_trunc over a timestamptz an explicit
+// time zone, the binding's: in the plan, the three-argument form, and
+// for the stored statement the call's location (see storeView). call is
+// the bound two-argument call and fc its parse node.
 func (b *binder) explicitZone(call *scalar.Call, fc *pg_query.FuncCall) (scalar.Expr, error) {
 	if !b.inView || b.view == nil || call.Fn.Name != "date_trunc" || len(call.Args) != 2 || call.Args[1].Type().Family != types.TimestampTZ {
 		return call, nil
 	}
 	zone, _ := b.view.settings.get("TimeZone")
-	z := scalar.NewConst(types.NewText(zone), types.TypeText)
 	fn, _, err := scalar.ResolveFunc("date_trunc", []types.Type{types.TypeText, types.TypeTimestampTZ, types.TypeText})
 	if err != nil {
 		return nil, err
 	}
-	fc.Args = append(fc.Args, &pg_query.Node{Node: &pg_query.Node_AConst{AConst: &pg_query.A_Const{
-		Val: &pg_query.A_Const_Sval{Sval: &pg_query.String{Sval: zone}}, Location: -1}}})
-	b.view.rewritten = true
-	return &scalar.Call{Fn: fn, Args: []scalar.Expr{call.Args[0], call.Args[1], z}}, nil
+	b.view.zoneCalls = append(b.view.zoneCalls, int(fc.Location))
+	return &scalar.Call{Fn: fn, Args: []scalar.Expr{call.Args[0], call.Args[1], scalar.NewConst(types.NewText(zone), types.TypeText)}}, nil
 }
 
-// storeView returns the statement to store for a view bound as vb: the
-// statement as written unless the binding rewrote or pinned something,
-// else the rewritten statement with the settings among its options.
-func storeView(sqlText string, stmt *pg_query.Node, vb *viewBinding, emitOnClose bool) (string, error) {
-	if stmt == nil || !vb.rewritten && !vb.pinned {
-		return sqlText, nil
+// storeView returns the statement to store for a new view bound as vb:
+// the statement as written, with the explicit zone of each date_trunc vb
+// rewrote and, when vb pinned an expression, the settings among the
+// view's options (those it names stay as they are). The text is spliced,
+// not printed from its parse tree, so the rest reads as written.
+func storeView(sqlText string, vb *viewBinding) string {
+	zone, _ := vb.settings.get("TimeZone")
+	calls := slices.Clone(vb.zoneCalls)
+	slices.SortFunc(calls, func(a, b int) int { return b - a })
+	for _, loc := range calls {
+		at := parser.CloseParen(sqlText, loc-vb.base)
+		if at < 0 {
+			continue
+		}
+		sqlText = sqlText[:at] + ", " + parser.QuoteString(zone) + sqlText[at:]
 	}
-	if vb.pinned {
-		opts := viewOptions(stmt)
-		kept := opts[:0:0]
-		for _, o := range opts {
-			if de := o.GetDefElem(); de != nil && isViewSetting(de.Defname) {
-				continue
+	if !vb.pinned {
+		return sqlText
+	}
+	as, closing, ok := parser.ViewOptions(sqlText)
+	if !ok {
+		return sqlText
+	}
+	var named map[string]bool
+	if raws, err := parseQuery(sqlText); err == nil && len(raws) == 1 {
+		named = map[string]bool{}
+		for _, o := range viewOptions(raws[0].node) {
+			if de := o.GetDefElem(); de != nil {
+				named[strings.ToLower(de.Defname)] = true
 			}
-			kept = append(kept, o)
-		}
-		for _, n := range viewSettingNames {
-			v, _ := vb.settings.get(n.setting)
-			kept = append(kept, &pg_query.Node{Node: &pg_query.Node_DefElem{DefElem: &pg_query.DefElem{
-				Defname: n.option, Arg: &pg_query.Node{Node: &pg_query.Node_String_{String_: &pg_query.String{Sval: v}}}, Location: -1}}})
-		}
-		switch {
-		case stmt.GetViewStmt() != nil:
-			stmt.GetViewStmt().Options = kept
-		case stmt.GetCreateTableAsStmt() != nil:
-			stmt.GetCreateTableAsStmt().Into.Options = kept
 		}
 	}
-	text, err := deparse(stmt)
-	if err != nil {
-		return "", err
+	var opts []string
+	for _, n := range viewSettingNames {
+		if named[n.option] {
+			continue
+		}
+		v, _ := vb.settings.get(n.setting)
+		opts = append(opts, n.option+" = "+parser.QuoteString(v))
 	}
-	if emitOnClose {
-		text += " EMIT ON WINDOW CLOSE"
+	if len(opts) == 0 {
+		return sqlText
 	}
-	return text, nil
+	if closing >= 0 {
+		return sqlText[:closing] + ", " + strings.Join(opts, ", ") + sqlText[closing:]
+	}
+	return sqlText[:as] + "WITH (" + strings.Join(opts, ", ") + ") " + sqlText[as:]
 }
 
 func isViewSetting(name string) bool {
