@@ -3,10 +3,12 @@ package sql_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/streamdb/streamdb/engine"
@@ -214,5 +216,152 @@ func TestViewsKeepTheirTimeZone(t *testing.T) {
 	}
 	if got := rows(t, conn, "SELECT h::int, d::text FROM by_hour WHERE v = 8"); got != "1|2024-03-03" {
 		t.Errorf("after a restart, in Paris: %s", got)
+	}
+}
+
+// TestTemporalFilterRealTime uses the wall clock, briefly: a row valid
+// for half a second leaves a subscribed view by itself, with no write,
+// when its time has passed. (The view holds a row before the
+// subscription starts: a SUBSCRIBE whose snapshot is empty sends nothing
+// to pgx, also on main.)
+func TestTemporalFilterRealTime(t *testing.T) {
+	srv := testserver.Start(t, testserver.Options{})
+	writer := connect(t, srv.URL)
+	reader := connect(t, srv.URL)
+	exec(t, writer, "CREATE TABLE pings (id int, ts timestamptz)")
+	exec(t, writer, "CREATE MATERIALIZED VIEW recent AS SELECT id FROM pings WHERE mz_now() <= ts + INTERVAL '500 milliseconds'")
+	exec(t, writer, "INSERT INTO pings VALUES (2, now() + INTERVAL '1 hour')")
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	rs, err := reader.Query(ctx, "SUBSCRIBE recent")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		cancel()
+		rs.Close()
+	}()
+	next := func() string {
+		if !rs.Next() {
+			t.Fatalf("stream ended: %v", rs.Err())
+		}
+		vals, err := rs.Values()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fmt.Sprint(vals[1:])
+	}
+	if got := next(); got != "[1 2]" {
+		t.Fatalf("snapshot %s", got)
+	}
+	exec(t, writer, "INSERT INTO pings VALUES (1, now())")
+	start := time.Now()
+	if got := next(); got != "[1 1]" {
+		t.Fatalf("inserted %s", got)
+	}
+	if got := next(); got != "[-1 1]" {
+		t.Fatalf("then %s", got)
+	}
+	if elapsed := time.Since(start); elapsed < 400*time.Millisecond || elapsed > 10*time.Second {
+		t.Errorf("the row left after %v, want about half a second", elapsed)
+	}
+	if got := rows(t, writer, "SELECT id FROM recent"); got != "2" {
+		t.Errorf("the view holds %q", got)
+	}
+}
+
+// stateBytes reads a materialized view's state_bytes from SHOW
+// MATERIALIZED VIEWS.
+func stateBytes(t *testing.T, conn *pgx.Conn, view string) int64 {
+	t.Helper()
+	var n int64
+	got := rows(t, conn, "SHOW MATERIALIZED VIEWS WHERE name = '"+view+"'")
+	if _, err := fmt.Sscanf(strings.SplitN(got, "|", 3)[1], "%d", &n); err != nil {
+		t.Fatalf("SHOW MATERIALIZED VIEWS: %q: %v", got, err)
+	}
+	return n
+}
+
+// TestStateCleanupVisible streams events through views over tables with
+// and without a watermark, and over a temporal filter: the views agree,
+// and SHOW MATERIALIZED VIEWS shows the state the watermark and the
+// filter let go of. An interval join keeps the rows its interval and the
+// watermarks still need; a per-minute count keeps the open minutes; the
+// last five minutes keep five minutes of rows.
+func TestStateCleanupVisible(t *testing.T) {
+	t0 := time.Date(2024, 3, 1, 12, 0, 0, 0, time.UTC)
+	clk := engine.NewManualClock(t0)
+	srv := testserver.Start(t, testserver.Options{Clock: clk})
+	conn := connect(t, srv.URL)
+	ctx := context.Background()
+	for _, name := range []string{"orders", "payments"} {
+		exec(t, conn, "CREATE TABLE "+name+" (k int, ts timestamptz, WATERMARK FOR ts AS ts - INTERVAL '30 seconds') APPEND ONLY")
+		exec(t, conn, "CREATE TABLE "+name+"_all (k int, ts timestamptz)")
+	}
+	join := "SELECT o.k, o.ts AS ordered, p.ts AS paid FROM %s o JOIN %s p ON o.k = p.k AND p.ts BETWEEN o.ts AND o.ts + INTERVAL '2 minutes'"
+	exec(t, conn, "CREATE MATERIALIZED VIEW paid_in_time AS "+fmt.Sprintf(join, "orders", "payments"))
+	exec(t, conn, "CREATE MATERIALIZED VIEW paid_in_time_all AS "+fmt.Sprintf(join, "orders_all", "payments_all"))
+	count := "SELECT window_start, count(*) AS n FROM TUMBLE(%s, ts, INTERVAL '1 minute') GROUP BY window_start"
+	exec(t, conn, "CREATE MATERIALIZED VIEW per_minute AS "+fmt.Sprintf(count, "orders"))
+	exec(t, conn, "CREATE MATERIALIZED VIEW per_minute_all AS "+fmt.Sprintf(count, "orders_all"))
+	exec(t, conn, "CREATE MATERIALIZED VIEW last_5m AS SELECT k, ts FROM orders_all WHERE mz_now() <= ts + INTERVAL '5 minutes'")
+	sample := func() [5]int64 {
+		var s [5]int64
+		for i, v := range []string{"paid_in_time", "paid_in_time_all", "per_minute", "per_minute_all", "last_5m"} {
+			s[i] = stateBytes(t, conn, v)
+		}
+		return s
+	}
+	var early [5]int64
+	for minute := range 60 {
+		at := t0.Add(time.Duration(minute) * time.Minute)
+		clk.Set(at)
+		var orders, payments []string
+		for i := range 40 {
+			k := minute*40 + i
+			ts := at.Add(time.Duration(i) * time.Second)
+			orders = append(orders, fmt.Sprintf("(%d, '%s')", k, ts.Format(time.RFC3339)))
+			payments = append(payments, fmt.Sprintf("(%d, '%s')", k-40*(i%2), ts.Add(20*time.Second).Format(time.RFC3339)))
+		}
+		for _, tbl := range []string{"orders", "orders_all"} {
+			exec(t, conn, "INSERT INTO "+tbl+" VALUES "+strings.Join(orders, ", "))
+		}
+		for _, tbl := range []string{"payments", "payments_all"} {
+			exec(t, conn, "INSERT INTO "+tbl+" VALUES "+strings.Join(payments, ", "))
+		}
+		if err := srv.Tick(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if minute == 14 {
+			early = sample()
+		}
+	}
+	late := sample()
+	t.Logf("state after 15 and 60 minutes: %v, %v", early, late)
+	for _, q := range []string{
+		"SELECT count(*) FROM ((SELECT * FROM paid_in_time EXCEPT ALL SELECT * FROM paid_in_time_all) UNION ALL (SELECT * FROM paid_in_time_all EXCEPT ALL SELECT * FROM paid_in_time)) d",
+		"SELECT count(*) FROM ((SELECT * FROM per_minute EXCEPT ALL SELECT * FROM per_minute_all) UNION ALL (SELECT * FROM per_minute_all EXCEPT ALL SELECT * FROM per_minute)) d",
+	} {
+		if got := rows(t, conn, q); got != "0" {
+			t.Errorf("the views differ: %s rows", got)
+		}
+	}
+	if got, want := rows(t, conn, "SELECT count(*) FROM last_5m"), rows(t, conn, "SELECT count(*) FROM orders_all WHERE mz_now() <= ts + INTERVAL '5 minutes'"); got != want || got == "0" {
+		t.Errorf("the last five minutes hold %s rows, the filter ad hoc %s", got, want)
+	}
+	// Every view keeps its own rows, which grow with time; what the
+	// watermark lets the join and the count forget is the rest, so
+	// their state grows a third as fast or less. The last five minutes
+	// hold as many rows at the end as after 15 minutes.
+	for _, v := range []struct {
+		name string
+		with int
+	}{{"interval join", 0}, {"count per minute", 2}} {
+		if grew, all := late[v.with]-early[v.with], late[v.with+1]-early[v.with+1]; grew*3 > all {
+			t.Errorf("%s: grew %d bytes with watermarks, %d without", v.name, grew, all)
+		}
+	}
+	if late[4] > early[4]*3/2 {
+		t.Errorf("the last five minutes grew from %d to %d bytes", early[4], late[4])
 	}
 }
