@@ -77,6 +77,8 @@ type Engine struct {
 	// one; wmMu guards the map for LateRows on other goroutines.
 	wmMu sync.Mutex
 	wms  map[uint64]*watermark
+	// coldScratch holds the buffers of appends to cold tables.
+	coldScratch runningSource
 }
 
 // Binder rebuilds, on start, what the engine cannot from stored data

@@ -365,3 +365,32 @@ func TestStateCleanupVisible(t *testing.T) {
 		t.Errorf("the last five minutes grew from %d to %d bytes", early[4], late[4])
 	}
 }
+
+// TestWatermarkSurvivesRestart: an APPEND ONLY table's rows (kept in the
+// store only), its watermark and its count of late rows come back after a
+// restart, and so does a view that emits on window close.
+func TestWatermarkSurvivesRestart(t *testing.T) {
+	dir := t.TempDir()
+	srv := testserver.Start(t, testserver.Options{Dir: dir})
+	conn := connect(t, srv.URL)
+	exec(t, conn, "CREATE TABLE ev (n int, ts timestamptz, WATERMARK FOR ts AS ts - INTERVAL '1 minute') APPEND ONLY")
+	exec(t, conn, `CREATE MATERIALIZED VIEW per_hour AS SELECT window_end, count(*) AS n FROM TUMBLE(ev, ts, INTERVAL '1 hour') GROUP BY window_end EMIT ON WINDOW CLOSE`)
+	exec(t, conn, "INSERT INTO ev VALUES (1, '2024-03-01 10:10:00+00'), (2, '2024-03-01 10:50:00+00'), (3, '2024-03-01 11:30:00+00')")
+	exec(t, conn, "INSERT INTO ev VALUES (4, '2024-03-01 11:28:00+00')")
+	srv.Stop()
+	srv = testserver.Start(t, testserver.Options{Dir: dir})
+	conn = connect(t, srv.URL)
+	if got := rows(t, conn, "SELECT count(*), max(n) FROM ev"); got != "3|3" {
+		t.Errorf("after a restart the table holds %s", got)
+	}
+	if got := rows(t, conn, "SHOW SOURCES"); got != "ev|table|running|1" {
+		t.Errorf("after a restart: %s", got)
+	}
+	if got := rows(t, conn, "SELECT window_end::text, n FROM per_hour"); got != "2024-03-01 11:00:00+00|2" {
+		t.Errorf("after a restart the view holds %q", got)
+	}
+	exec(t, conn, "INSERT INTO ev VALUES (5, '2024-03-01 11:28:00+00'), (6, '2024-03-01 12:05:00+00')")
+	if got := rows(t, conn, "SELECT window_end::text, n FROM per_hour ORDER BY 1"); got != "2024-03-01 11:00:00+00|2\n2024-03-01 12:00:00+00|1" {
+		t.Errorf("after a restart and more rows:\n%s", got)
+	}
+}

@@ -51,9 +51,14 @@ func (s *session) bindCreateMatViewEventTime(cat *catalog.Catalog, raw *rawState
 
 // tableEventTime sets a new table's event-time properties from its
 // clauses, and its stored statement to one that says its policy for
-// late rows (SHOW CREATE shows it).
+// late rows (SHOW CREATE shows it). It runs once the table's key is
+// known.
 func (s *session) tableEventTime(b *binder, obj *catalog.Object, st *parser.CreateTable) error {
+	// An APPEND ONLY table without a key keeps its rows in the store
+	// alone, as a source's append-only relation does: its size is not
+	// bounded by memory.
 	obj.AppendOnly = st.AppendOnly
+	obj.Cold = st.AppendOnly && len(obj.PrimaryKey) == 0
 	if st.LateData != nil && st.Watermark == nil {
 		return pgerr.New(pgerr.InvalidTableDefinition, "LATE DATA needs a WATERMARK: a table without one has no late rows")
 	}
