@@ -360,7 +360,7 @@ func (op *reduceOp) sortTouched() {
 }
 
 func (op *reduceOp) StateBytes() int64 {
-	n := op.bytes + int64(cap(op.closing))*sizeClosing + op.index.size() + int64(op.groups.slots())*sizeGroup + int64(len(op.memo))*int64(unsafe.Sizeof(memoEntry{}))
+	n := op.bytes + int64(cap(op.closing))*sizeGroupClosing + op.index.size() + int64(op.groups.slots())*sizeGroup + int64(len(op.memo))*int64(unsafe.Sizeof(memoEntry{}))
 	for _, w := range op.wide {
 		n += int64(cap(w)) * 8
 	}

@@ -32,6 +32,9 @@ func (op *reduceOp) expire() {
 	}
 }
 
+// sizeGroupClosing is the bytes of a groupClosing.
+const sizeGroupClosing = 40
+
 // groupClosing is a group in reduceOp.closing: the value of its
 // expiring key column and its position.
 type groupClosing struct {

@@ -25,9 +25,12 @@ func (s *flowStats) record(d time.Duration) {
 }
 
 // ViewStat is one materialized view's line of SHOW MATERIALIZED VIEWS.
+// OutputBytes is the part of StateBytes that holds the view's contents,
+// the rest being its operators' working state.
 type ViewStat struct {
 	flowStats
-	StateBytes int64
+	StateBytes  int64
+	OutputBytes int64
 }
 
 // ViewStats gathers the statistics of every materialized view on the
@@ -38,7 +41,7 @@ func (e *Engine) ViewStats(ctx context.Context) (map[uint64]ViewStat, error) {
 	err := e.call(ctx, func(e *Engine) error {
 		for id, f := range e.flowIndex {
 			if f.obj.Kind == catalog.KindMaterializedView {
-				stats[id] = ViewStat{flowStats: f.stats, StateBytes: f.graph.StateBytes()}
+				stats[id] = ViewStat{flowStats: f.stats, StateBytes: f.graph.StateBytes(), OutputBytes: f.out.StateBytes()}
 			}
 		}
 		return nil

@@ -70,6 +70,10 @@ func (e *Frontend) Run(ctx context.Context) error {
 	return g.Wait()
 }
 
+// Engine returns the engine, for tools and benchmarks that write to it
+// or read its statistics directly, beside SQL.
+func (e *Frontend) Engine() *engine.Engine { return e.eng }
+
 // Tick runs a tick at the engine clock's time and waits until it is
 // published (engine.Engine.Tick), for tests and tools that move the
 // clock themselves.

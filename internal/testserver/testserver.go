@@ -90,6 +90,9 @@ func Run(opts Options, tempDir func() string) (*Server, error) {
 	return s, nil
 }
 
+// Frontend returns the server's SQL front end.
+func (s *Server) Frontend() *sql.Frontend { return s.front }
+
 // Tick runs a tick at the clock's time and waits until it is visible:
 // after a test moves a manual clock, the changes temporal filters have
 // due by then are in every view.
