@@ -26,7 +26,7 @@ import (
 // query is one benchmark query: its view with cleanup (over a table with
 // a watermark, or a temporal filter) and without.
 type query struct {
-	Name, What   string
+	Name, What    string
 	With, Without string
 	// Watermark says the variant with cleanup reads a table with a
 	// watermark.
@@ -54,8 +54,8 @@ var queries = []query{
 		With:      "SELECT auction, window_end, max(price) AS top FROM TUMBLE(bid, date_time, INTERVAL '10 seconds') GROUP BY auction, window_end EMIT ON WINDOW CLOSE",
 		Without:   "SELECT auction, window_end, max(price) AS top FROM TUMBLE(bid, date_time, INTERVAL '10 seconds') GROUP BY auction, window_end",
 		Watermark: true,
-		Closed: "SELECT auction, top FROM v WHERE window_end < (SELECT date_bin('10 seconds', max(date_time) - INTERVAL '2 seconds', TIMESTAMPTZ 'epoch') + INTERVAL '10 seconds' FROM bid)",
-		Sum:    "top",
+		Closed:    "SELECT auction, top FROM v WHERE window_end < (SELECT date_bin('10 seconds', max(date_time) - INTERVAL '2 seconds', TIMESTAMPTZ 'epoch') + INTERVAL '10 seconds' FROM bid)",
+		Sum:       "top",
 	},
 	{
 		Name: "last-minute", What: "the bids of the last minute (a temporal filter)",
@@ -85,20 +85,20 @@ type sample struct {
 
 // run is one variant of one query.
 type run struct {
-	Query       string   `json:"query"`
-	Variant     string   `json:"variant"`
-	View        string   `json:"view,omitempty"`
-	Events      int64    `json:"events"`
-	Rows        int64    `json:"bid_rows"`
-	Seconds     float64  `json:"seconds"`
-	CPUSeconds  float64  `json:"cpu_seconds"`
-	MaintainMS  float64  `json:"maintenance_ms"`
-	Samples     []sample `json:"samples"`
-	ViewRows    int64    `json:"view_rows"`
+	Query      string   `json:"query"`
+	Variant    string   `json:"variant"`
+	View       string   `json:"view,omitempty"`
+	Events     int64    `json:"events"`
+	Rows       int64    `json:"bid_rows"`
+	Seconds    float64  `json:"seconds"`
+	CPUSeconds float64  `json:"cpu_seconds"`
+	MaintainMS float64  `json:"maintenance_ms"`
+	Samples    []sample `json:"samples"`
+	ViewRows   int64    `json:"view_rows"`
 	// Signature is the count of the rows both variants must agree on
 	// and two sums over them.
-	Signature   string   `json:"signature,omitempty"`
-	PeakHeapMiB float64  `json:"peak_heap_mib"`
+	Signature   string  `json:"signature,omitempty"`
+	PeakHeapMiB float64 `json:"peak_heap_mib"`
 }
 
 func main() {
