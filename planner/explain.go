@@ -214,12 +214,7 @@ func describe(n Node) string {
 		if x.On != nil && !isTrue(x.On) {
 			s += " on=" + x.On.String()
 		}
-		for i, e := range []*JoinExpiry{x.LeftExpire, x.RightExpire} {
-			if e != nil {
-				s += " expire_" + [...]string{"left", "right"}[i] + "=#" + strconv.Itoa(e.Col)
-			}
-		}
-		return s
+		return s + joinExpiryText(x)
 	case *Session:
 		s := "Session ts=#" + strconv.Itoa(x.TS) + " gap=" + types.FormatText(types.NewInterval(types.IntervalValue{Micros: x.Gap}), types.TypeInterval, nil)
 		if len(x.Keys) > 0 {

@@ -394,3 +394,15 @@ func TestWatermarkSurvivesRestart(t *testing.T) {
 		t.Errorf("after a restart and more rows:\n%s", got)
 	}
 }
+
+// TestEventTimeExplain checks the plans and dataflows of event-time
+// queries against testdata/eventtime_explain.txt: windows planned as
+// their formulations, the temporal filters and what forgets state behind
+// a watermark. -rewrite regenerates the file.
+func TestEventTimeExplain(t *testing.T) {
+	checkExplainGolden(t, "eventtime_explain.txt", "# EXPLAIN of event-time queries (go test ./sql -run TestEventTimeExplain -rewrite).", []string{
+		"CREATE TABLE clicks (page text, uid int, ts timestamptz, WATERMARK FOR ts AS ts - INTERVAL '5 seconds') APPEND ONLY",
+		"CREATE TABLE orders (uid int, ts timestamptz, WATERMARK FOR ts AS ts) APPEND ONLY",
+		"CREATE TABLE plain (page text, ts timestamptz)",
+	})
+}
