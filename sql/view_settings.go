@@ -218,15 +218,6 @@ func storeView(sqlText string, vb *viewBinding) string {
 	return sqlText[:as] + "WITH (" + strings.Join(opts, ", ") + ") " + sqlText[as:]
 }
 
-func isViewSetting(name string) bool {
-	for _, n := range viewSettingNames {
-		if strings.EqualFold(name, n.option) {
-			return true
-		}
-	}
-	return false
-}
-
 // fixedArithmetic reports whether a call is a timestamptz plus or minus
 // a constant interval without days or months, which depends on no
 // setting (a day is not always 24 hours in a time zone; an hour is).
