@@ -19,6 +19,16 @@
 // On start the engine rebuilds, through binderHooks (engine.Binder), the
 // plans of views and the sources, from the SQL that created them.
 //
+// Event time: mz_now() binds in views only in WHERE and HAVING, where the
+// planner makes it a temporal filter (now() and the other clocks are
+// refused there, with a hint). TUMBLE, HOP and SESSION in FROM bind as
+// their formulations (bind_window_tvf.go). CREATE TABLE and CREATE
+// SOURCE take WATERMARK FOR, APPEND ONLY and LATE DATA, and CREATE
+// MATERIALIZED VIEW EMIT ON WINDOW CLOSE (exec_eventtime.go; sql/parser
+// recognises the clauses, which PostgreSQL's grammar lacks). A view is
+// bound with its creator's TimeZone and other settings, which its stored
+// statement spells out (view_settings.go).
+//
 // The memory guard (memory_guard.go) watches the heap and cancels the
 // running statements before the process would run out of memory.
 package sql
