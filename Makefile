@@ -33,7 +33,7 @@ test: build
 # node-postgres (compat/clients), installed by .ci/run. psql, pgx, lib/pq
 # and Grafana's queries run in make test.
 compat:
-	$(GO) test -tags compat -count=1 -timeout 10m -run 'TestPsycopg|TestJDBC|TestNodePostgres' -v ./compat/
+	$(GO) test -tags compat -count=1 -timeout 10m -run 'TestPsycopg|TestJDBC|TestNodePostgres|TestAsyncpg|TestSQLAlchemy|TestDBT|TestListenNotify' -v ./compat/
 
 lint:
 	$(GO) vet ./...
@@ -69,6 +69,8 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzDecodeJSON -fuzztime $(FUZZTIME) ./sources/kafka
 	$(GO) test -run '^$$' -fuzz FuzzDecodeCSV -fuzztime $(FUZZTIME) ./sources/kafka
 	$(GO) test -run '^$$' -fuzz FuzzDebezium -fuzztime $(FUZZTIME) ./sources/kafka
+	$(GO) test -run '^$$' -fuzz FuzzPgoutput -fuzztime $(FUZZTIME) ./sources/postgres
+	$(GO) test -run '^$$' -fuzz FuzzCopyDecoder -fuzztime $(FUZZTIME) ./sources/postgres
 
 clean:
 	rm -rf $(BIN)

@@ -156,3 +156,15 @@ func (c *Catalog) Remove(o *Object) {
 		}
 	}
 }
+
+// Replace swaps an object's entry for a new version under the same id
+// (a rename): unlike Remove and Add, it keeps the record of the objects
+// that depend on it.
+func (c *Catalog) Replace(old, o *Object) {
+	deps, ok := c.dependents.Get(old.ID)
+	c.Remove(old)
+	c.Add(o)
+	if ok {
+		c.dependents.Set(o.ID, deps)
+	}
+}

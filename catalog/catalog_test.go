@@ -83,3 +83,25 @@ func TestObjectJSON(t *testing.T) {
 		t.Errorf("round trip lost fields: %+v", back)
 	}
 }
+
+// TestReplaceKeepsDependents checks that a renamed object keeps the
+// record of the views that read it.
+func TestReplaceKeepsDependents(t *testing.T) {
+	c := New()
+	tbl := &Object{ID: 1, Kind: KindTable, Schema: DefaultSchema, Name: "t"}
+	v := &Object{ID: 2, Kind: KindView, Schema: DefaultSchema, Name: "v", DependsOn: []uint64{1}}
+	c.Add(tbl)
+	c.Add(v)
+	renamed := *tbl
+	renamed.Name = "t2"
+	c.Replace(tbl, &renamed)
+	if deps := c.Dependents(1); len(deps) != 1 || deps[0].Name != "v" {
+		t.Fatalf("dependents of the renamed table: %v", deps)
+	}
+	if _, ok := c.Lookup(DefaultSchema, "t"); ok {
+		t.Error("the old name still resolves")
+	}
+	if o, ok := c.Lookup(DefaultSchema, "t2"); !ok || o.ID != 1 {
+		t.Error("the new name does not resolve")
+	}
+}

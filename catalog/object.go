@@ -89,8 +89,10 @@ type Object struct {
 	// Sequence holds a sequence's parameters; On is the table owning
 	// it, if a serial or identity column created it.
 	Sequence *SequenceDef `json:"sequence,omitempty"`
-	// Unique marks a unique index.
-	Unique bool `json:"unique,omitempty"`
+	// Unique marks a unique index; Constraint one that a UNIQUE
+	// constraint made, which pg_constraint lists.
+	Unique     bool `json:"unique,omitempty"`
+	Constraint bool `json:"constraint,omitempty"`
 	// SQL is the statement that created the object, replayed on start.
 	SQL string `json:"sql"`
 	// On is the object an index indexes; KeyCols its key columns.

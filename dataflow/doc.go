@@ -25,7 +25,10 @@
 //     distinct row; TopK keeps each group's rows ordered and emits the
 //     change of its window; Window keeps each partition's rows in window
 //     order and re-evaluates only the rows whose values a change can
-//     reach.
+//     reach;
+//   - Recursive (WITH RECURSIVE) keeps one copy of its step's graph per
+//     iteration and feeds each tick's changes through the copies in
+//     turn, until an iteration has nothing left to change.
 //
 // Time: a Graph has a time, the tick's (SetTime, microseconds), and
 // operators whose output changes with time alone: TemporalFilter keeps

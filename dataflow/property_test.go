@@ -162,8 +162,14 @@ func propertyScenarios() []scenario {
 		windowScenario("window-ranks", WindowSpec{Partition: col(0), SortKey: ColumnSortKey([]SortColumn{{Col: 1}}), Funcs: []WindowFunc{
 			{Kind: RowNumber}, {Kind: Rank}, {Kind: DenseRank}, {Kind: PercentRank}, {Kind: CumeDist}, {Kind: Ntile, N: 3}}}),
 		windowScenario("window-lag-lead", WindowSpec{Partition: col(2), SortKey: ColumnSortKey(sortCols), Funcs: []WindowFunc{
-			{Kind: Lag, Col: 1, N: 1}, {Kind: Lead, Col: 0, N: 2, Default: func(r types.Row) types.Datum { return r[1] }},
+			{Kind: Lag, Col: 1, N: 1}, {Kind: Lead, Col: 0, N: 2, Default: func(r types.Row) (types.Datum, error) { return r[1], nil }},
 			{Kind: Lag, Col: 2, N: 0}, {Kind: Lag, Col: 1, N: -1}}}),
+		// Offsets, bucket counts and positions read from a column (col
+		// 0 holds 0 to 3 and NULL): a change moves the rows that point
+		// at it, wherever they are.
+		windowScenario("window-var-n", WindowSpec{Partition: col(2), SortKey: ColumnSortKey(sortCols), Funcs: []WindowFunc{
+			{Kind: Lag, Col: 1, VarN: true, NCol: 0}, {Kind: Lead, Col: 1, VarN: true, NCol: 0, Default: func(r types.Row) (types.Datum, error) { return r[2], nil }},
+			{Kind: Ntile, VarN: true, NCol: 0}, {Kind: NthValue, Col: 1, VarN: true, NCol: 0, Frame: rowsFrame(Preceding, 2, Following, 2)}}}),
 		windowScenario("window-rows-bounded", WindowSpec{Partition: col(0), SortKey: ColumnSortKey([]SortColumn{{Col: 1, Desc: true}}), Funcs: []WindowFunc{
 			{Kind: WindowAgg, Agg: sumAgg{col: 1}, Frame: rowsFrame(Preceding, 1, Following, 1)},
 			{Kind: WindowAgg, Agg: countAgg{}, Frame: rowsFrame(Following, 1, Following, 3)},
@@ -179,6 +185,29 @@ func propertyScenarios() []scenario {
 		windowScenario("window-range-peers", WindowSpec{Partition: col(2), SortKey: ColumnSortKey([]SortColumn{{Col: 0}}), Funcs: []WindowFunc{
 			{Kind: WindowAgg, Agg: countAgg{}, Frame: Frame{Start: FrameBound{Kind: CurrentRow}, End: FrameBound{Kind: CurrentRow}}},
 			{Kind: FirstValue, Col: 1, Frame: Frame{Start: FrameBound{Kind: CurrentRow}, End: FrameBound{Kind: CurrentRow}}}}}),
+		windowScenario("window-range-offsets", WindowSpec{Partition: col(2), SortKey: ColumnSortKey([]SortColumn{{Col: 0, NullsFirst: true}}), Funcs: []WindowFunc{
+			{Kind: WindowAgg, Agg: sumAgg{col: 1}, Frame: rangeFrame(0, true, false, Preceding, 1, Following, 1)},
+			{Kind: WindowAgg, Agg: countAgg{}, Frame: rangeFrame(0, true, false, Following, 1, Following, 2)},
+			{Kind: FirstValue, Col: 1, Frame: rangeFrame(0, true, false, UnboundedPreceding, 0, Preceding, 1)},
+			{Kind: LastValue, Col: 1, Frame: rangeFrame(0, true, false, Preceding, 2, UnboundedFollowing, 0)}}}),
+		windowScenario("window-range-offsets-desc", WindowSpec{Partition: col(2), SortKey: ColumnSortKey([]SortColumn{{Col: 0, Desc: true}}), Funcs: []WindowFunc{
+			{Kind: WindowAgg, Agg: minAgg{col: 1}, Frame: rangeFrame(0, false, true, Preceding, 2, CurrentRow, 0)},
+			{Kind: NthValue, Col: 1, N: 2, Frame: rangeFrame(0, false, true, CurrentRow, 0, Following, 1)}}}),
+		windowScenario("window-groups", WindowSpec{Partition: col(2), SortKey: ColumnSortKey([]SortColumn{{Col: 0}}), Funcs: []WindowFunc{
+			{Kind: WindowAgg, Agg: sumAgg{col: 1}, Frame: groupsFrame(Preceding, 1, Following, 1, ExcludeNoOthers)},
+			{Kind: WindowAgg, Agg: countAgg{}, Frame: groupsFrame(Following, 1, Following, 2, ExcludeNoOthers)},
+			{Kind: FirstValue, Col: 1, Frame: groupsFrame(Preceding, 2, Preceding, 1, ExcludeNoOthers)},
+			{Kind: LastValue, Col: 1, Frame: groupsFrame(CurrentRow, 0, Following, 1, ExcludeTies)}}}),
+		windowScenario("window-groups-unbounded", WindowSpec{Partition: col(2), SortKey: ColumnSortKey([]SortColumn{{Col: 0}}), Funcs: []WindowFunc{
+			{Kind: WindowAgg, Agg: sumAgg{col: 1}, Frame: groupsFrame(UnboundedPreceding, 0, Preceding, 1, ExcludeNoOthers)},
+			{Kind: LastValue, Col: 1, Frame: groupsFrame(CurrentRow, 0, UnboundedFollowing, 0, ExcludeGroup)}}}),
+		windowScenario("window-exclude", WindowSpec{Partition: col(2), SortKey: ColumnSortKey([]SortColumn{{Col: 0}}), Funcs: []WindowFunc{
+			{Kind: WindowAgg, Agg: sumAgg{col: 1}, Frame: Frame{Mode: FrameRows, Start: FrameBound{Kind: Preceding, Offset: 2}, End: FrameBound{Kind: Following, Offset: 1}, Exclude: ExcludeCurrentRow}},
+			{Kind: WindowAgg, Agg: minAgg{col: 1, max: true}, Frame: Frame{Start: FrameBound{Kind: UnboundedPreceding}, End: FrameBound{Kind: CurrentRow}, Exclude: ExcludeGroup}},
+			{Kind: WindowAgg, Agg: countAgg{}, Frame: Frame{Mode: FrameRows, Start: FrameBound{Kind: Preceding, Offset: 1}, End: FrameBound{Kind: Following, Offset: 3}, Exclude: ExcludeTies}},
+			{Kind: FirstValue, Col: 1, Frame: Frame{Mode: FrameRows, Start: FrameBound{Kind: Preceding, Offset: 1}, End: FrameBound{Kind: Following, Offset: 1}, Exclude: ExcludeGroup}},
+			{Kind: NthValue, Col: 1, N: 2, Frame: Frame{Mode: FrameRows, Start: FrameBound{Kind: UnboundedPreceding}, End: FrameBound{Kind: UnboundedFollowing}, Exclude: ExcludeTies}},
+			{Kind: LastValue, Col: 1, Frame: Frame{Mode: FrameRows, Start: FrameBound{Kind: Preceding, Offset: 2}, End: FrameBound{Kind: Following, Offset: 2}, Exclude: ExcludeCurrentRow}}}}),
 		windowScenario("window-no-order", WindowSpec{Partition: col(0), Funcs: []WindowFunc{
 			{Kind: RowNumber}, {Kind: Rank}, {Kind: CumeDist}, {Kind: WindowAgg, Agg: sumAgg{col: 1}}}}),
 		{name: "window-errors", inputs: 1,
@@ -245,6 +274,38 @@ func windowScenario(name string, spec WindowSpec) scenario {
 		},
 		inputs: 1,
 	}
+}
+
+// rangeFrame is a RANGE frame over the int8 order column col, sorted
+// with NULLs first or last and descending if desc, with offsets compared
+// as PostgreSQL's in_range does.
+func rangeFrame(col int, nullsFirst, desc bool, start BoundKind, so int64, end BoundKind, eo int64) Frame {
+	bound := func(k BoundKind, off int64, isStart bool) FrameBound {
+		b := FrameBound{Kind: k}
+		if k == Preceding || k == Following {
+			sub, less := k == Preceding, !isStart
+			if desc {
+				sub, less = !sub, !less
+			}
+			b.InRange = func(val, cur types.Datum) (bool, error) {
+				sum := cur.Int() + off
+				if sub {
+					sum = cur.Int() - off
+				}
+				if less {
+					return val.Int() <= sum, nil
+				}
+				return val.Int() >= sum, nil
+			}
+		}
+		return b
+	}
+	return Frame{Mode: FrameRange, Start: bound(start, so, true), End: bound(end, eo, false), OrderCol: col, NullsFirst: nullsFirst}
+}
+
+// groupsFrame is a GROUPS frame.
+func groupsFrame(start BoundKind, so int64, end BoundKind, eo int64, ex Exclusion) Frame {
+	return Frame{Mode: FrameGroups, Start: FrameBound{Kind: start, Offset: so}, End: FrameBound{Kind: end, Offset: eo}, Exclude: ex}
 }
 
 func rowsFrame(start BoundKind, so int64, end BoundKind, eo int64) Frame {
@@ -421,7 +482,7 @@ func inputs(g *Graph, n int) ([]*Input, []Node) {
 }
 
 func TestIncrementalEqualsRecomputation(t *testing.T) {
-	scenarios := propertyScenarios()
+	scenarios := append(propertyScenarios(), recursiveScenarios()...)
 	byName := map[string]scenario{}
 	for _, sc := range scenarios {
 		byName[sc.name] = sc

@@ -51,27 +51,36 @@ const (
 // argument expressions into columns beforehand. N is the offset of Lag and
 // Lead (SQL's default is 1; negative looks the other way), the bucket
 // count of Ntile, and the position of NthValue; the planner rejects
-// Ntile and NthValue arguments below 1 as PostgreSQL does. Default gives Lag's and
+// Ntile and NthValue arguments below 1 as PostgreSQL does. With VarN, N
+// is read from column NCol instead, as PostgreSQL evaluates a
+// non-constant argument: for Lag, Lead and NthValue the current row's, for
+// Ntile the partition's first row's; a NULL there makes the result NULL,
+// and a value below 1 fails Ntile and NthValue. Default gives Lag's and
 // Lead's value when the offset leaves the partition (nil: NULL); it
-// receives the current row. Frame applies to FirstValue, LastValue,
-// NthValue and WindowAgg; the zero Frame is SQL's default frame.
+// receives the current row and is called only then, as PostgreSQL
+// evaluates it. Frame applies to FirstValue, LastValue, NthValue and
+// WindowAgg; the zero Frame is SQL's default frame.
 type WindowFunc struct {
 	Kind    WindowKind
 	Col     int
 	N       int64
-	Default func(types.Row) types.Datum
+	VarN    bool
+	NCol    int
+	Default func(types.Row) (types.Datum, error)
 	Agg     Aggregate
 	Frame   Frame
 }
 
-// FrameMode is ROWS or RANGE.
+// FrameMode is ROWS, RANGE or GROUPS.
 type FrameMode uint8
 
-// Frame modes. RANGE frames are bounded by peer groups (UNBOUNDED or
-// CURRENT ROW); RANGE with an offset is not supported.
+// Frame modes. A RANGE frame's offsets are distances in the value of
+// the one ORDER BY column (see FrameBound.InRange), a GROUPS frame's
+// counts of peer groups, a ROWS frame's counts of rows.
 const (
 	FrameRange FrameMode = iota
 	FrameRows
+	FrameGroups
 )
 
 // BoundKind is the kind of a frame bound.
@@ -86,18 +95,48 @@ const (
 	UnboundedFollowing
 )
 
-// FrameBound is a frame's start or end.
+// FrameBound is a frame's start or end. Offset counts rows (ROWS) or
+// peer groups (GROUPS). A RANGE bound with an offset has InRange
+// instead: PostgreSQL's in_range support function with the offset, the
+// bound's direction and the sort order applied, reporting whether the
+// order value val lies on the frame's side of this bound for a current
+// row of value cur (at or after the start, at or before the end). Both
+// values are non-NULL; NULLs are the peers of each other and of no other
+// value, as in PostgreSQL. Its error (an invalid offset) becomes the
+// output of each row it is asked for.
 type FrameBound struct {
-	Kind   BoundKind
-	Offset int64
+	Kind    BoundKind
+	Offset  int64
+	InRange func(val, cur types.Datum) (bool, error)
 }
+
+// Exclusion is a frame's EXCLUDE clause.
+type Exclusion uint8
+
+// Frame exclusions: the rows of the frame that a function does not see.
+const (
+	ExcludeNoOthers   Exclusion = iota
+	ExcludeCurrentRow           // the current row
+	ExcludeGroup                // the current row's peer group
+	ExcludeTies                 // its peers but not the current row
+)
 
 // Frame is a window frame. The zero Frame is SQL's default, RANGE BETWEEN
 // UNBOUNDED PRECEDING AND CURRENT ROW (without ORDER BY: the whole
-// partition). Frame exclusion is not supported.
+// partition). OrderCol and NullsFirst describe the ORDER BY column of a
+// RANGE frame with an offset: where its value is, and whether NULLs sort
+// before the other values.
 type Frame struct {
 	Mode       FrameMode
 	Start, End FrameBound
+	Exclude    Exclusion
+	OrderCol   int
+	NullsFirst bool
+}
+
+// offsetRange reports whether f is a RANGE frame with an offset bound.
+func (f *Frame) offsetRange() bool {
+	return f.Mode == FrameRange && (f.Start.InRange != nil || f.End.InRange != nil)
 }
 
 // Validate reports whether the engine supports the frame, with
@@ -123,7 +162,10 @@ func (f Frame) Validate() error {
 			continue
 		}
 		if f.Mode == FrameRange {
-			return pgerr.New(pgerr.FeatureNotSupported, "RANGE with offset PRECEDING/FOLLOWING is not supported")
+			if b.InRange == nil {
+				return pgerr.New(pgerr.FeatureNotSupported, "RANGE with offset PRECEDING/FOLLOWING is not supported")
+			}
+			continue
 		}
 		if b.Offset < 0 {
 			which := [2]string{"starting", "ending"}[i]
@@ -149,7 +191,9 @@ const invalidPrecedingOrFollowingSize pgerr.Code = "22013"
 // DENSE_RANK and running frames (UNBOUNDED PRECEDING), the whole
 // partition for PERCENT_RANK, CUME_DIST and NTILE (they depend on its
 // size), N rows around it for LAG and LEAD, the rows whose ROWS frame
-// covers it for bounded frames, peer groups for RANGE frames. It
+// covers it for bounded frames, peer groups for RANGE frames, the rows
+// whose values lie within a RANGE frame's offsets of its value and the
+// peer groups within a GROUPS frame's offsets of its own. It
 // evaluates those rows before and after applying the changes and emits the
 // outputs that differ. A tick costs O(c·log n + A + F) per touched
 // partition, for c changed rows, A the rows in the affected ranges (those
@@ -176,7 +220,7 @@ func (g *Graph) Window(src Node, spec WindowSpec) Node {
 	op := &windowOp{g: g, in: g.input(src), out: out, spec: spec, index: newRowIndex()}
 	op.reach = windowReach(spec)
 	for _, f := range spec.Funcs {
-		op.denseRank = op.denseRank || f.Kind == DenseRank
+		op.groupCounts = op.groupCounts || f.Kind == DenseRank || f.Frame.Mode == FrameGroups
 	}
 	return g.add(op, out)
 }
@@ -186,19 +230,20 @@ type windowOp struct {
 	in, out *stream
 	spec    WindowSpec
 	reach   reach
-	// denseRank is set when a function needs peer-group counts.
-	denseRank bool
-	index     *rowIndex
-	parts     []*wPart // by index position
-	touched   []*wPart
-	changes   []wChange
-	sorted    []wChange
-	olds      []wOut
-	news      []wOut
-	kbuf      []byte
-	slab      rowSlab
-	vals      []types.Datum
-	fs        []funcState // the evaluator's, see evaluator.init
+	// groupCounts is set when a function needs peer-group counts
+	// (DENSE_RANK, GROUPS frames).
+	groupCounts bool
+	index       *rowIndex
+	parts       []*wPart // by index position
+	touched     []*wPart
+	changes     []wChange
+	sorted      []wChange
+	olds        []wOut
+	news        []wOut
+	kbuf        []byte
+	slab        rowSlab
+	vals        []types.Datum
+	fs          []funcState // the evaluator's, see evaluator.init
 	// bytes is the sum of the partitions' sizes, as of their last step.
 	bytes int64
 }
@@ -289,7 +334,7 @@ func (op *windowOp) lookup(row types.Row) *wPart {
 	}
 	return groupOf(op.index, &op.parts, key, func(pos int32) *wPart {
 		part := &wPart{pos: pos}
-		part.s.trackStarts = op.denseRank
+		part.s.trackStarts = op.groupCounts
 		return part
 	})
 }

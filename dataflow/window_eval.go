@@ -11,6 +11,11 @@ import (
 type reach struct {
 	ahead, behind int64
 	peers         bool
+	// groupsAhead and groupsBehind extend the reach by peer groups
+	// (GROUPS frames); values lists the RANGE frames with an offset,
+	// whose reach is found by comparing order values (widenValues).
+	groupsAhead, groupsBehind int64
+	values                    []*Frame
 }
 
 // windowReach combines the reach of every function of a spec.
@@ -25,12 +30,21 @@ func windowReach(spec WindowSpec) reach {
 			r.ahead, r.peers = unbounded, true
 		case PercentRank, CumeDist, Ntile:
 			r.ahead, r.behind, r.peers = unbounded, unbounded, true
-		case Lag:
-			r.widen(f.N)
-		case Lead:
-			r.widen(-f.N)
+		case Lag, Lead:
+			if f.VarN {
+				// A row's offset may reach any other row.
+				r.ahead, r.behind = unbounded, unbounded
+			} else if f.Kind == Lag {
+				r.widen(f.N)
+			} else {
+				r.widen(-f.N)
+			}
 		default:
-			r.frame(f.frame())
+			if f.Frame.Start.Kind == 0 {
+				r.frame(&defaultFrame)
+			} else {
+				r.frame(&f.Frame)
+			}
 		}
 	}
 	return r
@@ -48,8 +62,16 @@ func (r *reach) widen(off int64) {
 
 // frame covers the rows whose frame contains the changed row: row q's
 // ROWS frame [q+s, q+e] contains p when p−e ≤ q ≤ p−s.
-func (r *reach) frame(f Frame) {
-	if f.Mode == FrameRange {
+// A RANGE frame with an offset reaches the rows whose values its offsets
+// cover, a GROUPS frame the peer groups its offsets count; EXCLUDE GROUP
+// and TIES need the current row's peer group.
+func (r *reach) frame(f *Frame) {
+	if f.Exclude == ExcludeGroup || f.Exclude == ExcludeTies {
+		r.peers = true
+	}
+	s, e := boundOffset(f.Start), boundOffset(f.End)
+	switch f.Mode {
+	case FrameRange:
 		r.peers = true
 		if f.Start.Kind == UnboundedPreceding {
 			r.ahead = unbounded
@@ -57,9 +79,16 @@ func (r *reach) frame(f Frame) {
 		if f.End.Kind == UnboundedFollowing {
 			r.behind = unbounded
 		}
+		if f.offsetRange() {
+			r.values = append(r.values, f)
+		}
+		return
+	case FrameGroups:
+		r.peers = true
+		r.groupsAhead = max(r.groupsAhead, -s)
+		r.groupsBehind = max(r.groupsBehind, e)
 		return
 	}
-	s, e := boundOffset(f.Start), boundOffset(f.End)
 	r.ahead = max(r.ahead, -s, 0)
 	r.behind = max(r.behind, e, 0)
 }
@@ -78,12 +107,15 @@ func boundOffset(b FrameBound) int64 {
 	return 0
 }
 
+// defaultFrame is the zero Frame made explicit.
+var defaultFrame = Frame{Mode: FrameRange, Start: FrameBound{Kind: UnboundedPreceding}, End: FrameBound{Kind: CurrentRow}}
+
 // frame returns the function's frame, the default made explicit.
-func (f *WindowFunc) frame() Frame {
+func (f *WindowFunc) frame() *Frame {
 	if f.Frame.Start.Kind == 0 && f.Frame.End.Kind == 0 {
-		return Frame{Mode: FrameRange, Start: FrameBound{Kind: UnboundedPreceding}, End: FrameBound{Kind: CurrentRow}}
+		return &defaultFrame
 	}
-	return f.Frame
+	return &f.Frame
 }
 
 // span is a half-open range of window keys [lo, hi); hiInf means to the
@@ -136,6 +168,12 @@ func (op *windowOp) affected(s *seq, ch *wChange) span {
 	}
 	if !sp.hiInf {
 		sp.hi = last + "\x00"
+	}
+	if r.groupsAhead > 0 || r.groupsBehind > 0 {
+		r.widenGroups(s, p, ch, &sp)
+	}
+	for _, f := range r.values {
+		widenValues(s, p, ch, f, &sp)
 	}
 	if r.peers {
 		sp.lo = min(sp.lo, peerLo(s, sp.lo), ch.key[:ch.sk])
@@ -240,14 +278,19 @@ type evaluator struct {
 
 // funcState is the per-function state of an evaluation: a cursor for
 // Lag, Lead and NthValue, and the aggregated frame [a, b) with cursors at
-// a and b for frames.
+// a and b for frames. A RANGE frame with an offset and a GROUPS frame
+// have their current peer group's frame in [ra, rb) (or the error rerr),
+// found with the cursors head and tail (see groupFrame).
 type funcState struct {
-	cur    ucur
-	curSet bool
-	a, b   int64
-	lo, hi ucur
-	st     AggState
-	errs   []ErrorUpdate
+	cur        ucur
+	curSet     bool
+	a, b       int64
+	lo, hi     ucur
+	st         AggState
+	errs       []ErrorUpdate
+	ra, rb     int64
+	head, tail frameCursor
+	rerr       *pgerr.Error
 }
 
 func (ev *evaluator) init(p pos) {
@@ -259,7 +302,7 @@ func (ev *evaluator) init(p pos) {
 	}
 	ev.fs = ev.op.fs[:n]
 	clear(ev.fs)
-	if ev.op.denseRank {
+	if ev.op.groupCounts {
 		ev.dense = ev.s.startsBefore(p)
 		// A range starts at a peer group (see affected) unless the
 		// functions need no peers; startGroup runs on its first entry.
@@ -276,6 +319,11 @@ func (ev *evaluator) startGroup(p pos) {
 	}
 	ev.gEnd = ev.u + n - 1
 	ev.dense++
+	for i := range ev.op.spec.Funcs {
+		if f := &ev.op.spec.Funcs[i].Frame; f.Mode == FrameGroups || f.offsetRange() {
+			ev.groupFrame(f, &ev.fs[i], p)
+		}
+	}
 }
 
 // unit returns the output for copy k of entry e with row, at unit ev.u.
@@ -317,9 +365,27 @@ func (ev *evaluator) value(f *WindowFunc, fs *funcState, row types.Row) (types.D
 	case CumeDist:
 		return types.NewFloat8(float64(ev.gEnd+1) / float64(ev.total)), nil
 	case Ntile:
-		return types.NewInt4(int32(ntile(ev.u, ev.total, f.N))), nil
+		n := f.N
+		if f.VarN {
+			first, _ := ev.rowAt(fs, 0)
+			d := first[f.NCol]
+			if d.IsNull() {
+				return types.Null, nil
+			}
+			if n = d.Int(); n < 1 {
+				return types.Null, pgerr.New(pgerr.InvalidArgumentForNtile, "argument of ntile must be greater than zero")
+			}
+		}
+		return types.NewInt4(int32(ntile(ev.u, ev.total, n))), nil
 	case Lag, Lead:
 		off := f.N
+		if f.VarN {
+			d := row[f.NCol]
+			if d.IsNull() {
+				return types.Null, nil
+			}
+			off = d.Int()
+		}
 		if f.Kind == Lead {
 			off = -off
 		}
@@ -327,35 +393,47 @@ func (ev *evaluator) value(f *WindowFunc, fs *funcState, row types.Row) (types.D
 			return r[f.Col], nil
 		}
 		if f.Default != nil {
-			return f.Default(row), nil
+			d, err := f.Default(row)
+			if err != nil {
+				return types.Null, dataError(err)
+			}
+			return d, nil
 		}
 		return types.Null, nil
 	}
-	a, b := ev.bounds(f)
+	if fs.rerr != nil {
+		return types.Null, fs.rerr
+	}
+	fr := f.frame()
+	a, b := ev.bounds(fr, fs)
 	switch f.Kind {
 	case FirstValue, LastValue, NthValue:
-		at := a
-		switch f.Kind {
-		case LastValue:
-			at = b - 1
-		case NthValue:
-			at = a + f.N - 1
+		var i int64
+		if f.Kind == NthValue {
+			n := f.N
+			if f.VarN {
+				d := row[f.NCol]
+				if d.IsNull() {
+					return types.Null, nil
+				}
+				if n = d.Int(); n < 1 {
+					return types.Null, pgerr.New(pgerr.InvalidArgumentForNthValue, "argument of nth_value must be greater than zero")
+				}
+			}
+			i = n - 1
 		}
-		if at < a || at >= b {
+		at, ok := ev.framePosition(fr, a, b, i, f.Kind == LastValue)
+		if !ok {
 			return types.Null, nil
 		}
 		r, _ := ev.rowAt(fs, at)
 		return r[f.Col], nil
 	}
 	ev.slide(f, fs, a, b)
-	if len(fs.errs) > 0 {
-		return types.Null, fs.errs[0].Err
+	if fr.Exclude != ExcludeNoOthers {
+		return ev.withoutExcluded(fr, fs, a, b)
 	}
-	d, err := fs.st.Result()
-	if err != nil {
-		return types.Null, dataError(err)
-	}
-	return d, nil
+	return ev.frameResult(fs)
 }
 
 // rowAt returns the row at unit u through the function's cursor, which
@@ -373,9 +451,11 @@ func (ev *evaluator) rowAt(fs *funcState, u int64) (types.Row, bool) {
 }
 
 // bounds returns the frame [a, b) of the current unit.
-func (ev *evaluator) bounds(f *WindowFunc) (int64, int64) {
-	fr := f.frame()
+func (ev *evaluator) bounds(fr *Frame, fs *funcState) (int64, int64) {
 	var a, b int64
+	if fr.Mode == FrameGroups || fr.offsetRange() {
+		return fs.ra, fs.rb
+	}
 	if fr.Mode == FrameRange {
 		a, b = 0, ev.total
 		if fr.Start.Kind == CurrentRow {

@@ -27,7 +27,7 @@ type seq struct {
 	starts  fenwick
 	total   int64
 	// trackStarts keeps the peer-group counts, which only DENSE_RANK
-	// needs.
+	// and GROUPS frames need.
 	trackStarts bool
 	// width is the number of columns of every row, set by the first add.
 	width int
@@ -177,6 +177,25 @@ func (s *seq) startsBefore(p pos) int64 {
 		}
 	}
 	return n
+}
+
+// groupStart returns the first entry of peer group g (counted from 0),
+// the end of the sequence when there are no more than g groups. It needs
+// trackStarts.
+func (s *seq) groupStart(g int64) pos {
+	if g >= s.starts.prefix(len(s.chunks)) {
+		return s.end()
+	}
+	c, rest := s.starts.find(g)
+	for i := range s.chunks[c].ents {
+		if s.isStart(pos{c, i}) {
+			if rest == 0 {
+				return pos{c, i}
+			}
+			rest--
+		}
+	}
+	panic("dataflow: window sequence group counts out of step")
 }
 
 // isStart reports whether the entry at p starts a peer group.

@@ -34,10 +34,18 @@ func TestWindow(t *testing.T) {
 	}, {
 		name: "lag and lead",
 		build: win(WindowSpec{SortKey: byCol1, Funcs: []WindowFunc{
-			{Kind: Lag, Col: 1, N: 1}, {Kind: Lead, Col: 1, N: 1, Default: func(r types.Row) types.Datum { return types.NewInt8(-1) }}}}),
+			{Kind: Lag, Col: 1, N: 1}, {Kind: Lead, Col: 1, N: 1, Default: func(r types.Row) (types.Datum, error) { return types.NewInt8(-1), nil }}}}),
 		ticks: [][]string{{"+(a, 1) +(a, 2) +(a, 4)"}, {"+(a, 3)"}},
 		want: []string{"+(a, 1, NULL, 2) +(a, 2, 1, 4) +(a, 4, 2, -1)",
 			"-(a, 2, 1, 4) +(a, 2, 1, 3) +(a, 3, 2, 4) -(a, 4, 2, -1) +(a, 4, 3, -1)"},
+	}, {
+		name: "lag and lead with offsets from a column",
+		build: win(WindowSpec{SortKey: byCol1, Funcs: []WindowFunc{
+			{Kind: Lag, Col: 0, VarN: true, NCol: 2},
+			{Kind: Lead, Col: 0, VarN: true, NCol: 2, Default: func(r types.Row) (types.Datum, error) { return r[0], nil }}}}),
+		ticks: [][]string{{"+(a, 1, 1) +(b, 2, 2) +(c, 3, NULL) +(d, 4, -1)"}, {"-(b, 2, 2)"}},
+		want: []string{"+(a, 1, 1, NULL, b) +(b, 2, 2, NULL, d) +(c, 3, NULL, NULL, NULL) +(d, 4, -1, NULL, c)",
+			"-(a, 1, 1, NULL, b) +(a, 1, 1, NULL, c) -(b, 2, 2, NULL, d)"},
 	}, {
 		name:  "sliding sum over ROWS 1 PRECEDING",
 		build: win(WindowSpec{SortKey: byCol1, Funcs: []WindowFunc{{Kind: WindowAgg, Agg: sumAgg{col: 1}, Frame: rows(1)}}}),
@@ -107,11 +115,7 @@ func TestFrameValidate(t *testing.T) {
 // refWindow computes window functions from scratch by their definitions:
 // the property test's reference.
 func refWindow(in Batch, spec WindowSpec) (Batch, []ErrorUpdate) {
-	type unit struct {
-		key, sk string
-		row     types.Row
-	}
-	parts := map[string][]unit{}
+	parts := map[string][]refUnit{}
 	for _, u := range in {
 		var pk types.Row
 		if spec.Partition != nil {
@@ -124,13 +128,13 @@ func refWindow(in Batch, spec WindowSpec) (Batch, []ErrorUpdate) {
 		key := string(types.AppendKeyRow(append([]byte(nil), sk...), u.Row))
 		p := string(types.AppendKeyRow(nil, pk))
 		for range u.Diff {
-			parts[p] = append(parts[p], unit{key: key, sk: string(sk), row: u.Row})
+			parts[p] = append(parts[p], refUnit{key: key, sk: string(sk), row: u.Row})
 		}
 	}
 	var out Batch
 	var errs []ErrorUpdate
 	for _, us := range parts {
-		slices.SortStableFunc(us, func(a, b unit) int { return strings.Compare(a.key, b.key) })
+		slices.SortStableFunc(us, func(a, b refUnit) int { return strings.Compare(a.key, b.key) })
 		n := int64(len(us))
 		for u := range us {
 			var vals []types.Datum
@@ -164,37 +168,76 @@ func refWindow(in Batch, spec WindowSpec) (Batch, []ErrorUpdate) {
 				case CumeDist:
 					d = types.NewFloat8(float64(ge+1) / float64(n))
 				case Ntile:
-					d = types.NewInt4(int32(ntile(int64(u), n, f.N)))
+					k := f.N
+					if f.VarN {
+						k = -1
+						if v := us[0].row[f.NCol]; !v.IsNull() {
+							k = v.Int()
+						}
+					}
+					switch {
+					case k == -1:
+					case k < 1:
+						err = pgerr.New(pgerr.InvalidArgumentForNtile, "argument of ntile must be greater than zero")
+					default:
+						d = types.NewInt4(int32(ntile(int64(u), n, k)))
+					}
 				case Lag, Lead:
-					at := int64(u) - f.N
+					off := f.N
+					if f.VarN {
+						v := us[u].row[f.NCol]
+						if v.IsNull() {
+							break
+						}
+						off = v.Int()
+					}
+					at := int64(u) - off
 					if f.Kind == Lead {
-						at = int64(u) + f.N
+						at = int64(u) + off
 					}
 					switch {
 					case at >= 0 && at < n:
 						d = us[at].row[f.Col]
 					case f.Default != nil:
-						d = f.Default(us[u].row)
+						var e error
+						if d, e = f.Default(us[u].row); e != nil {
+							err = dataError(e)
+						}
 					}
 				default:
-					a, b := refFrame(f.frame(), int64(u), gs, ge, n)
+					idx, ferr := refFrameUnits(f.frame(), us, int64(u), gs, ge)
+					if ferr != nil {
+						err = dataError(ferr)
+						break
+					}
 					switch f.Kind {
 					case FirstValue:
-						if a < b {
-							d = us[a].row[f.Col]
+						if len(idx) > 0 {
+							d = us[idx[0]].row[f.Col]
 						}
 					case LastValue:
-						if a < b {
-							d = us[b-1].row[f.Col]
+						if len(idx) > 0 {
+							d = us[idx[len(idx)-1]].row[f.Col]
 						}
 					case NthValue:
-						if a+f.N-1 < b {
-							d = us[a+f.N-1].row[f.Col]
+						k := f.N
+						if f.VarN {
+							k = -1
+							if v := us[u].row[f.NCol]; !v.IsNull() {
+								k = v.Int()
+							}
+						}
+						switch {
+						case k == -1:
+						case k < 1:
+							err = pgerr.New(pgerr.InvalidArgumentForNthValue, "argument of nth_value must be greater than zero")
+						case k <= int64(len(idx)):
+							d = us[idx[k-1]].row[f.Col]
 						}
 					case WindowAgg:
 						st := f.Agg.NewState()
 						var fe []ErrorUpdate
-						for i := a; i < b; i++ {
+						for _, i := range idx {
 							if e := st.Update(us[i].row, 1); e != nil {
 								fe = append(fe, ErrorUpdate{Err: dataError(e), Diff: 1})
 							}
@@ -223,20 +266,76 @@ func refWindow(in Batch, spec WindowSpec) (Batch, []ErrorUpdate) {
 	return out, errs
 }
 
-func refFrame(f Frame, u, gs, ge, n int64) (int64, int64) {
-	if f.Mode == FrameRange {
-		a, b := int64(0), n
-		if f.Start.Kind == CurrentRow {
-			a = gs
+// refUnit is a row of a partition in the reference implementation.
+type refUnit struct {
+	key, sk string
+	row     types.Row
+}
+
+// refFrameUnits returns the units of the frame of unit u, whose peer
+// group is [gs, ge], naively: every unit is tested against the frame's
+// definition.
+func refFrameUnits(f *Frame, us []refUnit, u, gs, ge int64) ([]int64, error) {
+	n := int64(len(us))
+	group := make([]int64, n) // peer group numbers
+	for i := int64(1); i < n; i++ {
+		group[i] = group[i-1]
+		if us[i].sk != us[i-1].sk {
+			group[i]++
 		}
-		if f.End.Kind == CurrentRow {
-			b = ge + 1
-		}
-		return a, b
 	}
-	a := clamp(u+boundOffset(f.Start), 0, n)
-	b := clamp(u+boundOffset(f.End)+1, 0, n)
-	return a, max(a, b)
+	in := func(i int64, b *FrameBound, start bool) (bool, error) {
+		switch b.Kind {
+		case UnboundedPreceding, UnboundedFollowing:
+			return true, nil
+		case CurrentRow:
+			if f.Mode == FrameRows {
+				return start && i >= u || !start && i <= u, nil
+			}
+			return start && i >= gs || !start && i <= ge, nil
+		}
+		off := b.Offset
+		if b.Kind == Preceding {
+			off = -off
+		}
+		switch f.Mode {
+		case FrameRows:
+			return start && i >= u+off || !start && i <= u+off, nil
+		case FrameGroups:
+			return start && group[i] >= group[u]+off || !start && group[i] <= group[u]+off, nil
+		}
+		return f.holds(b, start, us[i].row[f.OrderCol], us[u].row[f.OrderCol])
+	}
+	var idx []int64
+	for i := range n {
+		s, err := in(i, &f.Start, true)
+		if err != nil {
+			return nil, err
+		}
+		e, err := in(i, &f.End, false)
+		if err != nil {
+			return nil, err
+		}
+		if !s || !e {
+			continue
+		}
+		switch f.Exclude {
+		case ExcludeCurrentRow:
+			if i == u {
+				continue
+			}
+		case ExcludeGroup:
+			if i >= gs && i <= ge {
+				continue
+			}
+		case ExcludeTies:
+			if i >= gs && i <= ge && i != u {
+				continue
+			}
+		}
+		idx = append(idx, i)
+	}
+	return idx, nil
 }
 
 // TestWindowLargePartition drives one partition of thousands of rows (many

@@ -29,6 +29,10 @@ type DDL struct {
 	// kept by the engine at once (a view created beside its table reads
 	// it) and forgotten again if the change fails.
 	watermarks []uint64
+	// droppedList is what Drop removed, in order, replacedList the
+	// entries Replace changed, as they were (ddl_undo.go).
+	droppedList  []Dropped
+	replacedList []*catalog.Object
 	// after runs once the change has committed, on the coordinator.
 	after []func(ctx context.Context, e *Engine)
 }
@@ -247,6 +251,7 @@ func (tx *DDL) createsTable(id uint64) bool {
 
 // Drop removes an object and its stored state.
 func (tx *DDL) Drop(o *catalog.Object) {
+	tx.keep(o)
 	tx.cat.Remove(o)
 	tx.batch.DeleteCatalog(o.ID)
 	if o.HasRows() {

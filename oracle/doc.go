@@ -15,7 +15,9 @@
 // directory, after which the views must come back, rehydrated from the
 // durable tables, with the same contents. After the views are created and
 // after every step, each view is read (SELECT * FROM v) and its query run
-// ad hoc; the two must be equal as multisets of rows. Numbers compare by
+// ad hoc; the two must be equal as multisets of rows. An internal error
+// (XX000) from any statement, a view's creation, a tick, a read or an
+// ad hoc query, is a failure of its own: only a bug raises one. Numbers compare by
 // value with a relative tolerance (incremental sums may add in another
 // order), and equal numerics written with different scales count as equal
 // (see normalizeScale). A view whose expression fails must fail when
@@ -48,7 +50,12 @@
 // grouping with every aggregate (ordered ones included) and FILTER,
 // DISTINCT, DISTINCT ON, set operations with and without ALL, ORDER BY …
 // LIMIT/OFFSET, per-group top-k through row_number and LATERAL, and window
-// functions with ROWS and RANGE frames. It tracks types, so every query
+// functions with ROWS, RANGE (with offsets over numbers, dates and
+// timestamps) and GROUPS frames, EXCLUDE and FILTER; and from issue 28
+// row values (ROW(…), (a, b), a FROM item's whole row, jsonb_agg of
+// records) and WITH RECURSIVE in forms that end whatever the data (a
+// closure with UNION, a walk of bounded depth, a counter bounded by a
+// subquery). It tracks types, so every query
 // is valid, and it keeps every query's answer deterministic: nothing can
 // raise an error, and whatever picks rows by position (LIMIT, DISTINCT ON,
 // row_number, lag, ordered aggregates) sorts on a total order that leaves

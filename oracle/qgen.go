@@ -58,6 +58,11 @@ type col struct {
 	// visible only at its own query level, never to subqueries, where an
 	// inner column of the same name would shadow it.
 	merged bool
+	// stored marks a base table's column. A column of VALUES, a derived
+	// table or a CTE may be a constant to PostgreSQL once it pulls the
+	// item up into the query, and a constant is evaluated, errors and
+	// all, when the query is planned.
+	stored bool
 }
 
 // scope is what one query level sees: the columns of its FROM clause and,
@@ -156,9 +161,13 @@ func (g *qgen) query(outer *scope, depth int, sh shape) rel {
 	if sh.single {
 		return g.selectCore(outer, depth, sh)
 	}
-	switch g.r.weighted(70, 15, 10, 5) {
+	switch g.r.weighted(70, 15, 10, 5, 4) {
 	case 1:
 		return g.setOp(outer, depth, sh)
+	case 4:
+		if sh.top {
+			return g.recursive()
+		}
 	case 2:
 		if depth < g.maxDepth && len(g.ctes) == 0 {
 			return g.with(outer, depth, sh)

@@ -81,6 +81,7 @@ const (
 	DuplicateColumn                 Code = "42701"
 	DuplicateTable                  Code = "42P07"
 	DuplicateObject                 Code = "42710"
+	DuplicateSchema                 Code = "42P06"
 	DuplicatePreparedStatement      Code = "42P05"
 	DuplicateCursor                 Code = "42P03"
 	DuplicateAlias                  Code = "42712"

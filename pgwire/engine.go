@@ -30,6 +30,23 @@ type Startup struct {
 	// Notifier delivers asynchronous messages to this client. It is safe
 	// for concurrent use and remains valid until Session.Close returns.
 	Notifier Notifier
+	// Portals reads the client's protocol portals, for MOVE and FETCH
+	// from a portal the client bound. Only the connection's goroutine
+	// may use it, from inside a Session, Statement or Result call.
+	Portals Portals
+}
+
+// Portals gives SQL statements access to the portals a client made with
+// Bind: in PostgreSQL portals and SQL cursors share one namespace, and
+// clients such as asyncpg bind a portal and then send MOVE FORWARD n to
+// skip its rows.
+type Portals interface {
+	// ReadPortal runs the named portal if it has not run yet and reads up
+	// to n of its rows, calling fn for each unless fn is nil (MOVE); the
+	// row is valid only during the call. It returns the portal's columns
+	// and the number of rows read; ok is false when there is no such
+	// portal or it returns no rows.
+	ReadPortal(ctx context.Context, name string, n int64, fn func(types.Row)) (cols []Column, read int64, ok bool, err error)
 }
 
 // Notifier lets the engine push messages to the client while a statement
@@ -46,6 +63,11 @@ type Notifier interface {
 	// PostgreSQL the report is sent just before the next ReadyForQuery,
 	// only the last value per name; when idle it is sent at once.
 	ParameterStatus(name, value string)
+	// Notification delivers a NOTIFY of session pid on a channel the
+	// client listens to: at once when the client is idle outside a
+	// transaction block, otherwise before the ReadyForQuery that ends
+	// its block or statement, as PostgreSQL does.
+	Notification(pid uint32, channel, payload string)
 }
 
 // CursorSession is a Session whose SQL cursors (DECLARE CURSOR) are

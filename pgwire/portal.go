@@ -1,6 +1,7 @@
 package pgwire
 
 import (
+	"context"
 	"strconv"
 	"strings"
 
@@ -74,4 +75,44 @@ func withRowCount(tag string, rows int) string {
 		return tag
 	}
 	return tag[:i+1] + strconv.Itoa(rows)
+}
+
+// ReadPortal implements Portals: MOVE and FETCH on a portal the client
+// bound read it as Execute would, without sending its rows.
+func (c *conn) ReadPortal(ctx context.Context, name string, n int64, fn func(types.Row)) ([]Column, int64, bool, error) {
+	pt, ok := c.portals[name]
+	if !ok || pt.prep.stmt == nil || pt.prep.cols == nil {
+		return nil, 0, false, nil
+	}
+	if pt.done {
+		return pt.prep.cols, 0, true, nil
+	}
+	if pt.res == nil {
+		res, err := pt.prep.stmt.Execute(ctx, pt.params)
+		if err != nil {
+			c.closePortal(name)
+			return nil, 0, true, err
+		}
+		pt.res = res
+	}
+	var read int64
+	for read < n {
+		row, more, err := pt.res.Next(ctx)
+		if err != nil {
+			c.closePortal(name)
+			return nil, read, true, err
+		}
+		if !more {
+			pt.tag = pt.res.Tag()
+			pt.close()
+			pt.done = true
+			break
+		}
+		if fn != nil {
+			fn(row)
+		}
+		read++
+	}
+	pt.suspended = true
+	return pt.prep.cols, read, true, nil
 }

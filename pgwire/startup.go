@@ -196,6 +196,7 @@ func (c *conn) open(ctx context.Context, params map[string]string) error {
 		ProcessID:  c.pid,
 		RemoteAddr: c.nc.RemoteAddr(),
 		Notifier:   c.w,
+		Portals:    c,
 	})
 	if err != nil {
 		return err

@@ -37,6 +37,10 @@ type writer struct {
 	// message: a ParameterStatus report then goes out at once, as no
 	// ReadyForQuery is coming to carry it.
 	idle atomic.Bool
+	// notifications wait for the session to be out of a transaction
+	// block; inBlock is the status of the last ReadyForQuery ('T' or 'E').
+	notifications []*pgproto3.NotificationResponse
+	inBlock       bool
 }
 
 var _ Notifier = (*writer)(nil)
@@ -124,6 +128,13 @@ func (w *writer) readyForQuery(txStatus byte) error {
 		w.appendLocked(&pgproto3.ParameterStatus{Name: s[0], Value: s[1]})
 	}
 	w.status = w.status[:0]
+	w.inBlock = txStatus != 'I'
+	if !w.inBlock {
+		for _, n := range w.notifications {
+			w.appendLocked(n)
+		}
+		w.notifications = w.notifications[:0]
+	}
 	w.appendLocked(&pgproto3.ReadyForQuery{TxStatus: txStatus})
 	w.flushLocked()
 	return w.err
@@ -188,4 +199,20 @@ func (w *writer) ParameterStatus(name, value string) {
 		}
 	}
 	w.status = append(w.status, [2]string{name, value})
+}
+
+// Notification implements Notifier. As in PostgreSQL a notification
+// reaches a session only outside a transaction block: at once when the
+// session is idle, otherwise just before the ReadyForQuery that ends its
+// block or its statement.
+func (w *writer) Notification(pid uint32, channel, payload string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	n := &pgproto3.NotificationResponse{PID: pid, Channel: channel, Payload: payload}
+	if w.idle.Load() && !w.inBlock {
+		w.appendLocked(n)
+		w.flushLocked()
+		return
+	}
+	w.notifications = append(w.notifications, n)
 }

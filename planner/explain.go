@@ -184,6 +184,13 @@ func sortKeys(ks []SortKey) string {
 
 func describe(n Node) string {
 	switch x := n.(type) {
+	case *Recursive:
+		if x.Union {
+			return "Recursive " + x.Name + " union"
+		}
+		return "Recursive " + x.Name + " union_all"
+	case *WorkTable:
+		return "WorkTable " + x.Name
 	case *Get:
 		s := "Get " + x.Name
 		if x.Spans != nil {
@@ -224,6 +231,9 @@ func describe(n Node) string {
 	case *EmitOnClose:
 		return "EmitOnClose #" + strconv.Itoa(x.Col)
 	case *Apply:
+		if x.Guard != nil {
+			return "Apply " + x.Kind.String() + " guard=" + x.Guard.String()
+		}
 		return "Apply " + x.Kind.String()
 	case *Aggregate:
 		aggs := make([]string, len(x.Aggs))
@@ -287,6 +297,12 @@ func describe(n Node) string {
 				name = c.Agg.Name
 			}
 			calls[i] = name + "(" + exprList(c.Args) + ")"
+			if c.Filter != nil {
+				calls[i] += " filter " + c.Filter.String()
+			}
+			if c.Frame != DefaultFrame && c.Frame != (Frame{}) {
+				calls[i] += " " + frameText(c.Frame)
+			}
 		}
 		s := "Window"
 		if len(x.PartitionBy) > 0 {
@@ -314,6 +330,29 @@ func topKArgs(x *TopK) string {
 	}
 	if x.Offset != nil {
 		s += " offset=" + x.Offset.String()
+	}
+	return s
+}
+
+// frameText renders a frame clause: "rows between 1 preceding and
+// current row exclude ties".
+func frameText(f Frame) string {
+	bound := func(b FrameBound) string {
+		switch b.Kind {
+		case UnboundedPreceding:
+			return "unbounded preceding"
+		case OffsetPreceding:
+			return b.Offset.String() + " preceding"
+		case CurrentRow:
+			return "current row"
+		case OffsetFollowing:
+			return b.Offset.String() + " following"
+		}
+		return "unbounded following"
+	}
+	s := [...]string{"range", "rows", "groups"}[f.Mode] + " between " + bound(f.Start) + " and " + bound(f.End)
+	if f.Exclude != ExcludeNoOthers {
+		s += " exclude " + f.Exclude.String()
 	}
 	return s
 }

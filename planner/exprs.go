@@ -90,12 +90,20 @@ func MapExprs(n Node, fn func(scalar.Expr) scalar.Expr) Node {
 		c := *x
 		c.Args = mapAll(x.Args)
 		return &c
+	case *Apply:
+		if x.Guard == nil {
+			return x
+		}
+		c := *x
+		c.Guard = fn(x.Guard)
+		return &c
 	case *Window:
 		c := *x
 		c.Order = mapKeys(x.Order)
 		c.Calls = make([]WindowCall, len(x.Calls))
 		for i, wc := range x.Calls {
 			wc.Args = mapAll(wc.Args)
+			wc.Filter = mapOpt(wc.Filter)
 			wc.Frame.Start.Offset = mapOpt(wc.Frame.Start.Offset)
 			wc.Frame.End.Offset = mapOpt(wc.Frame.End.Offset)
 			c.Calls[i] = wc

@@ -115,6 +115,10 @@ func lower(lc *LowerContext, n Node) (dataflow.Node, error) {
 		return lowerSession(lc, x)
 	case *EmitOnClose:
 		return lowerEmitOnClose(lc, x)
+	case *Recursive:
+		return lowerRecursive(lc, x)
+	case *WorkTable:
+		return dataflow.Node{}, pgerr.New(pgerr.InternalError, "recursive reference to %q outside its recursive term", x.Name)
 	case *Apply:
 		return dataflow.Node{}, pgerr.New(pgerr.InternalError, "correlated subquery was not decorrelated")
 	}

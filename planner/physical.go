@@ -71,6 +71,11 @@ func (p *physical) node(n Node) Node {
 		return d
 	}
 	orig := n
+	if r, ok := n.(*Recursive); ok {
+		for _, e := range recursiveExternals(r) {
+			p.refs[e] += 2
+		}
+	}
 	ins := n.Inputs()
 	if len(ins) > 0 {
 		newIns := make([]Node, len(ins))
@@ -129,6 +134,10 @@ func (p *physical) decide(n Node) Node {
 				return &c
 			}
 		}
+	case *Recursive:
+		c := *x
+		c.Limited = !p.oneTick
+		return &c
 	case *Window:
 		if p.numbered(x) {
 			c := *x

@@ -262,11 +262,13 @@ type FlatMap struct {
 // WindowCall is one window function computed by a Window node.
 type WindowCall struct {
 	Func *scalar.WindowFunc
-	// Agg is set instead of Func for an aggregate used as a window function.
-	Agg   *scalar.AggFunc
-	Args  []scalar.Expr
-	Frame Frame
-	Typ   types.Type
+	// Agg is set instead of Func for an aggregate used as a window
+	// function; Filter is its FILTER clause (nil: none).
+	Agg    *scalar.AggFunc
+	Args   []scalar.Expr
+	Filter scalar.Expr
+	Frame  Frame
+	Typ    types.Type
 }
 
 // FrameMode is ROWS, RANGE or GROUPS.
@@ -297,11 +299,30 @@ const (
 	UnboundedFollowing
 )
 
+// Exclusion is a frame's EXCLUDE clause.
+type Exclusion uint8
+
+// Frame exclusions.
+const (
+	ExcludeNoOthers Exclusion = iota
+	ExcludeCurrentRow
+	ExcludeGroup
+	ExcludeTies
+)
+
+func (e Exclusion) String() string {
+	return [...]string{"no others", "current row", "group", "ties"}[e]
+}
+
 // Frame is a window frame clause. The default, RANGE BETWEEN UNBOUNDED
-// PRECEDING AND CURRENT ROW, is the zero value.
+// PRECEDING AND CURRENT ROW, is the zero value. A RANGE frame's offsets
+// have the type of the in_range function chosen for the window's one
+// ORDER BY column (scalar.ResolveInRange); ROWS and GROUPS offsets are
+// bigint.
 type Frame struct {
 	Mode       FrameMode
 	Start, End FrameBound
+	Exclude    Exclusion
 }
 
 // DefaultFrame is PostgreSQL's frame when none is given.
@@ -340,7 +361,16 @@ type Query struct {
 // Apply with joins before lowering, so no subquery ever runs per row.
 // Kind is InnerJoin or LeftJoin; the output is the Left columns followed
 // by the Right columns.
+//
+// Guard, when set, is a condition over the Left row under which Right is
+// needed at all: the subquery stands in a CASE branch, a COALESCE
+// argument or an AND or OR operand that only some rows reach. Right is
+// then computed only for the rows where Guard is true, so that its errors
+// surface for those rows alone, as PostgreSQL evaluates a subquery only
+// when its branch is taken; the other rows get NULLs in Right's columns
+// (their expression never reads them).
 type Apply struct {
 	Kind        JoinKind
 	Left, Right Node
+	Guard       scalar.Expr
 }

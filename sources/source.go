@@ -16,7 +16,8 @@ type Column struct {
 }
 
 // Output describes one collection a source produces (a load generator
-// produces several tables; a Kafka source one).
+// produces several tables; a Kafka source one; a PostgreSQL source one per
+// upstream table).
 type Output struct {
 	Name    string
 	Columns []Column
@@ -41,6 +42,20 @@ type Change struct {
 	// Diff is the multiplicity change of Row for append outputs: +1 to
 	// insert, -1 to retract. Ignored for upsert outputs.
 	Diff int64
+	// OldKey, for an upsert output, is the key of the row this change
+	// replaces when the change moves it to another key (an upstream
+	// UPDATE of the primary key). The engine deletes the row stored
+	// under OldKey, then applies the change under Key. Nil otherwise.
+	OldKey types.Row
+	// Unchanged, for an upsert output, lists the columns whose values
+	// the change does not carry (PostgreSQL's unchanged TOASTed values):
+	// the engine takes them from the row the change replaces (the row
+	// stored under OldKey when set, else under Key) as the earlier
+	// changes, including those of this batch, left it; Row holds NULL in
+	// those columns. When there is no such row (its insert was a dead
+	// letter), the engine applies nothing: the row stays absent rather
+	// than gain NULLs it never had. Nil for most changes.
+	Unchanged []int
 }
 
 // DeadLetter is an external record that could not be decoded. It is
@@ -56,9 +71,36 @@ type DeadLetter struct {
 	Time      time.Time
 }
 
+// AddedColumn is an upstream schema change: output Output gains Column
+// after its current last column.
+type AddedColumn struct {
+	Output int
+	Column Column
+	// Fill is the value the output's rows stored before this batch take
+	// in the new column (PostgreSQL's "missing value" of a column added
+	// with a constant default); the zero Datum is NULL.
+	Fill types.Datum
+}
+
 // Batch is a unit of ingestion: the engine commits its changes, dead
-// letters and progress atomically.
+// letters, schema changes and progress atomically.
+//
+// The engine applies a batch in this order: AddColumns, then Truncate,
+// then Changes (in order), then DeadLetters and Progress.
 type Batch struct {
+	// AddColumns extend outputs by columns added upstream. The engine
+	// adds each column to the output's relation (its catalog entry and
+	// its stored rows, which read as Fill) in the same commit as the
+	// batch; every row of this batch's Changes and of later batches for
+	// that output has the new width. The source's Outputs() stay as they
+	// were at construction: the extended layout is the engine's to keep
+	// and to hand back when it rebuilds the source after a restart.
+	AddColumns []AddedColumn
+	// Truncate lists outputs (indexes into Outputs()) whose rows the
+	// engine deletes, all of them, before applying Changes: an upstream
+	// TRUNCATE, or the start of a table's (re)snapshot. Changes of this
+	// batch for those outputs are rows written after the truncation.
+	Truncate []int
 	// Changes holds each output's changes, indexed like Outputs().
 	Changes [][]Change
 	// DeadLetters are the records of the batch that failed to decode.
@@ -87,8 +129,12 @@ type State string
 // Source states.
 const (
 	Starting State = "starting"
-	Running  State = "running"
-	Stalled  State = "stalled"
+	// Snapshotting is a source reading the initial contents of its
+	// upstream (a PostgreSQL source's snapshot); the reason reports its
+	// progress.
+	Snapshotting State = "snapshotting"
+	Running      State = "running"
+	Stalled      State = "stalled"
 )
 
 // Sink receives a source's batches and status. Emit blocks while the
@@ -96,14 +142,16 @@ const (
 // the engine stops; the batch's ownership passes to the engine.
 type Sink interface {
 	Emit(ctx context.Context, b *Batch) error
-	// Status reports the source's state; reason explains a stall.
+	// Status reports the source's state; reason explains a stall or
+	// reports a snapshot's progress.
 	Status(s State, reason string)
 }
 
 // Source is a running external input.
 type Source interface {
 	// Outputs describes the collections the source produces. It does
-	// not change over the source's life.
+	// not change over the source's life; a batch's AddColumns extend the
+	// engine's copy of it.
 	Outputs() []Output
 	// Run ingests until ctx ends, delivering batches in order to sink.
 	// resume holds the positions of the last committed batch (empty on

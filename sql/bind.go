@@ -33,6 +33,13 @@ type binder struct {
 	// enclosing is the clause a subquery about to be bound stands in,
 	// for the subquery's SELECT to take (see enclosingAggs).
 	enclosing *enclosingAggs
+	// recursions counts the recursive WITH queries bound, to number
+	// their working tables.
+	recursions int
+	// rowNames holds the names the statement may use as whole-row
+	// references, for outer joins to mark their nullable sides by
+	// (bind_record.go); nil until a SELECT with an outer join needs it.
+	rowNames map[string]bool
 }
 
 // cteDef is a bound common table expression: its plan, bound with scope

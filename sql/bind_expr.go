@@ -89,6 +89,11 @@ func (b *binder) expr(n *pg_query.Node, c *exprCtx) (scalar.Expr, error) {
 			return nil, pgerr.New(pgerr.IndeterminateDatatype, "cannot determine type of empty array").
 				WithHint("Explicitly cast to the desired type, for example ARRAY[]::integer[].").WithPosition(loc(ae.Location))
 		}
+		if t.Family == types.Array {
+			// ARRAY[ARRAY[...], ...]: a multidimensional array of the
+			// sub-arrays' type.
+			return &scalar.ArrayExpr{Elems: args, Typ: t}, nil
+		}
 		return &scalar.ArrayExpr{Elems: args, Typ: types.ArrayOf(t)}, nil
 	case n.GetAIndirection() != nil:
 		return b.indirection(n.GetAIndirection(), c)
@@ -103,7 +108,7 @@ func (b *binder) expr(n *pg_query.Node, c *exprCtx) (scalar.Expr, error) {
 	case n.GetGroupingFunc() != nil:
 		return b.groupingFunc(n.GetGroupingFunc(), c)
 	case n.GetRowExpr() != nil:
-		return nil, pgerr.New(pgerr.FeatureNotSupported, "row constructors are only supported in comparisons").WithPosition(loc(n.GetRowExpr().Location))
+		return b.rowExpr(n.GetRowExpr(), c)
 	}
 	return nil, pgerr.New(pgerr.FeatureNotSupported, "expression %s is not supported", nodeName(n))
 }
@@ -119,8 +124,16 @@ func nodeName(n *pg_query.Node) string {
 
 func (b *binder) columnRef(cr *pg_query.ColumnRef, c *exprCtx) (scalar.Expr, error) {
 	var parts []string
-	for _, f := range cr.Fields {
+	for i, f := range cr.Fields {
 		if f.GetAStar() != nil {
+			if i == 1 && len(cr.Fields) == 2 {
+				// t.* outside a select list is t's whole row.
+				table := parts[0]
+				if e, ok := b.wholeRow(table, c); ok {
+					return e, nil
+				}
+				return nil, pgerr.New(pgerr.UndefinedTable, "missing FROM-clause entry for table %q", table).WithPosition(loc(cr.Location))
+			}
 			return nil, pgerr.New(pgerr.FeatureNotSupported, "* is only allowed in a select list").WithPosition(loc(cr.Location))
 		}
 		parts = append(parts, f.GetString_().Sval)
@@ -140,6 +153,12 @@ func (b *binder) columnRef(cr *pg_query.ColumnRef, c *exprCtx) (scalar.Expr, err
 		return nil, pgerr.New(pgerr.SyntaxError, "improper qualified name (too many dotted names): %s", strings.Join(parts, ".")).WithPosition(loc(cr.Location))
 	}
 	col, depth, err := c.s.resolve(table, name, loc(cr.Location))
+	if pe := pgerr.As(err); pe != nil && pe.Code == pgerr.UndefinedColumn && table == "" {
+		// A name that is no column may name a FROM item: its whole row.
+		if e, ok := b.wholeRow(name, c); ok {
+			return e, nil
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -202,6 +221,10 @@ func (b *binder) typeCast(tc *pg_query.TypeCast, c *exprCtx) (scalar.Expr, error
 	to, err := b.bindType(tc.TypeName)
 	if err != nil {
 		return nil, err
+	}
+	if ae := tc.Arg.GetAArrayExpr(); ae != nil && len(ae.Elements) == 0 && to.Family == types.Array {
+		// ARRAY[]::t[] is the empty array of the cast's type.
+		return scalar.NewConst(types.NewArray(&types.ArrayValue{Elem: to.ElemType()}), to), nil
 	}
 	arg, err := b.expr(tc.Arg, c)
 	if err != nil {
@@ -656,37 +679,104 @@ func (b *binder) unify(exprs []scalar.Expr, what string, pos int) (types.Type, e
 	return t, nil
 }
 
+// indirection binds e.field, e[i] and chains of them, left to right: a
+// run of subscripts is one subscripting (or slicing) of an array.
 func (b *binder) indirection(ind *pg_query.A_Indirection, c *exprCtx) (scalar.Expr, error) {
-	if f := ind.Indirection[0].GetString_(); f != nil {
-		return b.fieldSelection(ind, f.Sval, c)
-	}
-	e, err := b.expr(ind.Arg, c)
-	if err != nil {
+	list := ind.Indirection
+	var e scalar.Expr
+	var err error
+	if f := list[0].GetString_(); f != nil {
+		if e, err = b.fieldSelection(ind, f.Sval, c); err != nil {
+			return nil, err
+		}
+		list = list[1:]
+	} else if e, err = b.expr(ind.Arg, c); err != nil {
 		return nil, err
 	}
-	for _, in := range ind.Indirection {
-		idx := in.GetAIndices()
-		if idx == nil || idx.IsSlice {
-			return nil, pgerr.New(pgerr.FeatureNotSupported, "only array subscripts are supported")
+	for len(list) > 0 {
+		switch {
+		case list[0].GetString_() != nil:
+			if e, err = selectField(e, list[0].GetString_().Sval, 0); err != nil {
+				return nil, err
+			}
+			list = list[1:]
+		case list[0].GetAStar() != nil:
+			return nil, pgerr.New(pgerr.FeatureNotSupported, "row expansion via \"*\" is not supported here")
+		default:
+			n := 0
+			for n < len(list) && list[n].GetAIndices() != nil {
+				n++
+			}
+			if e, err = b.subscripts(e, list[:n], c); err != nil {
+				return nil, err
+			}
+			list = list[n:]
 		}
-		if e.Type().Family != types.Array {
-			return nil, pgerr.New(pgerr.DatatypeMismatch, "cannot subscript type %s because it does not support subscripting", e.Type())
-		}
-		i, err := b.expr(idx.Uidx, c)
-		if err != nil {
-			return nil, err
-		}
-		if i, err = b.coerce(i, types.TypeInt4, coerceImplicit, 0); err != nil {
-			return nil, err
-		}
-		e = &scalar.Subscript{Arr: e, Index: i}
 	}
 	return e, nil
 }
 
-// fieldSelection binds (col).field. streamdb has no composite types; the
-// only composites are lifted set-returning calls, whose fields are the
-// columns "col.field" (bind_srf.go).
+// subscripts binds a list of array subscripts: an element's (one per
+// dimension), or a slice's when any of them is a slice, as PostgreSQL
+// reads them (a plain subscript n among slices is the slice 1:n).
+func (b *binder) subscripts(e scalar.Expr, list []*pg_query.Node, c *exprCtx) (scalar.Expr, error) {
+	if e.Type().Family != types.Array {
+		return nil, pgerr.New(pgerr.DatatypeMismatch, "cannot subscript type %s because it does not support subscripting", e.Type())
+	}
+	if len(list) > types.MaxArrayDims {
+		return nil, pgerr.New(pgerr.ProgramLimitExceeded, "number of array dimensions (%d) exceeds the maximum allowed (%d)", len(list), types.MaxArrayDims)
+	}
+	bound := func(n *pg_query.Node) (scalar.Expr, error) {
+		if n == nil {
+			return nil, nil
+		}
+		i, err := b.expr(n, c)
+		if err != nil {
+			return nil, err
+		}
+		return b.coerce(i, types.TypeInt4, coerceImplicit, 0)
+	}
+	slice := false
+	for _, in := range list {
+		idx := in.GetAIndices()
+		if idx == nil {
+			return nil, pgerr.New(pgerr.FeatureNotSupported, "only array subscripts are supported")
+		}
+		slice = slice || idx.IsSlice
+	}
+	if !slice {
+		sub := &scalar.Subscript{Arr: e}
+		for _, in := range list {
+			i, err := bound(in.GetAIndices().Uidx)
+			if err != nil {
+				return nil, err
+			}
+			sub.Index = append(sub.Index, i)
+		}
+		return sub, nil
+	}
+	sl := &scalar.Slice{Arr: e}
+	for _, in := range list {
+		idx := in.GetAIndices()
+		lo, err := bound(idx.Lidx)
+		if err != nil {
+			return nil, err
+		}
+		hi, err := bound(idx.Uidx)
+		if err != nil {
+			return nil, err
+		}
+		if !idx.IsSlice {
+			lo = scalar.NewConst(types.NewInt4(1), types.TypeInt4)
+		}
+		sl.Lower, sl.Upper = append(sl.Lower, lo), append(sl.Upper, hi)
+	}
+	return sl, nil
+}
+
+// fieldSelection binds (arg).field: a field of a record, or of a lifted
+// set-returning call, whose fields are the columns "col.field"
+// (bind_srf.go).
 func (b *binder) fieldSelection(ind *pg_query.A_Indirection, field string, c *exprCtx) (scalar.Expr, error) {
 	if cr := ind.Arg.GetColumnRef(); cr != nil && len(ind.Indirection) == 1 {
 		last := cr.Fields[len(cr.Fields)-1].GetString_()
@@ -697,12 +787,20 @@ func (b *binder) fieldSelection(ind *pg_query.A_Indirection, field string, c *ex
 				return e, nil
 			}
 		}
+		if len(cr.Fields) == 1 && last != nil {
+			if _, _, err := c.s.resolve("", last.Sval, 0); err != nil {
+				if _, _, ok := c.s.findTable(last.Sval); ok {
+					// (t).a of a range variable t is t.a.
+					return b.columnRef(&pg_query.ColumnRef{Fields: []*pg_query.Node{cr.Fields[0], pg_query.MakeStrNode(field)}, Location: cr.Location}, c)
+				}
+			}
+		}
 	}
 	e, err := b.expr(ind.Arg, c)
 	if err != nil {
 		return nil, err
 	}
-	return nil, pgerr.New(pgerr.WrongObjectType, "column notation .%s applied to type %s, which is not a composite type", field, e.Type())
+	return selectField(e, field, 0)
 }
 
 func (b *binder) sqlValueFunction(f *pg_query.SQLValueFunction) (scalar.Expr, error) {

@@ -18,6 +18,9 @@ type fromItem struct {
 	// lateral items read the columns of the items before them: node is
 	// the right side of an Apply over those items.
 	lateral bool
+	// rowTypes tells, per range variable, what a reference to its whole
+	// row is (bind_record.go); absent: an anonymous record.
+	rowTypes map[string]rowType
 }
 
 // oneRow is the relation of one empty row: the FROM of a SELECT without
@@ -40,6 +43,7 @@ func (b *binder) fromClause(items []*pg_query.Node, parent *scope) (planner.Node
 		if err := addTables(s, fi.tables); err != nil {
 			return nil, nil, err
 		}
+		s.addRowTypes(fi.rowTypes)
 		switch {
 		case node == nil && !fi.lateral:
 			node = fi.node
@@ -223,7 +227,12 @@ func (b *binder) rangeVar(rv *pg_query.RangeVar, parent *scope) (*fromItem, erro
 	default:
 		return nil, pgerr.New(pgerr.WrongObjectType, "%q is %s %s", name, article(obj.Kind), obj.Kind).WithPosition(loc(rv.Location))
 	}
-	return aliased(node, table, rv.Alias)
+	fi, err := aliased(node, table, rv.Alias)
+	if err != nil {
+		return nil, err
+	}
+	fi.rowTypes = map[string]rowType{table: {name: obj.Name}}
+	return fi, nil
 }
 
 // getObject returns the plan that reads a table or materialized view, with
@@ -275,6 +284,15 @@ func (b *binder) joinExpr(j *pg_query.JoinExpr, parent *scope) (*fromItem, error
 	if r.lateral && kind != planner.InnerJoin && kind != planner.LeftJoin {
 		return nil, pgerr.New(pgerr.InvalidColumnReference, "the combining JOIN type must be INNER or LEFT for a LATERAL reference")
 	}
+	switch kind {
+	case planner.LeftJoin:
+		b.markNullable(r)
+	case planner.RightJoin:
+		b.markNullable(l)
+	case planner.FullJoin:
+		b.markNullable(l)
+		b.markNullable(r)
+	}
 	s := newScope(parent)
 	s.cols = append(append([]scopeCol(nil), l.cols...), shifted(r.cols, len(l.node.Columns()))...)
 	for _, t := range append(append([]string(nil), l.tables...), r.tables...) {
@@ -283,6 +301,8 @@ func (b *binder) joinExpr(j *pg_query.JoinExpr, parent *scope) (*fromItem, error
 		}
 		s.tables[t] = true
 	}
+	s.addRowTypes(l.rowTypes)
+	s.addRowTypes(r.rowTypes)
 
 	var on scalar.Expr = trueConst()
 	var using []string
@@ -329,10 +349,15 @@ func (b *binder) joinExpr(j *pg_query.JoinExpr, parent *scope) (*fromItem, error
 	} else if using == nil {
 		node = &planner.Join{Kind: kind, Left: l.node, Right: r.node, On: on}
 	}
-	fi := &fromItem{node: node, cols: s.cols, tables: append(append([]string(nil), l.tables...), r.tables...)}
+	fi := &fromItem{node: node, cols: s.cols, tables: append(append([]string(nil), l.tables...), r.tables...), rowTypes: s.rowTypes}
 	if using != nil {
 		if err := b.usingJoin(fi, kind, l, r, using); err != nil {
 			return nil, err
+		}
+		if j.JoinUsingAlias != nil {
+			if err := usingAlias(fi, len(using), j.JoinUsingAlias.Aliasname); err != nil {
+				return nil, err
+			}
 		}
 	}
 	if j.Alias != nil {
@@ -451,6 +476,23 @@ func (b *binder) usingJoin(fi *fromItem, kind planner.JoinKind, l, r *fromItem, 
 	return nil
 }
 
+// usingAlias names the n merged columns of a JOIN … USING (…) AS alias
+// (PostgreSQL 14): alias.col reaches a merged column, while the joined
+// tables stay visible, so the alias's columns are qualified-only.
+func usingAlias(fi *fromItem, n int, alias string) error {
+	for _, t := range fi.tables {
+		if t == alias {
+			return pgerr.New(pgerr.DuplicateAlias, "table name %q specified more than once", alias)
+		}
+	}
+	fi.tables = append(fi.tables, alias)
+	for _, c := range fi.cols[:n] {
+		c.table, c.qualifiedOnly = alias, true
+		fi.cols = append(fi.cols, c)
+	}
+	return nil
+}
+
 func uniqueCol(cols []scopeCol, name, side string) (scopeCol, error) {
 	var found *scopeCol
 	for i := range cols {
@@ -492,37 +534,36 @@ func aliasJoin(fi *fromItem, alias *pg_query.Alias) (*fromItem, error) {
 	return &fromItem{node: fi.node, cols: cols, tables: []string{alias.Aliasname}, lateral: fi.lateral}, nil
 }
 
-// rangeFunction binds a set-returning function in FROM. Its arguments may
-// read the items to its left (functions in FROM are implicitly LATERAL), so
-// it is bound one level in, as the right side of an Apply.
+// rangeFunction binds a set-returning function in FROM, or ROWS FROM of
+// several. Its arguments may read the items to its left (functions in
+// FROM are implicitly LATERAL), so it is bound one level in, as the
+// right side of an Apply.
 func (b *binder) rangeFunction(rf *pg_query.RangeFunction, left *scope, parent *scope) (*fromItem, error) {
-	if rf.IsRowsfrom || len(rf.Functions) != 1 {
-		return nil, pgerr.New(pgerr.FeatureNotSupported, "ROWS FROM is not supported")
+	if len(rf.Functions) > 1 && rf.Alias != nil && rf.Alias.Aliasname == srfAliasPrefix {
+		return b.liftedFunctions(rf, left, parent)
 	}
 	if len(rf.Coldeflist) > 0 {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "column definition lists are not supported")
 	}
+	inner := newScope(lateralScope(left, parent))
+	c := &exprCtx{s: inner, what: "functions in FROM"}
+	if len(rf.Functions) > 1 {
+		return b.rowsFrom(rf, c)
+	}
 	items := rf.Functions[0].GetList().Items
+	if len(items) > 1 && items[1].GetList() != nil {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "column definition lists are not supported")
+	}
 	fc := items[0].GetFuncCall()
 	if fc == nil {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "only function calls are supported in FROM")
 	}
-	name, err := funcName(fc.Funcname)
-	if err != nil {
-		return nil, withPosition(err, loc(fc.Location))
-	}
-	if windowTVFs[name] {
+	if name, err := funcName(fc.Funcname); err == nil && windowTVFs[name] {
 		return b.windowFunction(rf, fc, name, parent)
 	}
-	inner := newScope(lateralScope(left, parent))
-	c := &exprCtx{s: inner, what: "functions in FROM"}
-	args := make([]scalar.Expr, len(fc.Args))
-	argTypes := make([]types.Type, len(fc.Args))
-	for i, an := range fc.Args {
-		if args[i], err = b.expr(an, c); err != nil {
-			return nil, err
-		}
-		argTypes[i] = args[i].Type()
+	name, args, err := b.fromFuncArgs(fc, c)
+	if err != nil {
+		return nil, err
 	}
 	if !scalar.IsTableFunc(name) && scalar.Known(name) && !rf.Ordinality {
 		// A scalar function in FROM is a one-row relation, as in
@@ -539,23 +580,17 @@ func (b *binder) rangeFunction(rf *pg_query.RangeFunction, left *scope, parent *
 			}
 		}
 		node := &planner.Project{Input: oneRow(), Exprs: []scalar.Expr{e}, Cols: []planner.Column{{Name: col, Type: e.Type()}}}
-		return b.functionItem(node, table, rf.Alias)
-	}
-	tf, targets, err := scalar.ResolveTableFunc(name, argTypes)
-	if err != nil {
-		return nil, withPosition(err, loc(fc.Location))
-	}
-	if b.inView && tf.Volatility != scalar.Immutable && !fixedStep(args) {
-		return nil, pgerr.New(pgerr.FeatureNotSupported, "calls to %s are not allowed in materialized views", name).
-			WithDetail("A series of timestamps with time zone whose step has days or months depends on the session's TimeZone.").
-			WithHint("Use a constant step in hours or less, or timestamps without time zone.").WithPosition(loc(fc.Location))
-	}
-	for i := range args {
-		if args[i], err = b.coerce(args[i], targets[i], coerceImplicit, loc(fc.Location)); err != nil {
-			return nil, err
+		fi, err := b.functionItem(node, table, rf.Alias)
+		if err == nil {
+			fi.rowTypes = map[string]rowType{table: {scalar: true}}
 		}
+		return fi, err
 	}
-	fcols := tf.Columns(targets)
+	tf, args, err := b.tableFunc(name, args, loc(fc.Location))
+	if err != nil {
+		return nil, err
+	}
+	fcols := tf.Columns(tf.Params)
 	cols := make([]planner.Column, len(fcols))
 	for i, c := range fcols {
 		cols[i] = planner.Column{Name: c.Name, Type: c.Type}
@@ -563,11 +598,115 @@ func (b *binder) rangeFunction(rf *pg_query.RangeFunction, left *scope, parent *
 	table := name
 	if rf.Alias != nil {
 		table = rf.Alias.Aliasname
-		if len(cols) == 1 && len(rf.Alias.Colnames) == 0 {
+		if len(cols) == 1 && len(rf.Alias.Colnames) == 0 && !tf.NamedColumn() {
 			cols[0].Name = table
 		}
-	} else if len(cols) == 1 {
+	} else if len(cols) == 1 && !tf.NamedColumn() {
 		cols[0].Name = name
+	}
+	node := planner.Node(&planner.FlatMap{Input: oneRow(), Func: tf, Args: args, Cols: cols, Ordinality: rf.Ordinality})
+	fi, err := b.functionItem(node, table, rf.Alias)
+	if err == nil && len(cols) == 1 && !rf.Ordinality {
+		// The whole row of a function returning one value is that value.
+		fi.rowTypes = map[string]rowType{table: {scalar: true}}
+	}
+	return fi, err
+}
+
+// fromFuncArgs binds the name and arguments of a function call in FROM.
+func (b *binder) fromFuncArgs(fc *pg_query.FuncCall, c *exprCtx) (string, []scalar.Expr, error) {
+	name, err := funcName(fc.Funcname)
+	if err != nil {
+		return "", nil, withPosition(err, loc(fc.Location))
+	}
+	args := make([]scalar.Expr, len(fc.Args))
+	for i, an := range fc.Args {
+		if args[i], err = b.expr(an, c); err != nil {
+			return "", nil, err
+		}
+	}
+	return name, args, nil
+}
+
+// tableFunc resolves a set-returning function for its arguments and casts
+// them to its parameters.
+func (b *binder) tableFunc(name string, args []scalar.Expr, pos int) (*scalar.TableFunc, []scalar.Expr, error) {
+	argTypes := make([]types.Type, len(args))
+	for i, a := range args {
+		argTypes[i] = a.Type()
+	}
+	tf, targets, err := scalar.ResolveTableFunc(name, argTypes)
+	if err != nil {
+		return nil, nil, withPosition(err, pos)
+	}
+	if b.inView && tf.Volatility != scalar.Immutable && !fixedStep(args) {
+		return nil, nil, pgerr.New(pgerr.FeatureNotSupported, "calls to %s are not allowed in materialized views", name).
+			WithDetail("A series of timestamps with time zone whose step has days or months depends on the session's TimeZone.").
+			WithHint("Use a constant step in hours or less, or timestamps without time zone.").WithPosition(pos)
+	}
+	for i := range args {
+		if args[i], err = b.coerce(args[i], targets[i], coerceImplicit, pos); err != nil {
+			return nil, nil, err
+		}
+	}
+	return tf, args, nil
+}
+
+// rowsFrom binds ROWS FROM (f(...), g(...), ...): the functions run side
+// by side (scalar.RowsFrom), each contributing its columns, named as
+// each would be on its own without an alias.
+func (b *binder) rowsFrom(rf *pg_query.RangeFunction, c *exprCtx) (*fromItem, error) {
+	var fns []*scalar.TableFunc
+	var args []scalar.Expr
+	for _, item := range rf.Functions {
+		items := item.GetList().Items
+		if len(items) > 1 && items[1].GetList() != nil {
+			return nil, pgerr.New(pgerr.FeatureNotSupported, "column definition lists are not supported")
+		}
+		fc := items[0].GetFuncCall()
+		if fc == nil {
+			return nil, pgerr.New(pgerr.FeatureNotSupported, "only function calls are supported in FROM")
+		}
+		name, fargs, err := b.fromFuncArgs(fc, c)
+		if err != nil {
+			return nil, err
+		}
+		var tf *scalar.TableFunc
+		if !scalar.IsTableFunc(name) && scalar.Known(name) {
+			e, err := b.callFunc(name, fargs, loc(fc.Location))
+			if err != nil {
+				return nil, err
+			}
+			call, ok := e.(*scalar.Call)
+			if !ok {
+				return nil, pgerr.New(pgerr.FeatureNotSupported, "%s is not supported in ROWS FROM", name).WithPosition(loc(fc.Location))
+			}
+			params := make([]types.Type, len(call.Args))
+			for i, a := range call.Args {
+				params[i] = a.Type()
+			}
+			tf, fargs = scalar.SingleRow(call.Fn, params), call.Args
+		} else if tf, fargs, err = b.tableFunc(name, fargs, loc(fc.Location)); err != nil {
+			return nil, err
+		}
+		fns = append(fns, tf)
+		args = append(args, fargs...)
+	}
+	tf := scalar.RowsFrom(fns)
+	var cols []planner.Column
+	for _, f := range fns {
+		fcols := f.Columns(f.Params)
+		for _, fc := range fcols {
+			name := fc.Name
+			if len(fcols) == 1 && !f.NamedColumn() {
+				name = f.Name
+			}
+			cols = append(cols, planner.Column{Name: name, Type: fc.Type})
+		}
+	}
+	table := fns[0].Name
+	if rf.Alias != nil {
+		table = rf.Alias.Aliasname
 	}
 	node := planner.Node(&planner.FlatMap{Input: oneRow(), Func: tf, Args: args, Cols: cols, Ordinality: rf.Ordinality})
 	return b.functionItem(node, table, rf.Alias)

@@ -55,6 +55,12 @@ func (b *binder) funcCall(fc *pg_query.FuncCall, c *exprCtx) (scalar.Expr, error
 
 // callFunc resolves a function call and coerces its arguments.
 func (b *binder) callFunc(name string, args []scalar.Expr, pos int) (scalar.Expr, error) {
+	if name == "pg_typeof" && len(args) == 1 {
+		if d := types.RecordDescOf(args[0].Type()); d != nil && d.TypeName != "" {
+			return nil, pgerr.New(pgerr.FeatureNotSupported, "pg_typeof of the row type of %q is not supported", d.TypeName).WithPosition(pos)
+		}
+		return scalar.TypeOf(args[0]), nil
+	}
 	argTypes := make([]types.Type, len(args))
 	for i, a := range args {
 		argTypes[i] = a.Type()
@@ -186,6 +192,9 @@ func (b *binder) aggCall(fc *pg_query.FuncCall, name string, c *exprCtx) (scalar
 	fn, targets, err := scalar.ResolveAggregate(name, argTypes, fc.AggDistinct)
 	if err != nil {
 		return nil, withPosition(err, pos)
+	}
+	if err := starless(fc, fn, name, pos); err != nil {
+		return nil, err
 	}
 	for i := range args {
 		if args[i], err = b.coerce(args[i], targets[i], coerceImplicit, pos); err != nil {
@@ -469,4 +478,13 @@ func (b *binder) quantifiedSubquery(sl *pg_query.SubLink, plan planner.Node, c *
 	}
 	sq.Plan = plan
 	return sq, nil
+}
+
+// starless refuses count() as PostgreSQL does: an aggregate without
+// parameters is called with (*).
+func starless(fc *pg_query.FuncCall, fn *scalar.AggFunc, name string, pos int) error {
+	if len(fn.Params) == 0 && !fc.AggStar {
+		return pgerr.New(pgerr.WrongObjectType, "%s(*) must be used to call a parameterless aggregate function", name).WithPosition(pos)
+	}
+	return nil
 }

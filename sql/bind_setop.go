@@ -196,7 +196,7 @@ func (defaultMarker) WithChildren([]scalar.Expr) scalar.Expr { return defaultMar
 // pushCTEs binds a WITH clause; each CTE sees the ones before it.
 func (b *binder) pushCTEs(w *pg_query.WithClause, parent *scope) error {
 	if w.Recursive {
-		return pgerr.New(pgerr.FeatureNotSupported, "WITH RECURSIVE is not supported")
+		return b.pushRecursiveCTEs(w, parent)
 	}
 	frame := map[string]*cteDef{}
 	b.ctes = append(b.ctes, frame)
@@ -211,27 +211,10 @@ func (b *binder) pushCTEs(w *pg_query.WithClause, parent *scope) error {
 			b.popCTEs()
 			return pgerr.New(pgerr.DuplicateAlias, "WITH query name %q specified more than once", cte.Ctename).WithPosition(loc(cte.Location))
 		}
-		bq, err := b.selectStmt(sel, parent)
+		node, err := b.cteNode(cte, sel, parent)
 		if err != nil {
 			b.popCTEs()
 			return err
-		}
-		node := queryNode(bq.q)
-		if names := nameList(cte.Aliascolnames); len(names) > 0 {
-			cols := node.Columns()
-			if len(names) > len(cols) {
-				b.popCTEs()
-				return pgerr.New(pgerr.InvalidColumnReference, "WITH query %q has %d columns available but %d columns specified", cte.Ctename, len(cols), len(names))
-			}
-			renamed := append([]planner.Column(nil), cols...)
-			exprs := make([]scalar.Expr, len(cols))
-			for i, c := range cols {
-				if i < len(names) {
-					renamed[i].Name = names[i]
-				}
-				exprs[i] = &scalar.ColRef{Idx: i, Typ: c.Type}
-			}
-			node = &planner.Project{Input: node, Exprs: exprs, Cols: renamed}
 		}
 		frame[cte.Ctename] = &cteDef{plan: node, scope: parent}
 	}

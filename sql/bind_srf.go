@@ -1,12 +1,17 @@
 package sql
 
 import (
+	"slices"
+	"strconv"
+
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/streamdb/streamdb/pgerr"
+	"github.com/streamdb/streamdb/planner"
 	"github.com/streamdb/streamdb/planner/scalar"
+	"github.com/streamdb/streamdb/types"
 )
 
 // Set-returning functions in the select list.
@@ -28,9 +33,9 @@ import (
 // (fieldSelection in bind_expr.go).
 //
 // Identical calls share one lateral item, as PostgreSQL runs them in
-// lockstep. Different calls would need ROWS FROM's zipping and are
-// refused, and so are set-returning functions under aggregation, where
-// PostgreSQL applies them after grouping.
+// lockstep; different calls are zipped in lockstep too (liftedFunctions).
+// Set-returning functions under aggregation, where PostgreSQL applies
+// them after grouping, are refused.
 
 // srfAliasPrefix starts the names of lifted FROM items; the prefix cannot
 // clash with an unquoted identifier.
@@ -40,33 +45,51 @@ const srfAliasPrefix = "?srf"
 // moved to FROM, and the select-list items that stand for a whole call
 // (expanded like t.*, with the call's name). sel itself is not changed: a
 // statement's parse tree is bound again for each execution.
+//
+// Several different calls run in lockstep, as in PostgreSQL 10 and
+// later: they become one lateral item whose i-th row holds the i-th row
+// of every function, padded with NULLs for the functions that have
+// fewer (ROWS FROM's rule); the columns of the i-th call belong to the
+// range "?srf<i>".
 func liftSetReturning(sel *pg_query.SelectStmt) (*pg_query.SelectStmt, map[*pg_query.ResTarget]bool, error) {
-	var lifted *pg_query.SelectStmt
-	var whole map[*pg_query.ResTarget]bool
-	var first proto.Message
+	var keys []proto.Message
+	var calls []*pg_query.Node
+	index := make([]int, len(sel.TargetList)) // call of each item, -1 for none
 	for i, n := range sel.TargetList {
-		rt := n.GetResTarget()
-		call, field := setReturningCall(rt.Val)
+		index[i] = -1
+		call, _ := setReturningCall(n.GetResTarget().Val)
 		if call == nil {
 			continue
 		}
 		key := withoutLocations(call)
-		if first != nil && !proto.Equal(first, key) {
-			return nil, nil, pgerr.New(pgerr.FeatureNotSupported, "more than one set-returning function in the select list is not supported").
-				WithPosition(loc(call.GetFuncCall().Location))
+		j := slices.IndexFunc(keys, func(k proto.Message) bool { return proto.Equal(k, key) })
+		if j < 0 {
+			j = len(keys)
+			keys, calls = append(keys, key), append(calls, call)
 		}
+		index[i] = j
+	}
+	if len(calls) == 0 {
+		return sel, nil, nil
+	}
+	lifted := proto.Clone(sel).(*pg_query.SelectStmt)
+	functions := make([]*pg_query.Node, len(calls))
+	for j, call := range calls {
+		functions[j] = &pg_query.Node{Node: &pg_query.Node_List{List: &pg_query.List{Items: []*pg_query.Node{call, nil}}}}
+	}
+	lifted.FromClause = append(lifted.FromClause, &pg_query.Node{Node: &pg_query.Node_RangeFunction{
+		RangeFunction: &pg_query.RangeFunction{Lateral: true, Functions: functions, Alias: &pg_query.Alias{Aliasname: srfAliasPrefix}},
+	}})
+	whole := map[*pg_query.ResTarget]bool{}
+	for i, n := range sel.TargetList {
+		if index[i] < 0 {
+			continue
+		}
+		rt := n.GetResTarget()
+		_, field := setReturningCall(rt.Val)
 		alias := srfAliasPrefix
-		if lifted == nil {
-			lifted = proto.Clone(sel).(*pg_query.SelectStmt)
-			lifted.FromClause = append(lifted.FromClause, &pg_query.Node{Node: &pg_query.Node_RangeFunction{
-				RangeFunction: &pg_query.RangeFunction{
-					Lateral:   true,
-					Functions: []*pg_query.Node{{Node: &pg_query.Node_List{List: &pg_query.List{Items: []*pg_query.Node{call, nil}}}}},
-					Alias:     &pg_query.Alias{Aliasname: alias},
-				},
-			}})
-			whole = map[*pg_query.ResTarget]bool{}
-			first = key
+		if len(calls) > 1 {
+			alias += strconv.Itoa(index[i])
 		}
 		name := rt.Name
 		if name == "" {
@@ -82,10 +105,60 @@ func liftSetReturning(sel *pg_query.SelectStmt) (*pg_query.SelectStmt, map[*pg_q
 			whole[nrt] = true
 		}
 	}
-	if lifted == nil {
-		return sel, nil, nil
-	}
 	return lifted, whole, nil
+}
+
+// liftedFunctions binds the lateral item liftSetReturning made of
+// several set-returning calls: one FlatMap of the functions zipped
+// (scalar.RowsFrom), the columns of the i-th in the range "?srf<i>".
+func (b *binder) liftedFunctions(rf *pg_query.RangeFunction, left *scope, parent *scope) (*fromItem, error) {
+	inner := newScope(lateralScope(left, parent))
+	c := &exprCtx{s: inner, what: "functions in FROM"}
+	var fns []*scalar.TableFunc
+	var args []scalar.Expr
+	fi := &fromItem{}
+	var cols []planner.Column
+	for i, f := range rf.Functions {
+		fc := f.GetList().Items[0].GetFuncCall()
+		name, err := funcName(fc.Funcname)
+		if err != nil {
+			return nil, withPosition(err, loc(fc.Location))
+		}
+		fargs := make([]scalar.Expr, len(fc.Args))
+		argTypes := make([]types.Type, len(fc.Args))
+		for j, an := range fc.Args {
+			if fargs[j], err = b.expr(an, c); err != nil {
+				return nil, err
+			}
+			argTypes[j] = fargs[j].Type()
+		}
+		tf, targets, err := scalar.ResolveTableFunc(name, argTypes)
+		if err != nil {
+			return nil, withPosition(err, loc(fc.Location))
+		}
+		if b.inView && tf.Volatility != scalar.Immutable {
+			return nil, pgerr.New(pgerr.FeatureNotSupported, "calls to %s are not allowed in materialized views", name).WithPosition(loc(fc.Location))
+		}
+		for j := range fargs {
+			if fargs[j], err = b.coerce(fargs[j], targets[j], coerceImplicit, loc(fc.Location)); err != nil {
+				return nil, err
+			}
+		}
+		table := srfAliasPrefix + strconv.Itoa(i)
+		fcols := tf.Columns(targets)
+		for _, col := range fcols {
+			n := col.Name
+			if len(fcols) == 1 {
+				n = name
+			}
+			fi.cols = append(fi.cols, scopeCol{table: table, name: n, idx: len(cols), typ: col.Type})
+			cols = append(cols, planner.Column{Name: n, Type: col.Type})
+		}
+		fi.tables = append(fi.tables, table)
+		fns, args = append(fns, tf), append(args, fargs...)
+	}
+	fi.node = &planner.FlatMap{Input: oneRow(), Func: scalar.RowsFrom(fns), Args: args, Cols: cols}
+	return lateralItem(fi), nil
 }
 
 // setReturningCall recognises a select-list item that is a call of a

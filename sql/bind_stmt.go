@@ -45,6 +45,18 @@ func (s *session) bindStatement(cat *catalog.Catalog, raw *rawStatement, params 
 		return s.bindClose(n.GetClosePortalStmt()), nil
 	case n.GetDropStmt() != nil:
 		return s.bindDrop(n.GetDropStmt())
+	case n.GetListenStmt() != nil:
+		return s.bindListen(n.GetListenStmt()), nil
+	case n.GetUnlistenStmt() != nil:
+		return s.bindUnlisten(n.GetUnlistenStmt()), nil
+	case n.GetNotifyStmt() != nil:
+		return s.bindNotify(n.GetNotifyStmt()), nil
+	case n.GetCreateSchemaStmt() != nil:
+		return s.bindCreateSchema(n.GetCreateSchemaStmt())
+	case n.GetRefreshMatViewStmt() != nil:
+		return s.bindRefresh(cat, n.GetRefreshMatViewStmt())
+	case n.GetRenameStmt() != nil:
+		return s.bindRename(cat, n.GetRenameStmt())
 	case n.GetTransactionStmt() != nil:
 		return s.bindTransaction(n.GetTransactionStmt())
 	case n.GetVariableSetStmt() != nil:

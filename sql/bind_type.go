@@ -22,7 +22,10 @@ var typeNames = map[string]types.Family{
 	"numeric": types.Numeric, "decimal": types.Numeric,
 	"text":    types.Text,
 	"varchar": types.Varchar, "character varying": types.Varchar,
-	"bpchar": types.Char, "char": types.Char, "character": types.Char,
+	"bpchar": types.Char, "character": types.Char,
+	// The grammar turns an unquoted char into bpchar: "char" is quoted.
+	"char":        types.QChar,
+	"void":        types.Void,
 	"name":        types.Name,
 	"bytea":       types.Bytea,
 	"date":        types.Date,
@@ -36,6 +39,7 @@ var typeNames = map[string]types.Family{
 	"oid":         types.Oid,
 	"regclass":    types.RegClass, "regtype": types.RegType,
 	"regproc": types.RegProc, "regnamespace": types.RegNamespace,
+	"record": types.Record,
 }
 
 // bindType resolves a type name with its modifiers and array bounds.
@@ -111,8 +115,13 @@ func applyTypeMods(t *types.Type, name string, mods []int32, pos int) error {
 			t.Mod = min(mods[0], 6)
 		}
 	case types.Interval:
-		// pg_query encodes interval field restrictions as modifiers; the
-		// value range is unaffected, so they are accepted and ignored.
+		// The grammar writes a qualifier (YEAR, DAY TO SECOND(3), ...) and
+		// INTERVAL(p) as modifiers: the field range, then the precision.
+		m, err := types.IntervalTypmod(mods)
+		if err != nil {
+			return withPosition(err, pos)
+		}
+		t.Mod = m
 	default:
 		if len(mods) > 0 {
 			return pgerr.New(pgerr.SyntaxError, "type modifier is not allowed for type %q", name).WithPosition(pos)

@@ -1,7 +1,9 @@
 package sql
 
 import (
+	"fmt"
 	"strconv"
+	"strings"
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 
@@ -37,6 +39,11 @@ func (w *boundWindowCall) rewrite(fn func(scalar.Expr) (scalar.Expr, error)) err
 	var err error
 	for i := range w.call.Args {
 		if w.call.Args[i], err = fn(w.call.Args[i]); err != nil {
+			return err
+		}
+	}
+	if w.call.Filter != nil {
+		if w.call.Filter, err = fn(w.call.Filter); err != nil {
 			return err
 		}
 	}
@@ -80,7 +87,9 @@ const (
 	frameEndOffPrec      = 0x01000
 	frameStartOffFoll    = 0x02000
 	frameEndOffFoll      = 0x04000
-	frameExclusion       = 0x38000
+	frameExcludeCurrent  = 0x08000
+	frameExcludeGroup    = 0x10000
+	frameExcludeTies     = 0x20000
 )
 
 func (b *binder) windowCall(fc *pg_query.FuncCall, name string, c *exprCtx) (scalar.Expr, error) {
@@ -121,6 +130,9 @@ func (b *binder) windowCall(fc *pg_query.FuncCall, name string, c *exprCtx) (sca
 		if err != nil {
 			return nil, withPosition(err, pos)
 		}
+		if err := starless(fc, agg, name, pos); err != nil {
+			return nil, err
+		}
 		for i := range args {
 			if args[i], err = b.coerce(args[i], targets[i], coerceImplicit, pos); err != nil {
 				return nil, err
@@ -128,9 +140,18 @@ func (b *binder) windowCall(fc *pg_query.FuncCall, name string, c *exprCtx) (sca
 		}
 		wc.call = planner.WindowCall{Agg: agg, Args: args, Typ: agg.Ret}
 		if fc.AggFilter != nil {
-			return nil, pgerr.New(pgerr.FeatureNotSupported, "FILTER is not implemented for window functions").WithPosition(pos)
+			f, err := b.expr(fc.AggFilter, &exprCtx{s: c.s, what: "FILTER"})
+			if err != nil {
+				return nil, err
+			}
+			if wc.call.Filter, err = b.coerceBool(f, "FILTER", pos); err != nil {
+				return nil, err
+			}
 		}
 	} else {
+		if fc.AggFilter != nil {
+			return nil, pgerr.New(pgerr.FeatureNotSupported, "FILTER is not implemented for non-aggregate window functions").WithPosition(pos)
+		}
 		wf, targets, err := scalar.ResolveWindowFunc(name, argTypes)
 		if err != nil {
 			return nil, withPosition(err, pos)
@@ -157,11 +178,53 @@ func (b *binder) windowCall(fc *pg_query.FuncCall, name string, c *exprCtx) (sca
 		}
 		wc.order = append(wc.order, sortKey(e, sb))
 	}
-	if wc.call.Frame, err = b.frame(def, inner); err != nil {
+	if wc.call.Frame, err = b.frame(def, wc.order, c.s); err != nil {
 		return nil, withPosition(err, pos)
+	}
+	sig := wc.signature()
+	for i := range c.win.calls {
+		if c.win.calls[i].signature() == sig {
+			// The same call again (DISTINCT ON or ORDER BY repeating a
+			// select-list item) is the same value.
+			return &winRef{idx: i, typ: wc.call.Typ}, nil
+		}
 	}
 	c.win.calls = append(c.win.calls, wc)
 	return &winRef{idx: len(c.win.calls) - 1, typ: wc.call.Typ}, nil
+}
+
+// signature identifies a call by everything that decides its value.
+func (w *boundWindowCall) signature() string {
+	var sb strings.Builder
+	c := &w.call
+	if c.Func != nil {
+		sb.WriteString(c.Func.Name)
+	} else {
+		sb.WriteString(c.Agg.Name)
+	}
+	sb.WriteString("(")
+	for _, a := range c.Args {
+		sb.WriteString(a.String() + " " + a.Type().String() + ",")
+	}
+	if c.Filter != nil {
+		sb.WriteString(") filter (" + c.Filter.String())
+	}
+	sb.WriteString(") partition (")
+	for _, p := range w.partition {
+		sb.WriteString(p.String() + ",")
+	}
+	sb.WriteString(") order (")
+	for _, o := range w.order {
+		fmt.Fprintf(&sb, "%s %v %v,", o.Expr, o.Desc, o.NullsFirst)
+	}
+	f := c.Frame
+	fmt.Fprintf(&sb, ") frame %d %d %d %d", f.Mode, f.Start.Kind, f.End.Kind, f.Exclude)
+	for _, o := range []scalar.Expr{f.Start.Offset, f.End.Offset} {
+		if o != nil {
+			sb.WriteString(" " + o.String())
+		}
+	}
+	return sb.String()
 }
 
 // resolveDef merges a call's OVER clause with the named window it refers to.
@@ -190,33 +253,56 @@ func (w *winCollector) resolveDef(over *pg_query.WindowDef) (*pg_query.WindowDef
 	return &merged, nil
 }
 
-// frame decodes a window's frame clause.
-func (b *binder) frame(def *pg_query.WindowDef, c *exprCtx) (planner.Frame, error) {
+// frame decodes a window's frame clause. Offsets are constants: bound in
+// the query's scope, so that a column is refused as PostgreSQL refuses
+// it, and cast to bigint for ROWS and GROUPS or, for RANGE, to the offset
+// type of the in_range function of the window's one ORDER BY column.
+func (b *binder) frame(def *pg_query.WindowDef, order []planner.SortKey, s *scope) (planner.Frame, error) {
 	opts := def.FrameOptions
 	if opts&frameNonDefault == 0 {
 		return planner.DefaultFrame, nil
 	}
-	if opts&frameExclusion != 0 {
-		return planner.Frame{}, pgerr.New(pgerr.FeatureNotSupported, "frame EXCLUDE is not supported")
-	}
 	var f planner.Frame
+	mode := "RANGE"
 	switch {
 	case opts&frameRows != 0:
-		f.Mode = planner.FrameRows
+		f.Mode, mode = planner.FrameRows, "ROWS"
 	case opts&frameGroups != 0:
-		f.Mode = planner.FrameGroups
+		f.Mode, mode = planner.FrameGroups, "GROUPS"
 	default:
 		f.Mode = planner.FrameRange
 	}
+	switch {
+	case opts&frameExcludeCurrent != 0:
+		f.Exclude = planner.ExcludeCurrentRow
+	case opts&frameExcludeGroup != 0:
+		f.Exclude = planner.ExcludeGroup
+	case opts&frameExcludeTies != 0:
+		f.Exclude = planner.ExcludeTies
+	}
+	hasOffset := opts&(frameStartOffPrec|frameStartOffFoll|frameEndOffPrec|frameEndOffFoll) != 0
+	switch {
+	case f.Mode == planner.FrameRange && hasOffset && len(order) != 1:
+		return f, pgerr.New(pgerr.WindowingError, "RANGE with offset PRECEDING/FOLLOWING requires exactly one ORDER BY column")
+	case f.Mode == planner.FrameGroups && len(order) == 0:
+		return f, pgerr.New(pgerr.WindowingError, "GROUPS mode requires an ORDER BY clause")
+	}
 	offset := func(n *pg_query.Node) (scalar.Expr, error) {
-		e, err := b.expr(n, &exprCtx{s: newScope(nil), what: "window frame"})
+		e, err := b.expr(n, &exprCtx{s: s, what: "window " + mode})
 		if err != nil {
 			return nil, err
+		}
+		if hasVariables(e) {
+			return nil, pgerr.New(pgerr.InvalidColumnReference, "argument of %s must not contain variables", mode)
 		}
 		if f.Mode != planner.FrameRange {
 			return b.coerce(e, types.TypeInt8, coerceImplicit, 0)
 		}
-		return e, nil
+		t, err := scalar.ResolveInRange(order[0].Expr.Type(), e.Type())
+		if err != nil {
+			return nil, err
+		}
+		return b.coerce(e, t, coerceImplicit, 0)
 	}
 	var err error
 	switch {
@@ -246,10 +332,21 @@ func (b *binder) frame(def *pg_query.WindowDef, c *exprCtx) (planner.Frame, erro
 	default:
 		f.End.Kind = planner.CurrentRow
 	}
-	if f.Mode == planner.FrameRange && (f.Start.Offset != nil || f.End.Offset != nil) {
-		return f, pgerr.New(pgerr.FeatureNotSupported, "RANGE with offset PRECEDING/FOLLOWING is not supported")
-	}
 	return f, err
+}
+
+// hasVariables reports whether e reads a column of this query or of an
+// enclosing one.
+func hasVariables(e scalar.Expr) bool {
+	found := false
+	scalar.Walk(e, func(x scalar.Expr) bool {
+		switch x.(type) {
+		case *scalar.ColRef, *planner.OuterRef:
+			found = true
+		}
+		return !found
+	})
+	return found
 }
 
 // windows plans the window calls of a query over node: calls that share a

@@ -125,7 +125,7 @@ func (v *catalogView) load() ([]*pgcatalog.Relation, map[uint32]*pgcatalog.Relat
 // relationOf describes a catalog object for pgcatalog.
 func relationOf(o *catalog.Object) *pgcatalog.Relation {
 	r := &pgcatalog.Relation{OID: uint32(o.ID), Schema: o.Schema, Name: o.Name, PrimaryKey: o.PrimaryKey,
-		On: uint32(o.On), KeyCols: o.KeyCols, Unique: o.Unique}
+		On: uint32(o.On), KeyCols: o.KeyCols, Unique: o.Unique, Constraint: o.Constraint}
 	switch o.Kind {
 	case catalog.KindTable:
 		r.Kind = pgcatalog.KindTable

@@ -20,7 +20,7 @@ func TestSystemCatalogs(t *testing.T) {
 	exec(t, conn, "CREATE VIEW big AS SELECT id FROM orders WHERE amount > 100")
 	exec(t, conn, "CREATE MATERIALIZED VIEW spend AS SELECT customer, sum(amount) AS total FROM orders GROUP BY customer")
 	tests := []struct{ query, want string }{
-		{"SELECT relname, relkind FROM pg_class WHERE relnamespace = 2200 ORDER BY relname",
+		{"SELECT relname, relkind::text FROM pg_class WHERE relnamespace = 2200 ORDER BY relname",
 			"big|v\norders|r\norders_customer|i\norders_pkey|i\nspend|m"},
 		{"SELECT c.relname FROM pg_catalog.pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'public' AND pg_table_is_visible(c.oid) AND c.relkind = 'r'", "orders"},
 		{"SELECT attname, format_type(atttypid, atttypmod), attnotnull FROM pg_attribute WHERE attrelid = 'orders'::regclass AND attnum > 0 ORDER BY attnum",

@@ -86,16 +86,19 @@ func (s *session) bindDeclareCursor(cat *catalog.Catalog, raw *rawStatement, dc 
 }
 
 // bindFetch binds FETCH and MOVE, forward only: NEXT, FORWARD n, ALL.
-// The binding reads the cursor's columns, so it is redone every time.
+// The binding reads the cursor's columns, so it is redone every time. A
+// name that is no DECLAREd cursor may be a portal the client bound, as
+// SQL cursors and protocol portals share one namespace in PostgreSQL
+// (asyncpg's cursors bind a portal and MOVE it forward).
 func (s *session) bindFetch(fs *pg_query.FetchStmt) (*boundStmt, error) {
 	if fs.Direction != pg_query.FetchDirection_FETCH_FORWARD || fs.HowMany <= 0 {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "only FETCH and MOVE forward by a positive count or ALL are supported: cursors are NO SCROLL")
 	}
+	n := fs.HowMany // math.MaxInt64 for ALL
 	c, err := s.openCursor(fs.Portalname)
 	if err != nil {
-		return nil, err
+		return s.bindFetchPortal(fs, n, err)
 	}
-	n := fs.HowMany // math.MaxInt64 for ALL
 	b := &boundStmt{rebind: true, run: func(ctx context.Context, s *session, _ []types.Datum) (pgwire.Result, error) {
 		c, err := s.openCursor(fs.Portalname)
 		if err != nil {
@@ -114,6 +117,39 @@ func (s *session) bindFetch(fs *pg_query.FetchStmt) (*boundStmt, error) {
 	}}
 	if !fs.Ismove {
 		b.cols = c.cols
+	}
+	return b, nil
+}
+
+// bindFetchPortal binds FETCH or MOVE on a protocol portal; noCursor is
+// the error to give when there is no such portal either.
+func (s *session) bindFetchPortal(fs *pg_query.FetchStmt, n int64, noCursor error) (*boundStmt, error) {
+	if s.portals == nil {
+		return nil, noCursor
+	}
+	cols, _, ok, err := s.portals.ReadPortal(context.Background(), fs.Portalname, 0, nil)
+	if err != nil || !ok {
+		return nil, noCursor
+	}
+	b := &boundStmt{rebind: true, run: func(ctx context.Context, s *session, _ []types.Datum) (pgwire.Result, error) {
+		var rows []types.Row
+		var fn func(types.Row)
+		if !fs.Ismove {
+			fn = func(r types.Row) { rows = append(rows, r.Copy()) }
+		}
+		_, read, ok, err := s.portals.ReadPortal(ctx, fs.Portalname, n, fn)
+		switch {
+		case err != nil:
+			return nil, err
+		case !ok:
+			return nil, noCursor
+		case fs.Ismove:
+			return commandResult("MOVE " + strconv.FormatInt(read, 10)), nil
+		}
+		return &rowsResult{rows: rows, tag: "FETCH " + strconv.FormatInt(read, 10)}, nil
+	}}
+	if !fs.Ismove {
+		b.cols = cols
 	}
 	return b, nil
 }

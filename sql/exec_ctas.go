@@ -38,6 +38,11 @@ func (s *session) bindCreateTableAsSelect(raw *rawStatement, ct *pg_query.Create
 			if err != nil {
 				return err
 			}
+			for _, c := range q.Columns {
+				if err := storableType(c.Name, c.Type); err != nil {
+					return err
+				}
+			}
 			obj := &catalog.Object{Kind: catalog.KindTable, Schema: catalog.DefaultSchema, Name: name, SQL: raw.text, Columns: q.Columns, ID: tx.NextID()}
 			n, err = tx.CreateTableAs(ctx, obj, q.Plan, skipData)
 			return err

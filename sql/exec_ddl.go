@@ -65,80 +65,6 @@ func ddl(tag string, fn func(ctx context.Context, s *session) error) *boundStmt 
 	}}
 }
 
-// ddlAllowed refuses a catalog change in an implicit transaction that
-// has written: catalog changes commit on their own, at once. Inside a
-// transaction block, submitDDL decides: only what a change creates can
-// be taken back when the block rolls back.
-func (s *session) ddlAllowed(tag string) error {
-	if s.txn != nil && s.txn.implicit && s.txn.hasWrites() {
-		return pgerr.New(pgerr.ActiveSQLTransaction, "%s cannot run inside a transaction block", tag)
-	}
-	return nil
-}
-
-// undoableKinds are the objects a CREATE inside a transaction block may
-// create: dropping them again undoes the CREATE completely.
-var undoableKinds = map[catalog.ObjectKind]bool{catalog.KindTable: true, catalog.KindView: true, catalog.KindMaterializedView: true, catalog.KindIndex: true, catalog.KindSequence: true}
-
-// submitDDL runs a catalog change on the coordinator and sends the
-// notices it produced.
-//
-// Inside a transaction block the change commits at once all the same,
-// and may only create tables, views, indexes and sequences: the block
-// remembers them and drops them again if it rolls back (or its COMMIT
-// fails), so that a rolled-back block leaves the catalog as it found it.
-// Other sessions see the new objects before the block commits.
-func (s *session) submitDDL(ctx context.Context, fn func(ctx context.Context, tx *engine.DDL, notice func(*pgerr.Error)) error) error {
-	var notices []*pgerr.Error
-	var created []uint64
-	inBlock := s.txn != nil && !s.txn.implicit
-	err := s.e.eng.RunDDL(ctx, func(ctx context.Context, tx *engine.DDL) error {
-		notices, created = notices[:0], created[:0]
-		if err := fn(ctx, tx, func(n *pgerr.Error) { notices = append(notices, n) }); err != nil {
-			return err
-		}
-		for _, o := range tx.CreatedObjects() {
-			if inBlock && !undoableKinds[o.Kind] {
-				return pgerr.New(pgerr.ActiveSQLTransaction, "CREATE %s cannot run inside a transaction block", strings.ToUpper(o.Kind.String()))
-			}
-			created = append(created, o.ID)
-		}
-		if inBlock && tx.Drops() {
-			return pgerr.New(pgerr.ActiveSQLTransaction, "a statement that drops or replaces objects cannot run inside a transaction block").
-				WithHint("Run it outside BEGIN … COMMIT (with autocommit on): inside a block streamdb can only take back what CREATE statements made.")
-		}
-		return nil
-	})
-	for _, n := range notices {
-		s.notice(n)
-	}
-	if err == nil && inBlock {
-		s.txn.created = append(s.txn.created, created...)
-	}
-	return err
-}
-
-// undoCreates drops, newest first, the objects a transaction block
-// created, when the block does not commit.
-func (s *session) undoCreates(ctx context.Context, t *txn) {
-	if t == nil || len(t.created) == 0 {
-		return
-	}
-	err := s.e.eng.RunDDL(ctx, func(ctx context.Context, tx *engine.DDL) error {
-		for i := len(t.created) - 1; i >= 0; i-- {
-			if o, ok := tx.Catalog().ByID(t.created[i]); ok {
-				if err := dropWithDependents(tx, o, true, func(*pgerr.Error) {}); err != nil {
-					return err
-				}
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		s.e.log.Warn("could not drop the objects of a rolled-back transaction block", "err", err)
-	}
-}
-
 func (s *session) bindCreateTable(cat *catalog.Catalog, raw *rawStatement, cs *pg_query.CreateStmt) (*boundStmt, error) {
 	return s.bindCreateTableWith(cat, raw, cs, nil)
 }
@@ -194,6 +120,9 @@ func (s *session) bindCreateTableWith(cat *catalog.Catalog, raw *rawStatement, c
 				var err error
 				if t, err = b.bindType(cd.TypeName); err != nil {
 					return nil, err
+				}
+				if err := storableType(cd.Colname, t); err != nil {
+					return nil, withPosition(err, loc(cd.Location))
 				}
 			}
 			col := catalog.ColumnDef{Name: cd.Colname, Type: t, NotNull: cd.IsNotNull}
@@ -366,7 +295,7 @@ func (u uniqueSpec) index(tx *engine.DDL, t *catalog.Object) *catalog.Object {
 		quoted[i] = quoteIdentifier(c)
 	}
 	sql := fmt.Sprintf("CREATE UNIQUE INDEX %s ON %s (%s)", quoteIdentifier(name), quoteIdentifier(t.Name), strings.Join(quoted, ", "))
-	idx := &catalog.Object{Kind: catalog.KindIndex, Schema: catalog.DefaultSchema, Name: name, SQL: sql, On: t.ID, KeyCols: u.keyCols, Unique: true, DependsOn: []uint64{t.ID}, ID: tx.NextID()}
+	idx := &catalog.Object{Kind: catalog.KindIndex, Schema: catalog.DefaultSchema, Name: name, SQL: sql, On: t.ID, KeyCols: u.keyCols, Unique: true, Constraint: true, DependsOn: []uint64{t.ID}, ID: tx.NextID()}
 	for _, k := range u.keyCols {
 		idx.Columns = append(idx.Columns, t.Columns[k])
 	}

@@ -14,9 +14,11 @@ import (
 // savepoint is the state of a transaction block when SAVEPOINT ran: a
 // copy of its pending changes and how many objects it had created.
 type savepoint struct {
-	name    string
-	tables  map[uint64]*txnTable
-	created int
+	name   string
+	tables map[uint64]*txnTable
+	// undo, notifies and listens are how many of the block's catalog
+	// changes, notifications and LISTENs came before the savepoint.
+	undo, notifies, listens int
 }
 
 // copyTables copies a transaction's pending changes, so that later
@@ -51,7 +53,7 @@ func (s *session) bindSavepoint(ts *pg_query.TransactionStmt) *boundStmt {
 			return nil, pgerr.New(pgerr.NoActiveSQLTransaction, "%s can only be used in transaction blocks", what)
 		}
 		if ts.Kind == pg_query.TransactionStmtKind_TRANS_STMT_SAVEPOINT {
-			t.savepoints = append(t.savepoints, savepoint{name: name, tables: copyTables(t.tables), created: len(t.created)})
+			t.savepoints = append(t.savepoints, savepoint{name: name, tables: copyTables(t.tables), undo: len(t.undo), notifies: len(t.notifies), listens: len(t.listens)})
 			return commandResult("SAVEPOINT"), nil
 		}
 		i := len(t.savepoints) - 1
@@ -68,11 +70,9 @@ func (s *session) bindSavepoint(ts *pg_query.TransactionStmt) *boundStmt {
 		sp := t.savepoints[i]
 		t.savepoints = t.savepoints[:i+1]
 		t.tables = copyTables(sp.tables)
-		if len(t.created) > sp.created {
-			later := &txn{created: slices.Clone(t.created[sp.created:])}
-			t.created = t.created[:sp.created]
-			s.undoCreates(ctx, later)
-		}
+		later := slices.Clone(t.undo[sp.undo:])
+		t.undo, t.notifies, t.listens = t.undo[:sp.undo], t.notifies[:sp.notifies], t.listens[:sp.listens]
+		s.undoSteps(ctx, later)
 		t.state = txnOpen
 		return commandResult("ROLLBACK"), nil
 	})

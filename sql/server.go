@@ -23,6 +23,9 @@ type Config struct {
 	// Clock is the engine's time (nil: the wall clock): tests inject an
 	// engine.ManualClock to drive mz_now() and temporal filters.
 	Clock engine.Clock
+	// LogParameters logs the values of statements' parameters with the
+	// statements at debug level; without it they are redacted.
+	LogParameters bool
 }
 
 // Frontend is streamdb's SQL front end: it opens sessions for pgwire
@@ -31,6 +34,11 @@ type Frontend struct {
 	eng     *engine.Engine
 	log     *slog.Logger
 	started time.Time
+	// logParams is Config.LogParameters.
+	logParams bool
+	// advisory holds the advisory locks, notify routes NOTIFY.
+	advisory *advisoryLocks
+	notify   *notifyHub
 
 	mu       sync.Mutex
 	sessions map[uint32]*session
@@ -55,7 +63,8 @@ func Open(ctx context.Context, cfg Config) (*Frontend, error) {
 	if limit == 0 {
 		limit = defaultMemoryLimit()
 	}
-	e := &Frontend{eng: eng, log: log, started: time.Now(), sessions: map[uint32]*session{}, guard: newMemoryGuard(limit)}
+	e := &Frontend{eng: eng, log: log, started: time.Now(), sessions: map[uint32]*session{}, guard: newMemoryGuard(limit), logParams: cfg.LogParameters,
+		advisory: newAdvisoryLocks(), notify: newNotifyHub()}
 	return e, nil
 }
 

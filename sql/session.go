@@ -18,6 +18,7 @@ type session struct {
 	pid      uint32
 	info     sessionInfo
 	notifier pgwire.Notifier
+	portals  pgwire.Portals
 	started  time.Time
 
 	txn *txn // open explicit or implicit transaction, nil when idle
@@ -38,6 +39,10 @@ type session struct {
 
 	// cursors are the open DECLARE CURSORs by name.
 	cursors map[string]*cursor
+
+	// stmtDone is closed when the running statement is canceled, for
+	// the waits that happen outside the engine (pg_advisory_lock).
+	stmtDone <-chan struct{}
 }
 
 // txnState is the state of an open transaction.
@@ -61,6 +66,7 @@ func newSession(e *Frontend, st pgwire.Startup) *session {
 		e:        e,
 		pid:      st.ProcessID,
 		notifier: st.Notifier,
+		portals:  st.Portals,
 		started:  time.Now(),
 		parsed:   map[string][]rawStatement{},
 		bound:    map[bindKey]*boundStmt{},
@@ -176,7 +182,9 @@ func (s *session) EndBlock(err error) error {
 		return nil
 	}
 	if err != nil {
+		t := s.txn
 		s.txn = nil
+		s.endTxn(t, false)
 		return nil
 	}
 	return s.commit(context.Background())
@@ -192,6 +200,8 @@ func (s *session) Abort(err error) {
 // Close rolls back any open transaction.
 func (s *session) Close() {
 	s.rollback(context.Background())
+	s.e.advisory.release(s, false)
+	s.e.notify.unlisten(s, "", true)
 	s.e.forget(s)
 }
 

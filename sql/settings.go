@@ -245,13 +245,46 @@ func checkIntRange(lo, hi int) func(string) (string, error) {
 	}
 }
 
+// checkEncoding reads a client_encoding value as PostgreSQL's
+// pg_char_to_encoding does: case and every character that is not a
+// letter or digit are ignored ("utf-8", "'UTF8'" as asyncpg sends it,
+// "Unicode" all name UTF8). streamdb speaks UTF8 only: another encoding
+// PostgreSQL knows is refused as unsupported, a name it does not know as
+// an invalid value.
 func checkEncoding(v string) (string, error) {
-	switch strings.ToUpper(strings.ReplaceAll(strings.TrimSpace(v), "-", "")) {
-	case "UTF8", "UNICODE":
+	clean := strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z' || r >= '0' && r <= '9':
+			return r
+		case r >= 'A' && r <= 'Z':
+			return r + 'a' - 'A'
+		}
+		return -1
+	}, v)
+	switch {
+	case clean == "utf8" || clean == "unicode":
 		return "UTF8", nil
+	case otherEncodings[clean]:
+		return "", pgerr.New(pgerr.FeatureNotSupported, "encoding %q is not supported; streamdb speaks UTF8 only", v)
 	}
-	return "", pgerr.New(pgerr.FeatureNotSupported, "encoding %q is not supported; streamdb speaks UTF8 only", v)
+	return "", pgerr.New(pgerr.InvalidParameterValue, "invalid value for parameter \"client_encoding\": %q", v)
 }
+
+// otherEncodings are the other names of PostgreSQL's pg_encname_tbl, as
+// checkEncoding cleans them.
+var otherEncodings = func() map[string]bool {
+	m := map[string]bool{}
+	for _, n := range strings.Fields(`abc alt big5 euccn eucjis2004 eucjp euckr euctw gb18030 gbk iso88591 iso885910
+		iso885913 iso885914 iso885915 iso885916 iso88592 iso88593 iso88594 iso88595 iso88596 iso88597 iso88598
+		iso88599 johab koi8 koi8r koi8u latin1 latin10 latin2 latin3 latin4 latin5 latin6 latin7 latin8 latin9
+		mskanji muleinternal shiftjis shiftjis2004 sjis sqlascii tcvn tcvn5712 uhc vscii win win1250 win1251
+		win1252 win1253 win1254 win1255 win1256 win1257 win1258 win866 win874 win932 win936 win949 win950
+		windows1250 windows1251 windows1252 windows1253 windows1254 windows1255 windows1256 windows1257
+		windows1258 windows866 windows874 windows932 windows936 windows949 windows950`) {
+		m[n] = true
+	}
+	return m
+}()
 
 func checkDateStyle(v string) (string, error) {
 	style, order := "ISO", "MDY"

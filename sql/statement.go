@@ -47,6 +47,9 @@ func (st *statement) Describe(ctx context.Context, paramOIDs []uint32) (_ []type
 	st.bound = nil
 	b, err := st.bind()
 	if err != nil {
+		// As any error in a transaction block, one found while planning
+		// (a constant 1 / 0) fails the block.
+		st.s.fail()
 		return nil, nil, err
 	}
 	return b.params, b.cols, nil
@@ -66,6 +69,7 @@ func (st *statement) Execute(ctx context.Context, params []types.Datum) (_ pgwir
 		s.fail()
 		return nil, err
 	}
+	s.logStatement(ctx, st, params)
 	res, err := s.runTracked(ctx, b, params)
 	if err != nil {
 		s.fail()
@@ -174,7 +178,9 @@ func (s *session) fail() {
 	}
 	if s.txn.implicit {
 		if !s.block {
+			t := s.txn
 			s.txn = nil
+			s.endTxn(t, false)
 		}
 		return
 	}

@@ -20,10 +20,12 @@ func (s *session) runTimed(ctx context.Context, b *boundStmt, params []types.Dat
 	v, _ := s.info.settings.get("statement_timeout")
 	d, err := parseTimeout(v)
 	if err != nil || d <= 0 || b.txnControl {
+		s.stmtDone = ctx.Done()
 		return b.run(ctx, s, params)
 	}
 	tctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
+	s.stmtDone = tctx.Done()
 	res, err := b.run(tctx, s, params)
 	if err != nil && ctx.Err() == nil && errors.Is(tctx.Err(), context.DeadlineExceeded) {
 		return nil, pgerr.New(pgerr.QueryCanceled, "canceling statement due to statement timeout")

@@ -20,11 +20,16 @@ type txn struct {
 	state    txnState
 	start    time.Time
 	tables   map[uint64]*txnTable
-	// created lists the objects CREATE statements of the block made,
-	// dropped again unless the block commits.
-	created []uint64
+	// undo takes back the block's catalog changes unless it commits
+	// (ddl_undo.go).
+	undo []undoStep
 	// savepoints are the block's savepoints in effect, oldest first.
 	savepoints []savepoint
+	// notifies and listens wait for the commit (notify.go); xactLocks
+	// is set once the transaction has taken an advisory lock.
+	notifies  []notification
+	listens   []listenOp
+	xactLocks bool
 }
 
 func newTxn(implicit bool) *txn {
@@ -180,18 +185,19 @@ func (t *txn) writeSet() *engine.WriteSet {
 func (s *session) commit(ctx context.Context) error {
 	t := s.txn
 	s.txn = nil
-	if t == nil || t.state == txnFailed || !t.hasWrites() {
+	if t == nil || t.state == txnFailed {
+		s.endTxn(t, false)
 		return nil
 	}
-	w := t.writeSet()
-	if w.Empty() {
-		return nil
+	if w := t.writeSet(); !w.Empty() {
+		if err := s.e.eng.Commit(ctx, w); err != nil {
+			s.undoCreates(ctx, t)
+			s.endTxn(t, false)
+			return err
+		}
 	}
-	err := s.e.eng.Commit(ctx, w)
-	if err != nil {
-		s.undoCreates(ctx, t)
-	}
-	return err
+	s.endTxn(t, true)
+	return nil
 }
 
 // rollback ends the transaction without committing it.
@@ -199,6 +205,7 @@ func (s *session) rollback(ctx context.Context) {
 	t := s.txn
 	s.txn = nil
 	s.undoCreates(ctx, t)
+	s.endTxn(t, false)
 }
 
 // tableInput returns a table's rows as the current transaction sees them.

@@ -142,12 +142,14 @@ func (s *sniffer) word() string {
 }
 
 // ifExists consumes the given words if they come next, all of them.
-func (s *sniffer) ifExists(words ...string) {
+func (s *sniffer) ifExists(words ...string) bool {
 	if t, ok := s.peek(); ok && t.kind == tkWord && t.text == words[0] {
 		for range words {
 			s.take()
 		}
+		return true
 	}
+	return false
 }
 
 func (s *sniffer) punct(p string) bool {
@@ -206,7 +208,11 @@ func (s *sniffer) create(d *ddl) {
 		return
 	}
 	d.op = ddlCreate
-	s.ifExists("if", "not", "exists")
+	if s.ifExists("if", "not", "exists") && d.kind == "SCHEMA" {
+		// A schema may exist before the file runs (public): the
+		// file did not create it and must not drop it.
+		return
+	}
 	if n := s.name(); n != nil {
 		d.names = append(d.names, n)
 	}

@@ -59,7 +59,8 @@
 // output columns; ORDER BY ... LIMIT stays in the view (a top-k view) and is
 // applied again on reading in nosort mode. Queries that cannot be views (no
 // relation, volatile functions, a nosort ORDER BY on values that are not
-// output columns, a view creation failing with SQLSTATE 0A000, ...) run in
+// output columns, a view creation failing with SQLSTATE 0A000 or over an
+// anonymous record column, ...) run in
 // batch and are counted as fallbacks by reason. PostgreSQL does not maintain
 // materialized views, so against it Config.RefreshViews creates them WITH NO
 // DATA and refreshes each before reading: that checks the runner's side of

@@ -6,9 +6,10 @@ import (
 )
 
 // createViews creates the views planned before record i. A creation that
-// fails with SQLSTATE 0A000 (feature not supported) sends the query to
-// batch; any other failure is the query record's failure, reported when it
-// is reached. A view name left over from an earlier crashed run is dropped
+// fails with SQLSTATE 0A000 (feature not supported), or because the query
+// returns an anonymous record (42P16, which a PostgreSQL view cannot
+// hold), sends the query to batch; any other failure is the query
+// record's failure, reported when it is reached. A view name left over from an earlier crashed run is dropped
 // and the creation retried once; a connection lost on the way is
 // re-established for the views that follow.
 //
@@ -39,6 +40,10 @@ func (f *fileRun) createViews(ctx context.Context, i int) {
 			v.created = true
 		case sqlState(err) == "0A000":
 			v.fallback = "view not supported (0A000): " + errorMessage(err)
+		case sqlState(err) == "42P16" && strings.Contains(errorMessage(err), "pseudo-type record"):
+			// A query of anonymous records, which PostgreSQL keeps in
+			// no relation.
+			v.fallback = "view of a record column (42P16)"
 		default:
 			v.err = err
 		}

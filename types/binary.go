@@ -31,8 +31,10 @@ func AppendBinary(dst []byte, d Datum, t Type) []byte {
 			return appendCoefBinary(dst, d.i, d.e)
 		}
 		return appendNumericBinary(dst, d.dec())
-	case Text, Varchar, Char, Name, Bytea, JSON, UUID:
+	case Text, Varchar, Char, Name, Bytea, JSON, UUID, QChar:
 		return append(dst, d.str()...)
+	case Void:
+		return dst
 	case JSONB:
 		return append(append(dst, 1), d.str()...)
 	case Date:
@@ -57,6 +59,8 @@ func AppendBinary(dst []byte, d Datum, t Type) []byte {
 		return binary.BigEndian.AppendUint32(dst, uint32(iv.Months))
 	case Array:
 		return appendArrayBinary(dst, d.arr())
+	case Record:
+		return appendRecordBinary(dst, d.rec())
 	}
 	return dst
 }
@@ -68,18 +72,13 @@ func appendArrayBinary(dst []byte, a *ArrayValue) []byte {
 			hasNull = 1
 		}
 	}
-	ndim := uint32(1)
-	if len(a.Elems) == 0 {
-		ndim = 0
-	}
-	dst = binary.BigEndian.AppendUint32(dst, ndim)
+	dst = binary.BigEndian.AppendUint32(dst, uint32(a.NDims()))
 	dst = binary.BigEndian.AppendUint32(dst, hasNull)
 	dst = binary.BigEndian.AppendUint32(dst, a.Elem.OID())
-	if ndim == 0 {
-		return dst
+	for _, n := range a.Lengths() {
+		dst = binary.BigEndian.AppendUint32(dst, uint32(n))
+		dst = binary.BigEndian.AppendUint32(dst, 1)
 	}
-	dst = binary.BigEndian.AppendUint32(dst, uint32(len(a.Elems)))
-	dst = binary.BigEndian.AppendUint32(dst, 1)
 	for _, e := range a.Elems {
 		if e.IsNull() {
 			dst = binary.BigEndian.AppendUint32(dst, math.MaxUint32)
@@ -175,6 +174,10 @@ func parseBinaryValue(b []byte, t Type) (Datum, error) {
 		return NewString(f, s), nil
 	case Bytea:
 		return NewBytea(b), nil
+	case QChar:
+		return NewString(QChar, string(b[:min(len(b), 1)])), nil
+	case Void:
+		return NewString(Void, ""), nil
 	case UUID:
 		if err := fixed(b, 16); err != nil {
 			return Null, err
@@ -246,6 +249,8 @@ func parseBinaryValue(b []byte, t Type) (Datum, error) {
 		}), nil
 	case Array:
 		return parseArrayBinary(b, t.ElemType())
+	case Record:
+		return Null, errRecordInput()
 	}
 	return Null, pgerr.New(pgerr.FeatureNotSupported, "binary format for type %s is not supported", t)
 }
@@ -259,12 +264,10 @@ func parseArrayBinary(b []byte, elem Type) (Datum, error) {
 	oid := binary.BigEndian.Uint32(b[8:])
 	b = b[12:]
 	switch {
-	case ndim < 0 || ndim > 6:
+	case ndim < 0 || ndim > MaxArrayDims:
 		return Null, errBinary("invalid number of dimensions: %d", ndim)
 	case flags > 1:
 		return Null, errBinary("invalid array flags")
-	case ndim > 1:
-		return Null, pgerr.New(pgerr.FeatureNotSupported, "multidimensional arrays are not supported")
 	case oid != elem.OID():
 		return Null, errBinary("binary data has array element type %d instead of expected %d", oid, elem.OID())
 	}
@@ -275,16 +278,36 @@ func parseArrayBinary(b []byte, elem Type) (Datum, error) {
 		}
 		return NewArray(a), nil
 	}
-	if len(b) < 8 {
+	if len(b) < 8*int(ndim) {
 		return Null, errBinary("insufficient data left in message")
 	}
-	n := int32(binary.BigEndian.Uint32(b))
-	b = b[8:]
-	if n < 0 || int(n) > len(b)/4 {
-		return Null, errBinary("insufficient data left in message")
+	dims := make([]int32, ndim)
+	n := int64(1)
+	for i := range dims {
+		dims[i] = int32(binary.BigEndian.Uint32(b))
+		lb := int32(binary.BigEndian.Uint32(b[4:]))
+		b = b[8:]
+		if dims[i] < 0 {
+			return Null, errBinary("insufficient data left in message")
+		}
+		if lb != 1 {
+			return Null, ErrArrayBounds()
+		}
+		if n *= int64(dims[i]); n > int64(len(b)/4) {
+			return Null, errBinary("insufficient data left in message")
+		}
+	}
+	if n == 0 {
+		if len(b) != 0 {
+			return Null, errBinaryLength()
+		}
+		return NewArray(a), nil
+	}
+	if ndim > 1 {
+		a.Dims = dims
 	}
 	a.Elems = make([]Datum, 0, n)
-	for i := int32(0); i < n; i++ {
+	for i := int64(0); i < n; i++ {
 		if len(b) < 4 {
 			return Null, errBinary("insufficient data left in message")
 		}

@@ -2,6 +2,7 @@ package types
 
 import (
 	"encoding/binary"
+	"math"
 	"strconv"
 	"strings"
 
@@ -125,6 +126,50 @@ func parseNumericBinary(b []byte) (Datum, error) {
 	if dscale > numericMaxDsc {
 		return Null, errBinary("invalid scale in external \"numeric\" value")
 	}
+	if d, ok := numericBinaryCoef(b, weight, dscale, sign == numericNeg); ok {
+		return d, nil
+	}
+	return parseNumericDigits(b, weight, dscale, sign)
+}
+
+// numericBinaryCoef is parseNumericBinary's fast path for the common
+// values whose scaled coefficient fits an int64 (four base-10000 digits
+// at most): it computes the inline form directly instead of through
+// apd's big integers. ok is false when the value needs the general path.
+func numericBinaryCoef(b []byte, weight, dscale int, neg bool) (Datum, bool) {
+	ndigits := len(b) / 2
+	if ndigits > 4 {
+		return Null, false
+	}
+	var coef int64
+	for i := 0; i < ndigits; i++ {
+		g := binary.BigEndian.Uint16(b[2*i:])
+		if g >= 10000 {
+			return Null, false
+		}
+		coef = coef*10000 + int64(g)
+	}
+	// coef × 10^shift is the value scaled by 10^dscale; a negative shift
+	// truncates the digits beyond the display scale.
+	shift := 4*(weight+1-ndigits) + dscale
+	for ; shift > 0; shift-- {
+		if coef > math.MaxInt64/10 {
+			return Null, false
+		}
+		coef *= 10
+	}
+	for ; shift < 0 && coef != 0; shift++ {
+		coef /= 10
+	}
+	if neg {
+		coef = -coef
+	}
+	return NewNumericCoef(coef, int32(-dscale)), true
+}
+
+// parseNumericDigits is parseNumericBinary's general path, through apd.
+func parseNumericDigits(b []byte, weight, dscale int, sign uint16) (Datum, error) {
+	ndigits := len(b) / 2
 	var sb strings.Builder
 	for i := 0; i < ndigits; i++ {
 		g := binary.BigEndian.Uint16(b[2*i:])

@@ -53,8 +53,14 @@ func castValue(d Datum, from, to Type, explicit bool, cfg *TextConfig) (Datum, e
 	case tf.IsString():
 		return NewString(tf, castToString(d, from, tf, cfg)), nil
 	case ff.IsString():
-		s := d.str()
-		return parseTextValue(s, to, cfg)
+		// An I/O conversion reads the text without the target's modifier
+		// and applies it after (CoerceViaIO, then the length coercion):
+		// CAST(text '1' AS interval year) is one second truncated to zero
+		// years, where the literal INTERVAL '1' YEAR is one year.
+		to.Mod = -1
+		return parseTextValue(d.str(), to, cfg)
+	case ff == QChar && tf.IsInteger() || ff.IsInteger() && tf == QChar:
+		return castQChar(d, tf)
 	case ff.IsNumeric() || ff == Oid || ff.IsReg() || tf.IsNumeric() && ff != JSONB || tf == Oid || tf.IsReg():
 		return castNumber(d, from, to)
 	}
@@ -102,7 +108,7 @@ func castToString(d Datum, from Type, to Family, cfg *TextConfig) string {
 
 func castArray(d Datum, from, to Type, explicit bool, cfg *TextConfig) (Datum, error) {
 	fe, te := from.ElemType(), to.ElemType()
-	out := &ArrayValue{Elem: te, Elems: make([]Datum, len(d.arr().Elems))}
+	out := d.arr().WithElems(te, make([]Datum, len(d.arr().Elems)))
 	for i, e := range d.arr().Elems {
 		if e.IsNull() {
 			continue

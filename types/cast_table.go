@@ -60,6 +60,9 @@ var pgCasts = map[[2]Family]CastKind{
 	{TimestampTZ, Timestamp}: CastAssignment,
 	{Timestamp, Date}:        CastAssignment, {Timestamp, Time}: CastAssignment,
 	{Timestamp, TimestampTZ}: CastImplicit,
+	{QChar, Text}:            CastImplicit, {QChar, Char}: CastAssignment, {QChar, Varchar}: CastAssignment,
+	{QChar, Int4}: CastExplicit, {Int4, QChar}: CastExplicit,
+	{Text, QChar}: CastAssignment, {Char, QChar}: CastAssignment, {Varchar, QChar}: CastAssignment,
 }
 
 // CastContext reports whether a cast from one type to another exists and
@@ -96,7 +99,8 @@ func CastContext(from, to Type) (CastKind, bool) {
 // Category returns pg_type.typcategory, which PostgreSQL's overload
 // resolution uses to prefer candidates of the argument's category: 'A'
 // array, 'B' boolean, 'D' date/time, 'N' numeric, 'S' string, 'T'
-// timespan, 'U' user-defined (bytea, uuid, json, jsonb), 'X' unknown.
+// timespan, 'C' composite (record), 'U' user-defined (bytea, uuid, json,
+// jsonb), 'X' unknown.
 func Category(f Family) byte {
 	switch f {
 	case Bool:
@@ -111,8 +115,14 @@ func Category(f Family) byte {
 		return 'T'
 	case Array:
 		return 'A'
+	case Record:
+		return 'C'
 	case Unknown:
 		return 'X'
+	case QChar:
+		return 'Z'
+	case Void:
+		return 'P'
 	}
 	return 'U'
 }

@@ -48,7 +48,7 @@ func Compare(a, b Datum) int {
 		return compareNumeric(a, b)
 	case Char:
 		return strings.Compare(strings.TrimRight(a.str(), " "), strings.TrimRight(b.str(), " "))
-	case Text, Varchar, Name, Bytea, JSON, UUID:
+	case Text, Varchar, Name, Bytea, JSON, UUID, QChar, Void:
 		return strings.Compare(a.str(), b.str())
 	case JSONB:
 		return CompareJSONB(a.str(), b.str())
@@ -56,6 +56,8 @@ func Compare(a, b Datum) int {
 		return compareInterval(a.Interval(), b.Interval())
 	case Array:
 		return compareArrays(a.arr(), b.arr())
+	case Record:
+		return compareRecords(a.rec(), b.rec())
 	}
 	return 0
 }
@@ -138,7 +140,7 @@ func compareArrays(a, b *ArrayValue) int {
 			return c
 		}
 	}
-	return cmp.Compare(len(a.Elems), len(b.Elems))
+	return compareShape(a, b)
 }
 
 // spanInterval is the inverse of IntervalSpan: the canonical interval with

@@ -31,6 +31,7 @@ import (
 //	                      ±infinity as MaxInt64/MinInt64
 //	Interval              i = microseconds, e = days, n = months
 //	Array                 p = *ArrayValue
+//	Record                p = *RecordValue
 //
 // A Datum has four fields, kind and e in one (head): the compiler keeps
 // a struct of at most four fields in registers, and one of five lives in
@@ -53,14 +54,6 @@ type head struct {
 	_    [0]func()
 	kind Family
 	e    int32 // numeric exponent; interval days
-}
-
-// ArrayValue is the payload of an array Datum: a one-dimensional array with
-// PostgreSQL's default lower bound of 1. Elements may be NULL. An ArrayValue is
-// immutable once placed in a Datum.
-type ArrayValue struct {
-	Elem  Type
-	Elems []Datum
 }
 
 // Null is the SQL NULL value.
@@ -207,6 +200,8 @@ func (d Datum) dec() *apd.Decimal { return (*apd.Decimal)(d.p) }
 
 // arr is the payload of an array Datum.
 func (d Datum) arr() *ArrayValue { return (*ArrayValue)(d.p) }
+
+func (d Datum) rec() *RecordValue { return (*RecordValue)(d.p) }
 
 // UUID returns the 16 bytes of a uuid Datum.
 func (d Datum) UUID() (u [16]byte) {

@@ -50,7 +50,7 @@
 // testdata/cases_cast.txt is run through the server's input, output, send and
 // cast functions, and the tests compare streamdb's results line by line,
 // errors included. Deliberate differences are listed in knownDeviations in
-// golden_test.go: arrays are one-dimensional with lower bound 1, and
+// golden_test.go: arrays have lower bounds of 1 (see ArrayValue), and
 // timestamps end in the year 294247 because payloads count microseconds from
 // 1970 in an int64 (PostgreSQL counts from 2000 and reaches 294276).
 //

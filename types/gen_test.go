@@ -10,7 +10,7 @@ import (
 
 // keyFamilies are the families randomDatum can produce.
 var keyFamilies = []Family{Bool, Int2, Int4, Int8, Oid, Float4, Float8, Numeric, Text, Varchar,
-	Char, Name, Bytea, Date, Time, Timestamp, TimestampTZ, Interval, UUID, JSON, JSONB, Array}
+	Char, Name, Bytea, Date, Time, Timestamp, TimestampTZ, Interval, UUID, JSON, JSONB, Array, Record}
 
 // randomDatum returns a value of family f drawn to hit edge cases often:
 // NULL, zeros, extremes, NaN and infinities, equal values with different
@@ -78,7 +78,38 @@ func randomDatum(rng *rand.Rand, f Family) Datum {
 		for n := rng.IntN(4); n > 0; n-- {
 			a.Elems = append(a.Elems, randomDatum(rng, ef))
 		}
+		if rng.IntN(3) == 0 {
+			// A multidimensional array, often of few elements so
+			// that shapes alone tell arrays apart.
+			shape := [][]int32{{1, 1}, {2, 1}, {1, 2}, {2, 2}, {1, 1, 1}, {2, 1, 2}}[rng.IntN(6)]
+			n := int32(1)
+			for _, d := range shape {
+				n *= d
+			}
+			a.Elems = a.Elems[:0]
+			for range n {
+				a.Elems = append(a.Elems, randomDatum(rng, ef))
+			}
+			a.Dims = shape
+		}
 		return NewArray(a)
+	case Record:
+		var typs []Type
+		var fields []Datum
+		for n := rng.IntN(3); n > 0; n-- {
+			ff := []Family{Int4, Text, Array}[rng.IntN(3)]
+			typs = append(typs, Type{Family: ff, Mod: -1})
+			fields = append(fields, randomDatum(rng, ff))
+		}
+		for i, t := range typs {
+			if t.Family == Array {
+				typs[i] = ArrayOf(TypeInt4)
+				if !fields[i].IsNull() {
+					typs[i] = ArrayOf(fields[i].Array().Elem)
+				}
+			}
+		}
+		return NewRecord(InternRecord("", AnonymousFieldNames(len(typs)), typs), fields)
 	}
 	return Null
 }

@@ -25,8 +25,7 @@ type goldenCase struct {
 // knownDeviations lists golden cases streamdb deliberately does not match,
 // keyed by "type<TAB>input", with the reason.
 var knownDeviations = map[string]string{
-	"integer[]\t{{1,2},{3,4}}":                                  "multidimensional arrays are not supported",
-	"integer[]\t[0:2]={1,2,3}":                                  "arrays with explicit bounds are not supported",
+	"integer[]\t[0:2]={1,2,3}":                                  "arrays with lower bounds other than 1 are not supported",
 	"timestamp without time zone\t294276-12-31 23:59:59.999999": "payloads count from 1970 in int64, ending in 294247",
 	"timestamp with time zone\t294276-12-31 23:59:59.999999":    "payloads count from 1970 in int64, ending in 294247",
 	"timestamp with time zone\t294277-01-01 00:00:00":           "payloads count from 1970 in int64, ending in 294247",
@@ -104,6 +103,9 @@ func parseTypeName(t testing.TB, s string) Type {
 	if strings.HasSuffix(s, "[]") {
 		return ArrayOf(parseTypeName(t, strings.TrimSuffix(s, "[]")))
 	}
+	if strings.HasPrefix(s, "interval") {
+		return parseIntervalTypeName(t, s)
+	}
 	base, mod := s, int32(-1)
 	if open := strings.IndexByte(s, '('); open >= 0 {
 		close := strings.IndexByte(s, ')')
@@ -131,6 +133,28 @@ func parseTypeName(t testing.TB, s string) Type {
 		mod = 1 // bare "character" is character(1)
 	}
 	return Type{Family: f, Mod: mod}
+}
+
+// parseIntervalTypeName finds the interval type format_type prints as s
+// ("interval day to second(3)").
+func parseIntervalTypeName(t testing.TB, s string) Type {
+	for rng := range intervalRanges {
+		for p := int32(-1); p <= maxIntervalPrecision; p++ {
+			mods := []int32{rng}
+			if p >= 0 {
+				mods = append(mods, p)
+			}
+			mod, err := IntervalTypmod(mods)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if typ := (Type{Family: Interval, Mod: mod}); typ.String() == s {
+				return typ
+			}
+		}
+	}
+	t.Fatalf("unknown type %q", s)
+	return Type{}
 }
 
 func parseSettings(t testing.TB, s string) *TextConfig {

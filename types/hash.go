@@ -30,6 +30,15 @@ func Hash(h *maphash.Hash, d Datum) {
 			Hash(h, e)
 		}
 		h.WriteByte(0xff)
+		for _, n := range d.arr().Dims {
+			h.Write([]byte{byte(n >> 24), byte(n >> 16), byte(n >> 8), byte(n)})
+		}
+	case Record:
+		h.WriteByte(byte(Record))
+		for _, f := range d.rec().Fields {
+			Hash(h, f)
+		}
+		h.WriteByte(0xff)
 	case JSONB:
 		// The key encoding of jsonb is canonical (number scale removed).
 		h.Write(appendKeyAsc(nil, d))
@@ -46,7 +55,7 @@ func HashRow(h *maphash.Hash, row Row) {
 	b := buf[:0]
 	for i := range row {
 		switch row[i].kind {
-		case Array, JSONB:
+		case Array, JSONB, Record:
 			h.Write(b)
 			b = b[:0]
 			Hash(h, row[i])
@@ -77,7 +86,7 @@ func appendHashBytes(b []byte, d Datum) []byte {
 		s := comparableString(d)
 		b = binary.LittleEndian.AppendUint32(append(b, byte(Text)), uint32(len(s)))
 		return append(b, s...)
-	case Bytea, JSON, UUID:
+	case Bytea, JSON, UUID, QChar, Void:
 		b = binary.LittleEndian.AppendUint32(append(b, byte(d.kind)), uint32(len(d.str())))
 		return append(b, d.str()...)
 	case Interval:

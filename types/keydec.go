@@ -203,6 +203,8 @@ func (r *keyReader) datum(depth int) (Datum, error) {
 		return NewString(JSONB, FormatJSONB(v)), nil
 	case Array:
 		return r.array(depth)
+	case Record:
+		return r.record(depth)
 	}
 	return Null, errCorruptKey("tag")
 }
@@ -292,7 +294,7 @@ func (r *keyReader) array(depth int) (Datum, error) {
 			return Null, err
 		}
 		if c == 0 {
-			return NewArray(a), nil
+			return r.arrayDims(a)
 		}
 		if c != 1 {
 			return Null, errCorruptKey("array element marker")
@@ -303,6 +305,40 @@ func (r *keyReader) array(depth int) (Datum, error) {
 		}
 		a.Elems = append(a.Elems, e)
 	}
+}
+
+// arrayDims reads the dimensions that follow an array's elements.
+func (r *keyReader) arrayDims(a *ArrayValue) (Datum, error) {
+	n, err := r.byte()
+	if err != nil {
+		return Null, err
+	}
+	if n > MaxArrayDims || (n == 0) != (len(a.Elems) == 0) {
+		return Null, errCorruptKey("array dimensions")
+	}
+	if n == 0 {
+		return NewArray(a), nil
+	}
+	dims := make([]int32, n)
+	var buf [4]byte
+	total := int64(1)
+	for i := range dims {
+		if err := r.fixed(buf[:]); err != nil {
+			return Null, err
+		}
+		dims[i] = int32(binary.BigEndian.Uint32(buf[:]))
+		total *= int64(dims[i])
+		if dims[i] <= 0 || total > int64(len(a.Elems)) {
+			return Null, errCorruptKey("array dimensions")
+		}
+	}
+	if total != int64(len(a.Elems)) {
+		return Null, errCorruptKey("array dimensions")
+	}
+	if n > 1 {
+		a.Dims = dims
+	}
+	return NewArray(a), nil
 }
 
 func (r *keyReader) jsonbDoc(depth int) (JSONValue, error) {

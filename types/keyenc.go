@@ -105,7 +105,7 @@ func appendKeyAsc(dst []byte, d Datum) []byte {
 		return appendNumericKey(dst, d.dec())
 	case Char:
 		return appendStringKey(dst, strings.TrimRight(d.str(), " "))
-	case Text, Varchar, Name, Bytea, JSON:
+	case Text, Varchar, Name, Bytea, JSON, QChar, Void:
 		return appendStringKey(dst, d.str())
 	case UUID:
 		return append(dst, d.str()...)
@@ -122,6 +122,8 @@ func appendKeyAsc(dst []byte, d Datum) []byte {
 		return appendJSONBKey(dst, v)
 	case Array:
 		return appendArrayKey(dst, d.arr())
+	case Record:
+		return appendRecordKey(dst, d.rec())
 	}
 	return dst
 }
@@ -313,12 +315,20 @@ func appendJSONKeyBody(dst []byte, v JSONValue) []byte {
 
 // appendArrayKey writes the element family, then each element behind a 1
 // byte, then a 0, so a shorter array that is a prefix of a longer one sorts
-// first, as compareArrays requires.
+// first, as compareArrays requires; then the number of dimensions and
+// their lengths, which order arrays of equal elements by shape as
+// compareShape does. (Before multidimensional arrays the key ended at the
+// 0: a table or upsert source keyed by an array column written by such a
+// build must be reloaded.)
 func appendArrayKey(dst []byte, a *ArrayValue) []byte {
 	dst = append(dst, byte(a.Elem.Family))
 	for i := range a.Elems {
 		dst = append(dst, 1)
 		dst = appendKeyAsc(dst, a.Elems[i])
 	}
-	return append(dst, 0)
+	dst = append(dst, 0, byte(a.NDims()))
+	for _, n := range a.Lengths() {
+		dst = binary.BigEndian.AppendUint32(dst, uint32(n))
+	}
+	return dst
 }

@@ -40,6 +40,10 @@ func AppendText(dst []byte, d Datum, t Type, cfg *TextConfig) []byte {
 		return append(dst, d.str()...)
 	case Bytea:
 		return appendBytea(dst, d.str(), cfg.ByteaEscape)
+	case QChar:
+		return appendQChar(dst, d.str())
+	case Void:
+		return dst
 	case UUID:
 		return appendUUID(dst, d.str())
 	case Date:
@@ -53,7 +57,12 @@ func AppendText(dst []byte, d Datum, t Type, cfg *TextConfig) []byte {
 	case Interval:
 		return appendInterval(dst, d.Interval(), cfg.IntervalStyle)
 	case Array:
+		if t.IsVector() {
+			return appendVector(dst, d.arr())
+		}
 		return appendArray(dst, d.arr(), cfg)
+	case Record:
+		return appendRecord(dst, d.rec(), cfg)
 	}
 	return dst
 }
@@ -113,6 +122,10 @@ func parseTextValue(s string, t Type, cfg *TextConfig) (Datum, error) {
 		return NewString(Name, truncateName(s)), nil
 	case Bytea:
 		return parseBytea(s)
+	case QChar:
+		return parseQChar(s), nil
+	case Void:
+		return NewString(Void, ""), nil
 	case UUID:
 		return parseUUID(s)
 	case JSON:
@@ -135,9 +148,14 @@ func parseTextValue(s string, t Type, cfg *TextConfig) (Datum, error) {
 	case TimestampTZ:
 		return parseTimestamp(s, true, cfg)
 	case Interval:
-		return parseInterval(s, cfg.IntervalStyle)
+		return parseInterval(s, cfg.IntervalStyle, intervalRange(t.Mod))
 	case Array:
+		if t.IsVector() {
+			return parseVector(s, t)
+		}
 		return parseArray(s, t.ElemType(), cfg)
+	case Record:
+		return Null, errRecordInput()
 	}
 	return Null, pgerr.New(pgerr.FeatureNotSupported, "type %s is not supported", t)
 }

@@ -22,6 +22,9 @@ func TestTextRoundTrip(t *testing.T) {
 		if f == JSON || f == Char {
 			continue // json keeps arbitrary text; char is padded by its typmod
 		}
+		if f == Record {
+			continue // anonymous records have no input function, as in PostgreSQL
+		}
 		for i := 0; i < 500; i++ {
 			d := randomDatum(rng, f)
 			if d.IsNull() || (f == Text || f == Varchar || f == Name) && !validText(d.Str()) {

@@ -42,6 +42,15 @@ const (
 	RegType
 	RegProc
 	RegNamespace
+	// QChar is "char": PostgreSQL's one-byte type of the catalogs'
+	// code columns (pg_type.typtype, pg_class.relkind…), a string of at
+	// most one byte.
+	QChar
+	// Void is the result of functions that return nothing (pg_advisory_lock,
+	// pg_notify): its one value prints as the empty string.
+	Void
+	// Record is a row value (record.go).
+	Record
 	numFamilies
 )
 
@@ -51,7 +60,8 @@ type Type struct {
 	Family Family
 	// Mod is the type modifier in streamdb's decoded form, -1 when absent:
 	// the length n of varchar(n) and char(n); precision<<16 | scale for
-	// numeric(p,s); the fractional-second precision of time and timestamps.
+	// numeric(p,s); the fractional-second precision of time and timestamps;
+	// PostgreSQL's own typmod for interval (interval_typmod.go).
 	// TypMod converts it to PostgreSQL's atttypmod.
 	Mod int32
 	// Elem is the element family of an array type; its modifier is Mod.
@@ -86,6 +96,10 @@ var (
 	TypeRegType     = Type{Family: RegType, Mod: -1}
 	TypeRegProc     = Type{Family: RegProc, Mod: -1}
 	TypeRegNS       = Type{Family: RegNamespace, Mod: -1}
+	TypeQChar       = Type{Family: QChar, Mod: -1}
+	TypeVoid        = Type{Family: Void, Mod: -1}
+	// TypeRecord is the type record without a known descriptor.
+	TypeRecord = Type{Family: Record, Mod: -1}
 )
 
 // ArrayOf returns the array type whose elements have type elem.
@@ -95,6 +109,9 @@ func ArrayOf(elem Type) Type {
 
 // ElemType returns the element type of an array type.
 func (t Type) ElemType() Type {
+	if t.Mod == VectorMod {
+		return Type{Family: t.Elem, Mod: -1}
+	}
 	return Type{Family: t.Elem, Mod: t.Mod}
 }
 
@@ -145,10 +162,16 @@ var families = [numFamilies]familyInfo{
 	RegType:      {"regtype", 2206, 2211, 4},
 	RegProc:      {"regproc", 24, 1008, 4},
 	RegNamespace: {"regnamespace", 4089, 4090, 4},
+	QChar:        {`"char"`, 18, 1002, 1},
+	Void:         {"void", 2278, 0, 4},
+	Record:       {"record", 2249, 2287, -1},
 }
 
 // OID returns the PostgreSQL type OID, as sent in RowDescription.
 func (t Type) OID() uint32 {
+	if t.IsVector() {
+		return t.vectorOID()
+	}
 	if t.Family == Array {
 		return families[t.Elem].arrayOID
 	}
@@ -172,20 +195,18 @@ func (t Type) TypMod() int32 {
 	switch t.Family {
 	case Varchar, Char, Numeric:
 		return t.Mod + 4
-	case Interval:
-		// INTERVAL_TYPMOD(precision, INTERVAL_FULL_RANGE): streamdb keeps
-		// only the precision, so the field range is always "full".
-		return 0x7FFF<<16 | t.Mod
 	case Array:
 		return t.ElemType().TypMod()
+	case Record:
+		// Mod is the descriptor's id in this process, not a typmod.
+		return -1
 	}
 	return t.Mod
 }
 
 // WithTypMod returns t with the modifier decoded from PostgreSQL's
 // atttypmod (the inverse of TypMod), as found in catalogs and logical
-// replication messages. Interval field restrictions (YEAR TO MONTH ...)
-// are dropped; only the precision is kept.
+// replication messages.
 func (t Type) WithTypMod(typmod int32) Type {
 	t.Mod = -1
 	if typmod < 0 {
@@ -200,11 +221,7 @@ func (t Type) WithTypMod(typmod int32) Type {
 		if typmod >= 4 {
 			t.Mod = typmod - 4
 		}
-	case Interval:
-		if p := typmod & 0xFFFF; p != 0xFFFF {
-			t.Mod = p
-		}
-	case Time, Timestamp, TimestampTZ:
+	case Interval, Time, Timestamp, TimestampTZ:
 		t.Mod = typmod
 	}
 	return t
@@ -231,6 +248,9 @@ func (t Type) String() string {
 	if t.Family >= numFamilies {
 		return fmt.Sprintf("family(%d)", t.Family)
 	}
+	if t.IsVector() {
+		return map[Family]string{Int2: "int2vector", Oid: "oidvector"}[t.Elem]
+	}
 	if t.Family == Array {
 		return t.ElemType().String() + "[]"
 	}
@@ -253,7 +273,7 @@ func (t Type) String() string {
 	case TimestampTZ:
 		return "timestamp(" + strconv.Itoa(int(t.Mod)) + ") with time zone"
 	case Interval:
-		return name + "(" + strconv.Itoa(int(t.Mod)) + ")"
+		return name + intervalTypmodOut(t.Mod)
 	}
 	return name
 }

@@ -28,8 +28,12 @@ import (
 //	strings, bytea, json(b)  uvarint length, bytes
 //	UUID                     16 bytes
 //	Interval                 zig-zag micros, days, months
-//	Array                    element family, zig-zag element mod, uvarint
-//	                         count, elements
+//	Record                   uvarint descriptor id + 1 (0: none), uvarint
+//	                         count, fields
+//	Array                    element family (with valArrayDims set for a
+//	                         multidimensional array, then the number of
+//	                         dimensions and a uvarint length each),
+//	                         zig-zag element mod, uvarint count, elements
 //
 // A row is a uvarint column count followed by its values.
 
@@ -43,6 +47,9 @@ const (
 	valNumPosInf  byte = 5
 	valNumNegInf  byte = 6
 	maxValueDepth      = 1000
+	// valArrayDims marks the element family byte of a multidimensional
+	// array, whose dimensions follow.
+	valArrayDims byte = 0x80
 )
 
 // AppendValue appends the exact encoding of d to dst.
@@ -65,7 +72,7 @@ func AppendValue(dst []byte, d Datum) []byte {
 			return appendCoefValue(dst, d.i, d.e)
 		}
 		return appendNumericValue(dst, d.dec())
-	case Text, Varchar, Char, Name, Bytea, JSON, JSONB:
+	case Text, Varchar, Char, Name, Bytea, JSON, JSONB, QChar, Void:
 		dst = binary.AppendUvarint(dst, uint64(len(d.str())))
 		return append(dst, d.str()...)
 	case UUID:
@@ -76,12 +83,22 @@ func AppendValue(dst []byte, d Datum) []byte {
 		dst = binary.AppendVarint(dst, int64(v.Days))
 		return binary.AppendVarint(dst, int64(v.Months))
 	case Array:
-		dst = append(dst, byte(d.arr().Elem.Family))
+		a := d.arr()
+		if a.Dims == nil {
+			dst = append(dst, byte(a.Elem.Family))
+		} else {
+			dst = append(dst, byte(a.Elem.Family)|valArrayDims, byte(len(a.Dims)))
+			for _, n := range a.Dims {
+				dst = binary.AppendUvarint(dst, uint64(n))
+			}
+		}
 		dst = binary.AppendVarint(dst, int64(d.arr().Elem.Mod))
 		dst = binary.AppendUvarint(dst, uint64(len(d.arr().Elems)))
 		for i := range d.arr().Elems {
 			dst = AppendValue(dst, d.arr().Elems[i])
 		}
+	case Record:
+		return appendRecordValue(dst, d.rec())
 	}
 	return dst
 }
@@ -244,7 +261,7 @@ func (r *valueReader) skip() error {
 	}
 	var n uint64 = 16
 	switch Family(r.b[r.pos]) {
-	case Text, Varchar, Char, Name, Bytea, JSON, JSONB:
+	case Text, Varchar, Char, Name, Bytea, JSON, JSONB, QChar, Void:
 		r.pos++
 		var err error
 		if n, err = r.uvarint(); err != nil {
@@ -295,7 +312,7 @@ func (r *valueReader) datum(depth int) (Datum, error) {
 		return Datum{head: head{kind: Float8}, i: int64(binary.LittleEndian.Uint64(b))}, nil
 	case Numeric:
 		return r.numeric()
-	case Text, Varchar, Char, Name, Bytea, JSON, JSONB:
+	case Text, Varchar, Char, Name, Bytea, JSON, JSONB, QChar, Void:
 		n, err := r.uvarint()
 		if err != nil {
 			return Null, err
@@ -309,6 +326,8 @@ func (r *valueReader) datum(depth int) (Datum, error) {
 		return r.interval()
 	case Array:
 		return r.array(depth)
+	case Record:
+		return r.record(depth)
 	}
 	return Null, errCorruptValue("tag")
 }
@@ -385,8 +404,30 @@ func (r *valueReader) array(depth int) (Datum, error) {
 	if err != nil {
 		return Null, err
 	}
-	if Family(b[0]) >= numFamilies {
+	fam := b[0] &^ valArrayDims
+	if Family(fam) >= numFamilies {
 		return Null, errCorruptValue("array element type")
+	}
+	var dims []int32
+	if b[0]&valArrayDims != 0 {
+		nd, err := r.bytes(1)
+		if err != nil {
+			return Null, err
+		}
+		if nd[0] < 2 || nd[0] > MaxArrayDims {
+			return Null, errCorruptValue("array dimensions")
+		}
+		dims = make([]int32, nd[0])
+		for i := range dims {
+			n, err := r.uvarint()
+			if err != nil {
+				return Null, err
+			}
+			if n == 0 || n > maxArraySize {
+				return Null, errCorruptValue("array dimensions")
+			}
+			dims[i] = int32(n)
+		}
 	}
 	mod, err := r.varint()
 	if err != nil {
@@ -399,13 +440,22 @@ func (r *valueReader) array(depth int) (Datum, error) {
 	if mod != int64(int32(mod)) || n > uint64(len(r.b)-r.pos) {
 		return Null, errCorruptValue("array header")
 	}
-	a := &ArrayValue{Elem: Type{Family: Family(b[0]), Mod: int32(mod)}, Elems: make([]Datum, 0, n)}
+	a := &ArrayValue{Elem: Type{Family: Family(fam), Mod: int32(mod)}, Elems: make([]Datum, 0, n), Dims: dims}
 	for i := uint64(0); i < n; i++ {
 		e, err := r.datum(depth + 1)
 		if err != nil {
 			return Null, err
 		}
 		a.Elems = append(a.Elems, e)
+	}
+	if dims != nil {
+		total := uint64(1)
+		for _, d := range dims {
+			total *= uint64(d)
+		}
+		if total != n {
+			return Null, errCorruptValue("array dimensions")
+		}
 	}
 	return NewArray(a), nil
 }

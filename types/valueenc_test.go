@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -19,8 +20,17 @@ func identical(a, b Datum) bool {
 		return false
 	}
 	switch a.kind {
+	case Record:
+		if a.rec().Desc != b.rec().Desc || len(a.rec().Fields) != len(b.rec().Fields) {
+			return false
+		}
+		for i := range a.rec().Fields {
+			if !identical(a.rec().Fields[i], b.rec().Fields[i]) {
+				return false
+			}
+		}
 	case Array:
-		if a.arr().Elem != b.arr().Elem || len(a.arr().Elems) != len(b.arr().Elems) {
+		if a.arr().Elem != b.arr().Elem || len(a.arr().Elems) != len(b.arr().Elems) || !slices.Equal(a.arr().Dims, b.arr().Dims) {
 			return false
 		}
 		for i := range a.arr().Elems {

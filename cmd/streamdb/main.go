@@ -42,6 +42,7 @@ func run() error {
 	flag.StringVar(&af.localNets, "local-nets", "127.0.0.0/8,::1/128", "comma-separated client networks that count as local")
 	flag.BoolVar(&af.plaintextRemote, "allow-plaintext-remote", false, "with TLS configured, still admit clients from non-local addresses without TLS")
 	flag.BoolVar(&af.cleartext, "tls-cleartext-password", false, "on TLS connections, ask for the password in cleartext instead of SCRAM (for clients without SCRAM)")
+	logParams := flag.Bool("log-parameters", false, "with --log-level debug, log the values of statements' parameters (redacted otherwise)")
 	maxConns := flag.Int("max-connections", 100, "maximum number of clients connected at once")
 	flag.Parse()
 
@@ -68,7 +69,7 @@ func run() error {
 	}
 	auth.MockNonce = nonce
 
-	front, err := sql.Open(ctx, sql.Config{DataDir: *dataDir, Logger: log})
+	front, err := sql.Open(ctx, sql.Config{DataDir: *dataDir, Logger: log, LogParameters: *logParams})
 	if err != nil {
 		return err
 	}

@@ -31,8 +31,11 @@ type Cluster struct {
 	// URL connects as the superuser to database postgres.
 	URL string
 
-	cmd  *exec.Cmd
-	runs []string // command prefix that runs a binary as the cluster owner
+	cmd *exec.Cmd
+	// exited is closed when the server process has exited.
+	exited chan struct{}
+	args   []string // the server's command line
+	runs   []string // command prefix that runs a binary as the cluster owner
 }
 
 // Available reports whether the server binaries are installed.
@@ -86,35 +89,56 @@ func StartCluster(settings ...string) (*Cluster, error) {
 		return nil, err
 	}
 	c.Port = port
-	args := []string{"-D", data, "-p", strconv.Itoa(port), "-k", dir, "-c", "listen_addresses=127.0.0.1",
+	c.args = []string{"-D", data, "-p", strconv.Itoa(port), "-k", dir, "-c", "listen_addresses=127.0.0.1",
 		"-c", "wal_level=logical", "-c", "fsync=on", "-c", "max_connections=50"}
 	for _, s := range settings {
-		args = append(args, "-c", s)
-	}
-	c.cmd = c.command(filepath.Join(BinDir, "postgres"), args...)
-	logf, err := os.Create(filepath.Join(dir, "postgres.log"))
-	if err != nil {
-		return nil, err
-	}
-	c.cmd.Stdout, c.cmd.Stderr = logf, logf
-	if err := c.cmd.Start(); err != nil {
-		return nil, err
+		c.args = append(c.args, "-c", s)
 	}
 	c.URL = fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable", port)
+	if err := c.StartServer(); err != nil {
+		c.Stop()
+		return nil, err
+	}
+	return c, nil
+}
+
+// StartServer starts the server of a cluster whose server was stopped
+// with StopServer (StartCluster starts it the first time), on the same
+// port and data directory, and waits until it accepts queries.
+func (c *Cluster) StartServer() error {
+	c.cmd = c.command(filepath.Join(BinDir, "postgres"), c.args...)
+	logf, err := os.OpenFile(filepath.Join(c.Dir, "postgres.log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	defer logf.Close()
+	c.cmd.Stdout, c.cmd.Stderr = logf, logf
+	if err := c.cmd.Start(); err != nil {
+		return err
+	}
+	exited := make(chan struct{})
+	c.exited = exited
+	go func(cmd *exec.Cmd) { _ = cmd.Wait(); close(exited) }(c.cmd)
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		conn, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", port), time.Second)
+		select {
+		case <-exited:
+			c.cmd = nil
+			log, _ := os.ReadFile(filepath.Join(c.Dir, "postgres.log"))
+			return fmt.Errorf("postgres exited at start:\n%s", log)
+		default:
+		}
+		conn, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", c.Port), time.Second)
 		if err == nil {
 			conn.Close()
 			// Accepting TCP is not yet accepting queries; give startup a moment.
 			if c.ready() {
-				return c, nil
+				return nil
 			}
 		}
 		if time.Now().After(deadline) {
-			c.Stop()
-			log, _ := os.ReadFile(filepath.Join(dir, "postgres.log"))
-			return nil, fmt.Errorf("postgres did not start within 30s:\n%s", log)
+			log, _ := os.ReadFile(filepath.Join(c.Dir, "postgres.log"))
+			return fmt.Errorf("postgres did not start within 30s:\n%s", log)
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
@@ -143,27 +167,33 @@ func (c *Cluster) Psql(ctx context.Context, args ...string) (string, error) {
 
 // Stop stops the server and removes its directory.
 func (c *Cluster) Stop() {
-	if c.cmd != nil && c.cmd.Process != nil {
-		// The postmaster may run under runuser, which does not pass
-		// signals on: signal it by the pid in its lock file (SIGINT is a
-		// fast shutdown).
-		if pid := c.postmasterPID(); pid > 0 {
-			if p, err := os.FindProcess(pid); err == nil {
-				_ = p.Signal(os.Interrupt)
-			}
-		}
-		_ = c.cmd.Process.Signal(os.Interrupt)
-		done := make(chan struct{})
-		go func() { _ = c.cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			_ = c.cmd.Process.Kill()
-			<-done
-		}
-		c.cmd = nil
-	}
+	c.StopServer()
 	os.RemoveAll(c.Dir)
+}
+
+// StopServer stops the server with a fast shutdown (clients are
+// disconnected, nothing is lost), keeping its data for StartServer: an
+// upstream restart.
+func (c *Cluster) StopServer() {
+	if c.cmd == nil || c.cmd.Process == nil {
+		return
+	}
+	// The postmaster may run under runuser, which does not pass
+	// signals on: signal it by the pid in its lock file (SIGINT is a
+	// fast shutdown).
+	if pid := c.postmasterPID(); pid > 0 {
+		if p, err := os.FindProcess(pid); err == nil {
+			_ = p.Signal(os.Interrupt)
+		}
+	}
+	_ = c.cmd.Process.Signal(os.Interrupt)
+	select {
+	case <-c.exited:
+	case <-time.After(10 * time.Second):
+		_ = c.cmd.Process.Kill()
+		<-c.exited
+	}
+	c.cmd = nil
 }
 
 // postmasterPID reads the server's pid from postmaster.pid.

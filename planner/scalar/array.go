@@ -1,14 +1,18 @@
 package scalar
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/streamdb/streamdb/pgerr"
 	"github.com/streamdb/streamdb/types"
 )
 
-// Array functions over one-dimensional arrays with lower bound 1 (the only
-// arrays types.ArrayValue represents).
+// Array functions. Arrays have lower bounds of 1 (the only arrays
+// types.ArrayValue represents); the functions that work on one dimension
+// only refuse a multidimensional array as PostgreSQL does, the others
+// (cardinality, @>, unnest, array_to_string...) see its elements in
+// storage order. array_dims.go holds the functions of dimensions.
 
 func arrayOf(elem types.Type, elems []types.Datum) types.Datum {
 	return types.NewArray(&types.ArrayValue{Elem: elem, Elems: elems})
@@ -28,17 +32,12 @@ func arrayFunc(name string, params []types.Type, ret types.Type, strictFn bool, 
 	return &Func{Name: name, Params: params, Ret: ret, Strict: strictFn, Impl: impl}
 }
 
-func arrayLength(_ *EvalContext, a []types.Datum) (types.Datum, error) {
-	n := len(a[0].Array().Elems)
-	if a[1].Int() != 1 || n == 0 {
-		return types.Null, nil
-	}
-	return int4Of(n), nil
-}
-
 func arrayPosition(_ *EvalContext, a []types.Datum) (types.Datum, error) {
 	if a[0].IsNull() {
 		return types.Null, nil
+	}
+	if err := searchable(a[0]); err != nil {
+		return types.Null, err
 	}
 	start := 1
 	if len(a) > 2 {
@@ -62,6 +61,9 @@ func arrayPositions(_ *EvalContext, a []types.Datum) (types.Datum, error) {
 	if a[0].IsNull() {
 		return types.Null, nil
 	}
+	if err := searchable(a[0]); err != nil {
+		return types.Null, err
+	}
 	out := []types.Datum{}
 	for i, e := range elemsOf(a[0]) {
 		if e.IsNull() && a[1].IsNull() || !e.IsNull() && !a[1].IsNull() && types.Compare(e, a[1]) == 0 {
@@ -73,31 +75,23 @@ func arrayPositions(_ *EvalContext, a []types.Datum) (types.Datum, error) {
 
 func init() {
 	addFunc(
-		strict("array_length", ts(AnyArray, int4T), int4T, arrayLength),
 		strict("cardinality", ts(AnyArray), int4T, func(_ *EvalContext, a []types.Datum) (types.Datum, error) {
 			return int4Of(len(a[0].Array().Elems)), nil
 		}),
-		strict("array_ndims", ts(AnyArray), int4T, func(_ *EvalContext, a []types.Datum) (types.Datum, error) {
-			if len(a[0].Array().Elems) == 0 {
-				return types.Null, nil
-			}
-			return int4Of(1), nil
-		}),
-		strict("array_lower", ts(AnyArray, int4T), int4T, func(_ *EvalContext, a []types.Datum) (types.Datum, error) {
-			if a[1].Int() != 1 || len(a[0].Array().Elems) == 0 {
-				return types.Null, nil
-			}
-			return int4Of(1), nil
-		}),
-		strict("array_upper", ts(AnyArray, int4T), int4T, arrayLength),
 		arrayFunc("array_position", ts(AnyCompatibleArray, AnyCompatible), int4T, false, arrayPosition),
 		arrayFunc("array_position", ts(AnyCompatibleArray, AnyCompatible, int4T), int4T, false, arrayPosition),
 		arrayFunc("array_positions", ts(AnyCompatibleArray, AnyCompatible), types.ArrayOf(int4T), false, arrayPositions),
 		arrayFunc("array_append", ts(AnyCompatibleArray, AnyCompatible), AnyCompatibleArray, false, func(_ *EvalContext, a []types.Datum) (types.Datum, error) {
+			if err := oneDimensional(a[0]); err != nil {
+				return types.Null, err
+			}
 			elems := append(append([]types.Datum(nil), elemsOf(a[0])...), a[1])
 			return arrayOf(elemTypeOf(a[0], a[1]), elems), nil
 		}),
 		arrayFunc("array_prepend", ts(AnyCompatible, AnyCompatibleArray), AnyCompatibleArray, false, func(_ *EvalContext, a []types.Datum) (types.Datum, error) {
+			if err := oneDimensional(a[1]); err != nil {
+				return types.Null, err
+			}
 			elems := append([]types.Datum{a[0]}, elemsOf(a[1])...)
 			return arrayOf(elemTypeOf(a[1], a[0]), elems), nil
 		}),
@@ -105,6 +99,9 @@ func init() {
 		arrayFunc("array_remove", ts(AnyCompatibleArray, AnyCompatible), AnyCompatibleArray, false, func(_ *EvalContext, a []types.Datum) (types.Datum, error) {
 			if a[0].IsNull() {
 				return types.Null, nil
+			}
+			if a[0].Array().Dims != nil {
+				return types.Null, pgerr.New(pgerr.FeatureNotSupported, "removing elements from multidimensional arrays is not supported")
 			}
 			out := []types.Datum{}
 			for _, e := range elemsOf(a[0]) {
@@ -125,7 +122,7 @@ func init() {
 				}
 				out[i] = e
 			}
-			return arrayOf(a[0].Array().Elem, out), nil
+			return types.NewArray(a[0].Array().WithElems(a[0].Array().Elem, out)), nil
 		}),
 		&Func{Name: "array_to_string", Params: ts(AnyArray, textT), Ret: textT, Strict: true, Volatility: Stable, Impl: arrayToString},
 		&Func{Name: "array_to_string", Params: ts(AnyArray, textT, textT), Ret: textT, Volatility: Stable, Impl: func(ctx *EvalContext, a []types.Datum) (types.Datum, error) {
@@ -159,6 +156,9 @@ func elemTypeOf(arr, x types.Datum) types.Type {
 	return types.Type{Family: x.Kind(), Mod: -1}
 }
 
+// arrayCat is array_cat (||): arrays of as many dimensions join along
+// the first, and an array of one dimension less becomes the first or the
+// last slice of the other, whose other dimensions it must match.
 func arrayCat(_ *EvalContext, a []types.Datum) (types.Datum, error) {
 	switch {
 	case a[0].IsNull():
@@ -166,8 +166,43 @@ func arrayCat(_ *EvalContext, a []types.Datum) (types.Datum, error) {
 	case a[1].IsNull():
 		return a[0], nil
 	}
-	elems := append(append([]types.Datum(nil), elemsOf(a[0])...), elemsOf(a[1])...)
-	return arrayOf(a[0].Array().Elem, elems), nil
+	x, y := a[0].Array(), a[1].Array()
+	switch {
+	case len(x.Elems) == 0:
+		return a[1], nil
+	case len(y.Elems) == 0:
+		return a[0], nil
+	}
+	xd, yd := x.Lengths(), y.Lengths()
+	incompatible := func(detail string, args ...any) error {
+		return pgerr.New(pgerr.ArraySubscriptError, "cannot concatenate incompatible arrays").WithDetail(detail, args...)
+	}
+	var dims []int32
+	switch len(xd) - len(yd) {
+	case 0:
+		if !slices.Equal(xd[1:], yd[1:]) {
+			return types.Null, incompatible("Arrays with differing element dimensions are not compatible for concatenation.")
+		}
+		dims = append([]int32{xd[0] + yd[0]}, xd[1:]...)
+	case -1:
+		if !slices.Equal(xd, yd[1:]) {
+			return types.Null, incompatible("Arrays with differing dimensions are not compatible for concatenation.")
+		}
+		dims = append([]int32{yd[0] + 1}, yd[1:]...)
+	case 1:
+		if !slices.Equal(xd[1:], yd) {
+			return types.Null, incompatible("Arrays with differing dimensions are not compatible for concatenation.")
+		}
+		dims = append([]int32{xd[0] + 1}, xd[1:]...)
+	default:
+		return types.Null, incompatible("Arrays of %d and %d dimensions are not compatible for concatenation.", len(xd), len(yd))
+	}
+	elems := append(append([]types.Datum(nil), x.Elems...), y.Elems...)
+	out, err := types.NewArrayDims(x.Elem, elems, dims)
+	if err != nil {
+		return types.Null, err
+	}
+	return types.NewArray(out), nil
 }
 
 // arrayContains is @> (and <@ swapped): every non-NULL element of the

@@ -472,7 +472,7 @@ func (p *parser) postfix(e Expr) (Expr, error) {
 			if idx, err = coerce(idx, types.TypeInt4); err != nil {
 				return nil, err
 			}
-			e = &Subscript{Arr: e, Index: idx}
+			e = &Subscript{Arr: e, Index: []Expr{idx}}
 		default:
 			return e, nil
 		}

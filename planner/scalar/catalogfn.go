@@ -257,3 +257,15 @@ func objectByName(ctx *EvalContext, catalog uint32, name string) error {
 	}
 	return nil
 }
+
+// TypeOf is pg_typeof(arg): the static type of its argument as a
+// regtype. The argument is still evaluated, so that its errors surface
+// as PostgreSQL's would; a NULL gives the type all the same. Its value
+// depends on no setting, so unlike PostgreSQL's (stable) it may be
+// folded and maintained in views.
+func TypeOf(arg Expr) Expr {
+	oid := types.NewOid(arg.Type().OID())
+	fn := &Func{Name: "pg_typeof", Params: []types.Type{arg.Type()}, Ret: types.TypeRegType, Volatility: Immutable,
+		Impl: func(*EvalContext, []types.Datum) (types.Datum, error) { return oid, nil }}
+	return &Call{Fn: fn, Args: []Expr{arg}}
+}

@@ -74,6 +74,15 @@ func compileIsNull(e *IsNull) (Evaluator, error) {
 		return nil, err
 	}
 	not := e.Not
+	if e.Arg.Type().Family == types.Record {
+		return func(ctx *EvalContext, row types.Row) (types.Datum, error) {
+			d, err := a(ctx, row)
+			if err != nil {
+				return types.Null, err
+			}
+			return types.NewBool(recordIsNull(d, not)), nil
+		}, nil
+	}
 	return func(ctx *EvalContext, row types.Row) (types.Datum, error) {
 		d, err := a(ctx, row)
 		if err != nil {

@@ -128,7 +128,29 @@ func (e *In) String() string {
 }
 
 func (e *ArrayExpr) String() string { return "ARRAY[" + joinExprs(e.Elems, ", ") + "]" }
-func (e *Subscript) String() string { return e.Arr.String() + "[" + e.Index.String() + "]" }
+func (e *Subscript) String() string {
+	s := e.Arr.String()
+	for _, i := range e.Index {
+		s += "[" + i.String() + "]"
+	}
+	return s
+}
+
+func (e *Slice) String() string {
+	s := e.Arr.String()
+	for i := range e.Lower {
+		s += "["
+		if e.Lower[i] != nil {
+			s += e.Lower[i].String()
+		}
+		s += ":"
+		if e.Upper[i] != nil {
+			s += e.Upper[i].String()
+		}
+		s += "]"
+	}
+	return s
+}
 
 func (e *AnyAll) String() string {
 	q := "ANY"

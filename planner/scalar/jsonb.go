@@ -107,17 +107,19 @@ func toJSONValue(d types.Datum, t types.Type, cfg *types.TextConfig) (types.JSON
 		return parseJSONDatum(d)
 	case types.Array:
 		a := d.Array()
-		v := types.JSONValue{Kind: types.JSONArray, Elems: make([]types.JSONValue, len(a.Elems))}
+		elems := make([]types.JSONValue, len(a.Elems))
 		for i, e := range a.Elems {
 			ev, err := toJSONValue(e, a.Elem, cfg)
 			if err != nil {
-				return v, err
+				return types.JSONValue{}, err
 			}
-			v.Elems[i] = ev
+			elems[i] = ev
 		}
-		return v, nil
+		return nestJSON(elems, a.Lengths()), nil
 	case types.Timestamp, types.TimestampTZ, types.Date:
 		return types.JSONValue{Kind: types.JSONString, Str: isoText(d, cfg)}, nil
+	case types.Record:
+		return recordToJSON(d.Record(), cfg)
 	}
 	return types.JSONValue{Kind: types.JSONString, Str: datumText(d, t, cfg)}, nil
 }
@@ -444,6 +446,9 @@ func jsonBuilder(name string, object bool, f types.Family) *Func {
 		argT := argTypesOf(args)
 		return func(ctx *EvalContext, a []types.Datum) (types.Datum, error) {
 			cfg := ctx.textConfig()
+			if f == types.JSON && !object {
+				return jsonBuildArrayText(a, argT, cfg)
+			}
 			if !object {
 				v := types.JSONValue{Kind: types.JSONArray, Elems: make([]types.JSONValue, len(a))}
 				for i, d := range a {
@@ -460,18 +465,29 @@ func jsonBuilder(name string, object bool, f types.Family) *Func {
 					WithHint("The arguments of %s() must consist of alternating keys and values.", name)
 			}
 			pairs := make([]types.JSONPair, 0, len(a)/2)
+			var text []byte // json's: values as to_json prints them
 			for i := 0; i < len(a); i += 2 {
 				if a[i].IsNull() {
 					return types.Null, pgerr.New(pgerr.InvalidParameterValue, "argument %d: key must not be null", i+1)
+				}
+				k, err := jsonKey(a[i], argT[i], cfg)
+				if err != nil {
+					return types.Null, err
+				}
+				if f == types.JSON {
+					if text, err = appendBuildPair(text, k, a[i+1], argT[i+1], cfg); err != nil {
+						return types.Null, err
+					}
+					continue
 				}
 				v, err := toJSONValue(a[i+1], argT[i+1], cfg)
 				if err != nil {
 					return types.Null, err
 				}
-				pairs = append(pairs, types.JSONPair{Key: textOf(ctx, a[i], argT[i]), Value: v})
+				pairs = append(pairs, types.JSONPair{Key: k, Value: v})
 			}
 			if f == types.JSON {
-				return jsonDatum(types.JSONValue{Kind: types.JSONObject, Pairs: pairs}, f), nil
+				return types.NewString(types.JSON, "{"+string(text)+"}"), nil
 			}
 			return jsonDatum(makeObject(pairs), f), nil
 		}
@@ -482,6 +498,13 @@ func jsonBuilder(name string, object bool, f types.Family) *Func {
 func toJSONFunc(name string, f types.Family) *Func {
 	fn := &Func{Name: name, Params: ts(AnyElement), Ret: types.Type{Family: f, Mod: -1}, Strict: true, Volatility: Stable}
 	fn.Impl = func(ctx *EvalContext, a []types.Datum) (types.Datum, error) {
+		if f == types.JSON {
+			b, err := appendToJSON(nil, a[0], types.Type{Family: a[0].Kind(), Mod: -1}, ctx.textConfig())
+			if err != nil {
+				return types.Null, err
+			}
+			return types.NewString(types.JSON, string(b)), nil
+		}
 		v, err := toJSONValue(a[0], types.Type{Family: a[0].Kind(), Mod: -1}, ctx.textConfig())
 		if err != nil {
 			return types.Null, err
@@ -564,4 +587,18 @@ func init() {
 		}
 		addFunc(&empty)
 	}
+}
+
+// nestJSON arranges the elements of an array of the given lengths into
+// nested JSON arrays, one level per dimension.
+func nestJSON(elems []types.JSONValue, lens []int32) types.JSONValue {
+	if len(lens) <= 1 {
+		return types.JSONValue{Kind: types.JSONArray, Elems: elems}
+	}
+	n := len(elems) / int(lens[0])
+	v := types.JSONValue{Kind: types.JSONArray, Elems: make([]types.JSONValue, lens[0])}
+	for i := range v.Elems {
+		v.Elems[i] = nestJSON(elems[i*n:(i+1)*n], lens[1:])
+	}
+	return v
 }

@@ -114,12 +114,13 @@ func formatType(ctx *EvalContext, a []types.Datum) (types.Datum, error) {
 }
 
 // subscripts is generate_subscripts(array, dim [, reverse]): the
-// subscripts of a one-dimensional array's first dimension.
+// subscripts of the array's dimension dim.
 func subscripts(_ *EvalContext, a []types.Datum, emit func(types.Row) bool) error {
-	if a[1].Int() != 1 {
+	arr, d := a[0].Array(), a[1].Int()
+	if d < 1 || d > int64(arr.NDims()) {
 		return nil
 	}
-	n := len(a[0].Array().Elems)
+	n := arr.DimLen(int(d - 1))
 	row := make(types.Row, 1)
 	reverse := len(a) > 2 && a[2].Bool()
 	for i := 1; i <= n; i++ {

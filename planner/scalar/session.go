@@ -42,6 +42,21 @@ type Session interface {
 	// Sequence runs nextval, currval, setval (value, called) or lastval
 	// (oid unused) on a sequence.
 	Sequence(fn string, oid uint32, value int64, called bool) (int64, error)
+	// AdvisoryLock takes an advisory lock on key (pair: a key made of two
+	// integers), shared or exclusive, for the session or its transaction
+	// (xact), waiting for it when wait is set; it reports whether the
+	// session holds it.
+	AdvisoryLock(key int64, pair, shared, xact, wait bool) (bool, error)
+	// AdvisoryUnlock releases one session-level hold of a lock and
+	// reports whether there was one.
+	AdvisoryUnlock(key int64, pair, shared bool) bool
+	// AdvisoryUnlockAll releases every session-level advisory lock.
+	AdvisoryUnlockAll()
+	// Notify queues a notification, sent when the transaction commits.
+	Notify(channel, payload string) error
+	// SerialSequence is pg_get_serial_sequence: the qualified name of the
+	// sequence a serial or identity column uses; ok false gives NULL.
+	SerialSequence(table, column string) (name string, ok bool, err error)
 }
 
 // session returns the statement's session or the error of calling a

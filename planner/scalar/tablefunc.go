@@ -23,7 +23,18 @@ type TableFunc struct {
 	// cols gives the output columns for concrete argument types.
 	cols func(args []types.Type) []Column
 	eval func(ctx *EvalContext, args []types.Datum, emit func(types.Row) bool) error
+	// named marks a function whose one column is named by an OUT
+	// parameter (jsonb_array_elements' value), which an alias in FROM
+	// does not rename, unlike the column of a function without one.
+	named bool
+	// takesNulls marks a function that sees NULL arguments itself
+	// instead of returning no rows (RowsFrom).
+	takesNulls bool
 }
+
+// NamedColumn reports whether the function's single column keeps its
+// name under an alias in FROM.
+func (f *TableFunc) NamedColumn() bool { return f.named }
 
 // Columns returns the output columns for the argument types chosen by
 // resolution.
@@ -33,9 +44,11 @@ func (f *TableFunc) Columns(args []types.Type) []Column { return f.cols(args) }
 // produces no rows (the functions are strict). emit must not retain the
 // row; it returns false to stop the function early (a canceled query).
 func (f *TableFunc) Eval(ctx *EvalContext, args []types.Datum, emit func(types.Row) bool) error {
-	for _, a := range args {
-		if a.IsNull() {
-			return nil
+	if !f.takesNulls {
+		for _, a := range args {
+			if a.IsNull() {
+				return nil
+			}
 		}
 	}
 	return f.eval(ctx, args, emit)
@@ -262,8 +275,8 @@ func init() {
 	for _, f := range []types.Type{jsonbT, jsonT} {
 		p := f.Family.String()
 		addTable(
-			&TableFunc{Name: p + "_array_elements", Params: ts(f), Ret: f, eval: jsonElements(false), cols: fixedCols(Column{Name: "value", Type: f})},
-			&TableFunc{Name: p + "_array_elements_text", Params: ts(f), Ret: textT, eval: jsonElements(true), cols: fixedCols(Column{Name: "value", Type: textT})},
+			&TableFunc{Name: p + "_array_elements", Params: ts(f), Ret: f, eval: jsonElements(false), cols: fixedCols(Column{Name: "value", Type: f}), named: true},
+			&TableFunc{Name: p + "_array_elements_text", Params: ts(f), Ret: textT, eval: jsonElements(true), cols: fixedCols(Column{Name: "value", Type: textT}), named: true},
 			&TableFunc{Name: p + "_each", Params: ts(f), Ret: textT, eval: jsonEach(false, false), cols: fixedCols(Column{Name: "key", Type: textT}, Column{Name: "value", Type: f})},
 			&TableFunc{Name: p + "_each_text", Params: ts(f), Ret: textT, eval: jsonEach(true, false), cols: fixedCols(Column{Name: "key", Type: textT}, Column{Name: "value", Type: textT})},
 			&TableFunc{Name: p + "_object_keys", Params: ts(f), Ret: textT, eval: jsonEach(false, true), cols: fixedCols(Column{Name: p + "_object_keys", Type: textT})},

@@ -142,7 +142,7 @@ func IsConstant(e Expr) bool {
 				constant = false
 			}
 		case *Const, *Cast, *And, *Or, *Not, *IsNull, *IsTruth, *IsUnknown, *IsDistinctFrom,
-			*Case, *Coalesce, *NullIf, *Greatest, *Least, *In, *ArrayExpr, *Subscript:
+			*Case, *Coalesce, *NullIf, *Greatest, *Least, *In, *ArrayExpr, *Subscript, *Slice, *RowExpr, *FieldSelect:
 		case *Pinned:
 			// Its call depends on no session: only its arguments count.
 			for _, a := range n.Arg.Children() {

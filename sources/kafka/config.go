@@ -1,10 +1,10 @@
 package kafka
 
 import (
-	"crypto/tls"
 	"log/slog"
 	"time"
 
+	"github.com/streamdb/streamdb/internal/kafkaconn"
 	"github.com/streamdb/streamdb/sources"
 )
 
@@ -13,16 +13,9 @@ import (
 // decoded records into changes. The engine builds it from CREATE SOURCE …
 // FROM KAFKA; New validates it.
 type Config struct {
-	// Brokers are the bootstrap servers, host:port.
-	Brokers []string
-	// SASL authenticates to the brokers; the zero value means none.
-	SASL SASL
-	// SecurityProtocol is PLAINTEXT, SSL, SASL_PLAINTEXT or SASL_SSL, as
-	// Kafka's security.protocol. Empty derives it from SASL and TLS.
-	SecurityProtocol string
-	// TLS configures SSL and SASL_SSL; nil with one of those protocols
-	// uses the system roots.
-	TLS *tls.Config
+	// Connection is where the brokers are and how to authenticate, the
+	// settings shared with sinks (internal/kafkaconn).
+	kafkaconn.Connection
 
 	// Topic is the topic to read.
 	Topic string
@@ -80,14 +73,6 @@ const (
 	DefaultMaxBatchBytes    = 4 << 20
 	DefaultMetadataInterval = 3 * time.Second
 )
-
-// SASL holds SASL credentials. Mechanism is PLAIN, SCRAM-SHA-256 or
-// SCRAM-SHA-512 (case-insensitive); empty disables SASL.
-type SASL struct {
-	Mechanism string
-	User      string
-	Password  string
-}
 
 // FormatKind is a Kafka source format.
 type FormatKind uint8

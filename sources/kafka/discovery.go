@@ -81,7 +81,7 @@ func (r *runner) loadMetadata(ctx context.Context) metadataResult {
 	began := time.Now()
 	resp, err := req.RequestWith(ctx, r.cl)
 	if err != nil {
-		if underlying := r.brokerErrs.since(began); underlying != nil && ctx.Err() != nil {
+		if underlying := r.brokerErrs.Since(began); underlying != nil && ctx.Err() != nil {
 			err = underlying
 		}
 		return metadataResult{err: fmt.Errorf("fetching metadata from %v: %w", r.src.cfg.Brokers, err)}

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/streamdb/streamdb/internal/kafkaconn"
 	"github.com/streamdb/streamdb/sources"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -132,7 +133,7 @@ func BenchmarkIngest(b *testing.B) {
 			addrs, n := ingestBenchCluster(b)
 			b.ReportAllocs()
 			for b.Loop() {
-				src, err := New(Config{Brokers: addrs, Topic: "bench", ValueFormat: jsonF, Columns: tc.columns, StartTimestamp: -1})
+				src, err := New(Config{Connection: kafkaconn.Connection{Brokers: addrs}, Topic: "bench", ValueFormat: jsonF, Columns: tc.columns, StartTimestamp: -1})
 				if err != nil {
 					b.Fatal(err)
 				}

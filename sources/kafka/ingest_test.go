@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/streamdb/streamdb/internal/kafkaconn"
 	"github.com/streamdb/streamdb/sources"
 	"github.com/streamdb/streamdb/types"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -130,7 +131,7 @@ func TestIngestGolden(t *testing.T) {
 		}
 		produce(t, p, topic, tc.records...)
 
-		cfg := Config{Brokers: addrs, Topic: topic, ValueFormat: jsonF}
+		cfg := Config{Connection: kafkaconn.Connection{Brokers: addrs}, Topic: topic, ValueFormat: jsonF}
 		tc.cfg(&cfg)
 		src := mustNew(t, cfg)
 		sink, cancel := start(t, src, nil)

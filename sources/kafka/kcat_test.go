@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/streamdb/streamdb/internal/kafkaconn"
 	"github.com/streamdb/streamdb/sources"
 	"github.com/streamdb/streamdb/types"
 )
@@ -68,7 +69,7 @@ func TestEndToEndKcatDevkafka(t *testing.T) {
 		t.Fatalf("kcat: %v\n%s", err, out)
 	}
 
-	cfg := Config{Brokers: []string{addr}, Topic: "e2e", KeyFormat: textF, ValueFormat: jsonF,
+	cfg := Config{Connection: kafkaconn.Connection{Brokers: []string{addr}}, Topic: "e2e", KeyFormat: textF, ValueFormat: jsonF,
 		Columns: []sources.Column{col("n", types.TypeInt4)},
 		Include: []IncludeOpt{{Kind: IncludeKey}, {Kind: IncludeHeader, Header: "origin", Alias: "origin"}}}
 	sink, _ := start(t, mustNew(t, cfg), nil)

@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/streamdb/streamdb/internal/kafkaconn"
 	"github.com/streamdb/streamdb/pgerr"
 	"github.com/streamdb/streamdb/sources"
 	"github.com/twmb/franz-go/pkg/kadm"
@@ -47,7 +48,7 @@ type runner struct {
 
 	meta       chan metadataResult
 	health     health
-	brokerErrs *brokerErrors
+	brokerErrs *kafkaconn.BrokerErrors
 	// group mirrors committed positions to Config.GroupID; nil without.
 	group *groupCommitter
 
@@ -79,7 +80,7 @@ func (s *source) Run(ctx context.Context, resume map[string][]byte, sink sources
 	if err != nil {
 		return err
 	}
-	brokerErrs := new(brokerErrors)
+	brokerErrs := new(kafkaconn.BrokerErrors)
 	cl, err := kgo.NewClient(append(s.clientOpts(), kgo.WithHooks(brokerErrs),
 		// A fetch response is a quarter of a batch's bytes (Kafka's
 		// default is 50 MiB): records arrive compressed, and what

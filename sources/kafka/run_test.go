@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/streamdb/streamdb/internal/kafkaconn"
 	"github.com/streamdb/streamdb/sources"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -22,7 +23,7 @@ import (
 
 // textSource is a TEXT source with partition and offset columns.
 func textConfig(addrs []string, topic string) Config {
-	return Config{Brokers: addrs, Topic: topic, ValueFormat: textF,
+	return Config{Connection: kafkaconn.Connection{Brokers: addrs}, Topic: topic, ValueFormat: textF,
 		Include: []IncludeOpt{{Kind: IncludePartition}, {Kind: IncludeOffset}}}
 }
 
@@ -262,7 +263,7 @@ func TestAuthentication(t *testing.T) {
 	addrs := cluster.ListenAddrs()
 
 	cfg := textConfig(addrs, "auth")
-	cfg.SASL = SASL{Mechanism: "scram-sha-256", User: "admin", Password: "wrong"}
+	cfg.SASL = kafkaconn.SASL{Mechanism: "scram-sha-256", User: "admin", Password: "wrong"}
 	sink, _ := start(t, mustNew(t, cfg), nil)
 	reason := sink.waitState(t, sources.Stalled)
 	if !strings.Contains(strings.ToUpper(reason), "SASL") && !strings.Contains(reason, "auth") {
@@ -290,7 +291,7 @@ func TestDeadLetterTopic(t *testing.T) {
 		rec(0, b("k0"), b(`{"ok": 1}`)),
 		rec(0, b("k1"), b(`{"bad"`), hdr("h", "v")),
 		rec(0, b("k2"), b(`{"ok": 2}`)))
-	cfg := Config{Brokers: addrs, Topic: "in", ValueFormat: jsonF, DeadLetterTopic: "dlq"}
+	cfg := Config{Connection: kafkaconn.Connection{Brokers: addrs}, Topic: "in", ValueFormat: jsonF, DeadLetterTopic: "dlq"}
 	sink, _ := start(t, mustNew(t, cfg), nil)
 	sink.waitChanges(t, 2)
 

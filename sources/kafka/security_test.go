@@ -13,6 +13,7 @@ import (
 	"github.com/twmb/franz-go/pkg/sasl/plain"
 	"github.com/twmb/franz-go/pkg/sasl/scram"
 
+	"github.com/streamdb/streamdb/internal/kafkaconn"
 	"github.com/streamdb/streamdb/internal/selfsigned"
 )
 
@@ -39,7 +40,7 @@ func TestSASLMechanisms(t *testing.T) {
 			defer p.Close()
 			produceN(t, p, "s", 1, 0, 2)
 			cfg := textConfig(addrs, "s")
-			cfg.SASL = SASL{Mechanism: tc.mech, User: "u", Password: "p"}
+			cfg.SASL = kafkaconn.SASL{Mechanism: tc.mech, User: "u", Password: "p"}
 			sink, _ := start(t, mustNew(t, cfg), nil)
 			if got := sink.waitChanges(t, 2); !slices.Equal(values(got), want(0, 2)) {
 				t.Fatalf("read %v", values(got))

@@ -1,16 +1,12 @@
 package kafka
 
 import (
-	"crypto/tls"
 	"log/slog"
-	"strings"
 	"time"
 
 	"github.com/streamdb/streamdb/pgerr"
 	"github.com/streamdb/streamdb/sources"
 	"github.com/twmb/franz-go/pkg/kgo"
-	"github.com/twmb/franz-go/pkg/sasl/plain"
-	"github.com/twmb/franz-go/pkg/sasl/scram"
 )
 
 // source is a Kafka topic read as one output collection.
@@ -27,7 +23,7 @@ var _ sources.Source = (*source)(nil)
 // or contradictory clauses, 22023 for bad option values, 0A000 for
 // combinations streamdb does not support.
 func New(cfg Config) (sources.Source, error) {
-	if err := validateConnection(&cfg); err != nil {
+	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
 	if cfg.Topic == "" {
@@ -79,85 +75,14 @@ func New(cfg Config) (sources.Source, error) {
 // its topic.
 func (s *source) Outputs() []sources.Output { return []sources.Output{s.output} }
 
-// validateConnection checks brokers, SASL and TLS and settles
-// SecurityProtocol.
-func validateConnection(cfg *Config) error {
-	if len(cfg.Brokers) == 0 {
-		return pgerr.New(pgerr.SyntaxError, "kafka source requires at least one BROKER")
-	}
-	for _, b := range cfg.Brokers {
-		if b == "" || strings.ContainsAny(b, " ,") {
-			return pgerr.New(pgerr.InvalidParameterValue, "invalid broker address %q", b).WithHint("List each broker as host:port.")
-		}
-	}
-	mech := strings.ToUpper(cfg.SASL.Mechanism)
-	switch mech {
-	case "", "PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512":
-	default:
-		return pgerr.New(pgerr.InvalidParameterValue, "invalid SASL MECHANISMS %q", cfg.SASL.Mechanism).
-			WithHint("Supported mechanisms are PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512.")
-	}
-	cfg.SASL.Mechanism = mech
-	if mech != "" && cfg.SASL.User == "" {
-		return pgerr.New(pgerr.InvalidParameterValue, "SASL MECHANISMS %s requires SASL USERNAME", mech)
-	}
-	proto := strings.ToUpper(cfg.SecurityProtocol)
-	if proto == "" {
-		switch {
-		case mech != "" && cfg.TLS != nil:
-			proto = "SASL_SSL"
-		case mech != "":
-			proto = "SASL_PLAINTEXT"
-		case cfg.TLS != nil:
-			proto = "SSL"
-		default:
-			proto = "PLAINTEXT"
-		}
-	}
-	sasl := proto == "SASL_PLAINTEXT" || proto == "SASL_SSL"
-	ssl := proto == "SSL" || proto == "SASL_SSL"
-	switch {
-	case !sasl && !ssl && proto != "PLAINTEXT":
-		return pgerr.New(pgerr.InvalidParameterValue, "invalid SECURITY PROTOCOL %q", cfg.SecurityProtocol).
-			WithHint("Supported protocols are PLAINTEXT, SSL, SASL_PLAINTEXT and SASL_SSL.")
-	case sasl && mech == "":
-		return pgerr.New(pgerr.InvalidParameterValue, "SECURITY PROTOCOL %s requires SASL MECHANISMS", proto)
-	case !sasl && mech != "":
-		return pgerr.New(pgerr.InvalidParameterValue, "SASL MECHANISMS requires SECURITY PROTOCOL SASL_PLAINTEXT or SASL_SSL, not %s", proto)
-	case !ssl && cfg.TLS != nil:
-		return pgerr.New(pgerr.InvalidParameterValue, "TLS settings require SECURITY PROTOCOL SSL or SASL_SSL, not %s", proto)
-	}
-	if ssl && cfg.TLS == nil {
-		cfg.TLS = &tls.Config{MinVersion: tls.VersionTLS12}
-	}
-	cfg.SecurityProtocol = proto
-	return nil
-}
-
 // clientOpts are the franz-go options shared by every client of the
 // source.
 func (s *source) clientOpts() []kgo.Opt {
-	opts := []kgo.Opt{
-		kgo.SeedBrokers(s.cfg.Brokers...),
-		kgo.ClientID("streamdb"),
-		kgo.WithLogger(kgoLogger{s.log}),
-		kgo.MetadataMinAge(s.cfg.MetadataInterval / 4),
+	return append(s.cfg.ClientOpts(s.log),
+		kgo.MetadataMinAge(s.cfg.MetadataInterval/4),
 		kgo.RecordDeliveryTimeout(deadLetterTimeout),
 		// Kafka's own default (fetch.max.wait.ms); franz-go's 5 s would
 		// delay partitions added while a fetch is waiting.
-		kgo.FetchMaxWait(500 * time.Millisecond),
-	}
-	if s.cfg.TLS != nil {
-		opts = append(opts, kgo.DialTLSConfig(s.cfg.TLS.Clone()))
-	}
-	user, pass := s.cfg.SASL.User, s.cfg.SASL.Password
-	switch s.cfg.SASL.Mechanism {
-	case "PLAIN":
-		opts = append(opts, kgo.SASL(plain.Auth{User: user, Pass: pass}.AsMechanism()))
-	case "SCRAM-SHA-256":
-		opts = append(opts, kgo.SASL(scram.Auth{User: user, Pass: pass}.AsSha256Mechanism()))
-	case "SCRAM-SHA-512":
-		opts = append(opts, kgo.SASL(scram.Auth{User: user, Pass: pass}.AsSha512Mechanism()))
-	}
-	return opts
+		kgo.FetchMaxWait(500*time.Millisecond),
+	)
 }

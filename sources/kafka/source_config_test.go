@@ -6,13 +6,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/streamdb/streamdb/internal/kafkaconn"
 	"github.com/streamdb/streamdb/pgerr"
 	"github.com/streamdb/streamdb/sources"
 	"github.com/streamdb/streamdb/types"
 )
 
 func baseConfig() Config {
-	return Config{Brokers: []string{"127.0.0.1:9092"}, Topic: "t", ValueFormat: Format{Kind: FormatJSON}, StartTimestamp: -1}
+	return Config{Connection: kafkaconn.Connection{Brokers: []string{"127.0.0.1:9092"}}, Topic: "t", ValueFormat: Format{Kind: FormatJSON}, StartTimestamp: -1}
 }
 
 var (
@@ -70,11 +71,11 @@ func TestNewRejects(t *testing.T) {
 		{"relative timestamp", func(c *Config) { c.StartTimestamp = -1000 }, pgerr.InvalidParameterValue, "START TIMESTAMP"},
 		{"dead letter topic is the topic", func(c *Config) { c.DeadLetterTopic = "t" }, pgerr.InvalidParameterValue, "dead letter"},
 		{"negative batch", func(c *Config) { c.MaxBatchRecords = -1 }, pgerr.InvalidParameterValue, "negative"},
-		{"unknown sasl", func(c *Config) { c.SASL = SASL{Mechanism: "GSSAPI", User: "u"} }, pgerr.InvalidParameterValue, "SASL MECHANISMS"},
-		{"sasl without user", func(c *Config) { c.SASL = SASL{Mechanism: "PLAIN"} }, pgerr.InvalidParameterValue, "USERNAME"},
+		{"unknown sasl", func(c *Config) { c.SASL = kafkaconn.SASL{Mechanism: "GSSAPI", User: "u"} }, pgerr.InvalidParameterValue, "SASL MECHANISMS"},
+		{"sasl without user", func(c *Config) { c.SASL = kafkaconn.SASL{Mechanism: "PLAIN"} }, pgerr.InvalidParameterValue, "USERNAME"},
 		{"sasl protocol without mechanism", func(c *Config) { c.SecurityProtocol = "SASL_SSL" }, pgerr.InvalidParameterValue, "requires SASL MECHANISMS"},
 		{"mechanism with plaintext", func(c *Config) {
-			c.SASL = SASL{Mechanism: "PLAIN", User: "u"}
+			c.SASL = kafkaconn.SASL{Mechanism: "PLAIN", User: "u"}
 			c.SecurityProtocol = "PLAINTEXT"
 		}, pgerr.InvalidParameterValue, "SASL_PLAINTEXT"},
 		{"tls with plaintext", func(c *Config) { c.TLS, c.SecurityProtocol = &tls.Config{}, "plaintext" }, pgerr.InvalidParameterValue, "TLS"},

@@ -120,7 +120,7 @@ func TestRelations(t *testing.T) {
 		{"pg_catalog.pg_class", "relname", "pg_class", map[string]string{"oid": "1259", "relnamespace": "11"}},
 		{"pg_catalog.pg_attribute", "attname", "amount", map[string]string{"atttypid": "1700", "atttypmod": "655366", "atthasdef": "t", "attnum": "3"}},
 		{"pg_catalog.pg_attribute", "attname", "tags", map[string]string{"atttypid": "1009", "attndims": "1", "attcollation": "100"}},
-		{"pg_catalog.pg_index", "indexrelid", "20001", map[string]string{"indrelid": "20000", "indkey": "{2}", "indisprimary": "f"}},
+		{"pg_catalog.pg_index", "indexrelid", "20001", map[string]string{"indrelid": "20000", "indkey": "2", "indisprimary": "f"}},
 		{"pg_catalog.pg_constraint", "contype", "p", map[string]string{"conname": "orders_pkey", "conkey": "{1}"}},
 		{"pg_catalog.pg_attrdef", "adnum", "3", map[string]string{"adbin": "0"}},
 		{"pg_catalog.pg_type", "typname", "int4", map[string]string{"oid": "23", "typlen": "4", "typarray": "1007", "typinput": "int4in", "typcategory": "N"}},

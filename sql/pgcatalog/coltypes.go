@@ -13,7 +13,7 @@ var (
 	tName        = types.TypeName
 	tText        = types.TypeText
 	tVarchar     = types.TypeVarchar
-	tChar        = types.Type{Family: types.Char, Mod: 1}
+	tChar        = types.TypeQChar
 	tBytea       = types.TypeBytea
 	tTimestampTZ = types.TypeTimestampTZ
 	tRegProc     = types.TypeRegProc
@@ -22,4 +22,6 @@ var (
 	tInt2Array   = types.ArrayOf(types.TypeInt2)
 	tTextArray   = types.ArrayOf(types.TypeText)
 	tCharArray   = types.ArrayOf(tChar)
+	tInt2Vector  = types.TypeInt2Vector
+	tOidVector   = types.TypeOidVector
 )

@@ -15,7 +15,7 @@ import (
 // system relations use instead (see doc.go).
 var substitutes = map[string]types.Type{
 	"xid": tOid, "inet": tText, "pg_node_tree": tText, "aclitem[]": tTextArray, "anyarray": tTextArray,
-	"int2vector": tInt2Array, "oidvector": tOidArray, `"char"`: tChar, `"char"[]`: tCharArray,
+
 	"information_schema.sql_identifier": tName, "information_schema.cardinal_number": tInt4,
 	"information_schema.yes_or_no": tYesNo, "information_schema.character_data": tVarchar,
 	"information_schema.time_stamp": tTimestampTZ,

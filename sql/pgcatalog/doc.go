@@ -16,8 +16,8 @@
 //
 // Column names and types are PostgreSQL 15's own (columns_gen.go, checked
 // against a live server by columns_test.go), with a few substitutions for
-// types streamdb lacks: "char" is char(1), int2vector and oidvector are
-// int2[] and oid[] (subscripted from 1, not 0), aclitem[] and anyarray are
+// types streamdb lacks: int2vector and oidvector are
+// arrays subscripted from 1, not 0, aclitem[] and anyarray are
 // text[], pg_node_tree and inet are text, xid is oid, and the
 // information_schema domains are their base types. Columns a row does not
 // set are zero for numbers and booleans and NULL otherwise.

@@ -33,6 +33,7 @@ func pkeyIndexOID(table uint32) uint32           { return derivedOID(1, table, 0
 func pkeyConstraintOID(table uint32) uint32      { return derivedOID(2, table, 0) }
 func checkOID(table uint32, i int) uint32        { return derivedOID(2, table, i+1) }
 func attrdefOID(table uint32, attnum int) uint32 { return derivedOID(3, table, attnum) }
+func uniqueOID(index uint32) uint32              { return derivedOID(1, index, 1) }
 
 // namespaceOID returns the OID of a schema; ok is false for a schema that
 // does not exist.

@@ -143,7 +143,7 @@ func byValue(t types.Type) bool {
 // align is pg_type.typalign.
 func align(t types.Type) string {
 	switch t.Family {
-	case types.Bool, types.Char, types.Name, types.UUID, types.Bytea:
+	case types.Bool, types.Char, types.QChar, types.Name, types.UUID, types.Bytea:
 		if t.Family == types.Bytea {
 			return "i"
 		}
@@ -190,6 +190,15 @@ func genIndex(b *rowSet, src Source) {
 func genConstraint(b *rowSet, src Source) {
 	for _, r := range src.Relations() {
 		ns, _ := namespaceOID(r.Schema)
+		if r.Kind == KindIndex && r.Constraint {
+			keys := make([]int, len(r.KeyCols))
+			for i, k := range r.KeyCols {
+				keys[i] = k + 1
+			}
+			b.add("oid", uniqueOID(r.OID), "conname", r.Name, "connamespace", ns, "contype", "u",
+				"convalidated", true, "conrelid", r.On, "conindid", r.OID, "confupdtype", " ",
+				"confdeltype", " ", "confmatchtype", " ", "conislocal", true, "connoinherit", true, "conkey", keys)
+		}
 		if len(r.PrimaryKey) > 0 {
 			keys := make([]int, len(r.PrimaryKey))
 			for i, k := range r.PrimaryKey {

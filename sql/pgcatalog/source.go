@@ -53,6 +53,8 @@ type Relation struct {
 	On      uint32
 	KeyCols []int
 	Unique  bool
+	// Constraint marks a unique index made by a UNIQUE constraint.
+	Constraint bool
 	// Checks are a table's CHECK constraints.
 	Checks []Check
 }

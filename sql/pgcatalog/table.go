@@ -144,16 +144,16 @@ func datum(v any, t types.Type) types.Datum {
 		return types.NewBool(x)
 	case string:
 		switch t.Family {
-		case types.Char:
-			return types.NewString(types.Char, x)
+		case types.QChar:
+			return types.NewString(types.QChar, x[:min(len(x), 1)])
 		case types.Text, types.Varchar, types.Name:
 			return types.NewString(t.Family, x)
 		}
 		return types.NewText(x)
 	case Kind:
-		return types.NewString(types.Char, string(rune(x)))
+		return types.NewString(types.QChar, string([]byte{byte(x)}))
 	case byte:
-		return types.NewString(types.Char, string(rune(x)))
+		return types.NewString(types.QChar, string([]byte{x}))
 	case int:
 		return intDatum(int64(x), t)
 	case int32:

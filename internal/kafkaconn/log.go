@@ -1,4 +1,4 @@
-package kafka
+package kafkaconn
 
 import (
 	"context"
@@ -7,9 +7,11 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
-// kgoLogger routes franz-go's logs to slog. franz-go's info level narrates
-// every metadata refresh and connection, so it becomes debug; its warnings
-// and errors stay what they are.
+// Logger routes franz-go's logs to l. franz-go's info level narrates
+// every metadata refresh and connection, so it becomes debug; its
+// warnings and errors stay what they are.
+func Logger(l *slog.Logger) kgo.Logger { return kgoLogger{l} }
+
 type kgoLogger struct{ l *slog.Logger }
 
 func (k kgoLogger) Level() kgo.LogLevel {
