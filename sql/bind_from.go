@@ -639,10 +639,8 @@ func (b *binder) tableFunc(name string, args []scalar.Expr, pos int) (*scalar.Ta
 	if err != nil {
 		return nil, nil, withPosition(err, pos)
 	}
-	if b.inView && tf.Volatility != scalar.Immutable && !fixedStep(args) {
-		return nil, nil, pgerr.New(pgerr.FeatureNotSupported, "calls to %s are not allowed in materialized views", name).
-			WithDetail("A series of timestamps with time zone whose step has days or months depends on the session's TimeZone.").
-			WithHint("Use a constant step in hours or less, or timestamps without time zone.").WithPosition(pos)
+	if tf, err = b.viewTableFunc(tf, name, args, pos); err != nil {
+		return nil, nil, err
 	}
 	for i := range args {
 		if args[i], err = b.coerce(args[i], targets[i], coerceImplicit, pos); err != nil {

@@ -219,6 +219,39 @@ func TestViewsKeepTheirTimeZone(t *testing.T) {
 	}
 }
 
+// TestViewSeriesKeepsItsTimeZone: generate_series over timestamptz
+// stepping by a day crosses a daylight-saving change in the creator's
+// zone (New York, 2024-03-10), where a day is 23 hours; the view keeps
+// those steps whatever zone reads it, and in the stored statement.
+func TestViewSeriesKeepsItsTimeZone(t *testing.T) {
+	dir := t.TempDir()
+	srv := testserver.Start(t, testserver.Options{Dir: dir})
+	conn := connect(t, srv.URL)
+	exec(t, conn, "CREATE TABLE starts (ts timestamptz)")
+	exec(t, conn, "INSERT INTO starts VALUES ('2024-03-09 17:00:00+00')")
+	exec(t, conn, "SET TimeZone = 'America/New_York'")
+	exec(t, conn, `CREATE MATERIALIZED VIEW days AS SELECT g FROM starts, generate_series(ts, ts + INTERVAL '2 days', INTERVAL '1 day') AS g`)
+	exec(t, conn, `CREATE VIEW days_list AS SELECT generate_series(ts, ts + INTERVAL '2 days', INTERVAL '1 day') AS g FROM starts`)
+	const want = "1710003600\n1710086400\n1710172800"
+	for _, zone := range []string{"UTC", "Asia/Tokyo"} {
+		exec(t, conn, "SET TimeZone = '"+zone+"'")
+		for _, v := range []string{"days", "days_list"} {
+			if got := rows(t, conn, "SELECT extract(epoch FROM g)::bigint FROM "+v+" ORDER BY 1"); got != want {
+				t.Errorf("%s read in %s:\n%s", v, zone, got)
+			}
+		}
+	}
+	if got := rows(t, conn, "SHOW CREATE MATERIALIZED VIEW days"); !strings.Contains(got, "WITH (timezone = 'America/New_York'") {
+		t.Errorf("SHOW CREATE of a series view: %s", got)
+	}
+	srv.Stop()
+	srv = testserver.Start(t, testserver.Options{Dir: dir})
+	conn = connect(t, srv.URL)
+	if got := rows(t, conn, "SELECT extract(epoch FROM g)::bigint FROM days ORDER BY 1"); got != want {
+		t.Errorf("after a restart:\n%s", got)
+	}
+}
+
 // TestTemporalFilterRealTime uses the wall clock, briefly: a row valid
 // for half a second leaves a subscribed view by itself, with no write,
 // when its time has passed. (The view holds a row before the

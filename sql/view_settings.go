@@ -6,6 +6,7 @@ import (
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 
+	"github.com/streamdb/streamdb/pgerr"
 	"github.com/streamdb/streamdb/planner"
 	"github.com/streamdb/streamdb/planner/scalar"
 	"github.com/streamdb/streamdb/sql/parser"
@@ -239,4 +240,18 @@ func fixedStep(args []scalar.Expr) bool {
 	}
 	iv := c.Val.Interval()
 	return iv.Months == 0 && iv.Days == 0
+}
+
+// viewTableFunc checks a set-returning function a view calls: one whose
+// rows depend on the session's settings (generate_series over
+// timestamptz stepping by days or months) is pinned to the view's.
+func (b *binder) viewTableFunc(tf *scalar.TableFunc, name string, args []scalar.Expr, pos int) (*scalar.TableFunc, error) {
+	if !b.inView || tf.Volatility == scalar.Immutable || fixedStep(args) {
+		return tf, nil
+	}
+	if tf.Volatility == scalar.Stable && b.view != nil {
+		b.view.pinned = true
+		return tf.PinnedTo(b.view.settings.textConfig()), nil
+	}
+	return nil, pgerr.New(pgerr.FeatureNotSupported, "calls to %s are not allowed in materialized views", name).WithPosition(pos)
 }

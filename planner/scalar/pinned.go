@@ -58,3 +58,23 @@ func compilePinned(e *Pinned) (Evaluator, error) {
 		return arg(&p.ctx, row)
 	}, nil
 }
+
+// PinnedTo returns f evaluated with the settings text instead of the
+// session's, which makes it immutable: a view pins a set-returning
+// function whose rows depend on the TimeZone (generate_series over
+// timestamptz stepping by days or months) to its creator's settings, as
+// Pinned does for a scalar expression.
+func (f *TableFunc) PinnedTo(text *types.TextConfig) *TableFunc {
+	inst := *f
+	inner := f.eval
+	inst.Volatility = Immutable
+	inst.eval = func(ctx *EvalContext, args []types.Datum, emit func(types.Row) bool) error {
+		var pc EvalContext
+		if ctx != nil {
+			pc = *ctx
+		}
+		pc.Text = text
+		return inner(&pc, args, emit)
+	}
+	return &inst
+}
