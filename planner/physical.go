@@ -127,6 +127,11 @@ func (p *physical) decide(n Node) Node {
 			return &c
 		}
 	case *Project:
+		if p.count[x.Input] <= 1 {
+			if n, ok := narrowTemporal(x); ok {
+				return n
+			}
+		}
 		if j, ok := x.Input.(*Join); ok && p.fusable(j) {
 			if _, ok := columnIndexes(x.Exprs); ok {
 				c := *x

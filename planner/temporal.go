@@ -47,6 +47,49 @@ func temporalFilter(f *Filter) Node {
 	return &Filter{Input: in, Pred: scalar.NewAnd(timed), Temporal: true}
 }
 
+// narrowTemporal moves the projection p of a temporal filter's columns
+// below the filter, when p reads fewer columns than the filter's input
+// has: the filter holds every row it has scheduled to retract, and a
+// row of the last hour need not keep the columns nobody reads. The
+// filter's own columns are kept beside p's.
+func narrowTemporal(p *Project) (Node, bool) {
+	f, ok := p.Input.(*Filter)
+	if !ok || !f.Temporal {
+		return p, false
+	}
+	var used scalar.ColSet
+	for _, e := range p.Exprs {
+		for _, c := range scalar.ColumnsUsed(e) {
+			used.Add(c)
+		}
+	}
+	for _, c := range scalar.ColumnsUsed(f.Pred) {
+		used.Add(c)
+	}
+	in := f.Input.Columns()
+	keep := used.Ordered()
+	if len(keep) >= len(in) {
+		return p, false
+	}
+	m := make([]int, len(in))
+	for i := range m {
+		m[i] = -1
+	}
+	exprs := make([]scalar.Expr, len(keep))
+	cols := make([]Column, len(keep))
+	for i, c := range keep {
+		m[c] = i
+		exprs[i] = &scalar.ColRef{Idx: c, Typ: in[c].Type}
+		cols[i] = in[c]
+	}
+	narrow := &Filter{Input: &Project{Input: f.Input, Exprs: exprs, Cols: cols}, Pred: scalar.RemapColumns(f.Pred, m), Temporal: true}
+	out := make([]scalar.Expr, len(p.Exprs))
+	for i, e := range p.Exprs {
+		out[i] = scalar.RemapColumns(e, m)
+	}
+	return &Project{Input: narrow, Exprs: out, Cols: p.Cols}, true
+}
+
 // spansFunc computes a condition's validity over a row.
 type spansFunc func(ctx *scalar.EvalContext, row types.Row, dst []dataflow.TimeSpan) ([]dataflow.TimeSpan, error)
 
