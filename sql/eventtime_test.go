@@ -252,6 +252,50 @@ func TestViewSeriesKeepsItsTimeZone(t *testing.T) {
 	}
 }
 
+// TestRenameEventTime: renames keep streamdb's own clauses in the stored
+// statements (a table's WATERMARK FOR and LATE DATA, a view's EMIT ON
+// WINDOW CLOSE), and the objects work the same after a restart.
+func TestRenameEventTime(t *testing.T) {
+	dir := t.TempDir()
+	srv := testserver.Start(t, testserver.Options{Dir: dir})
+	conn := connect(t, srv.URL)
+	exec(t, conn, "CREATE TABLE ev (k int, ts timestamptz, WATERMARK FOR ts AS ts - INTERVAL '5 seconds') APPEND ONLY WITH (LATE DATA = 'dead-letter')")
+	exec(t, conn, "CREATE MATERIALIZED VIEW w AS SELECT k, window_end, count(*) AS n FROM TUMBLE(ev, ts, INTERVAL '10 seconds') GROUP BY 1, 2 EMIT ON WINDOW CLOSE")
+	exec(t, conn, "ALTER MATERIALIZED VIEW w RENAME COLUMN n TO bids")
+	exec(t, conn, "ALTER MATERIALIZED VIEW w RENAME TO per_window")
+	exec(t, conn, "DROP MATERIALIZED VIEW per_window")
+	exec(t, conn, "ALTER TABLE ev RENAME COLUMN ts TO at")
+	exec(t, conn, "ALTER TABLE ev RENAME TO events")
+	exec(t, conn, "CREATE MATERIALIZED VIEW w AS SELECT k, window_end, count(*) AS n FROM TUMBLE(events, at, INTERVAL '10 seconds') GROUP BY 1, 2 EMIT ON WINDOW CLOSE")
+	exec(t, conn, "ALTER MATERIALIZED VIEW w RENAME COLUMN n TO bids")
+	exec(t, conn, "ALTER MATERIALIZED VIEW w RENAME TO per_window")
+	const wantTable = "CREATE TABLE events (k int, at timestamptz, WATERMARK FOR at AS at - '5 seconds'::interval) APPEND ONLY WITH (LATE DATA = 'dead-letter')"
+	const wantView = "CREATE MATERIALIZED VIEW per_window(k, window_end, bids) AS SELECT k, window_end, count(*) AS n FROM tumble(events, at, '10 seconds'::interval) GROUP BY 1, 2 EMIT ON WINDOW CLOSE"
+	check := func(when string) {
+		t.Helper()
+		if got := rows(t, conn, "SHOW CREATE TABLE events"); got != "public.events|"+wantTable {
+			t.Errorf("%s: SHOW CREATE TABLE: %s", when, got)
+		}
+		if got := rows(t, conn, "SHOW CREATE MATERIALIZED VIEW per_window"); got != "public.per_window|"+wantView {
+			t.Errorf("%s: SHOW CREATE MATERIALIZED VIEW: %s", when, got)
+		}
+	}
+	check("after the renames")
+	exec(t, conn, "INSERT INTO events VALUES (1, '2024-01-01 00:00:01+00'), (1, '2024-01-01 00:00:30+00')")
+	exec(t, conn, "INSERT INTO events VALUES (1, '2024-01-01 00:00:02+00')")
+	srv.Stop()
+	srv = testserver.Start(t, testserver.Options{Dir: dir})
+	conn = connect(t, srv.URL)
+	check("after a restart")
+	if got := rows(t, conn, "SELECT k, extract(epoch FROM window_end)::bigint, bids FROM per_window"); got != "1|1704067210|1" {
+		t.Errorf("windows: %s", got)
+	}
+	// The errors relation keeps the name it was created with.
+	if got := rows(t, conn, "SELECT count(*) FROM ev_errors"); got != "1" {
+		t.Errorf("late rows: %s", got)
+	}
+}
+
 // TestTemporalFilterRealTime uses the wall clock, briefly: a row valid
 // for half a second leaves a subscribed view by itself, with no write,
 // when its time has passed. (The view holds a row before the

@@ -280,7 +280,8 @@ func definitionQuery(stmt *pg_query.Node) *pg_query.Node {
 // withColumnAliases gives a stored view definition an explicit list of
 // column names, which is how a renamed view column is remembered.
 func withColumnAliases(sqlText string, names []string) (string, error) {
-	tree, err := pg_query.Parse(sqlText)
+	body, eowc := storedViewBody(sqlText)
+	tree, err := pg_query.Parse(body)
 	if err != nil || len(tree.Stmts) != 1 {
 		return "", pgerr.New(pgerr.DataCorrupted, "stored view definition does not parse")
 	}
@@ -297,7 +298,11 @@ func withColumnAliases(sqlText string, names []string) (string, error) {
 	default:
 		return "", pgerr.New(pgerr.DataCorrupted, "stored view definition is not a view")
 	}
-	return deparse(stmt)
+	text, err := deparse(stmt)
+	if err == nil && eowc {
+		text += " EMIT ON WINDOW CLOSE"
+	}
+	return text, err
 }
 
 // rewriteOwnName renames the object a stored CREATE statement creates,
@@ -322,7 +327,7 @@ func rewriteOwnName(sqlText, newName string) string {
 // rewriteTableColumn renames a column in a stored CREATE TABLE, for
 // SHOW CREATE: its definition and the key lists of its constraints.
 func rewriteTableColumn(sqlText, oldCol, newCol string) string {
-	return rewriteStmt(sqlText, func(stmt *pg_query.Node) {
+	return rewriteWatermarkColumn(rewriteStmt(sqlText, func(stmt *pg_query.Node) {
 		walkMessages(stmt.ProtoReflect(), func(m proto.Message) {
 			switch n := m.(type) {
 			case *pg_query.ColumnDef:
@@ -339,7 +344,32 @@ func rewriteTableColumn(sqlText, oldCol, newCol string) string {
 				renameColumnRef(n, "", oldCol, newCol)
 			}
 		})
-	})
+	}), oldCol, newCol)
+}
+
+// rewriteWatermarkColumn renames a column in the WATERMARK FOR clause of
+// a stored CREATE TABLE or CREATE SOURCE.
+func rewriteWatermarkColumn(sqlText, oldCol, newCol string) string {
+	raws, err := parseQuery(sqlText)
+	if err != nil || len(raws) != 1 {
+		return sqlText
+	}
+	ct, ok := raws[0].ours.(*parser.CreateTable)
+	if !ok || ct.Watermark == nil {
+		return sqlText
+	}
+	expr, err := renameInExpr(ct.Watermark.Expr.Text, "", oldCol, newCol)
+	if err != nil {
+		return sqlText
+	}
+	wm := *ct.Watermark
+	if wm.Column.Value == oldCol {
+		wm.Column.Value = newCol
+	}
+	wm.Expr.Text = expr
+	c := *ct
+	c.Watermark = &wm
+	return c.String()
 }
 
 // rewriteIndexColumn renames a key column in a stored CREATE INDEX.
@@ -384,15 +414,35 @@ func renameColumnRef(cr *pg_query.ColumnRef, table, oldCol, newCol string) {
 
 // rewriteStmt applies fix to the parsed statement and deparses it; text
 // that does not parse or deparse is returned unchanged.
+// A statement with streamdb's own clauses (a table's WATERMARK FOR,
+// APPEND ONLY and LATE DATA, a view's EMIT ON WINDOW CLOSE) is rewritten
+// without them, and they are put back.
 func rewriteStmt(sqlText string, fix func(stmt *pg_query.Node)) string {
-	tree, err := pg_query.Parse(sqlText)
+	body, ct := sqlText, (*parser.CreateTable)(nil)
+	eowc := false
+	if raws, err := parseQuery(sqlText); err == nil && len(raws) == 1 {
+		switch st := raws[0].ours.(type) {
+		case *parser.CreateTable:
+			body, ct = st.Table.Text, st
+		case *parser.CreateMaterializedView:
+			body, eowc = st.View.Text, true
+		}
+	}
+	tree, err := pg_query.Parse(body)
 	if err != nil || len(tree.Stmts) != 1 {
 		return sqlText
 	}
 	fix(tree.Stmts[0].Stmt)
 	out, err := deparse(tree.Stmts[0].Stmt)
-	if err != nil {
+	switch {
+	case err != nil:
 		return sqlText
+	case ct != nil:
+		c := *ct
+		c.Table.Text = out
+		return c.String()
+	case eowc:
+		return out + " EMIT ON WINDOW CLOSE"
 	}
 	return out
 }
