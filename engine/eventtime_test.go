@@ -116,7 +116,7 @@ func TestTemporalFilterRetractsWithTime(t *testing.T) {
 	obj := createEvents(t, e, nil, "")
 	ctx := context.Background()
 	get := &planner.Get{ID: planner.ObjectID(obj.ID), Name: obj.Name, Cols: obj.PlanColumns()}
-	sub, err := e.Subscribe(ctx, &planner.Filter{Input: get, Pred: within(t, 10*time.Second)}, false)
+	sub, err := e.Subscribe(ctx, &planner.Filter{Input: get, Pred: within(t, 10*time.Second)}, engine.FeedOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -34,6 +34,7 @@ func (e *Engine) wakeup() (<-chan struct{}, func()) {
 func (e *Engine) timeTick(ctx context.Context) error {
 	ts := e.nextTS()
 	e.ts = ts
+	e.ticked = true
 	var pushes []subPush
 	var err error
 	done := make(chan struct{})
@@ -46,7 +47,9 @@ func (e *Engine) timeTick(ctx context.Context) error {
 		return err
 	}
 	for _, p := range pushes {
-		p.sub.push(ts, p.delta, p.errs)
+		if p.sub.tick(ts, p.delta, p.errs) {
+			e.removeSubscription(p.sub)
+		}
 	}
 	e.publish()
 	return nil

@@ -161,7 +161,7 @@ func TestWatermarkedTable(t *testing.T) {
 	if got := rows(t, conn, "SELECT error FROM clicks_errors"); !strings.HasPrefix(got, "late: ts 2024-03-01 12:00:08+00 is behind the watermark") {
 		t.Errorf("errors relation: %q", got)
 	}
-	if got := rows(t, conn, "SHOW SOURCES"); got != "clicks_errors|subsource|running|NULL\nclicks|table|running|1\nviews|table|running|0" {
+	if got := rows(t, conn, "SHOW SOURCES"); got != "clicks_errors|subsource|running|NULL|NULL|NULL|NULL\nclicks|table|running|NULL|NULL|NULL|1\nviews|table|running|NULL|NULL|NULL|0" {
 		t.Errorf("SHOW SOURCES:\n%s", got)
 	}
 	for _, q := range []string{"UPDATE clicks SET page = 'x'", "DELETE FROM clicks"} {
@@ -460,7 +460,7 @@ func TestWatermarkSurvivesRestart(t *testing.T) {
 	if got := rows(t, conn, "SELECT count(*), max(n) FROM ev"); got != "3|3" {
 		t.Errorf("after a restart the table holds %s", got)
 	}
-	if got := rows(t, conn, "SHOW SOURCES"); got != "ev|table|running|1" {
+	if got := rows(t, conn, "SHOW SOURCES"); got != "ev|table|running|NULL|NULL|NULL|1" {
 		t.Errorf("after a restart: %s", got)
 	}
 	if got := rows(t, conn, "SELECT window_end::text, n FROM per_hour"); got != "2024-03-01 11:00:00+00|2" {

@@ -23,6 +23,13 @@ type Config struct {
 	// Clock is the engine's time (nil: the wall clock): tests inject an
 	// engine.ManualClock to drive mz_now() and temporal filters.
 	Clock engine.Clock
+	// SubscribeBufferBytes bounds the changes a subscription holds for
+	// a client that does not read them (engine.Config.FeedBufferBytes).
+	SubscribeBufferBytes int64
+	// RetainHistory and RetainHistoryBytes bound the changes kept for
+	// SUBSCRIBE … AS OF a past time (engine.Config).
+	RetainHistory      time.Duration
+	RetainHistoryBytes int64
 	// LogParameters logs the values of statements' parameters with the
 	// statements at debug level; without it they are redacted.
 	LogParameters bool
@@ -55,7 +62,8 @@ func Open(ctx context.Context, cfg Config) (*Frontend, error) {
 	if log == nil {
 		log = slog.Default()
 	}
-	eng, err := engine.Open(ctx, engine.Config{DataDir: cfg.DataDir, Logger: log, Binder: binderHooks{log: log}, Clock: cfg.Clock})
+	eng, err := engine.Open(ctx, engine.Config{DataDir: cfg.DataDir, Logger: log, Binder: binderHooks{log: log},
+		FeedBufferBytes: cfg.SubscribeBufferBytes, RetainHistory: cfg.RetainHistory, RetainHistoryBytes: cfg.RetainHistoryBytes, Clock: cfg.Clock})
 	if err != nil {
 		return nil, err
 	}

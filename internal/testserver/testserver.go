@@ -40,6 +40,8 @@ type Options struct {
 	// engine.ManualClock makes mz_now() and temporal filters
 	// deterministic (see Server.Tick).
 	Clock engine.Clock
+	// SubscribeBufferBytes is sql.Config.SubscribeBufferBytes.
+	SubscribeBufferBytes int64
 }
 
 // Start runs a server until the test ends.
@@ -66,7 +68,7 @@ func Run(opts Options, tempDir func() string) (*Server, error) {
 	}
 	log := slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	ctx, cancel := context.WithCancel(context.Background())
-	front, err := sql.Open(ctx, sql.Config{DataDir: dir, Logger: log, MemoryLimit: opts.MemoryLimit, Clock: opts.Clock})
+	front, err := sql.Open(ctx, sql.Config{DataDir: dir, Logger: log, MemoryLimit: opts.MemoryLimit, SubscribeBufferBytes: opts.SubscribeBufferBytes, Clock: opts.Clock})
 	if err != nil {
 		cancel()
 		return nil, err

@@ -30,7 +30,7 @@ func init() {
 				typ = "VIEW"
 			}
 			b.add("table_catalog", src.Database(), "table_schema", r.Schema, "table_name", r.Name, "table_type", typ,
-				"is_insertable_into", yesNo(r.Kind == KindTable), "is_typed", "NO")
+				"is_insertable_into", yesNo(r.Kind == KindTable && !r.ReadOnly), "is_typed", "NO")
 		}
 	})
 	define("information_schema", "views", true, func(b *rowSet, src Source) {
@@ -142,7 +142,7 @@ func genColumns(b *rowSet, src Source) {
 				"numeric_precision", numPrec, "numeric_precision_radix", numRadix, "numeric_scale", numScale,
 				"datetime_precision", dtPrec, "interval_type", ivType, "interval_precision", nil, "udt_catalog", src.Database(), "udt_schema", "pg_catalog",
 				"udt_name", udt, "dtd_identifier", itoa(uint32(i+1)), "is_self_referencing", "NO",
-				"is_identity", yesNo(c.Identity != ""), "identity_generation", c.identityGeneration(), "is_generated", "NEVER", "is_updatable", yesNo(r.Kind == KindTable))
+				"is_identity", yesNo(c.Identity != ""), "identity_generation", c.identityGeneration(), "is_generated", "NEVER", "is_updatable", yesNo(r.Kind == KindTable && !r.ReadOnly))
 		}
 	}
 }

@@ -57,6 +57,9 @@ type Relation struct {
 	Constraint bool
 	// Checks are a table's CHECK constraints.
 	Checks []Check
+	// ReadOnly marks a table that takes no writes: a relation a source
+	// fills.
+	ReadOnly bool
 }
 
 // Check is a CHECK constraint: its name and expression.
