@@ -32,5 +32,7 @@
 // window it has emitted, watermark or not, since that is its result; what
 // the watermark lets it forget is the state behind it. At the end the
 // view is checked against the variant without cleanup: the windows that
-// closed are the same rows.
+// closed are the same rows; before it the clock moves a second on and
+// the engine ticks at that time, so that both variants read mz_now() at
+// the same time.
 package main

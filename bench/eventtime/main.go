@@ -237,6 +237,14 @@ func measure(ctx context.Context, cfg config, q query, variant, view string, wat
 	r.Seconds = time.Since(wall0).Seconds()
 	r.CPUSeconds = cpuTime() - cpu0
 	r.PeakHeapMiB = float64(peak) / (1 << 20)
+	// Two ticks in one millisecond of the clock put the engine's time a
+	// millisecond ahead of it, by chance: one more tick a second on, at
+	// the clock's time exactly, makes the time both variants are read
+	// at (mz_now()) the same.
+	clk.Advance(time.Second)
+	if err := eng.Tick(ctx); err != nil {
+		return r, err
+	}
 	if viewID == 0 {
 		return r, nil
 	}
