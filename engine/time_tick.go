@@ -62,7 +62,16 @@ func (e *Engine) timeTick(ctx context.Context) error {
 func (e *Engine) Tick(ctx context.Context) error {
 	// The tick must not be canceled halfway: a dataflow stepped in
 	// part is poisoned.
-	return e.call(ctx, func(e *Engine) error { return e.timeTick(context.WithoutCancel(ctx)) })
+	return e.call(ctx, func(e *Engine) error {
+		if uint64(e.clock.Now().UnixMilli()) <= e.ts {
+			// A tick at or past the clock's time has run (the one its
+			// wake-up ran): everything due by now is applied, and
+			// another tick would put the engine's time ahead of the
+			// clock.
+			return nil
+		}
+		return e.timeTick(context.WithoutCancel(ctx))
+	})
 }
 
 // Now returns the engine clock's time. It may be called from any

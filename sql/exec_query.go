@@ -101,9 +101,10 @@ func (s *session) runQueryAt(ctx context.Context, snap *engine.Snapshot, q *plan
 	g := dataflow.NewGraph()
 	ev := s.evalContext(params)
 	// mz_now() reads at the snapshot's tick, or now: nothing has
-	// changed the tables since that tick.
+	// changed the tables since that tick. Either is whole milliseconds,
+	// as the ticks that maintain temporal filters are.
 	ev.ReadTime = time.UnixMilli(int64(snap.TS()))
-	if now := s.e.eng.Now(); now.After(ev.ReadTime) {
+	if now := s.e.eng.Now().Truncate(time.Millisecond); now.After(ev.ReadTime) {
 		ev.ReadTime = now
 	}
 	// An object read whole more than once (a CTE used twice, a self
