@@ -169,6 +169,15 @@ type Object struct {
 	ACL []Grant `json:"acl"`
 	// RoleDef holds a role's attributes.
 	RoleDef *RoleDef `json:"authid,omitempty"`
+	// Watermark is the event-time watermark of a table or of a source's
+	// relation (WATERMARK FOR ts AS ts - INTERVAL '5 seconds'): changes
+	// to rows whose time lies behind it are late. AppendOnly marks a
+	// table created APPEND ONLY, which takes INSERT only. LateData is
+	// what becomes of late rows: LateDrop (counted) or LateDeadLetter
+	// (routed to the errors relation).
+	Watermark  *WatermarkDef `json:"watermark,omitempty"`
+	AppendOnly bool          `json:"append_only,omitempty"`
+	LateData   string        `json:"late_data,omitempty"`
 	// StartTimestamp is the absolute time, in Unix milliseconds, that a
 	// Kafka source's relative START TIMESTAMP meant when it was created;
 	// recovery reads from it rather than from a time relative to the
@@ -181,9 +190,9 @@ type Object struct {
 	Plan planner.Node `json:"-"`
 }
 
-// AppendOnly reports whether the object is a source's output that never
-// retracts a row: a cold relation, or one not stored.
-func (o *Object) AppendOnly() bool { return o.Cold || o.NotStored }
+// NeverRetracts reports whether the object's rows are only ever
+// inserted: a cold relation, one not stored, or an APPEND ONLY table.
+func (o *Object) NeverRetracts() bool { return o.Cold || o.NotStored || o.AppendOnly }
 
 // OwnerID returns the id of the role owning the object.
 func (o *Object) OwnerID() uint64 {
@@ -204,6 +213,19 @@ func (o *Object) PlanColumns() []planner.Column {
 	}
 	return cols
 }
+
+// WatermarkDef is a watermark: the greatest value seen in column Column
+// minus Lag microseconds.
+type WatermarkDef struct {
+	Column int   `json:"column"`
+	Lag    int64 `json:"lag"`
+}
+
+// The policies for late rows (Object.LateData).
+const (
+	LateDrop       = "drop"
+	LateDeadLetter = "dead-letter"
+)
 
 // UpstreamTable identifies the upstream table a subsource replicates (see
 // sources/postgres.Table, whose other fields are the subsource's own).

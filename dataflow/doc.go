@@ -30,6 +30,18 @@
 //     iteration and feeds each tick's changes through the copies in
 //     turn, until an iteration has nothing left to change.
 //
+// Time: a Graph has a time, the tick's (SetTime, microseconds), and
+// operators whose output changes with time alone: TemporalFilter keeps
+// each row during the spans its validity gives, emitting and retracting
+// rows when the time reaches them with no input, and NextWake tells the
+// engine when to step the graph next. A Watermark bounds the values of a
+// column in every change still to come: Reduce with a GroupExpiry
+// forgets the groups behind it, Join with a RowExpiry the rows no row
+// still to come can match, Session the closed sessions, and EmitOnClose
+// holds rows until the watermark passes them (EMIT ON WINDOW CLOSE).
+// Session appends each row's session window, merging and splitting
+// sessions as rows arrive out of order or are deleted.
+//
 // The cost of a tick follows the size of its deltas and of the state they
 // touch, not the size of the collections. Batch-at-a-time processing is
 // the rule: there is no goroutine or channel per row, operators reuse

@@ -37,6 +37,19 @@ type Graph struct {
 	// Persist); restoring is set while Restore loads it back.
 	ps        StateWriter
 	restoring bool
+	// now is the time of the current tick (see SetTime), and timed the
+	// operators that schedule changes for later times.
+	now   int64
+	timed []timedOperator
+}
+
+// timedOperator is an operator whose output changes with time alone:
+// it has changes scheduled for a future time, which a Step at or after
+// that time emits.
+type timedOperator interface {
+	// nextWake returns the earliest time of a scheduled change, false
+	// when none is scheduled.
+	nextWake() (int64, bool)
 }
 
 // NewGraph returns an empty graph.
@@ -173,6 +186,37 @@ func (g *Graph) Step(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// SetTime sets the time of the next Steps, in microseconds since
+// 1970-01-01 UTC: the engine's tick timestamp, which temporal filters
+// compare the validity of rows with. Time never goes backwards: an
+// earlier time than the graph's is ignored.
+func (g *Graph) SetTime(us int64) {
+	if us > g.now {
+		g.now = us
+	}
+}
+
+// Time returns the graph's time (see SetTime).
+func (g *Graph) Time() int64 { return g.now }
+
+// Timed reports whether the graph's output can change with time alone,
+// without input: whether it has a temporal filter.
+func (g *Graph) Timed() bool { return len(g.timed) > 0 }
+
+// NextWake returns the earliest time at which an operator has changes
+// scheduled, false when none has: a Step at that time or later, with
+// or without input, emits them. The engine runs a tick when it comes.
+func (g *Graph) NextWake() (int64, bool) {
+	var at int64
+	found := false
+	for _, op := range g.timed {
+		if t, ok := op.nextWake(); ok && (!found || t < at) {
+			at, found = t, true
+		}
+	}
+	return at, found
 }
 
 // StateBytes returns the approximate bytes of state held by all operators

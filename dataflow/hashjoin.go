@@ -167,6 +167,7 @@ func (op *joinOp) arrange(delta Batch, keyFn KeyFunc, a *arrangement, right bool
 			}
 			op.vbuf = op.appendKept(op.vbuf[:0], u.Row, right)
 			a.update(key, h, op.vbuf, u.Diff)
+			op.track(u, key, h, right)
 		}
 	}
 }

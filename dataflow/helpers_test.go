@@ -79,6 +79,8 @@ func fmtDatum(d types.Datum) string {
 		return strconv.FormatBool(d.Bool())
 	case d.Kind() == types.Float8:
 		return strconv.FormatFloat(d.Float(), 'g', -1, 64)
+	case d.Kind() == types.Timestamp || d.Kind() == types.TimestampTZ:
+		return "t" + strconv.FormatInt(d.Int(), 10)
 	}
 	return d.Str()
 }

@@ -34,6 +34,9 @@ type JoinSpec struct {
 	// auction's category and times, not its description), so storing,
 	// and decoding at every match, only those shrinks both.
 	LeftKeep, RightKeep []int
+	// LeftExpire and RightExpire, when set, forget the rows of a side
+	// that can match no row still to come (see RowExpiry).
+	LeftExpire, RightExpire *RowExpiry
 }
 
 // Join returns the inner equi-join of left and right.
@@ -82,6 +85,9 @@ type joinOp struct {
 	built     int
 	heldBytes [2]int64
 	sk        *stateKeys
+	// expiring holds the rows of each side (left, right) that expire,
+	// when the side has a RowExpiry.
+	expiring [2]expiringRows
 }
 
 var _ operator = (*joinOp)(nil)
@@ -106,6 +112,14 @@ func (op *joinOp) Name() string { return "Join" }
 // then arranged for later ticks.
 func (op *joinOp) Step(ctx context.Context) error {
 	op.out.passErrors(op.left, op.right)
+	if err := op.step(ctx); err != nil {
+		return err
+	}
+	op.expire()
+	return nil
+}
+
+func (op *joinOp) step(ctx context.Context) error {
 	if op.la.tab.live == 0 && op.ra.tab.live == 0 {
 		if err := op.hashJoin(ctx, op.left.delta, op.right.delta); err != nil {
 			return err
@@ -287,6 +301,7 @@ func (op *joinOp) side(ctx context.Context, delta Batch, keyFn KeyFunc, own, oth
 			}
 			op.vbuf = op.appendKept(op.vbuf[:0], u.Row, fromRight)
 			own.update(key, h, op.vbuf, u.Diff)
+			op.track(u, key, h, fromRight)
 		}
 	}
 	return nil
@@ -294,7 +309,7 @@ func (op *joinOp) side(ctx context.Context, delta Batch, keyFn KeyFunc, own, oth
 
 func (op *joinOp) StateBytes() int64 {
 	n := op.la.size() + op.ra.size() + op.decoded[0].bytes + op.decoded[1].bytes + op.heldBytes[0] + op.heldBytes[1] +
-		int64(cap(op.held[0])+cap(op.held[1]))*sizeUpdate
+		int64(cap(op.held[0])+cap(op.held[1]))*sizeUpdate + op.expiring[0].bytes + op.expiring[1].bytes
 	if op.built >= 0 {
 		n += op.build.size()
 	}

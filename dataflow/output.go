@@ -16,11 +16,12 @@ import (
 // everything upstream of it. It backs materialized views and tables.
 //
 // An Output that reads a Reduce directly keeps the Reduce's groups (see
-// groupItem) rather than a consolidated copy of its delta.
+// groupItem) rather than a consolidated copy of its delta, unless the
+// Reduce forgets closed groups (GroupExpiry) whose rows the Output keeps.
 func (g *Graph) Output(src Node) *Output {
 	o := newOutput(g.input(src), nil)
 	o.persistAs(g.stateKeys())
-	if r, ok := g.ops[src.id].(*reduceOp); ok && !r.keyed && !r.started {
+	if r, ok := g.ops[src.id].(*reduceOp); ok && !r.keyed && !r.started && r.spec.Expire == nil {
 		r.keyed, o.red, o.wm.red, o.wideM.red = true, r, r, r
 		o.gw.m, o.ww.m, o.wideW.m = &o.gm, &o.wm, &o.wideM
 		o.ww.p, o.wideW.p = &o.wm, &o.wideM

@@ -239,6 +239,19 @@ func propertyScenarios() []scenario {
 				r := g.Reduce(j, ReduceSpec{KeyCols: []int{2}, Aggs: []Aggregate{countAgg{}, sumAgg{col: 4}}})
 				return g.TopK(r, TopKSpec{Compare: func(a, b types.Row) int { return -types.Compare(a[1], b[1]) }, Limit: 2})
 			}},
+		{name: "session", inputs: 1,
+			build: func(g *Graph, in []Node) Node { return g.Session(in[0], SessionSpec{Key: col(0), TS: 1, Gap: 2}) },
+			ref:   func(in []Batch) Batch { return refSession(in[0], col(0), 1, 2) }},
+		{name: "session-one-partition", inputs: 1,
+			build: func(g *Graph, in []Node) Node { return g.Session(in[0], SessionSpec{TS: 1, Gap: 1}) },
+			ref:   func(in []Batch) Batch { return refSession(in[0], nil, 1, 1) }},
+		{name: "session-reduce", inputs: 1,
+			// Sessions per user counted: merges and splits reach the
+			// counts of both sessions.
+			build: func(g *Graph, in []Node) Node {
+				s := g.Session(in[0], SessionSpec{Key: col(2), TS: 1, Gap: 2})
+				return g.Reduce(s, ReduceSpec{KeyCols: []int{2, 3, 4}, Aggs: []Aggregate{countAgg{}, sumAgg{col: 1}}})
+			}},
 		{name: "distinct-antijoin-union", inputs: 2,
 			build: func(g *Graph, in []Node) Node {
 				d := g.Distinct(g.Map(in[0], func(r types.Row) (types.Row, error) { return types.Row{r[0], r[2]}, nil }))

@@ -22,6 +22,18 @@ type ReduceSpec struct {
 	KeyCols []int
 	Aggs    []Aggregate
 	Global  bool
+	// Expire, when set, forgets the groups that can no longer change.
+	Expire *GroupExpiry
+}
+
+// GroupExpiry closes the groups of a Reduce whose key column the
+// watermark has passed (a window that has ended): no change can reach
+// them any more, so their state is dropped, emitting nothing. Their
+// rows stay downstream as they were. Key is the position of the column
+// in ReduceSpec.KeyCols.
+type GroupExpiry struct {
+	Key       int
+	Watermark Watermark
 }
 
 // Reduce groups src by key and maintains the aggregates of every group.
@@ -171,6 +183,9 @@ type reduceOp struct {
 	sk       *stateKeys
 	elements bool
 	rbuf     []byte
+	// closing orders the groups by the value of the expiring key column
+	// (spec.Expire), for expire.
+	closing groupHeap
 }
 
 // reduceAgg is where one aggregate's state lives in a group: n words from
@@ -410,6 +425,9 @@ func (op *reduceOp) finish(ctx context.Context) error {
 	op.touched = op.touched[:0]
 	clear(op.news)
 	op.begun, op.prefetched = false, false
+	if err == nil && op.spec.Expire != nil {
+		op.expire()
+	}
 	return err
 }
 
@@ -419,7 +437,7 @@ func (op *reduceOp) sortTouched() {
 }
 
 func (op *reduceOp) StateBytes() int64 {
-	n := op.bytes + op.index.size() + int64(op.groups.slots())*sizeGroup + int64(len(op.memo))*int64(unsafe.Sizeof(memoEntry{})) + int64(cap(op.held))*sizeUpdate
+	n := op.bytes + int64(cap(op.closing))*sizeGroupClosing + op.index.size() + int64(op.groups.slots())*sizeGroup + int64(len(op.memo))*int64(unsafe.Sizeof(memoEntry{})) + int64(cap(op.held))*sizeUpdate
 	for _, w := range op.wide {
 		n += int64(cap(w)) * 8
 	}

@@ -1,6 +1,7 @@
 package dataflow
 
 import (
+	"container/heap"
 	"unsafe"
 
 	"github.com/streamdb/streamdb/types"
@@ -174,6 +175,9 @@ func (op *reduceOp) lookup(key types.Row, h uint64) int32 {
 	}
 	op.trackElements(states)
 	op.bytes += grp.size + statesBytes(states)
+	if x := op.spec.Expire; x != nil {
+		heap.Push(&op.closing, groupClosing{value: key[x.Key], pos: pos})
+	}
 	return pos
 }
 

@@ -84,7 +84,7 @@ func TestPostgresShowSources(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	c.waitRows(`SHOW SOURCES WHERE type = 'subsource' AND name IN ('big', 'small')`, "big|subsource|running|NULL|NULL|NULL|true\nsmall|subsource|running|NULL|NULL|NULL|true")
+	c.waitRows(`SHOW SOURCES WHERE type = 'subsource' AND name IN ('big', 'small')`, "big|subsource|running|NULL|NULL|NULL|NULL|true\nsmall|subsource|running|NULL|NULL|NULL|NULL|true")
 
 	if _, err := exec.LookPath("psql"); err != nil {
 		t.Skip("psql is not installed (Debian package postgresql-client)")

@@ -185,6 +185,47 @@ func (s *shell) stop() string {
 	return s.out.String()
 }
 
+// TestReadmeEventTime runs the SQL of the README's section on event time
+// against a server, every statement of every block, and checks what the
+// section says a few of them do.
+func TestReadmeEventTime(t *testing.T) {
+	srv := startServer(t, "")
+	c := connect(t, srv.URL)
+	blocks := readmeBlocks(t, "../README.md", "## Time: windows, watermarks and temporal filters")
+	if len(blocks) < 3 {
+		t.Fatalf("the section has %d blocks", len(blocks))
+	}
+	for _, b := range blocks {
+		if b.lang != "sql" {
+			continue
+		}
+		c.exec(b.text)
+	}
+	c.exec("INSERT INTO tx VALUES ('c1', 600, now() - INTERVAL '10 minutes'), ('c1', 500, now() - INTERVAL '5 minutes'), ('c2', 10, now() - INTERVAL '2 hours')")
+	if got := c.rows("SELECT card, n, total FROM flagged"); got != "c1|2|1100.00" {
+		t.Errorf("flagged: %q", got)
+	}
+	c.exec("INSERT INTO events VALUES ('a', '2024-03-01 12:00:10+00'), ('a', '2024-03-01 12:01:30+00'), ('a', '2024-03-01 12:00:20+00')")
+	if got := c.rows("SELECT page, n FROM events_per_minute"); got != "a|1" {
+		t.Errorf("events_per_minute: %q", got)
+	}
+	if got := c.rows("SELECT count(*) FROM events_errors"); got != "1" {
+		t.Errorf("events_errors holds %s rows", got)
+	}
+	c.exec("SET TimeZone = 'Europe/Paris'")
+	c.exec("CREATE VIEW per_day AS SELECT date_trunc('day', ts) AS day, count(*) FROM events GROUP BY 1")
+	c.exec("CREATE VIEW in_utc WITH (timezone = 'UTC') AS SELECT ts::date AS d FROM events")
+	if got := c.rows("SHOW CREATE VIEW per_day"); !strings.Contains(got, "date_trunc('day', ts, 'Europe/Paris')") {
+		t.Errorf("SHOW CREATE VIEW per_day: %s", got)
+	}
+	if got := c.rows("SHOW CREATE VIEW in_utc"); !strings.Contains(got, "WITH (timezone = 'UTC', datestyle = 'ISO, MDY', intervalstyle = 'postgres')") {
+		t.Errorf("SHOW CREATE VIEW in_utc: %s", got)
+	}
+	if got := c.rows("SELECT d FROM in_utc ORDER BY d LIMIT 1"); got != "2024-03-01" {
+		t.Errorf("in_utc: %q", got)
+	}
+}
+
 // readmeChanges is the README section TestReadmeChanges runs.
 const readmeChanges = "## Getting changes out: SUBSCRIBE and sinks"
 

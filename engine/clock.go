@@ -12,14 +12,16 @@ import (
 const heartbeatInterval = 500 * time.Millisecond
 
 // heartbeat runs between ticks every heartbeatInterval. When no tick has
-// run since the last heartbeat it advances the clock with an empty tick,
+// run since the last heartbeat and the engine's Clock has moved on (a
+// ManualClock that stands still keeps the time a test set), it advances
+// the time with an empty tick,
 // whose timestamp it stores (without waiting for the disk: a later tick
 // never reuses a time a feed has already reported, since the clock is
 // the wall clock's milliseconds and at least the stored time). It then
 // reports the time to every change feed, forgets history past its window
 // and trims the sinks' history.
 func (e *Engine) heartbeat(ticked bool) error {
-	if !ticked {
+	if !ticked && uint64(e.clock.Now().UnixMilli()) > e.ts {
 		ts := e.nextTS()
 		batch := e.store.NewBatch()
 		batch.SetMeta("ts", tsValue(ts))

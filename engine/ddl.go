@@ -27,6 +27,10 @@ type DDL struct {
 	persisted []uint64
 	created   []*catalog.Object
 	dropped   map[uint64]bool
+	// watermarks are the watermarks of the objects the change creates,
+	// kept by the engine at once (a view created beside its table reads
+	// it) and forgotten again if the change fails.
+	watermarks []uint64
 	// droppedList is what Drop removed, in order, replacedList the
 	// entries Replace changed, as they were (ddl_undo.go).
 	droppedList  []Dropped
@@ -68,6 +72,11 @@ func (tx *DDL) Drops() bool { return len(tx.dropped) > 0 }
 func (e *Engine) ddlTick(ctx context.Context, r *coordReq) error {
 	tx := &DDL{e: e, cat: e.cat.Clone(), batch: e.store.NewBatch(), dropped: map[uint64]bool{}}
 	if err := e.buildDDL(ctx, r, tx); err != nil {
+		e.wmMu.Lock()
+		for _, id := range tx.watermarks {
+			delete(e.wms, id)
+		}
+		e.wmMu.Unlock()
 		tx.batch.Discard()
 		if err := tx.dropNewState(); err != nil {
 			return fmt.Errorf("drop the state of a failed catalog change: %w", err)
@@ -158,6 +167,12 @@ func (tx *DDL) Create(ctx context.Context, o *catalog.Object) error {
 		} else {
 			tx.newTables = append(tx.newTables, newTableState(o, &tx.e.base))
 		}
+	}
+	if o.Watermark != nil {
+		tx.e.wmMu.Lock()
+		tx.e.wms[o.ID] = newWatermark(o)
+		tx.e.wmMu.Unlock()
+		tx.watermarks = append(tx.watermarks, o.ID)
 	}
 	switch o.Kind {
 	case catalog.KindMaterializedView:
@@ -317,6 +332,14 @@ func (tx *DDL) Drop(o *catalog.Object) {
 	}
 	if o.Kind == catalog.KindMaterializedView || o.Kind == catalog.KindIndex {
 		tx.batch.DropState(o.ID)
+	}
+	if o.Watermark != nil {
+		dropWatermark(tx.batch, o.ID)
+		tx.afterCommit(func(_ context.Context, e *Engine) {
+			e.wmMu.Lock()
+			delete(e.wms, o.ID)
+			e.wmMu.Unlock()
+		})
 	}
 	if o.Kind == catalog.KindSequence {
 		tx.batch.DropPositions(o.ID)

@@ -23,6 +23,24 @@
 // after its tick is published, which gives a writer its own writes in
 // every view.
 //
+// # Time
+//
+// The engine's Clock (wall time, or a ManualClock that tests move) gives
+// each tick its timestamp, which is mz_now() in views. A flow with a
+// temporal filter has changes scheduled for later times
+// (dataflow.Graph.NextWake): the loop waits for the earliest of them as
+// for a request, and runs a tick without input when it comes
+// (timeTick), stepping the flows that have something due. Tick runs one
+// at once, for tests.
+//
+// A table or source relation with a WATERMARK keeps a watermark
+// (watermark.go): the latest time seen minus the lag, moved by each row
+// it accepts in order. A change to a row behind it is late: an
+// insertion is counted and dropped or routed to the errors relation, a
+// client's update or delete fails; the watermark and the count are
+// stored with the tick that moves them. Flows read the watermark at each
+// step (planner.LowerContext.Watermark) to forget what it has passed.
+//
 // # Durability and exactly-once
 //
 // Everything a tick changes is one Pebble batch: table rows, source

@@ -110,6 +110,17 @@ type Engine struct {
 	// background, and the requests that wait for them (hydrate.go).
 	hydration hydration
 	testing   *TestingKnobs
+	// clock gives ticks their timestamps and wakes the loop when a
+	// timed flow's next change falls due; timed holds the flows whose
+	// output changes with time alone (temporal filters).
+	clock Clock
+	timed []*flow
+	// wms holds the watermarks of tables and source relations that have
+	// one; wmMu guards the map for LateRows on other goroutines.
+	wmMu sync.Mutex
+	wms  map[uint64]*watermark
+	// coldScratch holds the buffers of appends to cold tables.
+	coldScratch runningSource
 }
 
 // Binder rebuilds, on start, what the engine cannot from stored data
@@ -151,6 +162,9 @@ type Config struct {
 	// Keyring seals and opens secrets' values (catalog.Catalog.Seal,
 	// SecretValue); without one, secrets cannot be created or read.
 	Keyring catalog.Keyring
+	// Clock is the engine's time (nil: the wall clock); tests inject a
+	// ManualClock.
+	Clock Clock
 	// FeedBufferBytes bounds the changes a subscription queues for a
 	// client that does not read them; past it the subscription ends
 	// with an error. Zero means DefaultFeedBufferBytes.
@@ -217,6 +231,11 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		dirty:           map[uint64]bool{},
 		recompute:       cfg.RecomputeViews,
 		testing:         cfg.Testing,
+		clock:           cfg.Clock,
+		wms:             map[uint64]*watermark{},
+	}
+	if e.clock == nil {
+		e.clock = wallClock{}
 	}
 	if e.instanceID, err = instanceID(store); err != nil {
 		store.Close()
@@ -319,16 +338,20 @@ func (e *Engine) Run(ctx context.Context) error {
 }
 
 // loop gathers requests into ticks until ctx ends or a tick fails; a
-// heartbeat runs between them (see clock.go).
+// heartbeat runs between them (see clock.go). When a timed flow has a
+// change due, a tick runs at its time with no request (timeTick).
 func (e *Engine) loop(ctx context.Context) error {
 	beat := time.NewTicker(heartbeatInterval)
 	defer beat.Stop()
 	for {
 		var first *coordReq
+		wake, stop := e.wakeup()
 		select {
 		case <-ctx.Done():
+			stop()
 			return nil
 		case <-beat.C:
+			stop()
 			ticked := e.ticked
 			e.ticked = false
 			if err := e.heartbeat(ticked); err != nil {
@@ -336,6 +359,16 @@ func (e *Engine) loop(ctx context.Context) error {
 			}
 			continue
 		case first = <-e.reqs:
+			stop()
+		case <-wake:
+			stop()
+			if err := e.timeTick(ctx); err != nil {
+				e.failed.Store(&err)
+				e.log.Error("tick failed; engine stopped", "err", err)
+				e.drain(err)
+				return err
+			}
+			continue
 		}
 		reqs := []*coordReq{first}
 	gather:

@@ -56,7 +56,7 @@ func (f *flow) publish() *dataflow.Snapshot {
 // buildViewFlow lowers a materialized view's plan.
 func (e *Engine) buildViewFlow(obj *catalog.Object, plan planner.Node) (*flow, error) {
 	f := &flow{obj: obj, graph: dataflow.NewGraph(), inputs: map[uint64]*dataflow.Input{}}
-	lc := &planner.LowerContext{Graph: f.graph, Eval: &scalar.EvalContext{Text: types.DefaultTextConfig()}, Get: f.input}
+	lc := &planner.LowerContext{Graph: f.graph, Eval: &scalar.EvalContext{Text: types.DefaultTextConfig()}, Get: f.input, Watermark: e.watermarkOf}
 	physical := planner.Physical(plan, planner.Maintained)
 	root, err := planner.Lower(lc, physical)
 	if err != nil {
@@ -172,6 +172,9 @@ func (s *Snapshot) view(id uint64) (*dataflow.Snapshot, bool) { return s.View(id
 // whose first step's delta is its snapshot, is fed whole. progress, when
 // set, is told of the rows fed.
 func (e *Engine) hydrate(ctx context.Context, f *flow, src inputs, progress func(rows int64)) error {
+	// The flow starts at the time of the tick that creates it, or
+	// later: a temporal filter keeps the rows valid from then on.
+	f.graph.SetTime(int64(max(e.ts, uint64(e.clock.Now().UnixMilli()))) * 1000)
 	for id, in := range f.inputs {
 		if t, ok := src.table(id); ok {
 			if err := e.hydrateTable(ctx, f, in, t, progress); err != nil {
@@ -286,6 +289,7 @@ func (q *flowQueue) Pop() any {
 
 // addFlow installs a flow and indexes the objects it reads.
 func (e *Engine) addFlow(f *flow) {
+	e.addTimed(f)
 	e.flowIndex[f.obj.ID] = f
 	for id := range f.inputs {
 		e.readers[id] = append(e.readers[id], f)
@@ -300,6 +304,7 @@ func (e *Engine) dropFlows(dropped map[uint64]bool) {
 		if f == nil {
 			continue
 		}
+		e.dropTimed(f)
 		for id := range f.inputs {
 			rs := e.readers[id]
 			for i, r := range rs {

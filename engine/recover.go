@@ -112,6 +112,9 @@ func (e *Engine) recoverObject(o *catalog.Object, legacy bool, fix *storage.Batc
 				return err
 			}
 		}
+		if err := e.addWatermark(o); err != nil {
+			return err
+		}
 		if o.Kind == catalog.KindSource {
 			return e.recoverSource(o)
 		}

@@ -35,5 +35,8 @@ func (s *Snapshot) View(id uint64) (*dataflow.Snapshot, bool) { return s.views.G
 // Catalog returns the catalog as of the snapshot's tick.
 func (s *Snapshot) Catalog() *catalog.Catalog { return s.cat }
 
+// TS returns the snapshot's tick timestamp, in Unix milliseconds.
+func (s *Snapshot) TS() uint64 { return s.ts }
+
 // Next returns a channel closed once a newer snapshot is published.
 func (s *Snapshot) Next() <-chan struct{} { return s.next }

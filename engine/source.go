@@ -205,6 +205,15 @@ func (e *Engine) applyChanges(rs *runningSource, id uint64, changes []sources.Ch
 	if !ok {
 		return fmt.Errorf("source relation %d is missing", id)
 	}
+	if wm := e.wms[id]; wm != nil {
+		var dead []sources.Change
+		changes, dead = screenSource(wm, changes, e.clock.Now())
+		if len(dead) > 0 && rs.errors != 0 {
+			if err := e.applyChanges(rs, rs.errors, dead, batch, deltas); err != nil {
+				return err
+			}
+		}
+	}
 	d := slices.Grow(deltas[id], len(changes))
 	var err error
 	switch {
@@ -534,6 +543,10 @@ type SourceDef struct {
 	// views that read them (WITH (STORED = false)); every output must
 	// then be append-only.
 	NotStored bool
+	// Watermark and LateData are the event-time watermark of the first
+	// output's relation and its policy for late rows (catalog.Object).
+	Watermark *catalog.WatermarkDef
+	LateData  string
 	// Upstream describes, per output, the upstream table its subsource
 	// replicates (a PostgreSQL source's); nil entries for none.
 	Upstream []*catalog.UpstreamTable
@@ -560,10 +573,14 @@ func (tx *DDL) CreateSource(ctx context.Context, def SourceDef, s sources.Source
 		switch {
 		case def.Own && i == 0:
 			setOutputColumns(src, out)
+			src.Watermark, src.LateData = def.Watermark, def.LateData
 		case !def.Own && i < len(def.Relations) && def.Relations[i] != "":
 			o := tx.subsourceObject(src, def.Relations[i], i, out)
 			if i < len(def.Upstream) {
 				o.Upstream = def.Upstream[i]
+			}
+			if i == 0 {
+				o.Watermark, o.LateData = def.Watermark, def.LateData
 			}
 			objs = append(objs, o)
 		}

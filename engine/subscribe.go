@@ -50,7 +50,7 @@ func (e *Engine) subscribe(ctx context.Context, plan planner.Node, opts FeedOpti
 		obj := &catalog.Object{ID: nextSubscriptionID, Kind: catalog.KindMaterializedView, Name: "subscribe"}
 		nextSubscriptionID--
 		f := &flow{obj: obj, graph: dataflow.NewGraph(), inputs: map[uint64]*dataflow.Input{}}
-		lc := &planner.LowerContext{Graph: f.graph, Eval: &scalar.EvalContext{Text: types.DefaultTextConfig()}, Get: f.input}
+		lc := &planner.LowerContext{Graph: f.graph, Eval: &scalar.EvalContext{Text: types.DefaultTextConfig()}, Get: f.input, Watermark: e.watermarkOf}
 		root, err := planner.Lower(lc, planner.Physical(plan, planner.Maintained))
 		if err != nil {
 			return err
@@ -275,6 +275,7 @@ func (e *Engine) addSubscription(s *Subscription) {
 	for id := range s.flow.inputs {
 		e.readers[id] = append(e.readers[id], s.flow)
 	}
+	e.addTimed(s.flow)
 }
 
 // removeSubscription stops feeding a subscription.
@@ -293,6 +294,7 @@ func (e *Engine) removeSubscription(s *Subscription) {
 		}
 		return
 	}
+	e.dropTimed(s.flow)
 	for id := range s.flow.inputs {
 		rs := e.readers[id]
 		for i, r := range rs {

@@ -115,9 +115,10 @@ func (e *Engine) process(ctx context.Context, reqs []*coordReq) error {
 	return nil
 }
 
-// nextTS advances the logical clock: milliseconds, strictly increasing.
+// nextTS advances the logical clock: milliseconds of the engine's Clock,
+// strictly increasing.
 func (e *Engine) nextTS() uint64 {
-	now := uint64(time.Now().UnixMilli())
+	now := uint64(e.clock.Now().UnixMilli())
 	if now <= e.ts {
 		now = e.ts + 1
 	}
@@ -170,13 +171,18 @@ func (e *Engine) writeTick(ctx context.Context, reqs []*coordReq) error {
 			r.err = err
 			continue
 		}
+		if err := e.screen(r.writes); err != nil {
+			r.err = err
+			continue
+		}
 		pending.merge(ud)
 		if err := e.apply(r.writes, batch, deltas); err != nil {
 			batch.Discard()
 			return err
 		}
 	}
-	if len(deltas) == 0 {
+	// Rows that were all late change no relation, but their count.
+	if !e.saveWatermarks(batch) && len(deltas) == 0 {
 		batch.Discard()
 		e.finish(reqs)
 		return nil
@@ -224,7 +230,7 @@ func (e *Engine) writeTick(ctx context.Context, reqs []*coordReq) error {
 	}
 	e.maintain <- func() {
 		defer close(maintained)
-		pushes, err = e.propagate(ctx, deltas)
+		pushes, err = e.propagate(ctx, deltas, ts)
 	}
 	commit := batch.Commit
 	if replayable(reqs) {
@@ -370,9 +376,10 @@ func (e *Engine) finish(reqs []*coordReq) {
 // propagate pushes each changed object's delta into the dataflows that
 // read it, in dependency (id) order, so that views over views see their
 // inputs' changes of the same tick. Only flows downstream of a change are
-// visited. It returns the subscriptions' changes, for the caller to push
-// once the tick is durable.
-func (e *Engine) propagate(ctx context.Context, deltas map[uint64]dataflow.Batch) ([]subPush, error) {
+// visited, and the timed flows with a change due at ts. Every flow
+// stepped runs at time ts. It returns the subscriptions' changes, for the
+// caller to push once the tick is durable.
+func (e *Engine) propagate(ctx context.Context, deltas map[uint64]dataflow.Batch, ts uint64) ([]subPush, error) {
 	var pushes []subPush
 	errDeltas := map[uint64][]dataflow.ErrorUpdate{}
 	var work flowQueue
@@ -391,9 +398,20 @@ func (e *Engine) propagate(ctx context.Context, deltas map[uint64]dataflow.Batch
 			pushes = directPushes(pushes, subs, slices.Clone(d).Consolidate(), nil)
 		}
 	}
+	now := int64(ts) * 1000
+	due := map[*flow]bool{}
+	for _, f := range e.timed {
+		if at, ok := f.graph.NextWake(); ok && at <= now {
+			due[f] = true
+			if !queued[f] {
+				queued[f] = true
+				heap.Push(&work, f)
+			}
+		}
+	}
 	for work.Len() > 0 {
 		f := heap.Pop(&work).(*flow)
-		changed := false
+		changed := due[f]
 		for id, in := range f.inputs {
 			if d := deltas[id]; len(d) > 0 {
 				in.Push(f.narrow(id, d))
@@ -408,6 +426,7 @@ func (e *Engine) propagate(ctx context.Context, deltas map[uint64]dataflow.Batch
 			continue
 		}
 		start := time.Now()
+		f.graph.SetTime(now)
 		if err := f.graph.Step(ctx); err != nil {
 			return nil, fmt.Errorf("maintain %s %s: %w", f.obj.Kind, f.obj.Name, err)
 		}

@@ -27,12 +27,15 @@ func (s *flowStats) record(d time.Duration) {
 // ViewStat is one materialized view's line of SHOW MATERIALIZED VIEWS.
 // Hydration is "ready", "restoring" (from its persisted state),
 // "rebuilding" (from its inputs) or "failed: " and the reason, and
-// Progress the fraction of the hydration done.
+// Progress the fraction of the hydration done. OutputBytes is the part
+// of StateBytes that holds the view's contents, the rest being its
+// operators' working state.
 type ViewStat struct {
 	flowStats
-	StateBytes int64
-	Hydration  string
-	Progress   float64
+	StateBytes  int64
+	OutputBytes int64
+	Hydration   string
+	Progress    float64
 }
 
 // ViewStats gathers the statistics of every materialized view on the
@@ -43,7 +46,7 @@ func (e *Engine) ViewStats(ctx context.Context) (map[uint64]ViewStat, error) {
 	err := e.call(ctx, func(e *Engine) error {
 		for id, f := range e.flowIndex {
 			if f.obj.Kind == catalog.KindMaterializedView {
-				stats[id] = ViewStat{flowStats: f.stats, StateBytes: f.graph.StateBytes(), Hydration: "ready", Progress: 1}
+				stats[id] = ViewStat{flowStats: f.stats, StateBytes: f.graph.StateBytes(), OutputBytes: f.out.StateBytes(), Hydration: "ready", Progress: 1}
 			}
 		}
 		for id := range e.hydration.jobs {

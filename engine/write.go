@@ -9,6 +9,7 @@ import (
 	"github.com/streamdb/streamdb/catalog"
 	"github.com/streamdb/streamdb/dataflow"
 	"github.com/streamdb/streamdb/pgerr"
+	"github.com/streamdb/streamdb/sources"
 	"github.com/streamdb/streamdb/storage"
 	"github.com/streamdb/streamdb/types"
 )
@@ -70,6 +71,26 @@ func (e *Engine) apply(w *WriteSet, batch *storage.Batch, deltas map[uint64]data
 		// Room for every change up front: append's growth of a large
 		// slice (1.25×) would copy a bulk load's delta many times over.
 		d := slices.Grow(deltas[id], len(w.Tables[id]))
+		if t.store != nil {
+			// A cold table (APPEND ONLY, without key) takes
+			// insertions only, kept in the store alone.
+			changes := make([]sources.Change, len(w.Tables[id]))
+			for i, ch := range w.Tables[id] {
+				if ch.Row == nil || ch.Key != "" {
+					return fmt.Errorf("table %s is append-only, but a change replaces a row", t.obj.Name)
+				}
+				changes[i] = sources.Change{Row: ch.Row, Diff: 1}
+			}
+			var err error
+			if d, err = appendCold(&e.coldScratch, t, changes, batch, d); err != nil {
+				return err
+			}
+			if len(d) > 0 {
+				deltas[id] = d
+				e.dirty[id] = true
+			}
+			continue
+		}
 		for _, ch := range w.Tables[id] {
 			key := ch.Key
 			if ch.Row == nil {

@@ -54,7 +54,7 @@ func TestGenerateDeterministic(t *testing.T) {
 // silently drop a feature from the oracle.
 func TestGenerateCoverage(t *testing.T) {
 	var all strings.Builder
-	for seed := int64(1); seed <= 120; seed++ {
+	for seed := int64(1); seed <= 240; seed++ {
 		for _, v := range Generate(seed, Options{Views: 10, Statements: 1}).Views {
 			all.WriteString(v.Query + "\n")
 		}

@@ -14,7 +14,7 @@ func TestMinimize(t *testing.T) {
 	sc := &Scenario{
 		Notes:  []string{"seed 0"},
 		Tables: []string{"CREATE TABLE t0 (k int)", "CREATE TABLE t1 (k int)", "CREATE TABLE t2 (k int)"},
-		Views:  []View{{"v0", "SELECT k FROM t1"}, {"v1", "SELECT k FROM t0"}},
+		Views:  []View{{Name: "v0", Query: "SELECT k FROM t1"}, {Name: "v1", Query: "SELECT k FROM t0"}},
 	}
 	for i := range 12 {
 		st := Step{Stmts: []string{
@@ -52,7 +52,7 @@ func TestMinimize(t *testing.T) {
 	want := &Scenario{
 		Notes:  []string{"seed 0"},
 		Tables: []string{"CREATE TABLE t1 (k int)"},
-		Views:  []View{{"v0", "SELECT k FROM t1"}},
+		Views:  []View{{Name: "v0", Query: "SELECT k FROM t1"}},
 		Steps:  []Step{{Stmts: []string{"INSERT INTO t1 VALUES (3)"}}},
 	}
 	if !reflect.DeepEqual(got, want) {

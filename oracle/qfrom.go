@@ -127,6 +127,11 @@ func (g *qgen) fromItem(outer *scope, depth int) item {
 		return item{sql: c.sql + " AS " + a, cols: qualify(a, c.cols)}
 	}
 	t := pick(g.r, g.tables)
+	if g.r.chance(0.15) {
+		if it, ok := g.windowFrom(t, a); ok {
+			return it
+		}
+	}
 	it := item{sql: t.Name + " AS " + a, base: true}
 	for _, c := range t.Cols {
 		it.cols = append(it.cols, col{ref: a + "." + c.Name, name: c.Name, typ: c.Type, stored: true})

@@ -31,6 +31,9 @@ type qgen struct {
 	// exprDepth bounds the operators above the leaves of the expressions
 	// of select lists and WHERE clauses.
 	exprDepth int
+	// windows are the window table functions of the view being
+	// generated (see windowFrom).
+	windows []windowItem
 }
 
 // view generates the query of one view. Views come in three sizes: most
@@ -40,6 +43,7 @@ type qgen struct {
 func (g *qgen) view() rel {
 	level := g.r.weighted(45, 40, 15)
 	g.maxDepth, g.exprDepth = level, 1+min(level, 1)
+	g.windows = nil
 	return g.query(nil, 0, shape{top: true})
 }
 

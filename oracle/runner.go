@@ -242,7 +242,7 @@ func (r *runner) setup(ctx context.Context) error {
 func (r *runner) rejection(ctx context.Context, v View, res *result) string {
 	s := fmt.Sprintf("%s: %s %s", v.Name, res.code, res.msg)
 	if r.pg != nil {
-		p, err := r.pg.run(ctx, v.Query)
+		p, err := r.pg.run(ctx, v.check())
 		switch {
 		case err != nil:
 			s += fmt.Sprintf(" (postgres: %v)", err)
@@ -350,7 +350,7 @@ func (r *runner) checkView(ctx context.Context, step int, v View) error {
 	if err != nil {
 		return r.crashed(step, "SELECT * FROM "+v.Name, err)
 	}
-	q, err := r.db.run(ctx, v.Query)
+	q, err := r.db.run(ctx, v.check())
 	if err != nil {
 		return r.crashed(step, "query of "+v.Name, err)
 	}
@@ -378,7 +378,7 @@ func (r *runner) checkView(ctx context.Context, step int, v View) error {
 		return nil
 	}
 	start := time.Now()
-	p, err := r.pg.run(ctx, v.Query)
+	p, err := r.pg.run(ctx, v.check())
 	if err != nil {
 		return fmt.Errorf("postgres: %w", err)
 	}

@@ -35,10 +35,22 @@ type Scenario struct {
 	Steps  []Step
 }
 
-// View is a materialized view: its name and its query.
+// View is a materialized view: its name and its query. Reference, when
+// set, is what the view is compared with instead of its query: the query
+// with its window table functions written as standard SQL (see
+// windowFrom).
 type View struct {
-	Name  string
-	Query string
+	Name      string
+	Query     string
+	Reference string
+}
+
+// check returns the query a view is checked against.
+func (v View) check() string {
+	if v.Reference != "" {
+		return v.Reference
+	}
+	return v.Query
 }
 
 // Step is a tick (the statements of one transaction) or a restart of the
@@ -82,7 +94,7 @@ func Generate(seed int64, opts Options) *Scenario {
 	g := &qgen{r: newRng(seed, 1), tables: tables}
 	for i := range opts.Views {
 		q := g.view()
-		sc.Views = append(sc.Views, View{Name: fmt.Sprintf("v%d", i), Query: q.sql})
+		sc.Views = append(sc.Views, View{Name: fmt.Sprintf("v%d", i), Query: q.sql, Reference: g.reference(q.sql)})
 	}
 	r := newRng(seed, 2)
 	maxRows, perTick := 3, func() int { return r.between(1, 3) }

@@ -15,6 +15,8 @@ import (
 //	-- check postgres                (views must also agree with PostgreSQL)
 //	CREATE TABLE t0 (k int NOT NULL, s text, PRIMARY KEY (k));
 //	CREATE MATERIALIZED VIEW v0 AS SELECT …;
+//	-- reference v1: SELECT … (SELECT …, date_bin(…) AS window_start …) …
+//	CREATE MATERIALIZED VIEW v1 AS SELECT … TUMBLE(t0, ts, …) …;
 //	-- tick 1
 //	BEGIN;
 //	INSERT INTO t0 VALUES (1, 'a'), (2, NULL);
@@ -35,6 +37,9 @@ const (
 	// PostgreSQL: for bugs where the view and its query agree on a wrong
 	// answer.
 	checkPostgres = "check postgres"
+	// referencePrefix introduces what a view with windows is checked
+	// against (View.Reference).
+	referencePrefix = "reference"
 )
 
 // Script renders the scenario as a script.
@@ -53,6 +58,9 @@ func (s *Scenario) Script() string {
 		b.WriteString(t + ";\n")
 	}
 	for _, v := range s.Views {
+		if v.Reference != "" {
+			fmt.Fprintf(&b, "-- %s %s: %s\n", referencePrefix, v.Name, v.Reference)
+		}
 		fmt.Fprintf(&b, "CREATE MATERIALIZED VIEW %s AS %s;\n", v.Name, v.Query)
 	}
 	tick := 0
@@ -85,6 +93,7 @@ func ParseScript(text string) (*Scenario, error) {
 	s := &Scenario{}
 	var cur *Step
 	var pending []string
+	refs := map[string]string{}
 	sc := bufio.NewScanner(strings.NewReader(text))
 	sc.Buffer(make([]byte, 1<<20), 1<<24)
 	line := 0
@@ -107,6 +116,12 @@ func ParseScript(text string) (*Scenario, error) {
 				s.Known = strings.TrimSpace(strings.TrimPrefix(c, knownPrefix))
 			case c == checkPostgres:
 				s.CheckPostgres = true
+			case strings.HasPrefix(c, referencePrefix+" "):
+				name, ref, ok := strings.Cut(strings.TrimPrefix(c, referencePrefix+" "), ": ")
+				if !ok {
+					return nil, fmt.Errorf("line %d: cannot read %q", line, c)
+				}
+				refs[name] = ref
 			case len(s.Tables) == 0 && len(s.Views) == 0 && len(s.Steps) == 0:
 				s.Notes = append(s.Notes, c)
 			}
@@ -138,7 +153,7 @@ func ParseScript(text string) (*Scenario, error) {
 			if len(s.Steps) > 0 {
 				return nil, fmt.Errorf("line %d: CREATE MATERIALIZED VIEW after the first tick", line)
 			}
-			s.Views = append(s.Views, View{Name: m[1], Query: m[2]})
+			s.Views = append(s.Views, View{Name: m[1], Query: m[2], Reference: refs[m[1]]})
 		default:
 			if cur == nil {
 				return nil, fmt.Errorf("line %d: statement outside a tick: %q", line, stmt)

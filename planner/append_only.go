@@ -16,8 +16,8 @@ package planner
 // it emitted: an aggregate replaces a group's row, outer joins retract
 // the NULL-padded row when a match arrives, a top-k or window evicts or
 // renumbers, EXCEPT and anti-joins subtract. (A filter whose predicate
-// changes with time, a temporal filter, would retract too; the engine
-// evaluates every predicate once per row.)
+// changes with time, a temporal filter, retracts too: a maintained
+// plan's filter that compares mz_now() is not append-only.)
 func appendOnly(n Node, oneTick bool) bool {
 	switch x := n.(type) {
 	case *Get:
@@ -25,7 +25,7 @@ func appendOnly(n Node, oneTick bool) bool {
 	case *Values:
 		return true
 	case *Filter:
-		return appendOnly(x.Input, oneTick)
+		return !x.Temporal && appendOnly(x.Input, oneTick)
 	case *Project:
 		return appendOnly(x.Input, oneTick)
 	case *FlatMap:

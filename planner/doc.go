@@ -22,6 +22,16 @@
 // plan with no catalog access and no I/O, so plans can be golden-tested as
 // text.
 //
+// Time enters plans in three ways (see temporal.go and watermark.go): a
+// maintained filter that compares mz_now() is a temporal filter, whose
+// rows enter and leave with the tick's time; a table or source with a
+// watermark bounds the values of its time column in every change still
+// to come, and the bound carries through filters, projections (date_bin,
+// plus an interval), window series, aggregate keys and sessions to what
+// can forget state behind it (aggregate groups, interval joins, EMIT ON
+// WINDOW CLOSE, session windows); and the window table functions are
+// planned as their standard formulations, plus a Session node.
+//
 // A plan describes a multiset of rows. Ordering exists only at the top of a
 // query (Query.Order) or inside TopK, which keeps the first rows of each
 // group; this is what lets one plan serve both a one-tick batch read and a

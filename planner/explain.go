@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/streamdb/streamdb/planner/scalar"
+	"github.com/streamdb/streamdb/types"
 )
 
 // Explain renders a query's plan in streamdb's one EXPLAIN format: one
@@ -209,6 +210,9 @@ func describe(n Node) string {
 		}
 		return "Values " + strings.Join(rows, ", ")
 	case *Filter:
+		if x.Temporal {
+			return "TemporalFilter " + x.Pred.String()
+		}
 		return "Filter " + x.Pred.String()
 	case *Project:
 		return "Project " + exprList(x.Exprs)
@@ -217,7 +221,15 @@ func describe(n Node) string {
 		if x.On != nil && !isTrue(x.On) {
 			s += " on=" + x.On.String()
 		}
+		return s + joinExpiryText(x)
+	case *Session:
+		s := "Session ts=#" + strconv.Itoa(x.TS) + " gap=" + types.FormatText(types.NewInterval(types.IntervalValue{Micros: x.Gap}), types.TypeInterval, nil)
+		if len(x.Keys) > 0 {
+			s += " partition_by=[" + intList(x.Keys) + "]"
+		}
 		return s
+	case *EmitOnClose:
+		return "EmitOnClose #" + strconv.Itoa(x.Col)
 	case *Apply:
 		if x.Guard != nil {
 			return "Apply " + x.Kind.String() + " guard=" + x.Guard.String()
@@ -250,6 +262,9 @@ func describe(n Node) string {
 		s := "Aggregate keys=[" + exprList(x.Keys) + "] aggs=[" + strings.Join(aggs, ", ") + "]"
 		if x.AppendOnly {
 			s += " append_only"
+		}
+		if x.Expires {
+			s += " expire=#" + strconv.Itoa(x.ExpireKey)
 		}
 		return s
 	case *Distinct:

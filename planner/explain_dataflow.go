@@ -49,7 +49,7 @@ func (e *dataflowExplainer) node(n Node, depth int) {
 		line(depth, "Constant rows="+strconv.Itoa(len(x.Rows)))
 		return
 	case *Filter:
-		line(depth, "Filter "+x.Pred.String())
+		line(depth, describe(x))
 	case *Project:
 		if isIdentity(x.Exprs, len(x.Input.Columns())) {
 			e.node(x.Input, depth)
@@ -142,7 +142,7 @@ func (e *dataflowExplainer) join(j *Join, depth int, line func(int, string)) {
 	}
 	switch j.Kind {
 	case InnerJoin:
-		line(depth, "Join "+desc+residual+e.fused[j])
+		line(depth, "Join "+desc+residual+joinExpiryText(j)+e.fused[j])
 	case SemiJoin, AntiJoin:
 		name := "SemiJoin"
 		if j.Kind == AntiJoin {
@@ -165,6 +165,18 @@ func (e *dataflowExplainer) join(j *Join, depth int, line func(int, string)) {
 	}
 	e.node(j.Left, depth+1)
 	e.node(j.Right, depth+1)
+}
+
+// joinExpiryText says which of a join's sides forget rows, and by which
+// column.
+func joinExpiryText(j *Join) string {
+	var s string
+	for i, x := range []*JoinExpiry{j.LeftExpire, j.RightExpire} {
+		if x != nil {
+			s += " expire_" + [...]string{"left", "right"}[i] + "=#" + strconv.Itoa(x.Col)
+		}
+	}
+	return s
 }
 
 // topKOperator names the top-k operator t lowers to, with its arguments.

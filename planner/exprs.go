@@ -58,7 +58,9 @@ func MapExprs(n Node, fn func(scalar.Expr) scalar.Expr) Node {
 		}
 		return &c
 	case *Filter:
-		return &Filter{Input: x.Input, Pred: fn(x.Pred)}
+		c := *x
+		c.Pred = fn(x.Pred)
+		return &c
 	case *Project:
 		c := *x
 		c.Exprs = mapAll(x.Exprs)

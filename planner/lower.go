@@ -23,8 +23,13 @@ type LowerContext struct {
 	// object (for a one-tick read, an input filled from a snapshot; for a
 	// maintained view, the input fed each tick's changes).
 	Get func(g *Get) (dataflow.Node, error)
+	// Watermark returns the current watermark of an object that has one
+	// (a table or source WATERMARK), nil for one that has none; nil for
+	// a one-tick read, whose operators forget nothing.
+	Watermark func(id ObjectID) dataflow.Watermark
 
 	memo    map[Node]dataflow.Node
+	wms     watermarks
 	lowered []lowered // for shared
 	// need holds the columns each node's consumers read, computed from
 	// the first node lowered, the root.
@@ -67,6 +72,9 @@ func lower(lc *LowerContext, n Node) (dataflow.Node, error) {
 	case *Values:
 		return lowerValues(lc, x)
 	case *Filter:
+		if x.Temporal {
+			return lowerTemporal(lc, x)
+		}
 		in, err := Lower(lc, x.Input)
 		if err != nil {
 			return in, err
@@ -103,6 +111,10 @@ func lower(lc *LowerContext, n Node) (dataflow.Node, error) {
 		return lowerFlatMap(lc, x)
 	case *Window:
 		return lowerWindow(lc, x)
+	case *Session:
+		return lowerSession(lc, x)
+	case *EmitOnClose:
+		return lowerEmitOnClose(lc, x)
 	case *Recursive:
 		return lowerRecursive(lc, x)
 	case *WorkTable:

@@ -28,6 +28,15 @@ func lowerAggregate(lc *LowerContext, a *Aggregate) (dataflow.Node, error) {
 		return in, err
 	}
 	spec := dataflow.ReduceSpec{KeyCols: keyCols, Global: len(a.Keys) == 0}
+	if a.Expires {
+		wm, err := lc.columnWatermark(a, a.ExpireKey)
+		if err != nil {
+			return in, err
+		}
+		if wm != nil {
+			spec.Expire = &dataflow.GroupExpiry{Key: a.ExpireKey, Watermark: wm}
+		}
+	}
 	appendOnly := a.AppendOnly
 	for _, call := range aggs {
 		agg, err := buildAggregate(lc, call, appendOnly)

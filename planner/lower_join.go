@@ -271,7 +271,7 @@ func lowerJoin(lc *LowerContext, j *Join, fuse joinFusion) (dataflow.Node, error
 			return l, err
 		}
 	}
-	matched := func() dataflow.Node {
+	matched := func() (dataflow.Node, error) {
 		var slab dataflow.RowSlab
 		output := func(a, b types.Row) types.Row {
 			out := slab.Row(lw + rw)
@@ -325,11 +325,17 @@ func lowerJoin(lc *LowerContext, j *Join, fuse joinFusion) (dataflow.Node, error
 			}
 		}
 		spec.Output = pre.output(output, lw, lw+rw)
+		if j.Kind == InnerJoin {
+			var err error
+			if spec.LeftExpire, spec.RightExpire, err = lowerJoinExpiry(lc, j); err != nil {
+				return l, err
+			}
+		}
 		n := g.Join(jk.left, jk.right, spec)
 		if residual != nil && !early {
 			n = g.Filter(n, residual)
 		}
-		return n
+		return n, nil
 	}
 	// unmatched returns the rows of one side without a partner, padded
 	// with NULLs for the other side.
@@ -360,17 +366,21 @@ func lowerJoin(lc *LowerContext, j *Join, fuse joinFusion) (dataflow.Node, error
 			return out, nil
 		})
 	}
+	if j.Kind == InnerJoin {
+		return matched()
+	}
+	var inner dataflow.Node
+	if j.Kind == LeftJoin || j.Kind == RightJoin || j.Kind == FullJoin || residual != nil {
+		if inner, err = matched(); err != nil {
+			return inner, err
+		}
+	}
 	switch j.Kind {
-	case InnerJoin:
-		return matched(), nil
 	case LeftJoin:
-		inner := matched()
 		return g.Union(inner, unmatched(inner, true)), nil
 	case RightJoin:
-		inner := matched()
 		return g.Union(inner, unmatched(inner, false)), nil
 	case FullJoin:
-		inner := matched()
 		return g.Union(inner, unmatched(inner, true), unmatched(inner, false)), nil
 	}
 	// Semi and anti joins keep the left rows (with their multiplicity).
@@ -382,7 +392,7 @@ func lowerJoin(lc *LowerContext, j *Join, fuse joinFusion) (dataflow.Node, error
 			found = g.AntiJoin(jk.left, jk.right, jk.leftKey, jk.rightKey)
 		}
 	} else {
-		partners := g.Map(matched(), func(row types.Row) (types.Row, error) { return row[:lw:lw], nil })
+		partners := g.Map(inner, func(row types.Row) (types.Row, error) { return row[:lw:lw], nil })
 		if j.Kind == SemiJoin {
 			found = g.SemiJoin(jk.left, partners, rowKey(lw), rowKey(lw))
 		} else {

@@ -25,13 +25,17 @@ const (
 //     a projection's (join_fusion.go), or asks a top-k's gate before
 //     building a match (topk_gate.go);
 //   - row_number() over the top-k below it is numbered by the top-k
-//     (window_topk.go).
+//     (window_topk.go);
+//   - in a maintained plan, a filter that compares mz_now() is temporal
+//     (temporal.go), and an aggregate grouped by a column with a
+//     watermark and an interval join forget what the watermark has
+//     passed (expiry.go).
 //
 // The plan is not changed: nodes with a decision are copies, and a node
 // reached by two paths (a CTE read twice) stays one node, since a fusion
 // is only sound for a node that one consumer alone reads.
 func Physical(n Node, mode Mode) Node {
-	p := &physical{oneTick: mode == OneTick, refs: countRefs(n), done: map[Node]Node{}, count: map[Node]int{}}
+	p := &physical{oneTick: mode == OneTick, refs: countRefs(n), done: map[Node]Node{}, count: map[Node]int{}, wms: watermarks{}}
 	return p.node(n)
 }
 
@@ -58,6 +62,8 @@ type physical struct {
 	refs    map[Node]int
 	done    map[Node]Node
 	count   map[Node]int
+	// wms holds the watermarks of the decided nodes' columns.
+	wms watermarks
 }
 
 func (p *physical) node(n Node) Node {
@@ -95,11 +101,23 @@ func (p *physical) decide(n Node) Node {
 		if p.oneTick {
 			return lookupFilter(x)
 		}
+		return temporalFilter(x)
 	case *Aggregate:
-		if appendOnly(x.Input, p.oneTick) {
-			c := *x
-			c.AppendOnly = true
+		c := *x
+		c.AppendOnly = appendOnly(x.Input, p.oneTick)
+		if !p.oneTick {
+			c.Expires, c.ExpireKey = p.expiringKey(x)
+		}
+		if c.AppendOnly || c.Expires {
 			return &c
+		}
+	case *Join:
+		if !p.oneTick && x.Kind == InnerJoin {
+			if l, r := p.joinExpiry(x); l != nil || r != nil {
+				c := *x
+				c.LeftExpire, c.RightExpire = l, r
+				return &c
+			}
 		}
 	case *TopK:
 		c := *x
@@ -109,6 +127,11 @@ func (p *physical) decide(n Node) Node {
 			return &c
 		}
 	case *Project:
+		if p.count[x.Input] <= 1 {
+			if n, ok := narrowTemporal(x); ok {
+				return n
+			}
+		}
 		if j, ok := x.Input.(*Join); ok && p.fusable(j) {
 			if _, ok := columnIndexes(x.Exprs); ok {
 				c := *x

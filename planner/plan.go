@@ -55,6 +55,11 @@ type Get struct {
 	// never retracted (a source's append-only output), so that the
 	// operators above may keep less state (see appendOnly).
 	AppendOnly bool
+	// Watermarked says the object has a watermark on column
+	// WatermarkCol: no change reaches it with a value in that column
+	// behind the watermark (see Watermarks).
+	Watermarked  bool
+	WatermarkCol int
 }
 
 // KeySpan is a set of keys of a Get: those whose leading key columns
@@ -91,6 +96,11 @@ type Values struct {
 type Filter struct {
 	Input Node
 	Pred  scalar.Expr
+	// Temporal, decided by Physical for a maintained plan, says Pred
+	// compares mz_now(): the filter keeps each row while the tick's
+	// time satisfies Pred, releasing and retracting rows as time passes
+	// (see temporal.go).
+	Temporal bool
 }
 
 // Project computes one output column per expression over each input row.
@@ -133,6 +143,10 @@ type Join struct {
 	// decorrelation rules use it to join a subquery's results back to
 	// the rows it was evaluated for.
 	NullSafe bool
+	// LeftExpire and RightExpire, decided by Physical for a maintained
+	// inner join, forget the rows of a side that the condition and the
+	// watermarks let match no row still to come (an interval join).
+	LeftExpire, RightExpire *JoinExpiry
 }
 
 // AggCall is one aggregate computed by an Aggregate node. Its expressions
@@ -175,6 +189,11 @@ type Aggregate struct {
 	// AppendOnly, decided by Physical, says the input never retracts, so
 	// MIN and MAX keep only the extreme rather than every value.
 	AppendOnly bool
+	// Expires, decided by Physical for a maintained plan, says key
+	// ExpireKey has a watermark: the groups it has passed are closed and
+	// forgotten (a window's count once the window has ended).
+	Expires   bool
+	ExpireKey int
 }
 
 // Distinct removes duplicate rows.

@@ -26,8 +26,10 @@ type binder struct {
 	// ctes is the stack of WITH scopes, innermost last.
 	ctes []map[string]*cteDef
 	// inView is set while binding a view definition, where
-	// statement-time functions such as now() are not allowed.
+	// statement-time functions such as now() are not allowed; view is
+	// the binding's settings and what it rewrote (see viewBinding).
 	inView bool
+	view   *viewBinding
 	// enclosing is the clause a subquery about to be bound stands in,
 	// for the subquery's SELECT to take (see enclosingAggs).
 	enclosing *enclosingAggs

@@ -239,7 +239,10 @@ func (b *binder) rangeVar(rv *pg_query.RangeVar, parent *scope) (*fromItem, erro
 // getObject returns the plan that reads a table or materialized view, with
 // the keys the planner may use for lookups.
 func (b *binder) getObject(obj *catalog.Object) *planner.Get {
-	g := &planner.Get{ID: planner.ObjectID(obj.ID), Name: obj.Name, Cols: obj.PlanColumns(), KeyCols: obj.PrimaryKey, AppendOnly: obj.AppendOnly()}
+	g := &planner.Get{ID: planner.ObjectID(obj.ID), Name: obj.Name, Cols: obj.PlanColumns(), KeyCols: obj.PrimaryKey, AppendOnly: obj.NeverRetracts()}
+	if obj.Watermark != nil {
+		g.Watermarked, g.WatermarkCol = true, obj.Watermark.Column
+	}
 	for _, d := range b.cat.Dependents(obj.ID) {
 		if d.Kind == catalog.KindIndex && d.On == obj.ID {
 			g.Indexes = append(g.Indexes, planner.IndexRef{ID: planner.ObjectID(d.ID), Name: d.Name, KeyCols: d.KeyCols})
@@ -556,6 +559,9 @@ func (b *binder) rangeFunction(rf *pg_query.RangeFunction, left *scope, parent *
 	if fc == nil {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "only function calls are supported in FROM")
 	}
+	if name, err := funcName(fc.Funcname); err == nil && windowTVFs[name] {
+		return b.windowFunction(rf, fc, name, parent)
+	}
 	name, args, err := b.fromFuncArgs(fc, c)
 	if err != nil {
 		return nil, err
@@ -634,8 +640,8 @@ func (b *binder) tableFunc(name string, args []scalar.Expr, pos int) (*scalar.Ta
 	if err != nil {
 		return nil, nil, withPosition(err, pos)
 	}
-	if b.inView && tf.Volatility != scalar.Immutable {
-		return nil, nil, pgerr.New(pgerr.FeatureNotSupported, "calls to %s are not allowed in materialized views", name).WithPosition(pos)
+	if tf, err = b.viewTableFunc(tf, name, args, pos); err != nil {
+		return nil, nil, err
 	}
 	for i := range args {
 		if args[i], err = b.coerce(args[i], targets[i], coerceImplicit, pos); err != nil {

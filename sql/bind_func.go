@@ -33,6 +33,10 @@ func (b *binder) funcCall(fc *pg_query.FuncCall, c *exprCtx) (scalar.Expr, error
 	if e, ok := b.sessionFunc(name, len(fc.Args)); ok {
 		return e, nil
 	}
+	if name == scalar.MzNowName && b.inView && c.what != "WHERE" && c.what != "HAVING" {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "mz_now() is allowed only in the WHERE and HAVING clauses of a view, not in %s", c.what).
+			WithHint("Compare it with a time of the row: WHERE mz_now() <= ts + INTERVAL '1 hour'.").WithPosition(pos)
+	}
 	args := make([]scalar.Expr, len(fc.Args))
 	for i, an := range fc.Args {
 		if an.GetNamedArgExpr() != nil {
@@ -42,7 +46,11 @@ func (b *binder) funcCall(fc *pg_query.FuncCall, c *exprCtx) (scalar.Expr, error
 			return nil, err
 		}
 	}
-	return b.callFunc(name, args, pos)
+	e, err := b.callFunc(name, args, pos)
+	if call, ok := e.(*scalar.Call); ok && err == nil && b.inView {
+		return b.explicitZone(call, fc)
+	}
+	return e, err
 }
 
 // callFunc resolves a function call and coerces its arguments.
@@ -61,9 +69,13 @@ func (b *binder) callFunc(name string, args []scalar.Expr, pos int) (scalar.Expr
 	if err != nil {
 		return nil, withPosition(err, pos)
 	}
-	if b.inView && fn.Volatility != scalar.Immutable {
-		return nil, pgerr.New(pgerr.FeatureNotSupported, "calls to %s are not allowed in materialized views", name).
+	if b.inView && fn.Volatility != scalar.Immutable && name != scalar.MzNowName && !pinnable(fn) {
+		err := pgerr.New(pgerr.FeatureNotSupported, "calls to %s are not allowed in materialized views", name).
 			WithDetail("%s is %s: its result changes without any input changing.", name, fn.Volatility).WithPosition(pos)
+		if clockFuncs[name] {
+			err = err.WithHint("Use mz_now() in WHERE to keep rows by time as it passes: WHERE mz_now() <= ts + INTERVAL '1 hour'.")
+		}
+		return nil, err
 	}
 	for i := range args {
 		if args[i], err = b.coerce(args[i], targets[i], coerceImplicit, pos); err != nil {
@@ -72,6 +84,12 @@ func (b *binder) callFunc(name string, args []scalar.Expr, pos int) (scalar.Expr
 	}
 	return &scalar.Call{Fn: fn, Args: args}, nil
 }
+
+// clockFuncs are the functions that read the transaction's or the real
+// clock: a view refuses them and points to mz_now().
+var clockFuncs = map[string]bool{"now": true, "current_timestamp": true, "transaction_timestamp": true,
+	"statement_timestamp": true, "clock_timestamp": true, "localtimestamp": true, "current_date": true,
+	"current_time": true, "localtime": true}
 
 // sessionFunc binds the functions whose value is a property of the
 // session rather than of their arguments.

@@ -8,7 +8,6 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
-	"github.com/streamdb/streamdb/pgerr"
 	"github.com/streamdb/streamdb/planner"
 	"github.com/streamdb/streamdb/planner/scalar"
 	"github.com/streamdb/streamdb/types"
@@ -136,8 +135,8 @@ func (b *binder) liftedFunctions(rf *pg_query.RangeFunction, left *scope, parent
 		if err != nil {
 			return nil, withPosition(err, loc(fc.Location))
 		}
-		if b.inView && tf.Volatility != scalar.Immutable {
-			return nil, pgerr.New(pgerr.FeatureNotSupported, "calls to %s are not allowed in materialized views", name).WithPosition(loc(fc.Location))
+		if tf, err = b.viewTableFunc(tf, name, fargs, loc(fc.Location)); err != nil {
+			return nil, err
 		}
 		for j := range fargs {
 			if fargs[j], err = b.coerce(fargs[j], targets[j], coerceImplicit, loc(fc.Location)); err != nil {

@@ -45,6 +45,10 @@ func (s *session) bindStreamdb(cat *catalog.Catalog, raw *rawStatement, params [
 		return s.subscribeStmt(cat, st)
 	case *parser.CopySubscribe:
 		return s.bindCopySubscribe(cat, st)
+	case *parser.CreateTable:
+		return s.bindCreateTableEventTime(cat, raw, st)
+	case *parser.CreateMaterializedView:
+		return s.bindCreateMatViewEventTime(cat, raw, st)
 	case *parser.DeclareSubscribe:
 		return s.bindDeclareSubscribe(cat, st)
 	case *parser.Fetch:
@@ -339,7 +343,7 @@ func (s *session) bindExplainFor(cat *catalog.Catalog, st *parser.Explain, param
 		if err != nil {
 			return nil, err
 		}
-		bq, _, err := bindViewQuery(cat, sel)
+		bq, _, err := bindViewQuery(cat, sel, storedViewBinding(o.SQL))
 		if err != nil {
 			return nil, err
 		}

@@ -20,6 +20,11 @@ func writeTarget(cat *catalog.Catalog, rv *pg_query.RangeVar, verb string) (*cat
 		return nil, pgerr.New(pgerr.WrongObjectType, "cannot %s %s %q", verb, obj.Kind, obj.Name).
 			WithDetail("Only tables can be changed; %s are maintained from their inputs.", pluralKind(obj.Kind))
 	}
+	if verb == "update" || verb == "delete from" {
+		if err := refuseAppendOnly(obj, verb); err != nil {
+			return nil, err
+		}
+	}
 	return obj, nil
 }
 

@@ -35,4 +35,14 @@
 // closed, under the memory guard (memory_guard.go), which cancels the
 // statement holding the memory before the heap reaches its limit and
 // returns the memory after it, and under statement_timeout.
+//
+// Event time: mz_now() binds in views only in WHERE and HAVING, where the
+// planner makes it a temporal filter (now() and the other clocks are
+// refused there, with a hint). TUMBLE, HOP and SESSION in FROM bind as
+// their formulations (bind_window_tvf.go). CREATE TABLE and CREATE
+// SOURCE take WATERMARK FOR, APPEND ONLY and LATE DATA, and CREATE
+// MATERIALIZED VIEW EMIT ON WINDOW CLOSE (exec_eventtime.go; sql/parser
+// recognises the clauses, which PostgreSQL's grammar lacks). A view is
+// bound with its creator's TimeZone and other settings, which its stored
+// statement spells out (view_settings.go).
 package sql

@@ -16,6 +16,7 @@ import (
 	"github.com/streamdb/streamdb/pgwire"
 	"github.com/streamdb/streamdb/planner"
 	"github.com/streamdb/streamdb/planner/scalar"
+	"github.com/streamdb/streamdb/sql/parser"
 	"github.com/streamdb/streamdb/types"
 )
 
@@ -73,6 +74,12 @@ func ddl(tag string, fn func(ctx context.Context, s *session) error) *boundStmt 
 }
 
 func (s *session) bindCreateTable(cat *catalog.Catalog, raw *rawStatement, cs *pg_query.CreateStmt) (*boundStmt, error) {
+	return s.bindCreateTableWith(cat, raw, cs, nil)
+}
+
+// bindCreateTableWith binds CREATE TABLE with streamdb's event-time
+// clauses, when ext is set.
+func (s *session) bindCreateTableWith(cat *catalog.Catalog, raw *rawStatement, cs *pg_query.CreateStmt, ext *parser.CreateTable) (*boundStmt, error) {
 	rv := cs.Relation
 	if err := checkSchema(rv); err != nil {
 		return nil, err
@@ -211,6 +218,11 @@ func (s *session) bindCreateTable(cat *catalog.Catalog, raw *rawStatement, cs *p
 	if _, err := b.checkExprs(obj); err != nil {
 		return nil, err
 	}
+	if ext != nil {
+		if err := s.tableEventTime(b, obj, ext); err != nil {
+			return nil, err
+		}
+	}
 	ifNotExists := cs.IfNotExists
 	return ddl("CREATE TABLE", func(ctx context.Context, s *session) error {
 		return s.submitDDL(ctx, func(ctx context.Context, tx *engine.DDL, notice func(*pgerr.Error)) error {
@@ -232,6 +244,11 @@ func (s *session) bindCreateTable(cat *catalog.Catalog, raw *rawStatement, cs *p
 			}
 			if err := tx.Create(ctx, &o); err != nil {
 				return err
+			}
+			if o.LateData == catalog.LateDeadLetter {
+				if err := tx.Create(ctx, tableErrorsRelation(&o, tx.NextID())); err != nil {
+					return err
+				}
 			}
 			for _, seq := range seqs {
 				if err := tx.Create(ctx, seq); err != nil {
@@ -316,6 +333,11 @@ func viewDefinition(sqlText string) (*pg_query.SelectStmt, []string, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	if len(raws) == 1 {
+		if mv, ok := raws[0].ours.(*parser.CreateMaterializedView); ok {
+			return viewDefinition(mv.View.Text)
+		}
+	}
 	if len(raws) == 1 && raws[0].node != nil {
 		if vs := raws[0].node.GetViewStmt(); vs != nil && vs.Query.GetSelectStmt() != nil {
 			return vs.Query.GetSelectStmt(), nameList(vs.Aliases), nil
@@ -328,10 +350,14 @@ func viewDefinition(sqlText string) (*pg_query.SelectStmt, []string, error) {
 }
 
 // bindViewQuery binds a view's defining query against a catalog, in the
-// view context: no parameters, no statement-time functions.
-func bindViewQuery(cat *catalog.Catalog, sel *pg_query.SelectStmt) (*boundQuery, []uint64, error) {
-	b := newBinder(cat, &sessionInfo{user: "streamdb", current: "streamdb", database: "streamdb", settings: newSettings("streamdb")}, nil)
-	b.inView = true
+// view context: no parameters, no statement-time functions, the settings
+// of vb (the defaults when nil).
+func bindViewQuery(cat *catalog.Catalog, sel *pg_query.SelectStmt, vb *viewBinding) (*boundQuery, []uint64, error) {
+	if vb == nil {
+		vb = &viewBinding{settings: newSettings("streamdb")}
+	}
+	b := newBinder(cat, &sessionInfo{user: "streamdb", current: "streamdb", database: "streamdb", settings: vb.settings}, nil)
+	b.inView, b.view = true, vb
 	bq, err := b.selectStmt(sel, nil)
 	if err != nil {
 		return nil, nil, err
@@ -342,13 +368,20 @@ func bindViewQuery(cat *catalog.Catalog, sel *pg_query.SelectStmt) (*boundQuery,
 	return bq, b.dependencies(), nil
 }
 
-// viewObject binds a view definition and builds its catalog entry.
-func viewObject(cat *catalog.Catalog, kind catalog.ObjectKind, name, sqlText string, query *pg_query.Node, aliases []string) (*catalog.Object, error) {
+// viewObject binds a view definition and builds its catalog entry. A
+// new view binds as vb says (its session's settings, see
+// newViewBinding) and is stored as storeView says; a stored one (vb nil)
+// with the settings its statement names.
+func viewObject(cat *catalog.Catalog, kind catalog.ObjectKind, name, sqlText string, query *pg_query.Node, aliases []string, vb *viewBinding) (*catalog.Object, error) {
 	sel := query.GetSelectStmt()
 	if sel == nil {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "a view must be defined by a SELECT")
 	}
-	bq, deps, err := bindViewQuery(cat, sel)
+	isNew := vb != nil
+	if !isNew {
+		vb = storedViewBinding(sqlText)
+	}
+	bq, deps, err := bindViewQuery(cat, sel, vb)
 	if err != nil {
 		return nil, err
 	}
@@ -359,6 +392,11 @@ func viewObject(cat *catalog.Catalog, kind catalog.ObjectKind, name, sqlText str
 	plan, err := planner.Optimize(queryNode(bq.q))
 	if err != nil {
 		return nil, err
+	}
+	plan = pinPlan(plan, vb)
+	eowc := emitsOnClose(sqlText)
+	if isNew {
+		sqlText = storeView(sqlText, vb)
 	}
 	obj := &catalog.Object{Kind: kind, Schema: catalog.DefaultSchema, Name: name, SQL: sqlText, DependsOn: deps, Plan: plan}
 	seen := map[string]bool{}
@@ -375,6 +413,11 @@ func viewObject(cat *catalog.Catalog, kind catalog.ObjectKind, name, sqlText str
 	}
 	if len(aliases) > 0 || hasRenamed(obj, plan) {
 		obj.Plan = renameColumns(plan, obj)
+	}
+	if eowc {
+		if obj.Plan, err = emitOnClose(obj.Plan); err != nil {
+			return nil, err
+		}
 	}
 	return obj, nil
 }
@@ -408,7 +451,7 @@ func (s *session) bindCreateView(cat *catalog.Catalog, raw *rawStatement, vs *pg
 	name, aliases, replace := vs.View.Relname, nameList(vs.Aliases), vs.Replace
 	return ddl("CREATE VIEW", func(ctx context.Context, s *session) error {
 		return s.submitDDL(ctx, func(ctx context.Context, tx *engine.DDL, notice func(*pgerr.Error)) error {
-			obj, err := viewObject(tx.Catalog(), catalog.KindView, name, raw.text, vs.Query, aliases)
+			obj, err := viewObject(tx.Catalog(), catalog.KindView, name, raw.text, vs.Query, aliases, newViewBinding(s.info.settings, raw))
 			if err != nil {
 				return err
 			}
@@ -472,7 +515,7 @@ func (s *session) bindCreateTableAs(cat *catalog.Catalog, raw *rawStatement, ct 
 			if taken, err := tx.NameTaken(name, ifNotExists, notice); taken || err != nil {
 				return err
 			}
-			obj, err := viewObject(tx.Catalog(), catalog.KindMaterializedView, name, raw.text, ct.Query, aliases)
+			obj, err := viewObject(tx.Catalog(), catalog.KindMaterializedView, name, raw.text, ct.Query, aliases, newViewBinding(s.info.settings, raw))
 			if err != nil {
 				return err
 			}

@@ -126,6 +126,13 @@ const sizeRowRef = int64(unsafe.Sizeof(types.Row(nil)))
 func (s *session) runQueryAt(ctx context.Context, snap *engine.Snapshot, q *planner.Query, params []types.Datum, kept *int64, emit func(dataflow.Batch) error) error {
 	g := dataflow.NewGraph()
 	ev := s.evalContext(params)
+	// mz_now() reads at the snapshot's tick, or now: nothing has
+	// changed the tables since that tick. Either is whole milliseconds,
+	// as the ticks that maintain temporal filters are.
+	ev.ReadTime = time.UnixMilli(int64(snap.TS()))
+	if now := s.e.eng.Now().Truncate(time.Millisecond); now.After(ev.ReadTime) {
+		ev.ReadTime = now
+	}
 	// An object read whole more than once (a CTE used twice, a self
 	// join) is read and decoded once, in the columns the reads need.
 	type whole struct {

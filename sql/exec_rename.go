@@ -12,6 +12,7 @@ import (
 	"github.com/streamdb/streamdb/engine"
 	"github.com/streamdb/streamdb/pgerr"
 	"github.com/streamdb/streamdb/planner"
+	"github.com/streamdb/streamdb/sql/parser"
 )
 
 // ALTER TABLE/VIEW/MATERIALIZED VIEW/INDEX/SEQUENCE … RENAME TO and
@@ -191,7 +192,8 @@ func rewriteDependents(tx *engine.DDL, id uint64, name string, fix func(rv *pg_q
 		if d.Kind != catalog.KindView && d.Kind != catalog.KindMaterializedView {
 			continue
 		}
-		tree, err := pg_query.Parse(d.SQL)
+		body, eowc := storedViewBody(d.SQL)
+		tree, err := pg_query.Parse(body)
 		if err != nil || len(tree.Stmts) != 1 {
 			return pgerr.New(pgerr.DataCorrupted, "stored definition of %s %q does not parse", d.Kind, d.Name)
 		}
@@ -217,6 +219,9 @@ func rewriteDependents(tx *engine.DDL, id uint64, name string, fix func(rv *pg_q
 		if err != nil {
 			return err
 		}
+		if eowc {
+			text += " EMIT ON WINDOW CLOSE"
+		}
 		n := *d
 		n.SQL = text
 		if n.Plan, err = reboundView(tx.Catalog(), &n); err != nil {
@@ -229,6 +234,19 @@ func rewriteDependents(tx *engine.DDL, id uint64, name string, fix func(rv *pg_q
 	return nil
 }
 
+// storedViewBody returns the PostgreSQL statement of a stored view
+// definition and whether it ends in EMIT ON WINDOW CLOSE, which
+// PostgreSQL's parser does not know.
+func storedViewBody(sqlText string) (string, bool) {
+	raws, err := parseQuery(sqlText)
+	if err == nil && len(raws) == 1 {
+		if mv, ok := raws[0].ours.(*parser.CreateMaterializedView); ok {
+			return mv.View.Text, true
+		}
+	}
+	return sqlText, false
+}
+
 // reboundView binds a view's rewritten definition and checks that it
 // gives the view's columns, returning its plan.
 func reboundView(cat *catalog.Catalog, o *catalog.Object) (planner.Node, error) {
@@ -236,7 +254,7 @@ func reboundView(cat *catalog.Catalog, o *catalog.Object) (planner.Node, error) 
 	if err != nil {
 		return nil, err
 	}
-	def, err := viewObject(cat.AsOf(o.ID), o.Kind, o.Name, o.SQL, &pg_query.Node{Node: &pg_query.Node_SelectStmt{SelectStmt: sel}}, aliases)
+	def, err := viewObject(cat.AsOf(o.ID), o.Kind, o.Name, o.SQL, &pg_query.Node{Node: &pg_query.Node_SelectStmt{SelectStmt: sel}}, aliases, nil)
 	if err != nil {
 		return nil, pgerr.Wrap(err, pgerr.FeatureNotSupported, "cannot rename: the definition of %s %q would no longer bind: %v", o.Kind, o.Name, err)
 	}
@@ -265,7 +283,8 @@ func definitionQuery(stmt *pg_query.Node) *pg_query.Node {
 // withColumnAliases gives a stored view definition an explicit list of
 // column names, which is how a renamed view column is remembered.
 func withColumnAliases(sqlText string, names []string) (string, error) {
-	tree, err := pg_query.Parse(sqlText)
+	body, eowc := storedViewBody(sqlText)
+	tree, err := pg_query.Parse(body)
 	if err != nil || len(tree.Stmts) != 1 {
 		return "", pgerr.New(pgerr.DataCorrupted, "stored view definition does not parse")
 	}
@@ -282,7 +301,11 @@ func withColumnAliases(sqlText string, names []string) (string, error) {
 	default:
 		return "", pgerr.New(pgerr.DataCorrupted, "stored view definition is not a view")
 	}
-	return deparse(stmt)
+	text, err := deparse(stmt)
+	if err == nil && eowc {
+		text += " EMIT ON WINDOW CLOSE"
+	}
+	return text, err
 }
 
 // rewriteOwnName renames the object a stored CREATE statement creates,
@@ -307,7 +330,7 @@ func rewriteOwnName(sqlText, newName string) string {
 // rewriteTableColumn renames a column in a stored CREATE TABLE, for
 // SHOW CREATE: its definition and the key lists of its constraints.
 func rewriteTableColumn(sqlText, oldCol, newCol string) string {
-	return rewriteStmt(sqlText, func(stmt *pg_query.Node) {
+	return rewriteWatermarkColumn(rewriteStmt(sqlText, func(stmt *pg_query.Node) {
 		walkMessages(stmt.ProtoReflect(), func(m proto.Message) {
 			switch n := m.(type) {
 			case *pg_query.ColumnDef:
@@ -324,7 +347,32 @@ func rewriteTableColumn(sqlText, oldCol, newCol string) string {
 				renameColumnRef(n, "", oldCol, newCol)
 			}
 		})
-	})
+	}), oldCol, newCol)
+}
+
+// rewriteWatermarkColumn renames a column in the WATERMARK FOR clause of
+// a stored CREATE TABLE or CREATE SOURCE.
+func rewriteWatermarkColumn(sqlText, oldCol, newCol string) string {
+	raws, err := parseQuery(sqlText)
+	if err != nil || len(raws) != 1 {
+		return sqlText
+	}
+	ct, ok := raws[0].ours.(*parser.CreateTable)
+	if !ok || ct.Watermark == nil {
+		return sqlText
+	}
+	expr, err := renameInExpr(ct.Watermark.Expr.Text, "", oldCol, newCol)
+	if err != nil {
+		return sqlText
+	}
+	wm := *ct.Watermark
+	if wm.Column.Value == oldCol {
+		wm.Column.Value = newCol
+	}
+	wm.Expr.Text = expr
+	c := *ct
+	c.Watermark = &wm
+	return c.String()
 }
 
 // rewriteIndexColumn renames a key column in a stored CREATE INDEX.
@@ -369,15 +417,35 @@ func renameColumnRef(cr *pg_query.ColumnRef, table, oldCol, newCol string) {
 
 // rewriteStmt applies fix to the parsed statement and deparses it; text
 // that does not parse or deparse is returned unchanged.
+// A statement with streamdb's own clauses (a table's WATERMARK FOR,
+// APPEND ONLY and LATE DATA, a view's EMIT ON WINDOW CLOSE) is rewritten
+// without them, and they are put back.
 func rewriteStmt(sqlText string, fix func(stmt *pg_query.Node)) string {
-	tree, err := pg_query.Parse(sqlText)
+	body, ct := sqlText, (*parser.CreateTable)(nil)
+	eowc := false
+	if raws, err := parseQuery(sqlText); err == nil && len(raws) == 1 {
+		switch st := raws[0].ours.(type) {
+		case *parser.CreateTable:
+			body, ct = st.Table.Text, st
+		case *parser.CreateMaterializedView:
+			body, eowc = st.View.Text, true
+		}
+	}
+	tree, err := pg_query.Parse(body)
 	if err != nil || len(tree.Stmts) != 1 {
 		return sqlText
 	}
 	fix(tree.Stmts[0].Stmt)
 	out, err := deparse(tree.Stmts[0].Stmt)
-	if err != nil {
+	switch {
+	case err != nil:
 		return sqlText
+	case ct != nil:
+		c := *ct
+		c.Table.Text = out
+		return c.String()
+	case eowc:
+		return out + " EMIT ON WINDOW CLOSE"
 	}
 	return out
 }

@@ -39,6 +39,9 @@ func (b *binder) onConflict(oc *pg_query.OnConflictClause, obj *catalog.Object, 
 	if u.nothing {
 		return u, nil
 	}
+	if err := refuseAppendOnly(obj, "update"); err != nil {
+		return nil, err
+	}
 	width := len(obj.Columns)
 	s := tableScope(obj, alias)
 	ex := tableScope(obj, "excluded")

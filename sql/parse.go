@@ -3,6 +3,7 @@ package sql
 import (
 	"errors"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 	"unsafe"
 
@@ -24,6 +25,9 @@ type rawStatement struct {
 	// (and in errors about it) are relative to, within the query string
 	// clients count positions in.
 	offset int
+	// base is the byte position of text within the text node's
+	// locations count in: a location minus base is an offset in text.
+	base int
 }
 
 // parseQuery splits and parses a query string. Statements PostgreSQL lacks
@@ -90,7 +94,9 @@ func parsePG(text string, offset int) ([]rawStatement, error) {
 		if start < 0 || start > len(text) || end > len(text) || start > end {
 			start, end = 0, len(text)
 		}
-		out = append(out, rawStatement{node: rs.Stmt, text: strings.TrimSpace(text[start:end]), offset: offset})
+		piece := text[start:end]
+		base := start + len(piece) - len(strings.TrimLeftFunc(piece, unicode.IsSpace))
+		out = append(out, rawStatement{node: rs.Stmt, text: strings.TrimSpace(piece), offset: offset, base: base})
 	}
 	return out, nil
 }

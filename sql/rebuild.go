@@ -34,7 +34,7 @@ func (h binderHooks) PlanView(cat *catalog.Catalog, o *catalog.Object) (planner.
 	if err != nil {
 		return nil, err
 	}
-	def, err := viewObject(cat.AsOf(o.ID), o.Kind, o.Name, o.SQL, &pg_query.Node{Node: &pg_query.Node_SelectStmt{SelectStmt: sel}}, aliases)
+	def, err := viewObject(cat.AsOf(o.ID), o.Kind, o.Name, o.SQL, &pg_query.Node{Node: &pg_query.Node_SelectStmt{SelectStmt: sel}}, aliases, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -29,6 +29,9 @@ type Config struct {
 	RecomputeViews bool
 	CacheSize      int64
 	Testing        *engine.TestingKnobs
+	// Clock is the engine's time (nil: the wall clock): tests inject an
+	// engine.ManualClock to drive mz_now() and temporal filters.
+	Clock engine.Clock
 	// SubscribeBufferBytes bounds the changes a subscription holds for
 	// a client that does not read them (engine.Config.FeedBufferBytes).
 	SubscribeBufferBytes int64
@@ -89,7 +92,7 @@ func Open(ctx context.Context, cfg Config) (*Frontend, error) {
 		return nil, err
 	}
 	eng, err := engine.Open(ctx, engine.Config{DataDir: cfg.DataDir, Logger: log, Binder: binderHooks{log: log, egress: cfg.Egress}, Keyring: key,
-		RecomputeViews: cfg.RecomputeViews, CacheSize: cfg.CacheSize, Testing: cfg.Testing,
+		RecomputeViews: cfg.RecomputeViews, CacheSize: cfg.CacheSize, Testing: cfg.Testing, Clock: cfg.Clock,
 		FeedBufferBytes: cfg.SubscribeBufferBytes, RetainHistory: cfg.RetainHistory, RetainHistoryBytes: cfg.RetainHistoryBytes})
 	if err != nil {
 		return nil, err
@@ -118,6 +121,15 @@ func (e *Frontend) Run(ctx context.Context) error {
 	g.Go(func() error { return e.eng.Run(ctx) })
 	return g.Wait()
 }
+
+// Engine returns the engine, for tools and benchmarks that write to it
+// or read its statistics directly, beside SQL.
+func (e *Frontend) Engine() *engine.Engine { return e.eng }
+
+// Tick runs a tick at the engine clock's time and waits until it is
+// published (engine.Engine.Tick), for tests and tools that move the
+// clock themselves.
+func (e *Frontend) Tick(ctx context.Context) error { return e.eng.Tick(ctx) }
 
 // Close closes the store. Run must have returned.
 func (e *Frontend) Close() error { return e.eng.Close() }

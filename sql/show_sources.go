@@ -20,15 +20,17 @@ import (
 // that differs from the source's: a table being snapshotted, or one
 // stalled on a schema change upstream.
 func sourceListing() ([]pgwire.Column, func(e *Frontend, cat *catalog.Catalog) (listing, error), bool) {
+	// late counts the rows a relation with a watermark refused as late
+	// since it was created; tables with a watermark are listed for it.
 	cols := append(textCols("name", "type", "status", "confirmed_lsn"),
 		pgwire.Column{Name: "lag_bytes", Type: types.TypeInt8}, pgwire.Column{Name: "lag_seconds", Type: types.TypeFloat8},
-		pgwire.Column{Name: "stored", Type: types.TypeText})
+		pgwire.Column{Name: "late", Type: types.TypeText}, pgwire.Column{Name: "stored", Type: types.TypeText})
 	return cols, func(e *Frontend, cat *catalog.Catalog) (listing, error) {
 		l := listing{cols: cols}
 		pg := map[uint64]*postgres.Status{}
 		for _, o := range cat.Objects(catalog.KindSource) {
 			typ := sourceType(o)
-			row := types.Row{types.NewText(o.Name), types.NewText(typ), types.NewText(e.eng.SourceStatus(o.ID)), types.Null, types.Null, types.Null, stored(o)}
+			row := types.Row{types.NewText(o.Name), types.NewText(typ), types.NewText(e.eng.SourceStatus(o.ID)), types.Null, types.Null, types.Null, lateText(e.eng.LateRows(o.ID)), stored(o)}
 			if src, ok := e.eng.Source(o.ID); ok {
 				if ps, ok := src.(*postgres.Source); ok {
 					st := ps.Status()
@@ -45,7 +47,15 @@ func sourceListing() ([]pgwire.Column, func(e *Frontend, cat *catalog.Catalog) (
 			if st := pg[o.Source]; st != nil && o.Role == "data" && o.Output < len(st.Tables) {
 				status = tableStatus(st.Tables[o.Output], status)
 			}
-			l.rows = append(l.rows, types.Row{types.NewText(o.Name), types.NewText("subsource"), types.NewText(status), types.Null, types.Null, types.Null, stored(o)})
+			if owner, ok := cat.ByID(o.Source); ok && owner.Kind == catalog.KindTable {
+				status = "running"
+			}
+			l.rows = append(l.rows, types.Row{types.NewText(o.Name), types.NewText("subsource"), types.NewText(status), types.Null, types.Null, types.Null, lateText(e.eng.LateRows(o.ID)), stored(o)})
+		}
+		for _, o := range cat.Objects(catalog.KindTable) {
+			if o.Watermark != nil {
+				l.rows = append(l.rows, types.Row{types.NewText(o.Name), types.NewText("table"), types.NewText("running"), types.Null, types.Null, types.Null, lateText(e.eng.LateRows(o.ID)), stored(o)})
+			}
 		}
 		return l, nil
 	}, true

@@ -366,8 +366,20 @@ func (s *session) bindCreateSource(raw *rawStatement, st *parser.CreateSource) (
 			if err := s.checkUsage(tx.Catalog(), spec.deps); err != nil {
 				return err
 			}
-			return tx.CreateSource(ctx, engine.SourceDef{Name: name, SQL: raw.text, DependsOn: spec.deps,
-				Own: spec.own, Relations: spec.names, StartTimestamp: start, NotStored: st.NotStored()}, spec.src)
+			def := engine.SourceDef{Name: name, SQL: raw.text, DependsOn: spec.deps,
+				Own: spec.own, Relations: spec.names, StartTimestamp: start, NotStored: st.NotStored()}
+			if outs := spec.src.Outputs(); st.Watermark != nil || st.Kafka != nil && st.Kafka.LateData != nil {
+				rel := &catalog.Object{Name: name}
+				for _, c := range outs[0].Columns {
+					rel.Columns = append(rel.Columns, catalog.ColumnDef{Name: c.Name, Type: c.Type})
+				}
+				b := newBinder(tx.Catalog(), &s.info, nil)
+				if def.Watermark, def.LateData, err = sourceEventTime(b, st, rel, len(outs[0].Key) == 0 && !outs[0].Retracts); err != nil {
+					return err
+				}
+				def.SQL = withLateData(st)
+			}
+			return tx.CreateSource(ctx, def, spec.src)
 		})
 	}), nil
 }

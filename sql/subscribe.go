@@ -40,7 +40,8 @@ func (s *session) bindSubscribe(cat *catalog.Catalog, st *parser.Subscribe) (*su
 	if len(raws) != 1 || raws[0].node == nil || raws[0].node.GetSelectStmt() == nil {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "SUBSCRIBE takes a relation or a SELECT")
 	}
-	bq, deps, err := bindViewQuery(cat, raws[0].node.GetSelectStmt())
+	vb := &viewBinding{settings: s.info.settings}
+	bq, deps, err := bindViewQuery(cat, raws[0].node.GetSelectStmt(), vb)
 	if err != nil {
 		return nil, err
 	}
@@ -72,6 +73,7 @@ func (s *session) bindSubscribe(cat *catalog.Catalog, st *parser.Subscribe) (*su
 	if spec.plan, err = planner.Optimize(root); err != nil {
 		return nil, err
 	}
+	spec.plan = pinPlan(spec.plan, vb)
 	spec.out, spec.cols, err = newSubscribeShape(bq.columns(), st.Envelope, st.Progress != nil && st.Progress.Value)
 	if err != nil {
 		return nil, err

@@ -20,7 +20,10 @@
 //	skipif ENGINE | onlyif ENGINE                      conditions on the next record
 //
 // The engine name is "postgresql" (Config.Engine), so SQLite's corpus runs in
-// its PostgreSQL dialect.
+// its PostgreSQL dialect; streamdb runs as "streamdb,postgresql", both names
+// at once, so that a suite's records of streamdb's own SQL (onlyif streamdb:
+// TUMBLE, mz_now(), WATERMARK) run on streamdb only while PostgreSQL runs the
+// rest.
 //
 // # Results
 //

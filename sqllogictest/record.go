@@ -99,11 +99,18 @@ type Record struct {
 	Problem string
 }
 
-// Skipped reports whether the record's conditions exclude it on engine.
-// Engine names compare case-insensitively, as in the reference runner.
+// Skipped reports whether the record's conditions exclude it on engine,
+// which may name several engines separated by commas: streamdb runs as
+// "streamdb,postgresql", so that records only PostgreSQL's dialect runs
+// (the SQLite corpus's onlyif postgresql) run on it and records of
+// streamdb's own SQL (onlyif streamdb) only on it. Engine names compare
+// case-insensitively, as in the reference runner.
 func (r *Record) Skipped(engine string) bool {
 	for _, c := range r.Conditions {
-		match := strings.EqualFold(c.Engine, engine)
+		match := false
+		for name := range strings.SplitSeq(engine, ",") {
+			match = match || strings.EqualFold(c.Engine, strings.TrimSpace(name))
+		}
 		if c.Only != match {
 			return true
 		}

@@ -37,6 +37,10 @@ func ParseMode(s string) (Mode, error) {
 	return Batch, fmt.Errorf("unknown mode %q (want batch or incremental)", s)
 }
 
+// StreamdbEngine is the engine names of streamdb: its own and
+// PostgreSQL's, whose dialect it speaks (see Record.Skipped).
+const StreamdbEngine = "streamdb,postgresql"
+
 // DefaultEngine is the engine name skipif and onlyif records are matched
 // against.
 const DefaultEngine = "postgresql"

@@ -44,7 +44,7 @@ func TestStreamdb(t *testing.T) {
 			srv := testserver.Start(t, testserver.Options{})
 			other := testserver.Start(t, testserver.Options{})
 			var out strings.Builder
-			cfg := Config{URL: srv.URL, Mode: mode, Expected: expected, Out: &out, Workers: []Worker{{URL: other.URL}}}
+			cfg := Config{URL: srv.URL, Mode: mode, Engine: StreamdbEngine, Expected: expected, Out: &out, Workers: []Worker{{URL: other.URL}}}
 			sum, err := RunFiles(context.Background(), cfg, paths)
 			if err != nil {
 				t.Fatal(err)
@@ -69,7 +69,7 @@ func TestParallelKeepsOrder(t *testing.T) {
 	}
 	report := func(workers int) []string {
 		srv := testserver.Start(t, testserver.Options{})
-		cfg := Config{URL: srv.URL, Mode: Batch}
+		cfg := Config{URL: srv.URL, Mode: Batch, Engine: StreamdbEngine}
 		for range workers - 1 {
 			cfg.Workers = append(cfg.Workers, Worker{URL: testserver.Start(t, testserver.Options{}).URL})
 		}

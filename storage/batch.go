@@ -76,6 +76,11 @@ func (b *Batch) SetMeta(name string, value []byte) {
 	_ = b.b.Set(metaKey(name), value, nil)
 }
 
+// DeleteMeta removes a metadata value.
+func (b *Batch) DeleteMeta(name string) {
+	_ = b.b.Delete(metaKey(name), nil)
+}
+
 // SetPosition stores source's resume position for one partition.
 func (b *Batch) SetPosition(source uint64, part string, pos []byte) {
 	b.key = append(append(b.key[:0], posPrefix(source)...), part...)
@@ -114,6 +119,3 @@ func (b *Batch) CommitUnsynced() error {
 func (b *Batch) Discard() { _ = b.b.Close() }
 
 // DeleteMeta removes a metadata value.
-func (b *Batch) DeleteMeta(name string) {
-	_ = b.b.Delete(metaKey(name), nil)
-}

@@ -112,7 +112,7 @@ func parseArgs(args []string, stderr io.Writer) (*options, []string, error) {
 	fs.BoolVar(&o.verbose, "v", false, "report every failure with its SQL, expected and actual results")
 	fs.DurationVar(&o.timeout, "timeout", sqllogictest.DefaultTimeout, "time limit of one record")
 	fs.BoolVar(&o.refreshViews, "refresh-views", false, "refresh each view before reading it in incremental mode (for PostgreSQL, which does not maintain views)")
-	fs.StringVar(&o.engine, "engine", sqllogictest.DefaultEngine, "engine name for skipif/onlyif")
+	fs.StringVar(&o.engine, "engine", "", "engine names for skipif/onlyif, separated by commas (default: "+sqllogictest.StreamdbEngine+" without --url, "+sqllogictest.DefaultEngine+" with it)")
 	fs.IntVar(&o.jobs, "j", runtime.NumCPU(), "without --url: how many streamdb servers run files at the same time")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: slt [--mode batch|incremental] [--url postgres://...] [--rewrite] [--expected-failures FILE] [-v] PATH...")
@@ -141,10 +141,17 @@ func (o *options) config(out io.Writer) (sqllogictest.Config, error) {
 	if err != nil {
 		return sqllogictest.Config{}, err
 	}
+	engine := o.engine
+	if engine == "" {
+		engine = sqllogictest.DefaultEngine
+		if o.url == "" {
+			engine = sqllogictest.StreamdbEngine
+		}
+	}
 	cfg := sqllogictest.Config{
 		URL:          o.url,
 		Mode:         mode,
-		Engine:       o.engine,
+		Engine:       engine,
 		Rewrite:      o.rewrite,
 		RefreshViews: o.refreshViews,
 		Timeout:      o.timeout,

@@ -44,6 +44,10 @@ type Options struct {
 	// Egress is the engine's (sql.Config.Egress): nil allows every
 	// destination.
 	Egress *egress.Policy
+	// Clock is the engine's time (sql.Config.Clock): an
+	// engine.ManualClock makes mz_now() and temporal filters
+	// deterministic (see Server.Tick).
+	Clock engine.Clock
 	// SubscribeBufferBytes is sql.Config.SubscribeBufferBytes.
 	SubscribeBufferBytes int64
 }
@@ -73,7 +77,7 @@ func Run(opts Options, tempDir func() string) (*Server, error) {
 	log := slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: opts.LogLevel}))
 	ctx, cancel := context.WithCancel(context.Background())
 	front, err := sql.Open(ctx, sql.Config{DataDir: dir, Logger: log, MemoryLimit: opts.MemoryLimit, Egress: opts.Egress,
-		Testing: opts.Testing, SubscribeBufferBytes: opts.SubscribeBufferBytes})
+		Testing: opts.Testing, SubscribeBufferBytes: opts.SubscribeBufferBytes, Clock: opts.Clock})
 	if err != nil {
 		cancel()
 		return nil, err
@@ -97,6 +101,14 @@ func Run(opts Options, tempDir func() string) (*Server, error) {
 	s.URL = fmt.Sprintf("postgres://streamdb@%s/streamdb?sslmode=disable", s.Addr)
 	return s, nil
 }
+
+// Frontend returns the server's SQL front end.
+func (s *Server) Frontend() *sql.Frontend { return s.front }
+
+// Tick runs a tick at the clock's time and waits until it is visible:
+// after a test moves a manual clock, the changes temporal filters have
+// due by then are in every view.
+func (s *Server) Tick(ctx context.Context) error { return s.front.Tick(ctx) }
 
 // Stop shuts the server down and closes its store.
 func (s *Server) Stop() {

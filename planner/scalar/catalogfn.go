@@ -26,7 +26,7 @@ const (
 
 // sessionFn is a stable, strict function of the session.
 func sessionFn(name string, params []types.Type, ret types.Type, impl func(s Session, ctx *EvalContext, a []types.Datum) (types.Datum, error)) *Func {
-	return &Func{Name: name, Params: params, Ret: ret, Strict: true, Volatility: Stable,
+	return &Func{Name: name, Params: params, Ret: ret, Strict: true, Volatility: Stable, Session: true,
 		Impl: func(ctx *EvalContext, a []types.Datum) (types.Datum, error) {
 			s, err := ctx.session(name)
 			if err != nil {

@@ -74,6 +74,8 @@ func Compile(e Expr) (Evaluator, error) {
 		return compileFieldSelect(e)
 	case *AnyAll:
 		return compileAnyAll(e)
+	case *Pinned:
+		return compilePinned(e)
 	}
 	return nil, pgerr.New(pgerr.InternalError, "cannot compile expression node %T", e)
 }

@@ -18,6 +18,9 @@ type EvalContext struct {
 	TxnTime time.Time
 	// StmtTime is statement_timestamp(); TxnTime when zero.
 	StmtTime time.Time
+	// ReadTime is mz_now(): the timestamp the statement reads at (the
+	// snapshot's tick); the current time when zero.
+	ReadTime time.Time
 	// Text holds TimeZone (for timestamptz arithmetic and output),
 	// DateStyle, IntervalStyle and the float output settings; nil means
 	// types.DefaultTextConfig(). Its Names resolves reg* values.

@@ -30,6 +30,12 @@ func foldable(n Expr) bool {
 	}
 	ok := true
 	Walk(n, func(x Expr) bool {
+		if p, isPinned := x.(*Pinned); isPinned {
+			for _, a := range p.Arg.Children() {
+				ok = ok && foldable(a)
+			}
+			return false
+		}
 		if c, isCast := x.(*Cast); isCast && !castFoldable(c) {
 			ok = false
 		}
@@ -37,6 +43,10 @@ func foldable(n Expr) bool {
 	})
 	return ok
 }
+
+// CastDependsOnSettings reports whether a cast's result depends on the
+// session's settings (TimeZone, DateStyle, IntervalStyle).
+func CastDependsOnSettings(c *Cast) bool { return !castFoldable(c) }
 
 // castFoldable reports whether a cast gives the same result in every
 // session. Casts to or from text of date/time values depend on DateStyle

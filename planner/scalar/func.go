@@ -54,6 +54,10 @@ type Func struct {
 	Strict bool
 	// Op marks an operator, printed infix (binary) or prefix (unary).
 	Op bool
+	// Session marks a function that reads the session or its catalog
+	// (EvalContext.Session): stable, but not because of the session's
+	// settings, so a view cannot pin it (see Pinned).
+	Session bool
 	// Impl computes the result.
 	Impl Impl
 

@@ -143,6 +143,12 @@ func IsConstant(e Expr) bool {
 			}
 		case *Const, *Cast, *And, *Or, *Not, *IsNull, *IsTruth, *IsUnknown, *IsDistinctFrom,
 			*Case, *Coalesce, *NullIf, *Greatest, *Least, *In, *ArrayExpr, *Subscript, *Slice, *RowExpr, *FieldSelect:
+		case *Pinned:
+			// Its call depends on no session: only its arguments count.
+			for _, a := range n.Arg.Children() {
+				constant = constant && IsConstant(a)
+			}
+			return false
 		default:
 			constant = false
 		}
@@ -155,6 +161,14 @@ func IsConstant(e Expr) bool {
 func MaxVolatility(e Expr) Volatility {
 	v := Immutable
 	Walk(e, func(n Expr) bool {
+		if p, ok := n.(*Pinned); ok {
+			// The pinned call itself is immutable; its arguments
+			// count.
+			for _, a := range p.Arg.Children() {
+				v = max(v, MaxVolatility(a))
+			}
+			return false
+		}
 		if c, ok := n.(*Call); ok && c.Fn.Volatility > v {
 			v = c.Fn.Volatility
 		}

@@ -57,6 +57,10 @@ func Parse(sql string) (stmt Statement, ok bool, err error) {
 		stmt, err = p.show()
 	case stmtExplain:
 		stmt, err = p.explain()
+	case stmtCreateTable:
+		stmt, err = p.createTable()
+	case stmtCreateMaterializedView:
+		stmt, err = p.createMaterializedView()
 	}
 	if err == nil {
 		err = p.end()
@@ -108,6 +112,8 @@ const (
 	stmtFetch
 	stmtShow
 	stmtExplain
+	stmtCreateTable
+	stmtCreateMaterializedView
 )
 
 // route returns the statement the leading keywords announce, or notOurs.
@@ -126,6 +132,10 @@ func (p *parser) route() stmtKind {
 			return stmtCreateSecret
 		case p.kwAt(1, "default") && p.kwAt(2, "index"):
 			return stmtCreateDefaultIndex
+		case p.kwAt(1, "table") && scanClauses(p.src, false):
+			return stmtCreateTable
+		case (p.kwAt(1, "materialized") || p.kwAt(1, "or") && p.kwAt(3, "materialized")) && scanClauses(p.src, true):
+			return stmtCreateMaterializedView
 		}
 	case p.kwAt(0, "alter"):
 		switch {

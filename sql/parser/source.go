@@ -12,9 +12,11 @@ import (
 // only be declared for Kafka sources; the others take their columns from
 // the generator or from the upstream tables.
 type CreateSource struct {
-	IfNotExists   bool
-	Name          Name
-	Columns       []ColumnDef
+	IfNotExists bool
+	Name        Name
+	Columns     []ColumnDef
+	// Watermark is a WATERMARK FOR element of the column list.
+	Watermark     *Watermark
 	Kafka         *KafkaSource
 	LoadGenerator *LoadGeneratorSource
 	Postgres      *PostgresSource
@@ -62,6 +64,10 @@ func (s *CreateSource) String() string {
 				b.WriteString(" NOT NULL")
 			}
 		}
+		if s.Watermark != nil {
+			b.WriteString(", ")
+			b.WriteString(s.Watermark.String())
+		}
 		b.WriteByte(')')
 	}
 	b.WriteString(" FROM ")
@@ -93,7 +99,7 @@ func (p *parser) createSource() (Statement, error) {
 	}
 	colsAt := p.peek().start
 	if p.isOp(p.peek(), "(") {
-		if s.Columns, err = p.columnDefs(); err != nil {
+		if s.Columns, s.Watermark, err = p.columnDefs(); err != nil {
 			return nil, err
 		}
 	}
@@ -125,35 +131,47 @@ func (p *parser) createSource() (Statement, error) {
 	return s, nil
 }
 
-// columnDefs reads "(name type [NOT NULL | NULL], …)".
-func (p *parser) columnDefs() ([]ColumnDef, error) {
+// columnDefs reads "(name type [NOT NULL | NULL], …)", one element of
+// which may be a WATERMARK FOR.
+func (p *parser) columnDefs() ([]ColumnDef, *Watermark, error) {
 	if _, err := p.expectOp("("); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var cols []ColumnDef
+	var wm *Watermark
 	for {
-		var c ColumnDef
-		var err error
-		if c.Name, err = p.ident(); err != nil {
-			return nil, err
-		}
-		if c.Type, err = p.rawType(); err != nil {
-			return nil, err
-		}
-		if p.acceptKw("not") {
-			if _, err := p.expectKw("null"); err != nil {
-				return nil, err
+		if p.kwAt(0, "watermark") && p.kwAt(1, "for") {
+			if wm != nil {
+				return nil, nil, errorAt(p.src, p.peek().start, pgerr.SyntaxError, "only one WATERMARK may be declared")
 			}
-			c.NotNull = true
+			var err error
+			if wm, err = p.watermark(); err != nil {
+				return nil, nil, err
+			}
 		} else {
-			p.acceptKw("null")
+			var c ColumnDef
+			var err error
+			if c.Name, err = p.ident(); err != nil {
+				return nil, nil, err
+			}
+			if c.Type, err = p.rawType(); err != nil {
+				return nil, nil, err
+			}
+			if p.acceptKw("not") {
+				if _, err := p.expectKw("null"); err != nil {
+					return nil, nil, err
+				}
+				c.NotNull = true
+			} else {
+				p.acceptKw("null")
+			}
+			cols = append(cols, c)
 		}
-		cols = append(cols, c)
 		if p.acceptOp(")") {
-			return cols, nil
+			return cols, wm, nil
 		}
 		if _, err := p.expectOp(","); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 }

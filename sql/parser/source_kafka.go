@@ -15,7 +15,8 @@ import (
 //	[INCLUDE KEY [AS k] | PARTITION [AS p] | OFFSET [AS o]
 //	    | TIMESTAMP [AS ts] | HEADERS [AS h], …]
 //	[ENVELOPE NONE | UPSERT | DEBEZIUM]
-//	[WITH (DEAD LETTER TOPIC = 'name', STORED = bool)]
+//	[WITH (DEAD LETTER TOPIC = 'name', STORED = bool,
+//	       LATE DATA = 'drop' | 'dead-letter')]
 //
 // START OFFSET lists one offset per partition, from partition 0; a negative
 // START TIMESTAMP is relative to now, in milliseconds.
@@ -35,6 +36,8 @@ type KafkaSource struct {
 	// Stored is STORED = false|true: whether the source's rows are
 	// kept (the default) or only fed to the views that read them.
 	Stored *BoolLit
+	// LateData is the policy for rows behind the source's watermark.
+	LateData *StringLit
 }
 
 // IncludeKind is a piece of Kafka metadata a source can expose as a column.
@@ -112,6 +115,9 @@ func (k *KafkaSource) String() string {
 	if k.Stored != nil {
 		w.add("STORED", k.Stored.String())
 	}
+	if k.LateData != nil {
+		w.add("LATE DATA", k.LateData.String())
+	}
 	if len(w) > 0 {
 		b.WriteString(" WITH ")
 		b.WriteString(w.String())
@@ -123,7 +129,7 @@ var kafkaSourceOptions = optionNames{
 	{"topic"}, {"start", "offset"}, {"start", "timestamp"}, {"group", "id", "prefix"},
 }
 
-var kafkaSourceWithOptions = optionNames{{"dead", "letter", "topic"}, {"stored"}}
+var kafkaSourceWithOptions = optionNames{{"dead", "letter", "topic"}, {"stored"}, {"late", "data"}}
 
 func (p *parser) kafkaSource() (*KafkaSource, error) {
 	if _, err := p.expectKw("connection"); err != nil {
@@ -184,8 +190,12 @@ func (p *parser) kafkaSource() (*KafkaSource, error) {
 		names := kafkaSourceWithOptions
 		err = p.options(names, func(i int, at Pos) error {
 			var err error
-			if i == 1 {
+			switch i {
+			case 1:
 				k.Stored, err = ptr(p.optBool(names, i, at))
+				return err
+			case 2:
+				k.LateData, err = p.lateDataOption(names, i)
 				return err
 			}
 			k.DeadLetterTopic, err = ptr(p.optString(names, i))
