@@ -84,7 +84,7 @@ func (e *Engine) ddlTick(ctx context.Context, r *coordReq) error {
 		e.dirty[t.obj.ID] = true
 	}
 	for _, f := range tx.newFlows {
-		e.addFlow(f)
+		e.addFlow(ctx, f)
 	}
 	e.publish()
 	for _, fn := range tx.after {

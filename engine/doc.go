@@ -65,6 +65,15 @@
 // table's rows (Table) or a materialized view's or index's arrangement
 // (View), all as of one tick.
 //
+// # Views in error
+//
+// A view keeps evaluation errors as data and reads as its first error
+// while rows that fail are present. The engine records each distinct
+// error of each view with when it appeared and one input row that fails
+// so, found by running the view's plan again over the rows of the tick
+// that brought the error (view_errors.go), and the record of the source
+// that carried the row (sources.Batch.Origins); ViewErrors reads it.
+//
 // # The path of one row
 //
 // A Kafka record is decoded by sources/kafka into a sources.Change of a

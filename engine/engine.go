@@ -64,6 +64,14 @@ type Engine struct {
 	snapViews  *btree.Map[uint64, *dataflow.Snapshot]
 	dirty      map[uint64]bool
 
+	// viewErrs records, by view id and error, the errors views are in
+	// (see view_errors.go); errFlows are the flows of the current tick
+	// whose errors may have changed.
+	viewErrs map[uint64]map[string]*viewErrorState
+	errFlows []*flow
+	// errInfo is viewErrs as last published, for readers.
+	errInfo atomic.Pointer[map[uint64]map[string]*viewErrorState]
+
 	// maintain carries each write tick's view maintenance to the
 	// maintainer goroutine (see writeTick).
 	maintain chan func()
@@ -118,6 +126,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		snapTables: new(btree.Map[uint64, *TableSnap]),
 		snapViews:  new(btree.Map[uint64, *dataflow.Snapshot]),
 		dirty:      map[uint64]bool{},
+		viewErrs:   map[uint64]map[string]*viewErrorState{},
 	}
 	if err := e.recover(ctx); err != nil {
 		store.Close()

@@ -81,7 +81,7 @@ func (e *Engine) recoverObject(ctx context.Context, o *catalog.Object, rows *int
 		if err := e.hydrate(ctx, f); err != nil {
 			return err
 		}
-		e.addFlow(f)
+		e.addFlow(ctx, f)
 	case catalog.KindIndex:
 		f, err := e.buildIndexFlow(o)
 		if err != nil {
@@ -90,7 +90,7 @@ func (e *Engine) recoverObject(ctx context.Context, o *catalog.Object, rows *int
 		if err := e.hydrate(ctx, f); err != nil {
 			return err
 		}
-		e.addFlow(f)
+		e.addFlow(ctx, f)
 	default:
 		return pgerr.New(pgerr.DataCorrupted, "unknown object kind %d", o.Kind)
 	}

@@ -219,6 +219,11 @@ func (e *Engine) writeTick(ctx context.Context, reqs []*coordReq) error {
 	}
 	e.publish()
 	e.finish(reqs)
+	if len(e.errFlows) > 0 {
+		e.trackViewErrors(ctx, e.errFlows, deltas, reqs)
+		clear(e.errFlows)
+		e.errFlows = e.errFlows[:0]
+	}
 	return nil
 }
 
@@ -286,6 +291,9 @@ func (e *Engine) propagate(ctx context.Context, deltas map[uint64]dataflow.Batch
 			return nil, fmt.Errorf("maintain %s %s: %w", f.obj.Kind, f.obj.Name, err)
 		}
 		f.stats.record(time.Since(start))
+		if f.out != nil && f.sub == nil && (len(f.out.DeltaErrors()) > 0 || e.viewErrs[f.obj.ID] != nil) {
+			e.errFlows = append(e.errFlows, f)
+		}
 		if f.sub != nil {
 			pushes = append(pushes, subPush{f.sub, f.sub.collect.Delta(), f.sub.collect.Errors()})
 			continue

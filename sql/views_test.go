@@ -100,7 +100,7 @@ func TestShowMaterializedViews(t *testing.T) {
 	exec(t, conn, "INSERT INTO other VALUES (1)")
 	stat := func(name string) (state, ticks int64, busy, last float64) {
 		t.Helper()
-		err := conn.QueryRow(context.Background(), "SHOW MATERIALIZED VIEWS WHERE name = '"+name+"'").Scan(new(string), &state, &ticks, &busy, &last)
+		err := conn.QueryRow(context.Background(), "SHOW MATERIALIZED VIEWS WHERE name = '"+name+"'").Scan(new(string), &state, &ticks, &busy, &last, new(string))
 		if err != nil {
 			t.Fatal(err)
 		}

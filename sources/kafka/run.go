@@ -206,9 +206,12 @@ func (r *runner) handle(fetches kgo.Fetches) {
 		if r.beforeStart(rec) {
 			continue
 		}
+		n := len(r.batch.changes)
 		if err := r.dec.add(r.batch, rec); err != nil {
 			r.deadLetter(rec, r.batch.deadLetter(rec, err))
+			continue
 		}
+		r.batch.locate(n, rec)
 	}
 	if !fetches.Empty() {
 		r.health.fetched()

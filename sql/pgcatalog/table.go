@@ -24,10 +24,12 @@ type Table struct {
 	Name   string
 	// View marks the relations PostgreSQL defines as views (pg_tables,
 	// pg_settings, information_schema…): relkind 'v' in pg_class.
-	View    bool
-	Columns []Column
-	index   map[string]int
-	gen     func(b *rowSet, src Source)
+	View bool
+	// Streamdb marks streamdb's own relations, which PostgreSQL lacks.
+	Streamdb bool
+	Columns  []Column
+	index    map[string]int
+	gen      func(b *rowSet, src Source)
 }
 
 // Rows generates the relation's contents from src.
