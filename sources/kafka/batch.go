@@ -23,8 +23,8 @@ type batchBuilder struct {
 	origins   []sources.Origin
 	partNames map[int32]string
 	dead      []sources.DeadLetter
-	progress map[int32]int64 // partition → next offset
-	arena    []types.Datum
+	progress  map[int32]int64 // partition → next offset
+	arena     []types.Datum
 	// next is the size of the next arena allocation in Datums: it
 	// doubles within a batch up to max, so a trickle of records does not
 	// allocate a large arena per batch and a flood needs few allocations.
