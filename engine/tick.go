@@ -21,6 +21,8 @@ type coordReq struct {
 	// source and batch are a source's batch to ingest.
 	source *runningSource
 	batch  *sources.Batch
+	// reset is a source to start over (ResetSource).
+	reset *sourceReset
 	// call runs on the coordinator outside any tick.
 	call func(e *Engine) error
 	ddl  func(ctx context.Context, tx *DDL) error
@@ -143,7 +145,20 @@ func (e *Engine) writeTick(ctx context.Context, reqs []*coordReq) error {
 	}
 	deltas := map[uint64]dataflow.Batch{}
 	pending := uniqueDelta{} // unique keys added by the tick's transactions so far
+	resets := false
 	for _, r := range reqs {
+		if r.reset != nil {
+			if err := e.applyReset(r.reset, batch, deltas); err != nil {
+				if pgerr.As(err) == nil {
+					batch.Discard()
+					return err
+				}
+				r.err = err
+				continue
+			}
+			resets = true
+			continue
+		}
 		if r.source != nil {
 			if err := e.applySource(r.source, r.batch, batch, deltas); err != nil {
 				if pgerr.As(err) == nil {
@@ -169,7 +184,7 @@ func (e *Engine) writeTick(ctx context.Context, reqs []*coordReq) error {
 			return err
 		}
 	}
-	if len(deltas) == 0 {
+	if len(deltas) == 0 && !resets {
 		batch.Discard()
 		e.finish(reqs)
 		return nil
@@ -218,6 +233,11 @@ func (e *Engine) writeTick(ctx context.Context, reqs []*coordReq) error {
 		p.sub.push(ts, p.delta, p.errs)
 	}
 	e.publish()
+	for _, r := range reqs {
+		if r.reset != nil && r.err == nil {
+			e.restartSource(ctx, r.reset)
+		}
+	}
 	e.finish(reqs)
 	if len(e.errFlows) > 0 {
 		e.trackViewErrors(ctx, e.errFlows, deltas, reqs)

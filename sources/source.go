@@ -115,6 +115,11 @@ type Batch struct {
 	// batch (opaque to the engine, handed back to Run on restart).
 	// Partitions not present keep their previous position.
 	Progress map[string][]byte
+	// State is the source's own state beside its positions (a Kafka
+	// topic's identity): stored in the same commit as Progress and
+	// handed back to Run in resume under its keys, which must not be
+	// partitions', but not shown in the progress relation.
+	State map[string][]byte
 	// Time is when the data was produced, for freshness measurements;
 	// zero when unknown.
 	Time time.Time

@@ -33,6 +33,8 @@ func (s *session) bindStreamdb(cat *catalog.Catalog, raw *rawStatement, params [
 		return s.bindCreateSecret(st)
 	case *parser.Drop:
 		return s.bindDropStreamdb(st)
+	case *parser.AlterSource:
+		return s.bindAlterSource(st)
 	case *parser.Subscribe:
 		return s.bindSubscribe(cat, st)
 	case *parser.CopySubscribe:

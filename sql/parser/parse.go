@@ -31,6 +31,8 @@ func Parse(sql string) (stmt Statement, ok bool, err error) {
 		stmt, err = p.createDefaultIndex()
 	case stmtDrop:
 		stmt, err = p.drop()
+	case stmtAlterSource:
+		stmt, err = p.alterSource()
 	case stmtSubscribe:
 		stmt, err = p.subscribe()
 	case stmtCopySubscribe:
@@ -60,6 +62,7 @@ const (
 	stmtCreateSecret
 	stmtCreateDefaultIndex
 	stmtDrop
+	stmtAlterSource
 	stmtSubscribe
 	stmtCopySubscribe
 	stmtShow
@@ -88,6 +91,10 @@ func (p *parser) route() stmtKind {
 			if p.kwAt(1, kw) {
 				return stmtDrop
 			}
+		}
+	case p.kwAt(0, "alter"):
+		if p.kwAt(1, "source") {
+			return stmtAlterSource
 		}
 	case p.kwAt(0, "subscribe"):
 		return stmtSubscribe
