@@ -121,8 +121,8 @@ func (tx *DDL) NextID() uint64 {
 // Create adds an object: persists its catalog entry and builds its state
 // (an empty table, or a hydrated dataflow).
 func (tx *DDL) Create(ctx context.Context, o *catalog.Object) error {
-	if _, exists := tx.cat.Lookup(o.Schema, o.Name); exists {
-		return pgerr.New(pgerr.DuplicateTable, "relation %q already exists", o.Name)
+	if other, exists := tx.cat.Lookup(o.Schema, o.Name); exists {
+		return tx.cat.NameTaken(other)
 	}
 	data, err := json.Marshal(o)
 	if err != nil {
@@ -214,14 +214,15 @@ func (tx *DDL) CreateTableAs(ctx context.Context, obj *catalog.Object, plan plan
 // CREATE … IF NOT EXISTS skips with a notice (taken, no error); plain
 // CREATE fails.
 func (tx *DDL) NameTaken(name string, ifNotExists bool, notice func(*pgerr.Error)) (bool, error) {
-	if _, exists := tx.cat.Lookup(catalog.DefaultSchema, name); !exists {
+	other, exists := tx.cat.Lookup(catalog.DefaultSchema, name)
+	if !exists {
 		return false, nil
 	}
 	if ifNotExists {
 		notice(pgerr.New(pgerr.DuplicateTable, "relation %q already exists, skipping", name))
 		return true, nil
 	}
-	return true, pgerr.New(pgerr.DuplicateTable, "relation %q already exists", name)
+	return true, tx.cat.NameTaken(other)
 }
 
 // createsTable reports whether the change creates the table id.

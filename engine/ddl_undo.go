@@ -87,7 +87,7 @@ func (tx *DDL) Replace(old, o *catalog.Object) error {
 		return pgerr.New(pgerr.InternalError, "replace of %s %q changes its identity", old.Kind, old.Name)
 	}
 	if other, exists := tx.cat.Lookup(o.Schema, o.Name); exists && other.ID != o.ID {
-		return pgerr.New(pgerr.DuplicateTable, "relation %q already exists", o.Name)
+		return tx.cat.NameTaken(other)
 	}
 	data, err := json.Marshal(o)
 	if err != nil {
