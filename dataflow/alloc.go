@@ -19,8 +19,13 @@ type rowSlab struct {
 
 const slabDatums = 512
 
-// row returns a zeroed row of n columns.
+// row returns a zeroed row of n columns, never nil: a join's Output
+// returns nil for a pair it drops, and a row of no columns (SELECT FROM
+// a join, a domain of no columns) is a row all the same.
 func (s *rowSlab) row(n int) types.Row {
+	if n == 0 {
+		return types.Row{}
+	}
 	if len(s.buf) < n {
 		s.buf = make([]types.Datum, max(slabDatums, n))
 	}

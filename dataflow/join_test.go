@@ -59,6 +59,17 @@ func TestJoin(t *testing.T) {
 		},
 		ticks: [][]string{{"+(1, a) +(1, b)", ""}, {"", "+(1, x)"}, {"-(1, a)", ""}, {"+(1, c)", "-(1, x) +(1, y)"}},
 		want:  []string{"", "+2(1, x)", "-(1, x)", "-(1, x) +2(1, y)"},
+	}, {
+		// A row of no columns (SELECT FROM a join) from a slab is a row,
+		// not the nil that drops a pair.
+		name:   "rows of no columns",
+		inputs: 2,
+		build: func(g *Graph, in []Node) Node {
+			var slab RowSlab
+			return g.Join(in[0], in[1], JoinSpec{Output: func(types.Row, types.Row) types.Row { return slab.Row(0) }})
+		},
+		ticks: [][]string{{"+(1) +(2)", "+(a)"}, {"-(1)", ""}},
+		want:  []string{"+2()", "-()"},
 	}} {
 		runTrace(t, tc)
 	}

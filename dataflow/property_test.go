@@ -162,8 +162,14 @@ func propertyScenarios() []scenario {
 		windowScenario("window-ranks", WindowSpec{Partition: col(0), SortKey: ColumnSortKey([]SortColumn{{Col: 1}}), Funcs: []WindowFunc{
 			{Kind: RowNumber}, {Kind: Rank}, {Kind: DenseRank}, {Kind: PercentRank}, {Kind: CumeDist}, {Kind: Ntile, N: 3}}}),
 		windowScenario("window-lag-lead", WindowSpec{Partition: col(2), SortKey: ColumnSortKey(sortCols), Funcs: []WindowFunc{
-			{Kind: Lag, Col: 1, N: 1}, {Kind: Lead, Col: 0, N: 2, Default: func(r types.Row) types.Datum { return r[1] }},
+			{Kind: Lag, Col: 1, N: 1}, {Kind: Lead, Col: 0, N: 2, Default: func(r types.Row) (types.Datum, error) { return r[1], nil }},
 			{Kind: Lag, Col: 2, N: 0}, {Kind: Lag, Col: 1, N: -1}}}),
+		// Offsets, bucket counts and positions read from a column (col
+		// 0 holds 0 to 3 and NULL): a change moves the rows that point
+		// at it, wherever they are.
+		windowScenario("window-var-n", WindowSpec{Partition: col(2), SortKey: ColumnSortKey(sortCols), Funcs: []WindowFunc{
+			{Kind: Lag, Col: 1, VarN: true, NCol: 0}, {Kind: Lead, Col: 1, VarN: true, NCol: 0, Default: func(r types.Row) (types.Datum, error) { return r[2], nil }},
+			{Kind: Ntile, VarN: true, NCol: 0}, {Kind: NthValue, Col: 1, VarN: true, NCol: 0, Frame: rowsFrame(Preceding, 2, Following, 2)}}}),
 		windowScenario("window-rows-bounded", WindowSpec{Partition: col(0), SortKey: ColumnSortKey([]SortColumn{{Col: 1, Desc: true}}), Funcs: []WindowFunc{
 			{Kind: WindowAgg, Agg: sumAgg{col: 1}, Frame: rowsFrame(Preceding, 1, Following, 1)},
 			{Kind: WindowAgg, Agg: countAgg{}, Frame: rowsFrame(Following, 1, Following, 3)},

@@ -51,15 +51,22 @@ const (
 // argument expressions into columns beforehand. N is the offset of Lag and
 // Lead (SQL's default is 1; negative looks the other way), the bucket
 // count of Ntile, and the position of NthValue; the planner rejects
-// Ntile and NthValue arguments below 1 as PostgreSQL does. Default gives Lag's and
+// Ntile and NthValue arguments below 1 as PostgreSQL does. With VarN, N
+// is read from column NCol instead, as PostgreSQL evaluates a
+// non-constant argument: for Lag, Lead and NthValue the current row's, for
+// Ntile the partition's first row's; a NULL there makes the result NULL,
+// and a value below 1 fails Ntile and NthValue. Default gives Lag's and
 // Lead's value when the offset leaves the partition (nil: NULL); it
-// receives the current row. Frame applies to FirstValue, LastValue,
-// NthValue and WindowAgg; the zero Frame is SQL's default frame.
+// receives the current row and is called only then, as PostgreSQL
+// evaluates it. Frame applies to FirstValue, LastValue, NthValue and
+// WindowAgg; the zero Frame is SQL's default frame.
 type WindowFunc struct {
 	Kind    WindowKind
 	Col     int
 	N       int64
-	Default func(types.Row) types.Datum
+	VarN    bool
+	NCol    int
+	Default func(types.Row) (types.Datum, error)
 	Agg     Aggregate
 	Frame   Frame
 }

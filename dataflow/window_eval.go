@@ -30,10 +30,15 @@ func windowReach(spec WindowSpec) reach {
 			r.ahead, r.peers = unbounded, true
 		case PercentRank, CumeDist, Ntile:
 			r.ahead, r.behind, r.peers = unbounded, unbounded, true
-		case Lag:
-			r.widen(f.N)
-		case Lead:
-			r.widen(-f.N)
+		case Lag, Lead:
+			if f.VarN {
+				// A row's offset may reach any other row.
+				r.ahead, r.behind = unbounded, unbounded
+			} else if f.Kind == Lag {
+				r.widen(f.N)
+			} else {
+				r.widen(-f.N)
+			}
 		default:
 			if f.Frame.Start.Kind == 0 {
 				r.frame(&defaultFrame)
@@ -360,9 +365,27 @@ func (ev *evaluator) value(f *WindowFunc, fs *funcState, row types.Row) (types.D
 	case CumeDist:
 		return types.NewFloat8(float64(ev.gEnd+1) / float64(ev.total)), nil
 	case Ntile:
-		return types.NewInt4(int32(ntile(ev.u, ev.total, f.N))), nil
+		n := f.N
+		if f.VarN {
+			first, _ := ev.rowAt(fs, 0)
+			d := first[f.NCol]
+			if d.IsNull() {
+				return types.Null, nil
+			}
+			if n = d.Int(); n < 1 {
+				return types.Null, pgerr.New(pgerr.InvalidArgumentForNtile, "argument of ntile must be greater than zero")
+			}
+		}
+		return types.NewInt4(int32(ntile(ev.u, ev.total, n))), nil
 	case Lag, Lead:
 		off := f.N
+		if f.VarN {
+			d := row[f.NCol]
+			if d.IsNull() {
+				return types.Null, nil
+			}
+			off = d.Int()
+		}
 		if f.Kind == Lead {
 			off = -off
 		}
@@ -370,7 +393,11 @@ func (ev *evaluator) value(f *WindowFunc, fs *funcState, row types.Row) (types.D
 			return r[f.Col], nil
 		}
 		if f.Default != nil {
-			return f.Default(row), nil
+			d, err := f.Default(row)
+			if err != nil {
+				return types.Null, dataError(err)
+			}
+			return d, nil
 		}
 		return types.Null, nil
 	}
@@ -383,7 +410,17 @@ func (ev *evaluator) value(f *WindowFunc, fs *funcState, row types.Row) (types.D
 	case FirstValue, LastValue, NthValue:
 		var i int64
 		if f.Kind == NthValue {
-			i = f.N - 1
+			n := f.N
+			if f.VarN {
+				d := row[f.NCol]
+				if d.IsNull() {
+					return types.Null, nil
+				}
+				if n = d.Int(); n < 1 {
+					return types.Null, pgerr.New(pgerr.InvalidArgumentForNthValue, "argument of nth_value must be greater than zero")
+				}
+			}
+			i = n - 1
 		}
 		at, ok := ev.framePosition(fr, a, b, i, f.Kind == LastValue)
 		if !ok {

@@ -34,10 +34,18 @@ func TestWindow(t *testing.T) {
 	}, {
 		name: "lag and lead",
 		build: win(WindowSpec{SortKey: byCol1, Funcs: []WindowFunc{
-			{Kind: Lag, Col: 1, N: 1}, {Kind: Lead, Col: 1, N: 1, Default: func(r types.Row) types.Datum { return types.NewInt8(-1) }}}}),
+			{Kind: Lag, Col: 1, N: 1}, {Kind: Lead, Col: 1, N: 1, Default: func(r types.Row) (types.Datum, error) { return types.NewInt8(-1), nil }}}}),
 		ticks: [][]string{{"+(a, 1) +(a, 2) +(a, 4)"}, {"+(a, 3)"}},
 		want: []string{"+(a, 1, NULL, 2) +(a, 2, 1, 4) +(a, 4, 2, -1)",
 			"-(a, 2, 1, 4) +(a, 2, 1, 3) +(a, 3, 2, 4) -(a, 4, 2, -1) +(a, 4, 3, -1)"},
+	}, {
+		name: "lag and lead with offsets from a column",
+		build: win(WindowSpec{SortKey: byCol1, Funcs: []WindowFunc{
+			{Kind: Lag, Col: 0, VarN: true, NCol: 2},
+			{Kind: Lead, Col: 0, VarN: true, NCol: 2, Default: func(r types.Row) (types.Datum, error) { return r[0], nil }}}}),
+		ticks: [][]string{{"+(a, 1, 1) +(b, 2, 2) +(c, 3, NULL) +(d, 4, -1)"}, {"-(b, 2, 2)"}},
+		want: []string{"+(a, 1, 1, NULL, b) +(b, 2, 2, NULL, d) +(c, 3, NULL, NULL, NULL) +(d, 4, -1, NULL, c)",
+			"-(a, 1, 1, NULL, b) +(a, 1, 1, NULL, c) -(b, 2, 2, NULL, d)"},
 	}, {
 		name:  "sliding sum over ROWS 1 PRECEDING",
 		build: win(WindowSpec{SortKey: byCol1, Funcs: []WindowFunc{{Kind: WindowAgg, Agg: sumAgg{col: 1}, Frame: rows(1)}}}),
@@ -160,17 +168,41 @@ func refWindow(in Batch, spec WindowSpec) (Batch, []ErrorUpdate) {
 				case CumeDist:
 					d = types.NewFloat8(float64(ge+1) / float64(n))
 				case Ntile:
-					d = types.NewInt4(int32(ntile(int64(u), n, f.N)))
+					k := f.N
+					if f.VarN {
+						k = -1
+						if v := us[0].row[f.NCol]; !v.IsNull() {
+							k = v.Int()
+						}
+					}
+					switch {
+					case k == -1:
+					case k < 1:
+						err = pgerr.New(pgerr.InvalidArgumentForNtile, "argument of ntile must be greater than zero")
+					default:
+						d = types.NewInt4(int32(ntile(int64(u), n, k)))
+					}
 				case Lag, Lead:
-					at := int64(u) - f.N
+					off := f.N
+					if f.VarN {
+						v := us[u].row[f.NCol]
+						if v.IsNull() {
+							break
+						}
+						off = v.Int()
+					}
+					at := int64(u) - off
 					if f.Kind == Lead {
-						at = int64(u) + f.N
+						at = int64(u) + off
 					}
 					switch {
 					case at >= 0 && at < n:
 						d = us[at].row[f.Col]
 					case f.Default != nil:
-						d = f.Default(us[u].row)
+						var e error
+						if d, e = f.Default(us[u].row); e != nil {
+							err = dataError(e)
+						}
 					}
 				default:
 					idx, ferr := refFrameUnits(f.frame(), us, int64(u), gs, ge)
@@ -188,8 +220,19 @@ func refWindow(in Batch, spec WindowSpec) (Batch, []ErrorUpdate) {
 							d = us[idx[len(idx)-1]].row[f.Col]
 						}
 					case NthValue:
-						if f.N <= int64(len(idx)) {
-							d = us[idx[f.N-1]].row[f.Col]
+						k := f.N
+						if f.VarN {
+							k = -1
+							if v := us[u].row[f.NCol]; !v.IsNull() {
+								k = v.Int()
+							}
+						}
+						switch {
+						case k == -1:
+						case k < 1:
+							err = pgerr.New(pgerr.InvalidArgumentForNthValue, "argument of nth_value must be greater than zero")
+						case k <= int64(len(idx)):
+							d = us[idx[k-1]].row[f.Col]
 						}
 					case WindowAgg:
 						st := f.Agg.NewState()

@@ -15,7 +15,9 @@
 // directory, after which the views must come back, rehydrated from the
 // durable tables, with the same contents. After the views are created and
 // after every step, each view is read (SELECT * FROM v) and its query run
-// ad hoc; the two must be equal as multisets of rows. Numbers compare by
+// ad hoc; the two must be equal as multisets of rows. An internal error
+// (XX000) from any statement, a view's creation, a tick, a read or an
+// ad hoc query, is a failure of its own: only a bug raises one. Numbers compare by
 // value with a relative tolerance (incremental sums may add in another
 // order), and equal numerics written with different scales count as equal
 // (see normalizeScale). A view whose expression fails must fail when

@@ -54,7 +54,7 @@ func TestGenerateDeterministic(t *testing.T) {
 // silently drop a feature from the oracle.
 func TestGenerateCoverage(t *testing.T) {
 	var all strings.Builder
-	for seed := int64(1); seed <= 60; seed++ {
+	for seed := int64(1); seed <= 120; seed++ {
 		for _, v := range Generate(seed, Options{Views: 10, Statements: 1}).Views {
 			all.WriteString(v.Query + "\n")
 		}
@@ -72,6 +72,11 @@ func TestGenerateCoverage(t *testing.T) {
 		" BETWEEN ", " LIKE ", " IS UNKNOWN", " NULLS FIRST", "DESC",
 		"WITH RECURSIVE ", " UNION SELECT ", " GROUPS BETWEEN ", " EXCLUDE ", " EXCLUDE GROUP",
 		" EXCLUDE TIES", "ROW(", "jsonb_agg(ROW(",
+		// Interval qualifiers, ordered aggregates over windows, subqueries
+		// in CASE branches, and strict calls of NULL (issue 28).
+		"' YEAR", "' MONTH", "' MINUTE", " YEAR TO MONTH", " DAY TO HOUR", " MINUTE TO SECOND", " SECOND(", " AS INTERVAL ",
+		"string_agg(", "jsonb_object_agg(", " <> 0 THEN (SELECT ", " = 0 THEN ", " <> 0 AND EXISTS (", " / 0) * CAST(NULL AS int)",
+		" / 0) IN (NULL)", " BETWEEN NULL AND ",
 	} {
 		if !strings.Contains(text, construct) {
 			t.Errorf("no generated view contains %q", construct)
@@ -83,13 +88,14 @@ func TestGenerateCoverage(t *testing.T) {
 		t.Error("no generated view has a JOIN LATERAL after a comma")
 	}
 	// A RANGE frame with a numeric offset, a window aggregate with FILTER,
-	// a whole row of a FROM item.
+	// a whole row of a FROM item, an ordered aggregate over a window.
 	for what, re := range map[string]string{
-		"RANGE frame with an offset": ` RANGE BETWEEN [0-9.]+ (PRECEDING|FOLLOWING)`,
-		"RANGE frame over time":      ` RANGE BETWEEN [^)]*INTERVAL '`,
-		"window aggregate FILTER":    `\) FILTER \(WHERE [^)]*\) OVER \(`,
-		"whole row of a FROM item":   `SELECT (DISTINCT )?(\w+, )*a\d+ AS c\d`,
-		"short-form row constructor": `\(a\d+\.\w+, [^()]*\) AS c\d`,
+		"RANGE frame with an offset":      ` RANGE BETWEEN [0-9.]+ (PRECEDING|FOLLOWING)`,
+		"RANGE frame over time":           ` RANGE BETWEEN [^)]*INTERVAL '`,
+		"window aggregate FILTER":         `\) FILTER \(WHERE [^)]*\) OVER \(`,
+		"whole row of a FROM item":        `SELECT (DISTINCT )?(\w+, )*a\d+ AS c\d`,
+		"short-form row constructor":      `\(a\d+\.\w+, [^()]*\) AS c\d`,
+		"ordered aggregate over a window": `(array_agg|jsonb_agg|jsonb_object_agg|string_agg)\([^()]*(\([^()]*\)[^()]*)*\) OVER \(`,
 	} {
 		if !regexp.MustCompile(re).MatchString(text) {
 			t.Errorf("no generated view has a %s", what)

@@ -93,6 +93,10 @@ func (g *qgen) aggOrder(in *ectx, arg string) string {
 // opaqueAggregate is array_agg or jsonb_agg of any class, ordered.
 func (g *qgen) opaqueAggregate(in *ectx) typed {
 	a := g.expr(in, pick(g.r, classes), 1)
+	if bareConstant.MatchString(a.sql) {
+		// A bare literal is of unknown type, which array_agg refuses.
+		a.sql = "CAST(" + a.sql + " AS " + a.typ.name() + ")"
+	}
 	fn := pick(g.r, []string{"array_agg", "jsonb_agg"})
 	x := typed{fn + "(" + a.sql + " ORDER BY " + g.aggOrder(in, a.sql) + ")", tOpaque}
 	if g.r.chance(0.2) {

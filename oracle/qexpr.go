@@ -153,7 +153,17 @@ func (g *qgen) literal(cl class) typed {
 
 func (g *qgen) numExpr(e *ectx, d int) typed {
 	sub := func() typed { return g.expr(e, cNum, d-1) }
-	switch g.r.weighted(12, 8, 6, 3, 3, 8, 6, 4, 4, 3, 3, 4, 3, 3, 2, 6) {
+	switch g.r.weighted(12, 8, 6, 3, 3, 8, 6, 4, 4, 3, 3, 4, 3, 3, 2, 6, 3, 2) {
+	case 16:
+		if x, ok := g.guardedCase(e, cNum, d); ok {
+			return x
+		}
+		return g.leaf(e, cNum)
+	case 17:
+		if x, ok := g.nullFoldedNum(e); ok {
+			return x
+		}
+		return g.leaf(e, cNum)
 	case 0:
 		a, b := sub(), sub()
 		return typed{"(" + a.sql + " + " + b.sql + ")", unify(a.typ, b.typ)}
@@ -243,7 +253,10 @@ func (g *qgen) textExpr(e *ectx, d int) typed {
 
 func (g *qgen) timeExpr(e *ectx, d int) typed {
 	sub := func() typed { return g.expr(e, cTime, d-1) }
-	switch g.r.weighted(8, 6, 6, 6, 4, 4, 3) {
+	switch g.r.weighted(8, 6, 6, 6, 4, 4, 3, 5) {
+	case 7:
+		// A date plus an interval is a timestamp.
+		return typed{"(" + sub().sql + pick(g.r, []string{" + ", " - "}) + g.intervalQualified() + ")", tTimestamp}
 	case 0:
 		a := sub()
 		if a.typ == tDate {
@@ -297,7 +310,15 @@ func (g *qgen) boolExpr(e *ectx, d int) string {
 		return g.leaf(e, cBool).sql
 	}
 	any := func() typed { return g.expr(e, pick(g.r, classes), d-1) }
-	switch g.r.weighted(20, 8, 10, 8, 5, 5, 6, 7, 5, 4, 12) {
+	switch g.r.weighted(20, 8, 10, 8, 5, 5, 6, 7, 5, 4, 12, 3, 3) {
+	case 11:
+		if x, ok := g.guardedCase(e, cBool, d); ok {
+			return x.sql
+		}
+	case 12:
+		if x, ok := g.nullFoldedBool(e); ok {
+			return x
+		}
 	case 0:
 		cl := pick(g.r, classes)
 		a, b := g.expr(e, cl, d-1), g.expr(e, cl, d-1)

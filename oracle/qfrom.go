@@ -129,7 +129,7 @@ func (g *qgen) fromItem(outer *scope, depth int) item {
 	t := pick(g.r, g.tables)
 	it := item{sql: t.Name + " AS " + a, base: true}
 	for _, c := range t.Cols {
-		it.cols = append(it.cols, col{ref: a + "." + c.Name, name: c.Name, typ: c.Type})
+		it.cols = append(it.cols, col{ref: a + "." + c.Name, name: c.Name, typ: c.Type, stored: true})
 	}
 	return it
 }

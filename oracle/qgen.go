@@ -54,6 +54,11 @@ type col struct {
 	// visible only at its own query level, never to subqueries, where an
 	// inner column of the same name would shadow it.
 	merged bool
+	// stored marks a base table's column. A column of VALUES, a derived
+	// table or a CTE may be a constant to PostgreSQL once it pulls the
+	// item up into the query, and a constant is evaluated, errors and
+	// all, when the query is planned.
+	stored bool
 }
 
 // scope is what one query level sees: the columns of its FROM clause and,

@@ -19,6 +19,11 @@ func (g *qgen) selectCore(outer *scope, depth int, sh shape) rel {
 	if g.r.chance(0.6) {
 		where = append(where, g.expr(e, cBool, g.exprDepth).sql)
 	}
+	if g.r.chance(0.02) {
+		if c, ok := g.nullGate(e); ok {
+			where = append(where, c)
+		}
+	}
 	whereSQL := ""
 	if len(where) > 0 {
 		whereSQL = " WHERE " + strings.Join(where, " AND ")
@@ -36,11 +41,14 @@ func (g *qgen) selectCore(outer *scope, depth int, sh shape) rel {
 	for i := range items {
 		cl := g.outClass(sh, i, e.sc)
 		var x typed
-		if sh.top && sh.want == nil && g.r.chance(0.06) {
+		switch {
+		case sh.top && sh.want == nil && g.r.chance(0.06):
 			x = g.recordExpr(e)
-		} else if !sh.single && g.r.chance(0.15) {
+		case sh.top && sh.want == nil && g.r.chance(0.04):
+			x = g.orderedWindowAgg(e)
+		case !sh.single && g.r.chance(0.15):
 			x = g.windowCall(e, cl)
-		} else {
+		default:
 			x = g.expr(e, cl, g.exprDepth)
 		}
 		items[i] = x.sql + " AS " + names[i]
@@ -181,10 +189,11 @@ func (g *qgen) extraKeys(e *ectx) []string {
 	return out
 }
 
-// bareConstant matches a literal number, string or boolean, which
-// PostgreSQL does not take as a sort or grouping key: it reads an
-// integer as an output column's position and refuses the others (42601).
-var bareConstant = regexp.MustCompile(`^\(*(-?[0-9.]+|'([^']|'')*'|true|false)\)*$`)
+// bareConstant matches a literal number (negated too: (-(6.4))), string
+// or boolean, which PostgreSQL does not take as a sort or grouping key:
+// it reads an integer as an output column's position and refuses the
+// others (42601).
+var bareConstant = regexp.MustCompile(`^\(*(-?\(*-?[0-9.]+|'([^']|'')*'|true|false)\)*$`)
 
 // orderLimit renders " ORDER BY extra…, every output column".
 func (g *qgen) orderLimit(extra []string, cols []col) string {

@@ -68,6 +68,11 @@ func (g *qgen) windowCall(e *ectx, cl class) typed {
 		}
 	case cl == cBool:
 		call = typed{pick(g.r, []string{"bool_and", "bool_or"}) + "(" + arg().sql + ")", tBool}
+	case cl == cText && g.r.chance(0.4):
+		// string_agg lists the frame's rows in the window's order, which
+		// is then total (see orderedWindowAgg).
+		sep := pick(g.r, []string{"','", "' | '", "''"})
+		return typed{"string_agg(" + arg().sql + ", " + sep + ") OVER (" + g.orderedFrame(in) + ")", tText}
 	default:
 		a := arg()
 		call = typed{pick(g.r, []string{"min", "max"}) + "(" + a.sql + ")", a.typ}
@@ -174,4 +179,45 @@ func (g *qgen) topKPerGroup(outer *scope, depth int) rel {
 	cmp := pick(g.r, []string{"<=", "<", "="})
 	q := fmt.Sprintf("SELECT %s FROM (%s) AS %s WHERE %s.rn %s %d", strings.Join(outItems, ", "), inner, x, x, cmp, g.r.between(1, 3))
 	return rel{sql: q, cols: cols}
+}
+
+// orderedWindowAgg is array_agg, jsonb_agg or jsonb_object_agg as a
+// window function: the frame's rows in the window's order, which must
+// then be total (rows still tied are identical and list alike). A
+// numeric is rounded first, so that equal values tied in the order print
+// alike too. The result is opaque: output, never computed on.
+func (g *qgen) orderedWindowAgg(e *ectx) typed {
+	in := &ectx{sc: e.sc, depth: e.depth}
+	a := g.expr(in, pick(g.r, classes), 1)
+	if a.typ == tNumeric {
+		a.sql = "round(" + a.sql + ", 2)"
+	}
+	if bareConstant.MatchString(a.sql) {
+		a.sql = "CAST(" + a.sql + " AS " + a.typ.name() + ")"
+	}
+	var call string
+	switch g.r.weighted(4, 3, 2) {
+	case 0:
+		call = "array_agg(" + a.sql + ")"
+	case 1:
+		call = "jsonb_agg(" + a.sql + ")"
+	default:
+		// A later duplicate key replaces an earlier one: the order
+		// decides the value.
+		key := g.expr(in, cText, 1)
+		call = "jsonb_object_agg(COALESCE(" + key.sql + ", '-'), " + a.sql + ")"
+	}
+	return typed{call + " OVER (" + g.orderedFrame(in) + ")", tOpaque}
+}
+
+// orderedFrame is a window with a total order and, half the time, a ROWS
+// frame; otherwise the default frame, whose peers are identical rows.
+func (g *qgen) orderedFrame(in *ectx) string {
+	over := g.partition(in) + "ORDER BY " + g.totalOrder(in)
+	if g.r.chance(0.5) {
+		start := pick(g.r, []string{"UNBOUNDED PRECEDING", "2 PRECEDING", "1 PRECEDING", "CURRENT ROW"})
+		end := pick(g.r, []string{"CURRENT ROW", "1 FOLLOWING", "UNBOUNDED FOLLOWING"})
+		over += " ROWS BETWEEN " + start + " AND " + end
+	}
+	return over
 }

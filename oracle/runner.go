@@ -41,7 +41,7 @@ const (
 	KindTypes    = "types"    // the view's column types differ from the query's
 	KindSetup    = "setup"    // a CREATE TABLE failed
 	KindCrash    = "crash"    // the connection was lost or a statement hung
-	KindInternal = "internal" // a view's creation failed with XX000, which only a bug raises
+	KindInternal = "internal" // a statement failed with XX000 (internal_error), which only a bug raises
 )
 
 // Failure is one failure of a run.
@@ -93,6 +93,10 @@ type Outcome struct {
 	// together), to find the views that make a run slow.
 	Time map[string]time.Duration
 }
+
+// internalError is XX000: an internal error reachable from SQL is a bug,
+// whatever the statement, and fails the run.
+const internalError = "XX000"
 
 // postgresTimeout bounds each statement on PostgreSQL.
 const postgresTimeout = "250ms"
@@ -221,7 +225,7 @@ func (r *runner) setup(ctx context.Context) error {
 			r.out.Views++
 		case res.code == "0A000":
 			r.out.Unsupported[res.msg]++
-		case res.code == "XX000":
+		case res.code == internalError:
 			if err := r.fail(Failure{Kind: KindInternal, View: v.Name, Step: -1, Detail: res.msg}); err != nil {
 				return err
 			}
@@ -253,9 +257,14 @@ func (r *runner) rejection(ctx context.Context, v View, res *result) string {
 
 // tick runs one transaction on streamdb, and on PostgreSQL.
 func (r *runner) tick(ctx context.Context, step int, stmts []string) error {
-	dbErr, err := runTx(ctx, r.db, stmts)
+	dbErr, dbCode, err := runTx(ctx, r.db, stmts)
 	if err != nil {
 		return r.crashed(step, "tick", err)
+	}
+	if dbCode == internalError {
+		if err := r.fail(Failure{Kind: KindInternal, Step: step, Detail: dbErr}); err != nil {
+			return err
+		}
 	}
 	if r.pg == nil {
 		if dbErr != "" {
@@ -263,7 +272,7 @@ func (r *runner) tick(ctx context.Context, step int, stmts []string) error {
 		}
 		return nil
 	}
-	pgErr, err := runTx(ctx, r.pg, stmts)
+	pgErr, _, err := runTx(ctx, r.pg, stmts)
 	if err != nil {
 		return fmt.Errorf("postgres: %w", err)
 	}
@@ -283,9 +292,9 @@ func orOK(s string) string {
 }
 
 // runTx runs statements as one transaction (a single statement runs on
-// its own) and returns the first statement error, after which the
-// transaction is rolled back.
-func runTx(ctx context.Context, c *conn, stmts []string) (string, error) {
+// its own) and returns the first statement error, with its SQLSTATE,
+// after which the transaction is rolled back.
+func runTx(ctx context.Context, c *conn, stmts []string) (msg, code string, err error) {
 	tx := len(stmts) > 1
 	if tx {
 		stmts = append(append([]string{"BEGIN"}, stmts...), "COMMIT")
@@ -293,18 +302,18 @@ func runTx(ctx context.Context, c *conn, stmts []string) (string, error) {
 	for _, s := range stmts {
 		res, err := c.run(ctx, s)
 		if err != nil {
-			return "", err
+			return "", "", err
 		}
 		if res.failed() {
 			if tx {
 				if _, err := c.run(ctx, "ROLLBACK"); err != nil {
-					return "", err
+					return "", "", err
 				}
 			}
-			return fmt.Sprintf("%s: %s %s", s, res.code, res.msg), nil
+			return fmt.Sprintf("%s: %s %s", s, res.code, res.msg), res.code, nil
 		}
 	}
-	return "", nil
+	return "", "", nil
 }
 
 func (r *runner) restart(ctx context.Context, step int) error {
@@ -346,6 +355,14 @@ func (r *runner) checkView(ctx context.Context, step int, v View) error {
 		return r.crashed(step, "query of "+v.Name, err)
 	}
 	r.out.Checks++
+	for _, res := range []struct {
+		what string
+		res  *result
+	}{{"SELECT * FROM " + v.Name, mv}, {"its query", q}} {
+		if res.res.code == internalError {
+			return r.fail(Failure{Kind: KindInternal, View: v.Name, Step: step, Detail: res.what + ": " + res.res.msg})
+		}
+	}
 	if d := diff(mv, q, "view", "query", true); d != "" {
 		kind := KindRows
 		if mv.failed() || q.failed() {

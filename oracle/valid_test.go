@@ -42,7 +42,7 @@ func TestGeneratedSQLIsValid(t *testing.T) {
 			mustRun(t, c, tab)
 		}
 		for _, st := range sc.Steps {
-			if msg, err := runTx(ctx, c, st.Stmts); err != nil || msg != "" {
+			if msg, _, err := runTx(ctx, c, st.Stmts); err != nil || msg != "" {
 				t.Fatalf("seed %d: %v %s", seed, err, msg)
 			}
 		}

@@ -26,8 +26,13 @@ func removeApplies(n Node) (Node, error) {
 // of the columns of L it reads — by pushing D into R, and joined back on
 // those columns (NULL matching NULL, since a NULL outer value is a value
 // the subquery was evaluated for).
+//
+// A guarded Apply (see Apply.Guard) takes its domain from the Left rows
+// that meet the guard only, and keeps every Left row with a left join.
+// An uncorrelated Right is then pushed the domain too, down to its
+// leaves, so that it is computed only when some row meets the guard.
 func removeApply(a *Apply) (Node, error) {
-	if !HasOuterRefs(a.Right, 1) {
+	if a.Guard == nil && !HasOuterRefs(a.Right, 1) {
 		return &Join{Kind: a.Kind, Left: a.Left, Right: decrementDepth(a.Right), On: trueExpr()}, nil
 	}
 	if a.Kind == InnerJoin && rowLocal(a.Right) {
@@ -54,8 +59,12 @@ func removeApply(a *Apply) (Node, error) {
 		dcols[i] = Column{Name: lcols[o.Idx].Name, Type: lcols[o.Idx].Type}
 		domainOf[o.Idx] = i
 	}
-	domain := &Distinct{Input: &Project{Input: a.Left, Exprs: dexprs, Cols: dcols}}
-	d := &domainPush{domain: domain, k: k, of: domainOf}
+	reaching, kind := a.Left, a.Kind
+	if a.Guard != nil {
+		reaching, kind = &Filter{Input: a.Left, Pred: a.Guard}, LeftJoin
+	}
+	domain := &Distinct{Input: &Project{Input: reaching, Exprs: dexprs, Cols: dcols}}
+	d := &domainPush{domain: domain, k: k, of: domainOf, force: !HasOuterRefs(a.Right, 1)}
 	right, err := d.push(a.Right)
 	if err != nil {
 		return nil, err
@@ -68,7 +77,7 @@ func removeApply(a *Apply) (Node, error) {
 			Not: true,
 		})
 	}
-	join := &Join{Kind: a.Kind, Left: a.Left, Right: right, On: scalar.NewAnd(on)}
+	join := &Join{Kind: kind, Left: a.Left, Right: right, On: scalar.NewAnd(on)}
 	// Drop the domain columns of the right side.
 	jcols := join.Columns()
 	var exprs []scalar.Expr
@@ -91,6 +100,11 @@ type domainPush struct {
 	domain Node
 	k      int
 	of     map[int]int // enclosing-row column → domain column
+	// force pushes the domain into uncorrelated subplans as well, down
+	// to the tables, instead of pairing them with it whole: every row of
+	// the result then derives from a domain row, and an empty domain
+	// computes nothing (a guarded, uncorrelated subquery).
+	force bool
 }
 
 // expr rewrites an expression of a node whose input gained the k leading
@@ -157,7 +171,7 @@ func (d *domainPush) cross(n Node) Node {
 }
 
 func (d *domainPush) push(n Node) (Node, error) {
-	if !HasOuterRefs(n, 1) {
+	if !d.force && !HasOuterRefs(n, 1) {
 		return d.cross(n), nil
 	}
 	switch x := n.(type) {
@@ -231,6 +245,9 @@ func (d *domainPush) push(n Node) (Node, error) {
 		w := MapExprs(&Window{Input: in, PartitionBy: d.shiftInts(x.PartitionBy), Order: x.Order, Calls: x.Calls, Cols: x.Cols}, d.expr)
 		return w, nil
 	}
+	if d.force && len(n.Inputs()) == 0 {
+		return d.cross(n), nil
+	}
 	return nil, pgerr.New(pgerr.FeatureNotSupported, "correlated subquery of this shape is not supported")
 }
 
@@ -252,7 +269,7 @@ func (d *domainPush) valuesRow(row []scalar.Expr) []scalar.Expr {
 }
 
 func (d *domainPush) pushOrCross(n Node) (Node, error) {
-	if HasOuterRefs(n, 1) {
+	if d.force || HasOuterRefs(n, 1) {
 		return d.push(n)
 	}
 	return d.cross(n), nil
@@ -262,7 +279,7 @@ func (d *domainPush) pushOrCross(n Node) (Node, error) {
 // all survive the join reads the enclosing row, the domain goes into that
 // side only; otherwise into both, matched on the domain columns.
 func (d *domainPush) pushJoin(j *Join) (Node, error) {
-	rcor := HasOuterRefs(j.Right, 1)
+	rcor := d.force || HasOuterRefs(j.Right, 1)
 	lw := len(j.Left.Columns())
 	k := d.k
 	if !rcor && (j.Kind == InnerJoin || j.Kind == LeftJoin || j.Kind == SemiJoin || j.Kind == AntiJoin) {

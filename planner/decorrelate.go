@@ -67,7 +67,7 @@ func unnestNode(n Node) (Node, error) {
 			return input, nil
 		}
 		width := len(input.Columns())
-		input, pred, err := applySubqueries(input, scalar.NewAnd(rest))
+		input, pred, err := applySubqueries(input, scalar.NewAnd(subqueriesLast(rest)))
 		if err != nil {
 			return nil, err
 		}
@@ -82,6 +82,8 @@ func unnestNode(n Node) (Node, error) {
 			}
 		}
 		return &Project{Input: input, Exprs: exprs, Cols: x.Cols}, nil
+	case *Window:
+		return unnestWindow(x)
 	case *Join:
 		if x.Kind != InnerJoin {
 			return nil, pgerr.New(pgerr.FeatureNotSupported, "subqueries in the condition of an outer join are not supported")
@@ -90,6 +92,44 @@ func unnestNode(n Node) (Node, error) {
 		return unnestNode(&Filter{Input: cross, Pred: x.On})
 	}
 	return nil, pgerr.New(pgerr.FeatureNotSupported, "subqueries are not supported in this position")
+}
+
+// unnestWindow computes the subqueries of window function arguments
+// (lag(x, (SELECT …))) as columns of the window's input, which the
+// window's output then drops again.
+func unnestWindow(w *Window) (Node, error) {
+	input := w.Input
+	width := len(input.Columns())
+	calls := make([]WindowCall, len(w.Calls))
+	for i, c := range w.Calls {
+		c.Args = slices.Clone(c.Args)
+		for j, a := range c.Args {
+			var err error
+			if input, c.Args[j], err = applySubqueries(input, a); err != nil {
+				return nil, err
+			}
+		}
+		calls[i] = c
+	}
+	if c := w.Order; slices.ContainsFunc(c, func(k SortKey) bool { return exprHasSubquery(k.Expr) }) {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "subqueries in a window's ORDER BY are not supported")
+	}
+	out := &Window{Input: input, PartitionBy: w.PartitionBy, Order: w.Order, Calls: calls, Cols: w.Cols}
+	extra := len(input.Columns()) - width
+	if extra == 0 {
+		return out, nil
+	}
+	cols := out.Columns()
+	var exprs []scalar.Expr
+	var keep []Column
+	for i, c := range cols {
+		if i >= width && i < width+extra {
+			continue
+		}
+		exprs = append(exprs, &scalar.ColRef{Idx: i, Typ: c.Type})
+		keep = append(keep, c)
+	}
+	return &Project{Input: out, Exprs: exprs, Cols: keep}, nil
 }
 
 func trueExpr() scalar.Expr { return scalar.NewConst(types.DTrue, types.TypeBool) }
@@ -277,24 +317,19 @@ func exprHasOuterRefs(e scalar.Expr, depth int) bool {
 }
 
 // applySubqueries replaces each subquery in e by a column computed by an
-// Apply over input, returning the widened input and the rewritten e.
+// Apply over input, returning the widened input and the rewritten e. A
+// subquery that only some rows reach (in a CASE branch, say) is computed
+// for those rows alone (see guardedApplies).
 func applySubqueries(input Node, e scalar.Expr) (Node, scalar.Expr, error) {
-	var err error
-	out := scalar.Rewrite(e, func(x scalar.Expr) scalar.Expr {
-		sq, ok := x.(*Subquery)
-		if !ok || err != nil {
-			return x
-		}
-		var repl scalar.Expr
-		input, repl, err = applyOne(input, sq)
-		return repl
-	})
-	return input, out, err
+	g := guardedApplies{input: input}
+	out := g.rewrite(e, nil)
+	return g.input, out, g.err
 }
 
 // applyOne plans one subquery as an Apply that appends its value (or the
-// counts its value is computed from) to the input's columns.
-func applyOne(input Node, sq *Subquery) (Node, scalar.Expr, error) {
+// counts its value is computed from) to the input's columns; guard, if
+// not nil, is the condition under which the input row needs it.
+func applyOne(input Node, sq *Subquery, guard scalar.Expr) (Node, scalar.Expr, error) {
 	plan, err := subqueriesToApply(sq.Plan)
 	if err != nil {
 		return nil, nil, err
@@ -316,14 +351,14 @@ func applyOne(input Node, sq *Subquery) (Node, scalar.Expr, error) {
 			right = &Aggregate{Input: plan, Aggs: []AggCall{{Builtin: SingleValue, Args: []scalar.Expr{&scalar.ColRef{Idx: 0, Typ: cols[0].Type}}, Typ: cols[0].Type}},
 				Cols: []Column{{Name: cols[0].Name, Type: cols[0].Type}}}
 		}
-		return &Apply{Kind: InnerJoin, Left: input, Right: right}, col(0, sq.Typ), nil
+		return &Apply{Kind: InnerJoin, Left: input, Right: right, Guard: guard}, col(0, sq.Typ), nil
 	case ExistsSubquery:
 		agg := &Aggregate{Input: plan, Aggs: []AggCall{{Func: countAgg, Typ: types.TypeInt8, EmptyValue: zero}}, Cols: []Column{{Name: "count", Type: types.TypeInt8}}}
 		gt, err := compareConst(">", col(0, types.TypeInt8), zero)
 		if err != nil {
 			return nil, nil, err
 		}
-		return &Apply{Kind: InnerJoin, Left: input, Right: agg}, gt, nil
+		return &Apply{Kind: InnerJoin, Left: input, Right: agg, Guard: guard}, gt, nil
 	case AnySubquery, AllSubquery:
 		// Per subquery row, the comparison is true, false or NULL; ANY
 		// is true if one is true, else NULL if one is NULL, else false;
@@ -359,7 +394,7 @@ func applyOne(input Node, sq *Subquery) (Node, scalar.Expr, error) {
 			{Cond: decided, Result: scalar.NewConst(onDecided, types.TypeBool)},
 			{Cond: unknown, Result: scalar.NullOf(types.TypeBool)},
 		}, Else: scalar.NewConst(otherwise, types.TypeBool), Typ: types.TypeBool}
-		return &Apply{Kind: InnerJoin, Left: input, Right: agg}, value, nil
+		return &Apply{Kind: InnerJoin, Left: input, Right: agg, Guard: guard}, value, nil
 	case ArraySubquery:
 		// array_agg in the subquery's order; no rows is an empty array,
 		// not array_agg's NULL.
@@ -372,7 +407,7 @@ func applyOne(input Node, sq *Subquery) (Node, scalar.Expr, error) {
 		agg := &Aggregate{Input: plan, Aggs: []AggCall{{Func: arrayAgg, Args: []scalar.Expr{&scalar.ColRef{Idx: 0, Typ: cols[0].Type}},
 			Order: sq.Order, Typ: sq.Typ, EmptyValue: empty}}, Cols: []Column{{Name: "array", Type: sq.Typ}}}
 		value := &scalar.Coalesce{Args: []scalar.Expr{col(0, sq.Typ), scalar.NewConst(empty, sq.Typ)}, Typ: sq.Typ}
-		return &Apply{Kind: InnerJoin, Left: input, Right: agg}, value, nil
+		return &Apply{Kind: InnerJoin, Left: input, Right: agg, Guard: guard}, value, nil
 	}
 	return nil, nil, fmt.Errorf("planner: unknown subquery kind %d", sq.Kind)
 }

@@ -219,6 +219,9 @@ func describe(n Node) string {
 		}
 		return s
 	case *Apply:
+		if x.Guard != nil {
+			return "Apply " + x.Kind.String() + " guard=" + x.Guard.String()
+		}
 		return "Apply " + x.Kind.String()
 	case *Aggregate:
 		aggs := make([]string, len(x.Aggs))

@@ -88,6 +88,13 @@ func MapExprs(n Node, fn func(scalar.Expr) scalar.Expr) Node {
 		c := *x
 		c.Args = mapAll(x.Args)
 		return &c
+	case *Apply:
+		if x.Guard == nil {
+			return x
+		}
+		c := *x
+		c.Guard = fn(x.Guard)
+		return &c
 	case *Window:
 		c := *x
 		c.Order = mapKeys(x.Order)

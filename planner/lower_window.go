@@ -19,16 +19,31 @@ func lowerWindow(lc *LowerContext, w *Window) (dataflow.Node, error) {
 		return in, err
 	}
 	width := len(w.Input.Columns())
-	var valueArgs []scalar.Expr
-	for _, c := range w.Calls {
+	// The value arguments, then the counts and offsets that are not one
+	// number for every row, computed into columns.
+	var valueArgs, nArgs []scalar.Expr
+	fixed := make([]*int64, len(w.Calls))
+	for i, c := range w.Calls {
 		if c.Func != nil && len(c.Args) > 0 && c.Func.Kind != scalar.WinNtile {
 			valueArgs = append(valueArgs, c.Args[0])
 		}
+		if e := nArg(c); e != nil {
+			n, ok, err := fixedN(lc, e)
+			if err != nil {
+				return in, err
+			}
+			if ok {
+				fixed[i] = &n
+			} else {
+				nArgs = append(nArgs, e)
+			}
+		}
 	}
-	in, wide, cols, err := columnKeys(lc, in, width, valueArgs)
+	in, wide, cols, err := columnKeys(lc, in, width, append(valueArgs, nArgs...))
 	if err != nil {
 		return in, err
 	}
+	nCols := cols[len(valueArgs):]
 	spec := dataflow.WindowSpec{}
 	if len(w.PartitionBy) > 0 {
 		spec.Partition = pick(w.PartitionBy)
@@ -44,9 +59,14 @@ func lowerWindow(lc *LowerContext, w *Window) (dataflow.Node, error) {
 		}
 		spec.SortKey = dataflow.ColumnSortKey(sc)
 	}
-	next := 0
-	for _, c := range w.Calls {
-		f, err := windowFunc(lc, c, w.Order)
+	next, nextN := 0, 0
+	for i, c := range w.Calls {
+		nCol := -1
+		if nArg(c) != nil && fixed[i] == nil {
+			nCol = nCols[nextN]
+			nextN++
+		}
+		f, err := windowFunc(lc, c, w.Order, fixed[i], nCol)
 		if err != nil {
 			return in, err
 		}
@@ -68,34 +88,36 @@ func lowerWindow(lc *LowerContext, w *Window) (dataflow.Node, error) {
 	}), nil
 }
 
-// windowFunc translates one call. Offsets and bucket counts must be
-// constants (or parameters), as the operator needs them up front.
-func windowFunc(lc *LowerContext, c WindowCall, order []SortKey) (dataflow.WindowFunc, error) {
+// windowFunc translates one call. The count of ntile, the offset of lag
+// and lead and the position of nth_value are n when they are one number
+// for every row, or else read from column nCol of each row (see
+// dataflow.WindowFunc's VarN), as PostgreSQL evaluates a non-constant
+// one per row. An aggregate that lists its inputs (array_agg,
+// string_agg, ...) takes the window's ORDER BY as its own: its frame's
+// rows in window order.
+func windowFunc(lc *LowerContext, c WindowCall, order []SortKey, n *int64, nCol int) (dataflow.WindowFunc, error) {
 	frame, err := windowFrame(lc, c.Frame, order)
 	if err != nil {
 		return dataflow.WindowFunc{}, err
 	}
 	if c.Agg != nil {
-		agg, err := buildAggregate(lc, AggCall{Func: c.Agg, Args: c.Args, Filter: c.Filter, Typ: c.Typ}, false)
+		call := AggCall{Func: c.Agg, Args: c.Args, Filter: c.Filter, Typ: c.Typ}
+		if c.Agg.InputOrdered() {
+			call.Order = order
+		}
+		agg, err := buildAggregate(lc, call, false)
 		if err != nil {
 			return dataflow.WindowFunc{}, err
 		}
 		return dataflow.WindowFunc{Kind: dataflow.WindowAgg, Agg: agg, Frame: frame}, nil
 	}
-	arg := func(i int, def int64) (int64, error) {
-		if i >= len(c.Args) {
-			return def, nil
-		}
-		d, err := scalar.Eval(lc.Eval, c.Args[i], nil)
-		if err != nil {
-			return 0, err
-		}
-		if d.IsNull() {
-			return 0, pgerr.New(pgerr.InvalidParameterValue, "argument of %s must not be null", c.Func.Name)
-		}
-		return d.Int(), nil
+	f := dataflow.WindowFunc{Frame: frame, N: 1}
+	switch {
+	case n != nil:
+		f.N = *n
+	case nCol >= 0:
+		f.VarN, f.NCol = true, nCol
 	}
-	f := dataflow.WindowFunc{Frame: frame}
 	switch c.Func.Kind {
 	case scalar.WinRowNumber:
 		f.Kind = dataflow.RowNumber
@@ -109,10 +131,7 @@ func windowFunc(lc *LowerContext, c WindowCall, order []SortKey) (dataflow.Windo
 		f.Kind = dataflow.CumeDist
 	case scalar.WinNtile:
 		f.Kind = dataflow.Ntile
-		if f.N, err = arg(0, 1); err != nil {
-			return f, err
-		}
-		if f.N < 1 {
+		if !f.VarN && f.N < 1 {
 			return f, pgerr.New(pgerr.InvalidArgumentForNtile, "argument of ntile must be greater than zero")
 		}
 	case scalar.WinLag, scalar.WinLead:
@@ -120,22 +139,13 @@ func windowFunc(lc *LowerContext, c WindowCall, order []SortKey) (dataflow.Windo
 		if c.Func.Kind == scalar.WinLead {
 			f.Kind = dataflow.Lead
 		}
-		if f.N, err = arg(1, 1); err != nil {
-			return f, err
-		}
 		if len(c.Args) > 2 {
 			def, err := scalar.Compile(c.Args[2])
 			if err != nil {
 				return f, err
 			}
 			ev := lc.Eval
-			f.Default = func(r types.Row) types.Datum {
-				d, err := def(ev, r)
-				if err != nil {
-					return types.Null
-				}
-				return d
-			}
+			f.Default = func(r types.Row) (types.Datum, error) { return def(ev, r) }
 		}
 	case scalar.WinFirstValue:
 		f.Kind = dataflow.FirstValue
@@ -143,16 +153,47 @@ func windowFunc(lc *LowerContext, c WindowCall, order []SortKey) (dataflow.Windo
 		f.Kind = dataflow.LastValue
 	case scalar.WinNthValue:
 		f.Kind = dataflow.NthValue
-		if f.N, err = arg(1, 1); err != nil {
-			return f, err
-		}
-		if f.N < 1 {
+		if !f.VarN && f.N < 1 {
 			return f, pgerr.New(pgerr.InvalidArgumentForNthValue, "argument of nth_value must be greater than zero")
 		}
 	default:
 		return f, pgerr.New(pgerr.FeatureNotSupported, "window function %s is not supported", c.Func.Name)
 	}
 	return f, nil
+}
+
+// nArg is a call's count (ntile), offset (lag, lead) or position
+// (nth_value), nil for none (lag(x) looks one row back).
+func nArg(c WindowCall) scalar.Expr {
+	if c.Func == nil {
+		return nil
+	}
+	i := 1
+	switch c.Func.Kind {
+	case scalar.WinNtile:
+		i = 0
+	case scalar.WinLag, scalar.WinLead, scalar.WinNthValue:
+	default:
+		return nil
+	}
+	if i >= len(c.Args) {
+		return nil
+	}
+	return c.Args[i]
+}
+
+// fixedN evaluates a count or offset that is the same for every row: one
+// that reads no column and calls no volatile function. ok is false for
+// the others, and for NULL, which makes every row's result NULL.
+func fixedN(lc *LowerContext, e scalar.Expr) (n int64, ok bool, err error) {
+	if len(scalar.ColumnsUsed(e)) > 0 || scalar.MaxVolatility(e) == scalar.Volatile {
+		return 0, false, nil
+	}
+	d, err := scalar.Eval(lc.Eval, e, nil)
+	if err != nil || d.IsNull() {
+		return 0, false, err
+	}
+	return d.Int(), true, nil
 }
 
 // windowFrame translates a frame clause, evaluating its offsets. A RANGE

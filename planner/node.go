@@ -142,4 +142,6 @@ func (n *Apply) Columns() []Column { return concatCols(n.Left.Columns(), n.Right
 // Inputs returns Left and Right.
 func (n *Apply) Inputs() []Node { return []Node{n.Left, n.Right} }
 
-func (n *Apply) withInputs(in []Node) Node { return &Apply{Kind: n.Kind, Left: in[0], Right: in[1]} }
+func (n *Apply) withInputs(in []Node) Node {
+	return &Apply{Kind: n.Kind, Left: in[0], Right: in[1], Guard: n.Guard}
+}

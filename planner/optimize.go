@@ -18,15 +18,19 @@ func Plan(q *Query, mode Mode) (*Query, error) {
 	return PhysicalQuery(q, mode), nil
 }
 
-// Optimize runs the logical rewrites over a relation: decorrelation first
+// Optimize runs the logical rewrites over a relation: constant folding
+// first (strict calls of NULL, filters no row passes), then decorrelation
 // (every subquery and Apply becomes joins), then predicate pushdown (which
 // turns the cross joins decorrelation leaves into equi-joins), then join
 // ordering (so that no join forms a needless cross product), and last
 // the top-k below windows whose row numbers a filter bounds (which
 // needs the filters pushed onto the windows).
 func Optimize(n Node) (Node, error) {
-	n, err := Decorrelate(n)
+	n, err := simplifyConstants(n)
 	if err != nil {
+		return nil, err
+	}
+	if n, err = Decorrelate(n); err != nil {
 		return nil, err
 	}
 	return limitWindows(orderJoins(pushFilters(n))), nil

@@ -342,7 +342,16 @@ type Query struct {
 // Apply with joins before lowering, so no subquery ever runs per row.
 // Kind is InnerJoin or LeftJoin; the output is the Left columns followed
 // by the Right columns.
+//
+// Guard, when set, is a condition over the Left row under which Right is
+// needed at all: the subquery stands in a CASE branch, a COALESCE
+// argument or an AND or OR operand that only some rows reach. Right is
+// then computed only for the rows where Guard is true, so that its errors
+// surface for those rows alone, as PostgreSQL evaluates a subquery only
+// when its branch is taken; the other rows get NULLs in Right's columns
+// (their expression never reads them).
 type Apply struct {
 	Kind        JoinKind
 	Left, Right Node
+	Guard       scalar.Expr
 }

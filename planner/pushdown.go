@@ -27,7 +27,10 @@ func push(n Node, preds []scalar.Expr) Node {
 	var out Node
 	switch x := n.(type) {
 	case *Filter:
-		return push(x.Input, append(preds, scalar.Conjuncts(x.Pred)...))
+		// The filter's own conjuncts first: the predicates from above
+		// only ever saw the rows it let through, and must fail on no
+		// other (a guarded subquery's domain, x <> 0 before 10 / x).
+		return push(x.Input, append(scalar.Conjuncts(x.Pred), preds...))
 	case *Join:
 		out, movable = pushJoin(x, movable)
 	case *Project:

@@ -175,6 +175,9 @@ func (b *binder) aggCall(fc *pg_query.FuncCall, name string, c *exprCtx) (scalar
 	if err != nil {
 		return nil, withPosition(err, pos)
 	}
+	if err := starless(fc, fn, name, pos); err != nil {
+		return nil, err
+	}
 	for i := range args {
 		if args[i], err = b.coerce(args[i], targets[i], coerceImplicit, pos); err != nil {
 			return nil, err
@@ -457,4 +460,13 @@ func (b *binder) quantifiedSubquery(sl *pg_query.SubLink, plan planner.Node, c *
 	}
 	sq.Plan = plan
 	return sq, nil
+}
+
+// starless refuses count() as PostgreSQL does: an aggregate without
+// parameters is called with (*).
+func starless(fc *pg_query.FuncCall, fn *scalar.AggFunc, name string, pos int) error {
+	if len(fn.Params) == 0 && !fc.AggStar {
+		return pgerr.New(pgerr.WrongObjectType, "%s(*) must be used to call a parameterless aggregate function", name).WithPosition(pos)
+	}
+	return nil
 }

@@ -276,90 +276,104 @@ func (b *binder) targetList(list []*pg_query.Node, c *exprCtx, haveFrom bool, wh
 // columnName is PostgreSQL's FigureColname: the name an unaliased select
 // list item gets.
 func columnName(n *pg_query.Node) string {
+	if name, strength := figureColname(n); strength > 0 {
+		return name
+	}
+	return "?column?"
+}
+
+// figureColname is FigureColnameInternal: a name and its strength, 2 for
+// a name of its own (a column, a function), 1 for one a CASE or a cast
+// gives when nothing better is found inside it (CASE … ELSE x END is
+// named after x), 0 for none.
+func figureColname(n *pg_query.Node) (string, int) {
 	switch {
 	case n.GetColumnRef() != nil:
 		f := n.GetColumnRef().Fields
 		if s := f[len(f)-1].GetString_(); s != nil {
-			return s.Sval
+			return s.Sval, 2
 		}
 	case n.GetFuncCall() != nil:
 		parts := nameList(n.GetFuncCall().Funcname)
-		return parts[len(parts)-1]
+		return parts[len(parts)-1], 2
 	case n.GetTypeCast() != nil:
 		tc := n.GetTypeCast()
-		if name := columnName(tc.Arg); name != "?column?" {
-			return name
+		if name, strength := figureColname(tc.Arg); strength > 1 {
+			return name, strength
 		}
 		parts := nameList(tc.TypeName.Names)
-		return parts[len(parts)-1]
+		return parts[len(parts)-1], 1
 	case n.GetCaseExpr() != nil:
-		return "case"
+		if name, strength := figureColname(n.GetCaseExpr().Defresult); strength > 1 {
+			return name, strength
+		}
+		return "case", 1
 	case n.GetRowExpr() != nil:
-		return "row"
+		return "row", 2
 	case n.GetCoalesceExpr() != nil:
-		return "coalesce"
+		return "coalesce", 2
 	case n.GetMinMaxExpr() != nil:
 		if n.GetMinMaxExpr().Op == pg_query.MinMaxOp_IS_LEAST {
-			return "least"
+			return "least", 2
 		}
-		return "greatest"
+		return "greatest", 2
 	case n.GetAArrayExpr() != nil:
-		return "array"
+		return "array", 2
 	case n.GetAIndirection() != nil:
 		ind := n.GetAIndirection().Indirection
 		if f := ind[len(ind)-1].GetString_(); f != nil {
-			return f.Sval
+			return f.Sval, 2
 		}
-		return columnName(n.GetAIndirection().Arg)
+		return figureColname(n.GetAIndirection().Arg)
 	case n.GetCollateClause() != nil:
-		return columnName(n.GetCollateClause().Arg)
+		return figureColname(n.GetCollateClause().Arg)
 	case n.GetSubLink() != nil:
 		sl := n.GetSubLink()
 		switch sl.SubLinkType {
 		case pg_query.SubLinkType_EXISTS_SUBLINK:
-			return "exists"
+			return "exists", 2
 		case pg_query.SubLinkType_ARRAY_SUBLINK:
-			return "array"
+			return "array", 2
 		case pg_query.SubLinkType_EXPR_SUBLINK:
 			if sel := sl.Subselect.GetSelectStmt(); sel != nil && len(sel.TargetList) == 1 {
 				rt := sel.TargetList[0].GetResTarget()
 				if rt.Name != "" {
-					return rt.Name
+					return rt.Name, 2
 				}
-				return columnName(rt.Val)
+				return columnName(rt.Val), 2
 			}
 		}
 	case n.GetSqlvalueFunction() != nil:
 		switch n.GetSqlvalueFunction().Op {
 		case pg_query.SQLValueFunctionOp_SVFOP_CURRENT_DATE:
-			return "current_date"
+			return "current_date", 2
 		case pg_query.SQLValueFunctionOp_SVFOP_CURRENT_TIME, pg_query.SQLValueFunctionOp_SVFOP_CURRENT_TIME_N:
-			return "current_time"
+			return "current_time", 2
 		case pg_query.SQLValueFunctionOp_SVFOP_CURRENT_TIMESTAMP, pg_query.SQLValueFunctionOp_SVFOP_CURRENT_TIMESTAMP_N:
-			return "current_timestamp"
+			return "current_timestamp", 2
 		case pg_query.SQLValueFunctionOp_SVFOP_LOCALTIME, pg_query.SQLValueFunctionOp_SVFOP_LOCALTIME_N:
-			return "localtime"
+			return "localtime", 2
 		case pg_query.SQLValueFunctionOp_SVFOP_LOCALTIMESTAMP, pg_query.SQLValueFunctionOp_SVFOP_LOCALTIMESTAMP_N:
-			return "localtimestamp"
+			return "localtimestamp", 2
 		case pg_query.SQLValueFunctionOp_SVFOP_CURRENT_USER:
-			return "current_user"
+			return "current_user", 2
 		case pg_query.SQLValueFunctionOp_SVFOP_SESSION_USER:
-			return "session_user"
+			return "session_user", 2
 		case pg_query.SQLValueFunctionOp_SVFOP_USER:
-			return "user"
+			return "user", 2
 		case pg_query.SQLValueFunctionOp_SVFOP_CURRENT_ROLE:
-			return "current_role"
+			return "current_role", 2
 		case pg_query.SQLValueFunctionOp_SVFOP_CURRENT_CATALOG:
-			return "current_catalog"
+			return "current_catalog", 2
 		case pg_query.SQLValueFunctionOp_SVFOP_CURRENT_SCHEMA:
-			return "current_schema"
+			return "current_schema", 2
 		}
 	case n.GetAExpr() != nil:
 		if n.GetAExpr().Kind == pg_query.A_Expr_Kind_AEXPR_NULLIF {
-			return "nullif"
+			return "nullif", 2
 		}
 	}
-	return "?column?"
+	return "", 0
 }
 
 // outputRef resolves an ORDER BY, GROUP BY or DISTINCT ON item that names
@@ -523,13 +537,13 @@ func (b *binder) groupBy(items []*pg_query.Node, s *scope, targets []scalar.Expr
 			}
 			return keyOf(targets[i-1]), nil
 		}
+		if rt, ok, err := groupAlias(n, s, targets, names); err != nil {
+			return 0, err
+		} else if ok {
+			return keyOf(rt), nil
+		}
 		e, err := b.expr(n, &exprCtx{s: s, what: "GROUP BY"})
 		if err != nil {
-			if cr := n.GetColumnRef(); cr != nil && len(cr.Fields) == 1 && pgerr.CodeOf(err) == pgerr.UndefinedColumn {
-				if rt, ok := groupAlias(cr, targets, names); ok {
-					return keyOf(rt), nil
-				}
-			}
 			return 0, err
 		}
 		return keyOf(e), nil
@@ -698,15 +712,35 @@ func mergeSet(a, b []int) []int {
 	return out
 }
 
-// groupAlias resolves a GROUP BY name to a select-list alias.
-func groupAlias(cr *pg_query.ColumnRef, targets []scalar.Expr, names []string) (scalar.Expr, bool) {
+// groupAlias resolves a GROUP BY name to a select-list alias as
+// PostgreSQL does (findTargetlistEntrySQL92): a column of the query's own
+// FROM clause comes first, then the aliases, which must agree when
+// several have the name, and only then the columns of enclosing queries.
+func groupAlias(n *pg_query.Node, s *scope, targets []scalar.Expr, names []string) (scalar.Expr, bool, error) {
+	cr := n.GetColumnRef()
+	if cr == nil || len(cr.Fields) != 1 || cr.Fields[0].GetString_() == nil {
+		return nil, false, nil
+	}
 	name := cr.Fields[0].GetString_().Sval
+	if s.hasLocal(name) {
+		return nil, false, nil
+	}
+	var found scalar.Expr
 	for i, nm := range names {
-		if nm == name && i < len(targets) {
-			return targets[i], true
+		if nm != name || i >= len(targets) {
+			continue
+		}
+		if found != nil && !exprEqual(found, targets[i]) {
+			return nil, false, pgerr.New(pgerr.AmbiguousColumn, "GROUP BY %q is ambiguous", name).WithPosition(loc(cr.Location))
+		}
+		if found == nil {
+			found = targets[i]
 		}
 	}
-	return nil, false
+	if found == nil {
+		return nil, false, nil
+	}
+	return found, true, noAggregates(found, "GROUP BY", loc(cr.Location))
 }
 
 // noAggregates rejects an aggregate call in a clause that cannot hold one.

@@ -115,8 +115,13 @@ func applyTypeMods(t *types.Type, name string, mods []int32, pos int) error {
 			t.Mod = min(mods[0], 6)
 		}
 	case types.Interval:
-		// pg_query encodes interval field restrictions as modifiers; the
-		// value range is unaffected, so they are accepted and ignored.
+		// The grammar writes a qualifier (YEAR, DAY TO SECOND(3), ...) and
+		// INTERVAL(p) as modifiers: the field range, then the precision.
+		m, err := types.IntervalTypmod(mods)
+		if err != nil {
+			return withPosition(err, pos)
+		}
+		t.Mod = m
 	default:
 		if len(mods) > 0 {
 			return pgerr.New(pgerr.SyntaxError, "type modifier is not allowed for type %q", name).WithPosition(pos)

@@ -130,6 +130,9 @@ func (b *binder) windowCall(fc *pg_query.FuncCall, name string, c *exprCtx) (sca
 		if err != nil {
 			return nil, withPosition(err, pos)
 		}
+		if err := starless(fc, agg, name, pos); err != nil {
+			return nil, err
+		}
 		for i := range args {
 			if args[i], err = b.coerce(args[i], targets[i], coerceImplicit, pos); err != nil {
 				return nil, err

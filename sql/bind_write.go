@@ -292,6 +292,9 @@ func (b *binder) updatePlan(up *pg_query.UpdateStmt, obj *catalog.Object, alias 
 			return nil, pgerr.New(pgerr.FeatureNotSupported, "UPDATE of array elements or fields is not supported").WithPosition(loc(rt.Location))
 		}
 		if rt.Val.GetMultiAssignRef() != nil {
+			if name, dup := duplicateTarget(up.TargetList); dup {
+				return nil, multipleAssignments(name)
+			}
 			return nil, pgerr.New(pgerr.FeatureNotSupported, "UPDATE with a row of values is not supported; assign each column").WithPosition(loc(rt.Location))
 		}
 		idx, ce, err := b.assignment(rt, obj, s, "UPDATE")
@@ -299,7 +302,7 @@ func (b *binder) updatePlan(up *pg_query.UpdateStmt, obj *catalog.Object, alias 
 			return nil, err
 		}
 		if set[idx] {
-			return nil, pgerr.New(pgerr.DuplicateColumn, "multiple assignments to same column %q", rt.Name).WithPosition(loc(rt.Location))
+			return nil, multipleAssignments(rt.Name)
 		}
 		set[idx] = true
 		exprs[idx] = ce
@@ -398,4 +401,23 @@ func (b *binder) deletePlan(del *pg_query.DeleteStmt, obj *catalog.Object, alias
 		node = onePerKey(&planner.Project{Input: node, Exprs: exprs, Cols: planColumnsOf(exprs)}, width-1)
 	}
 	return node, nil
+}
+
+// duplicateTarget finds a column assigned twice in a SET list.
+func duplicateTarget(targets []*pg_query.Node) (string, bool) {
+	seen := map[string]bool{}
+	for _, tn := range targets {
+		name := tn.GetResTarget().Name
+		if seen[name] {
+			return name, true
+		}
+		seen[name] = true
+	}
+	return "", false
+}
+
+// multipleAssignments is PostgreSQL's error for SET x = 1, x = 2, which
+// its rewriter raises, with a syntax error's SQLSTATE.
+func multipleAssignments(col string) error {
+	return pgerr.New(pgerr.SyntaxError, "multiple assignments to same column %q", col)
 }

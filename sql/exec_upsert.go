@@ -58,7 +58,7 @@ func (b *binder) onConflict(oc *pg_query.OnConflictClause, obj *catalog.Object, 
 		}
 		for _, st := range u.set {
 			if st.col == idx {
-				return nil, pgerr.New(pgerr.DuplicateColumn, "multiple assignments to same column %q", rt.Name).WithPosition(loc(rt.Location))
+				return nil, multipleAssignments(rt.Name)
 			}
 		}
 		ev, err := scalar.Compile(ce)

@@ -5,6 +5,7 @@ import (
 
 	"github.com/streamdb/streamdb/catalog"
 	"github.com/streamdb/streamdb/dataflow"
+	"github.com/streamdb/streamdb/pgerr"
 	"github.com/streamdb/streamdb/planner"
 	"github.com/streamdb/streamdb/planner/scalar"
 	"github.com/streamdb/streamdb/types"
@@ -24,7 +25,8 @@ func fuzzCatalog() *catalog.Catalog {
 }
 
 // FuzzBindSQL feeds arbitrary text through parsing, binding, optimisation
-// and lowering: every outcome must be a plan or an error, never a panic.
+// and lowering: every outcome must be a plan or an error, never a panic,
+// and never an internal error (XX000), which only a bug raises.
 func FuzzBindSQL(f *testing.F) {
 	for _, s := range []string{
 		"SELECT a, b FROM t WHERE a > 1 ORDER BY b LIMIT 3",
@@ -38,6 +40,8 @@ func FuzzBindSQL(f *testing.F) {
 		"SELECT generate_series(1, 3), now() - d FROM t",
 		"INSERT INTO t VALUES (1, 'x')",
 		"UPDATE t SET b = b || 'y' WHERE a = 2",
+		"SELECT lag(b, a, 'z') OVER (ORDER BY a), ntile(a) OVER (), nth_value(c, NULL) OVER () FROM t",
+		"SELECT CASE WHEN a = 0 THEN 0 ELSE (SELECT max(f) / t.a FROM u) END FROM t WHERE c / 0 > NULL",
 	} {
 		f.Add(s)
 	}
@@ -56,13 +60,20 @@ func FuzzBindSQL(f *testing.F) {
 				}
 				continue
 			}
+			internal := func(stage string, err error) {
+				if err != nil && pgerr.CodeOf(err) == pgerr.InternalError {
+					t.Fatalf("%s of %q: internal error: %v", stage, sql, err)
+				}
+			}
 			b := newBinder(cat, &sess.info, nil)
 			bq, err := b.selectStmt(raw.node.GetSelectStmt(), nil)
 			if err != nil {
+				internal("binding", err)
 				continue
 			}
 			q, err := planner.OptimizeQuery(bq.q)
 			if err != nil {
+				internal("optimising", err)
 				continue
 			}
 			g := dataflow.NewGraph()
@@ -71,7 +82,8 @@ func FuzzBindSQL(f *testing.F) {
 				return g.Input().Node(), nil
 			}}
 			pq := planner.PhysicalQuery(q, planner.OneTick)
-			_, _ = planner.Lower(lc, pq.Root)
+			_, err = planner.Lower(lc, pq.Root)
+			internal("lowering", err)
 			_ = planner.Explain(pq)
 			_ = planner.ExplainDataflow(q)
 		}

@@ -69,9 +69,10 @@ func TestKeySpans(t *testing.T) {
 		{"ti", "id > 100", "range=", 0},
 		{"ti", "id > 3 AND id > 5 AND id < 9", "range=", 3},
 		{"ti", "id > 3 AND v IS NULL", "range=", 5},
-		{"ti", "id >= NULL", "range=", 0},
-		{"ti", "id < NULL::int", "range=", 0},
-		{"ti", "id = NULL", "lookup=", 0},
+		// A comparison with NULL folds to NULL: the plan reads nothing.
+		{"ti", "id >= NULL", "", 0},
+		{"ti", "id < NULL::int", "", 0},
+		{"ti", "id = NULL", "", 0},
 		{"ti", "id IN (3, 1, 3, NULL, 99)", "lookup=", 2},
 		{"ti", "id NOT IN (3, 1)", "", 24},
 		{"ti", "id BETWEEN SYMMETRIC 7 AND 3", "", 5},

@@ -149,6 +149,12 @@ func (s *scope) resolve(table, name string, pos int) (col scopeCol, depth int, e
 		if found >= 0 {
 			return sc.cols[found], level, nil
 		}
+		if table != "" && sc.tables[table] {
+			// The nearest range variable of that name is the one
+			// meant, even when an enclosing query has another with the
+			// column: PostgreSQL does not look past it.
+			return scopeCol{}, 0, missingQualified(sc.parent, table, name, pos)
+		}
 	}
 	switch {
 	case table != "" && seen:
@@ -160,6 +166,32 @@ func (s *scope) resolve(table, name string, pos int) (col scopeCol, depth int, e
 		return scopeCol{}, 0, pgerr.New(pgerr.UndefinedTable, "missing FROM-clause entry for table %q", table).WithPosition(pos)
 	}
 	return scopeCol{}, 0, pgerr.New(pgerr.UndefinedColumn, "column %q does not exist", name).WithPosition(pos)
+}
+
+// hasLocal reports whether an unqualified name is a column of this
+// level's FROM clause (not of an enclosing query's).
+func (s *scope) hasLocal(name string) bool {
+	for _, c := range s.cols {
+		if c.name == name && !c.qualifiedOnly {
+			return true
+		}
+	}
+	return false
+}
+
+// missingQualified is the error of table.name where table has no such
+// column, with PostgreSQL's hint when an enclosing level's range
+// variable of that name has one.
+func missingQualified(outer *scope, table, name string, pos int) error {
+	err := pgerr.New(pgerr.UndefinedColumn, "column %s.%s does not exist", table, name).WithPosition(pos)
+	for sc := outer; sc != nil; sc = sc.parent {
+		for _, c := range sc.cols {
+			if c.table == table && c.name == name {
+				return err.WithHint("There is a column named %q in table %q, but it cannot be referenced from this part of the query.", name, table)
+			}
+		}
+	}
+	return err
 }
 
 // starCols returns the columns * expands to, optionally for one table.

@@ -47,6 +47,9 @@ func (st *statement) Describe(ctx context.Context, paramOIDs []uint32) (_ []type
 	st.bound = nil
 	b, err := st.bind()
 	if err != nil {
+		// As any error in a transaction block, one found while planning
+		// (a constant 1 / 0) fails the block.
+		st.s.fail()
 		return nil, nil, err
 	}
 	return b.params, b.cols, nil

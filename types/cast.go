@@ -53,8 +53,12 @@ func castValue(d Datum, from, to Type, explicit bool, cfg *TextConfig) (Datum, e
 	case tf.IsString():
 		return NewString(tf, castToString(d, from, tf, cfg)), nil
 	case ff.IsString():
-		s := d.str()
-		return parseTextValue(s, to, cfg)
+		// An I/O conversion reads the text without the target's modifier
+		// and applies it after (CoerceViaIO, then the length coercion):
+		// CAST(text '1' AS interval year) is one second truncated to zero
+		// years, where the literal INTERVAL '1' YEAR is one year.
+		to.Mod = -1
+		return parseTextValue(d.str(), to, cfg)
 	case ff == QChar && tf.IsInteger() || ff.IsInteger() && tf == QChar:
 		return castQChar(d, tf)
 	case ff.IsNumeric() || ff == Oid || ff.IsReg() || tf.IsNumeric() && ff != JSONB || tf == Oid || tf.IsReg():

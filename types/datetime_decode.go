@@ -116,6 +116,9 @@ func decodeDateTime(fields []dtField, timeOnly bool, order DateOrder) (dtResult,
 			if timeOnly && (monthNames[f.val] != 0 || dowNames[f.val]) {
 				return r, dtBadFormat // time input takes no month or weekday names
 			}
+			if f.val == "t" && !isoTimeFiller(fields, i, timeOnly || r.fmask&fDateMask == fDateMask) {
+				return r, dtBadFormat
+			}
 			tmask, err = r.decodeWord(f.val, &ptype, &haveTextMonth)
 		}
 		if err != dtOK {
@@ -160,6 +163,17 @@ func decodeDateTime(fields []dtField, timeOnly bool, order DateOrder) (dtResult,
 		return r, dtBadFormat
 	}
 	return r, dtOK
+}
+
+// isoTimeFiller reports whether ISO's "T" at fields[i] stands where
+// DecodeDateTime accepts it: after a complete date (dated; time input
+// needs none) and before a field that can be a time.
+func isoTimeFiller(fields []dtField, i int, dated bool) bool {
+	if !dated || i+1 >= len(fields) {
+		return false
+	}
+	t := fields[i+1].typ
+	return t == dtNumber || t == dtTime || t == dtDate
 }
 
 // decodeNumberToken handles a dtNumber field in its context.

@@ -103,6 +103,9 @@ func parseTypeName(t testing.TB, s string) Type {
 	if strings.HasSuffix(s, "[]") {
 		return ArrayOf(parseTypeName(t, strings.TrimSuffix(s, "[]")))
 	}
+	if strings.HasPrefix(s, "interval") {
+		return parseIntervalTypeName(t, s)
+	}
 	base, mod := s, int32(-1)
 	if open := strings.IndexByte(s, '('); open >= 0 {
 		close := strings.IndexByte(s, ')')
@@ -130,6 +133,28 @@ func parseTypeName(t testing.TB, s string) Type {
 		mod = 1 // bare "character" is character(1)
 	}
 	return Type{Family: f, Mod: mod}
+}
+
+// parseIntervalTypeName finds the interval type format_type prints as s
+// ("interval day to second(3)").
+func parseIntervalTypeName(t testing.TB, s string) Type {
+	for rng := range intervalRanges {
+		for p := int32(-1); p <= maxIntervalPrecision; p++ {
+			mods := []int32{rng}
+			if p >= 0 {
+				mods = append(mods, p)
+			}
+			mod, err := IntervalTypmod(mods)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if typ := (Type{Family: Interval, Mod: mod}); typ.String() == s {
+				return typ
+			}
+		}
+	}
+	t.Fatalf("unknown type %q", s)
+	return Type{}
 }
 
 func parseSettings(t testing.TB, s string) *TextConfig {

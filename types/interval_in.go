@@ -153,13 +153,15 @@ func (a *intervalAcc) value() (IntervalValue, bool) {
 // 2 mons 3 days 04:05:06", "@ 1 day ago", SQL's "1-2" and "1 2:03:04")
 // and, failing that, ISO 8601 ("P1Y2M3DT4H5M6S", "P0001-02-03T04:05:06").
 // Under IntervalStyle sql_standard a leading minus applies to every field
-// when no other field has a sign.
-func parseInterval(s string, style IntervalStyle) (Datum, error) {
+// when no other field has a sign. rng is the field range of the target
+// type's modifier (IntervalFullRange for none), which gives a bare number
+// its unit: '1' is a month under INTERVAL MONTH.
+func parseInterval(s string, style IntervalStyle, rng int32) (Datum, error) {
 	var a intervalAcc
 	e := dtBadFormat
 	var buf [16]dtField
 	if fields, ok := lexDateTime(s, buf[:0]); ok {
-		e = a.decode(fields, style)
+		e = a.decode(fields, style, rng)
 	}
 	if e == dtBadFormat {
 		a = intervalAcc{}
@@ -194,8 +196,10 @@ const (
 // decode is PostgreSQL 15's DecodeInterval: fields are read right to
 // left so that a unit word applies to the number before it; a time field
 // makes the next number a count of days; "ago" (anywhere) negates the
-// whole interval. Unit words with no number are ignored, as in 15.
-func (a *intervalAcc) decode(fields []dtField, style IntervalStyle) dtErr {
+// whole interval. Unit words with no number are ignored, as in 15. The
+// rightmost number without a unit word counts the last field of rng, and
+// under MINUTE TO SECOND a time "a:b" is minutes and seconds.
+func (a *intervalAcc) decode(fields []dtField, style IntervalStyle, rng int32) dtErr {
 	forceNeg := false
 	if style == IntervalStyleSQLStandard && len(fields) > 0 && fields[0].val[0] == '-' {
 		forceNeg = true
@@ -219,7 +223,7 @@ func (a *intervalAcc) decode(fields []dtField, style IntervalStyle) dtErr {
 				if f.typ == dtTZ {
 					body = f.val[1:]
 				}
-				us, e := intervalClock(body)
+				us, e := intervalClock(body, rng == IntervalMinute|IntervalSecond)
 				if e == dtOK {
 					if f.typ == dtTZ && f.val[0] == '-' {
 						us = -us
@@ -239,7 +243,7 @@ func (a *intervalAcc) decode(fields []dtField, style IntervalStyle) dtErr {
 			fallthrough
 		case dtNumber, dtDate:
 			if unit == uNone {
-				unit = uSecond
+				unit = intervalRangeUnit(rng)
 			}
 			before := unit
 			frac, e := a.number(f.val, &unit, forceNeg)
@@ -396,8 +400,23 @@ func (a *intervalAcc) number(s string, unit *int, forceNeg bool) (float64, dtErr
 	return frac, dtOK
 }
 
-// intervalClock reads h:m[:s[.f]] or m:s.f as microseconds.
-func intervalClock(s string) (int64, dtErr) {
+// intervalClock reads h:m[:s[.f]] or m:s.f as microseconds; minSec
+// reads h:m as m:s (the MINUTE TO SECOND range).
+func intervalClock(s string, minSec bool) (int64, dtErr) {
+	if minSec && strings.Count(s, ":") == 1 && !strings.Contains(s, ".") {
+		// DecodeTime checks the fields after the swap: "1:60" is one
+		// minute and sixty seconds.
+		mins, secs, _ := strings.Cut(s, ":")
+		m, err1 := strconv.ParseInt(mins, 10, 64)
+		sec, err2 := strconv.ParseInt("0"+secs, 10, 64)
+		switch {
+		case err1 != nil || err2 != nil || mins[0] == '+' || mins[0] == '-' || strings.ContainsAny(secs, "+-"):
+			return 0, dtBadFormat
+		case m > 59 || sec > 60:
+			return 0, dtFieldOverflow
+		}
+		return m*60*usecsPerSec + sec*usecsPerSec, dtOK
+	}
 	h, m, sec, us, e := decodeClock(s)
 	if e != dtOK {
 		return 0, e

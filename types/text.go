@@ -148,7 +148,7 @@ func parseTextValue(s string, t Type, cfg *TextConfig) (Datum, error) {
 	case TimestampTZ:
 		return parseTimestamp(s, true, cfg)
 	case Interval:
-		return parseInterval(s, cfg.IntervalStyle)
+		return parseInterval(s, cfg.IntervalStyle, intervalRange(t.Mod))
 	case Array:
 		if t.IsVector() {
 			return parseVector(s, t)

@@ -60,7 +60,8 @@ type Type struct {
 	Family Family
 	// Mod is the type modifier in streamdb's decoded form, -1 when absent:
 	// the length n of varchar(n) and char(n); precision<<16 | scale for
-	// numeric(p,s); the fractional-second precision of time and timestamps.
+	// numeric(p,s); the fractional-second precision of time and timestamps;
+	// PostgreSQL's own typmod for interval (interval_typmod.go).
 	// TypMod converts it to PostgreSQL's atttypmod.
 	Mod int32
 	// Elem is the element family of an array type; its modifier is Mod.
@@ -194,10 +195,6 @@ func (t Type) TypMod() int32 {
 	switch t.Family {
 	case Varchar, Char, Numeric:
 		return t.Mod + 4
-	case Interval:
-		// INTERVAL_TYPMOD(precision, INTERVAL_FULL_RANGE): streamdb keeps
-		// only the precision, so the field range is always "full".
-		return 0x7FFF<<16 | t.Mod
 	case Array:
 		return t.ElemType().TypMod()
 	case Record:
@@ -209,8 +206,7 @@ func (t Type) TypMod() int32 {
 
 // WithTypMod returns t with the modifier decoded from PostgreSQL's
 // atttypmod (the inverse of TypMod), as found in catalogs and logical
-// replication messages. Interval field restrictions (YEAR TO MONTH ...)
-// are dropped; only the precision is kept.
+// replication messages.
 func (t Type) WithTypMod(typmod int32) Type {
 	t.Mod = -1
 	if typmod < 0 {
@@ -225,11 +221,7 @@ func (t Type) WithTypMod(typmod int32) Type {
 		if typmod >= 4 {
 			t.Mod = typmod - 4
 		}
-	case Interval:
-		if p := typmod & 0xFFFF; p != 0xFFFF {
-			t.Mod = p
-		}
-	case Time, Timestamp, TimestampTZ:
+	case Interval, Time, Timestamp, TimestampTZ:
 		t.Mod = typmod
 	}
 	return t
@@ -281,7 +273,7 @@ func (t Type) String() string {
 	case TimestampTZ:
 		return "timestamp(" + strconv.Itoa(int(t.Mod)) + ") with time zone"
 	case Interval:
-		return name + "(" + strconv.Itoa(int(t.Mod)) + ")"
+		return name + intervalTypmodOut(t.Mod)
 	}
 	return name
 }

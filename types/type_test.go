@@ -10,7 +10,13 @@ func TestTypMod(t *testing.T) {
 		mod  int32
 		name string
 	}{
-		{Type{Family: Interval, Mod: 2}, 2147418114, "interval(2)"},
+		{Type{Family: Interval, Mod: 2147418114}, 2147418114, "interval(2)"},
+		{Type{Family: Interval, Mod: 327679}, 327679, "interval year"},
+		{Type{Family: Interval, Mod: 196607}, 196607, "interval month"},
+		{Type{Family: Interval, Mod: 470286339}, 470286339, "interval day to second(3)"},
+		{Type{Family: Interval, Mod: 402718719}, 402718719, "interval minute to second"},
+		{Type{Family: Interval, Mod: 201392127}, 201392127, "interval hour to minute"},
+		{Type{Family: Interval, Mod: 268435456}, 268435456, "interval second(0)"},
 		{TypeInterval, -1, "interval"},
 		{Type{Family: Time, Mod: 3}, 3, "time(3) without time zone"},
 		{Type{Family: TimestampTZ, Mod: 0}, 0, "timestamp(0) with time zone"},

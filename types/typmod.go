@@ -4,8 +4,9 @@ package types
 // INSERT into a column of type t does: varchar(n) and char(n) reject
 // values longer than n characters (unless the excess is spaces) and
 // char(n) pads; numeric(p,s) rounds to s digits and fails with 22003 when
-// the value needs more than p-s integer digits; time, timestamp and
-// interval round to the modifier's fractional-second digits. Arrays apply
+// the value needs more than p-s integer digits; time and timestamp round
+// to the modifier's fractional-second digits, and interval also drops the
+// fields right of its qualifier's last (INTERVAL HOUR keeps whole hours). Arrays apply
 // the modifier to each element. A type without modifier returns d.
 func ApplyTypmod(d Datum, t Type) (Datum, error) { return applyTypmod(d, t, false) }
 
@@ -47,9 +48,7 @@ func applyTypmod(d Datum, t Type, explicit bool) (Datum, error) {
 		}
 		return Datum{head: head{kind: d.kind}, i: roundMicros(d.i-pgEpochOffset, t.Mod) + pgEpochOffset}, nil
 	case Interval:
-		v := d.Interval()
-		v.Micros = roundMicros(v.Micros, t.Mod)
-		return NewInterval(v), nil
+		return NewInterval(adjustIntervalForTypmod(d.Interval(), t.Mod)), nil
 	case Array:
 		if d.kind != Array {
 			return d, nil

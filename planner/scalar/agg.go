@@ -24,7 +24,12 @@ type AggFunc struct {
 	// ordered accumulators see their inputs in ORDER BY order: they are
 	// fed from a per-group multiset rather than one row at a time.
 	ordered bool
-	empty   types.Datum
+	// inputOrder marks the aggregates whose result depends on the order
+	// of their inputs (string_agg, array_agg, the json aggregates): the
+	// call's ORDER BY, or as a window function the window's, orders
+	// their multiset. The others (min, max, bit_and) fold it by value.
+	inputOrder bool
+	empty      types.Datum
 	// extreme marks min and max, which keep only their extreme over an
 	// append-only input (extremeState).
 	extreme extremeKind
@@ -77,6 +82,11 @@ func (spec *AggSpec) passes(row types.Row) (bool, error) {
 	return spec.Filter(spec.Eval, row)
 }
 
+// InputOrdered reports whether the aggregate's result depends on the
+// order of its inputs, so that as a window function it follows the
+// window's ORDER BY.
+func (f *AggFunc) InputOrdered() bool { return f.inputOrder }
+
 // Empty returns the aggregate's value over no rows: 0 for count, NULL for
 // the others.
 func (f *AggFunc) Empty() types.Datum { return f.empty }
@@ -122,7 +132,7 @@ func (a *aggregate) NewState() dataflow.AggState {
 	switch {
 	case a.fn.ordered:
 		s := &aggState{agg: a, args: make([]types.Datum, len(a.spec.Args))}
-		s.set = newMultiset(a.spec.Distinct, acc.(orderedAccumulator))
+		s.set = newMultiset(a.spec.Distinct, !a.fn.inputOrder, acc.(orderedAccumulator))
 		return s
 	case a.spec.Distinct:
 		s := &aggState{agg: a, args: make([]types.Datum, len(a.spec.Args))}

@@ -21,16 +21,22 @@ import (
 type multiset struct {
 	tree     *btree.BTreeG[*msEntry]
 	distinct bool
-	acc      orderedAccumulator
-	keyBuf   []byte
-	probe    msEntry
-	bytes    int64 // estimated memory of the entries
+	// byValue orders the entries by their arguments before the ORDER BY
+	// keys, for the aggregates that fold values whatever their order
+	// (min(x ORDER BY y) is still the least x; the keys are evaluated,
+	// and fail, all the same).
+	byValue bool
+	acc     orderedAccumulator
+	keyBuf  []byte
+	probe   msEntry
+	bytes   int64 // estimated memory of the entries
 }
 
 type msEntry struct {
 	key string
 	// eq is the length of key's part that equal values share: the
-	// ORDER BY keys and the arguments' key encoding.
+	// ORDER BY keys and the arguments' key encoding (byValue: the
+	// arguments' key encoding alone).
 	eq   int
 	args []types.Datum
 	n    int64
@@ -41,9 +47,9 @@ type orderedAccumulator interface {
 	fold(m *multiset) (types.Datum, error)
 }
 
-func newMultiset(distinct bool, acc orderedAccumulator) *multiset {
+func newMultiset(distinct, byValue bool, acc orderedAccumulator) *multiset {
 	less := func(a, b *msEntry) bool { return a.key < b.key }
-	return &multiset{tree: btree.NewBTreeGOptions(less, btree.Options{NoLocks: true}), distinct: distinct, acc: acc}
+	return &multiset{tree: btree.NewBTreeGOptions(less, btree.Options{NoLocks: true}), distinct: distinct, byValue: byValue, acc: acc}
 }
 
 // appendOrderKey encodes one ORDER BY value: a NULL-placement byte, then
@@ -60,6 +66,11 @@ func appendOrderKey(dst []byte, d types.Datum, o *AggOrder) []byte {
 
 func (m *multiset) add(spec *AggSpec, row types.Row, args []types.Datum, diff int64) error {
 	key := m.keyBuf[:0]
+	eq := 0
+	if m.byValue {
+		key = types.AppendKeyRow(key, args)
+		eq = len(key)
+	}
 	for i := range spec.Order {
 		o := &spec.Order[i]
 		d, err := o.Eval(spec.Eval, row)
@@ -68,8 +79,10 @@ func (m *multiset) add(spec *AggSpec, row types.Row, args []types.Datum, diff in
 		}
 		key = appendOrderKey(key, d, o)
 	}
-	key = types.AppendKeyRow(key, args)
-	eq := len(key)
+	if !m.byValue {
+		key = types.AppendKeyRow(key, args)
+		eq = len(key)
+	}
 	key = types.AppendRow(key, args)
 	m.keyBuf = key
 	m.probe.key = string(key)

@@ -30,8 +30,17 @@ func orderedAgg(name string, params []types.Type, ret types.Type, strict bool, f
 		}}
 }
 
-func minMax(name string, max bool) *AggFunc {
-	f := orderedAgg(name, ts(AnyElement), AnyElement, true, func(_ []types.Type, _ types.Type, m *multiset) (types.Datum, error) {
+// followsInput marks an aggregate whose result lists its inputs in order.
+func followsInput(f *AggFunc) *AggFunc {
+	f.inputOrder = true
+	return f
+}
+
+// minMax is min or max over values of type t. PostgreSQL declares them
+// for each type, not as polymorphic functions: an untyped literal, min('x'),
+// resolves to the text overload, which a text instance gives.
+func minMax(name string, max bool, t types.Type) *AggFunc {
+	f := orderedAgg(name, ts(t), t, true, func(_ []types.Type, _ types.Type, m *multiset) (types.Datum, error) {
 		var args []types.Datum
 		var ok bool
 		if max {
@@ -54,7 +63,7 @@ func minMax(name string, max bool) *AggFunc {
 // stringAgg concatenates non-NULL values, each but the first preceded by
 // its own row's delimiter (a NULL delimiter is empty).
 func stringAgg(t types.Type) *AggFunc {
-	return orderedAgg("string_agg", ts(t, t), t, false, func(_ []types.Type, r types.Type, m *multiset) (types.Datum, error) {
+	return followsInput(orderedAgg("string_agg", ts(t, t), t, false, func(_ []types.Type, r types.Type, m *multiset) (types.Datum, error) {
 		var b strings.Builder
 		any := false
 		m.each(func(args []types.Datum, n int64) bool {
@@ -74,11 +83,11 @@ func stringAgg(t types.Type) *AggFunc {
 			return types.Null, nil
 		}
 		return types.NewString(r.Family, b.String()), nil
-	})
+	}))
 }
 
 func arrayAgg() *AggFunc {
-	return orderedAgg("array_agg", ts(AnyNonArray), AnyArray, false, func(p []types.Type, _ types.Type, m *multiset) (types.Datum, error) {
+	return followsInput(orderedAgg("array_agg", ts(AnyNonArray), AnyArray, false, func(p []types.Type, _ types.Type, m *multiset) (types.Datum, error) {
 		var elems []types.Datum
 		m.each(func(args []types.Datum, n int64) bool {
 			for ; n > 0; n-- {
@@ -90,11 +99,11 @@ func arrayAgg() *AggFunc {
 			return types.Null, nil
 		}
 		return types.NewArray(&types.ArrayValue{Elem: p[0], Elems: elems}), nil
-	})
+	}))
 }
 
 func jsonAgg(name string, ret types.Type) *AggFunc {
-	return orderedAgg(name, ts(AnyElement), ret, false, func(p []types.Type, r types.Type, m *multiset) (types.Datum, error) {
+	return followsInput(orderedAgg(name, ts(AnyElement), ret, false, func(p []types.Type, r types.Type, m *multiset) (types.Datum, error) {
 		if r.Family == types.JSON {
 			return jsonAggText(p[0], m)
 		}
@@ -114,11 +123,11 @@ func jsonAgg(name string, ret types.Type) *AggFunc {
 			return types.Null, err
 		}
 		return jsonDatum(types.JSONValue{Kind: types.JSONArray, Elems: elems}, r.Family), nil
-	})
+	}))
 }
 
 func jsonObjectAgg(name string, ret types.Type) *AggFunc {
-	return orderedAgg(name, ts(AnyT, AnyT), ret, false, func(p []types.Type, r types.Type, m *multiset) (types.Datum, error) {
+	return followsInput(orderedAgg(name, ts(AnyT, AnyT), ret, false, func(p []types.Type, r types.Type, m *multiset) (types.Datum, error) {
 		var pairs []types.JSONPair
 		var err error
 		m.each(func(args []types.Datum, n int64) bool {
@@ -126,23 +135,34 @@ func jsonObjectAgg(name string, ret types.Type) *AggFunc {
 				err = errNullKey()
 				return false
 			}
+			var k string
+			if k, err = jsonKey(args[0], p[0], nil); err != nil {
+				return false
+			}
 			var v types.JSONValue
 			if v, err = toJSONValue(args[1], p[1], nil); err != nil {
 				return false
 			}
-			pairs = append(pairs, types.JSONPair{Key: datumText(args[0], p[0], nil), Value: v})
+			for ; n > 0; n-- {
+				pairs = append(pairs, types.JSONPair{Key: k, Value: v})
+			}
 			return true
 		})
 		if err != nil || pairs == nil {
 			return types.Null, err
 		}
+		if r.Family == types.JSON {
+			return types.NewString(types.JSON, string(appendJSONObjectAgg(nil, pairs))), nil
+		}
 		return jsonDatum(makeObject(pairs), r.Family), nil
-	})
+	}))
 }
 
 func init() {
 	addAgg(
-		minMax("min", false), minMax("max", true),
+		minMax("min", false, AnyElement), minMax("max", true, AnyElement),
+		minMax("min", false, textT), minMax("max", true, textT),
+		minMax("min", false, types.TypeChar), minMax("max", true, types.TypeChar),
 		stringAgg(textT), stringAgg(byteaT),
 		arrayAgg(),
 		jsonAgg("jsonb_agg", types.TypeJSONB), jsonAgg("json_agg", types.TypeJSON),

@@ -168,14 +168,16 @@ func compileCall(e *Call) (Evaluator, error) {
 		}, nil
 	case 2:
 		a0, a1 := args[0], args[1]
+		// Both arguments are evaluated before the NULL check, as
+		// PostgreSQL does: NULL + x / 0 fails.
 		if bin := fn.binary; bin != nil && strictFn && fn.prepare == nil {
 			return func(ctx *EvalContext, row types.Row) (types.Datum, error) {
 				d0, err := a0(ctx, row)
-				if err != nil || d0.IsNull() {
+				if err != nil {
 					return types.Null, err
 				}
 				d1, err := a1(ctx, row)
-				if err != nil || d1.IsNull() {
+				if err != nil || d0.IsNull() || d1.IsNull() {
 					return types.Null, err
 				}
 				return bin(d0, d1)
@@ -183,11 +185,11 @@ func compileCall(e *Call) (Evaluator, error) {
 		}
 		return func(ctx *EvalContext, row types.Row) (types.Datum, error) {
 			d0, err := a0(ctx, row)
-			if err != nil || (strictFn && d0.IsNull()) {
+			if err != nil {
 				return types.Null, err
 			}
 			d1, err := a1(ctx, row)
-			if err != nil || (strictFn && d1.IsNull()) {
+			if err != nil || (strictFn && (d0.IsNull() || d1.IsNull())) {
 				return types.Null, err
 			}
 			buf[0], buf[1] = d0, d1

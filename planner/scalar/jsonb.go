@@ -470,9 +470,12 @@ func jsonBuilder(name string, object bool, f types.Family) *Func {
 				if a[i].IsNull() {
 					return types.Null, pgerr.New(pgerr.InvalidParameterValue, "argument %d: key must not be null", i+1)
 				}
+				k, err := jsonKey(a[i], argT[i], cfg)
+				if err != nil {
+					return types.Null, err
+				}
 				if f == types.JSON {
-					var err error
-					if text, err = appendBuildPair(text, textOf(ctx, a[i], argT[i]), a[i+1], argT[i+1], cfg); err != nil {
+					if text, err = appendBuildPair(text, k, a[i+1], argT[i+1], cfg); err != nil {
 						return types.Null, err
 					}
 					continue
@@ -481,7 +484,7 @@ func jsonBuilder(name string, object bool, f types.Family) *Func {
 				if err != nil {
 					return types.Null, err
 				}
-				pairs = append(pairs, types.JSONPair{Key: textOf(ctx, a[i], argT[i]), Value: v})
+				pairs = append(pairs, types.JSONPair{Key: k, Value: v})
 			}
 			if f == types.JSON {
 				return types.NewString(types.JSON, "{"+string(text)+"}"), nil

@@ -1,6 +1,8 @@
 package pgcatalog
 
 import (
+	"strings"
+
 	"github.com/streamdb/streamdb/types"
 )
 
@@ -97,7 +99,7 @@ func genColumns(b *rowSet, src Source) {
 			if c.hasDefault() {
 				def = c.Default
 			}
-			var charMax, numPrec, numRadix, numScale, dtPrec any
+			var charMax, numPrec, numRadix, numScale, dtPrec, ivType any
 			switch t.Family {
 			case types.Varchar, types.Char:
 				if t.Mod >= 0 {
@@ -120,17 +122,25 @@ func genColumns(b *rowSet, src Source) {
 				}
 			case types.Date:
 				dtPrec = 0
-			case types.Time, types.Timestamp, types.TimestampTZ, types.Interval:
+			case types.Time, types.Timestamp, types.TimestampTZ:
 				dtPrec = 6
 				if t.Mod >= 0 {
 					dtPrec = int(t.Mod)
+				}
+			case types.Interval:
+				dtPrec = 6
+				if p, ok := t.IntervalPrecision(); ok {
+					dtPrec = int(p)
+				}
+				if q := t.IntervalQualifier(); q != "" {
+					ivType = strings.ToUpper(q)
 				}
 			}
 			b.add("table_catalog", src.Database(), "table_schema", r.Schema, "table_name", r.Name,
 				"column_name", c.Name, "ordinal_position", i+1, "column_default", def,
 				"is_nullable", yesNo(!c.NotNull), "data_type", dataType, "character_maximum_length", charMax,
 				"numeric_precision", numPrec, "numeric_precision_radix", numRadix, "numeric_scale", numScale,
-				"datetime_precision", dtPrec, "udt_catalog", src.Database(), "udt_schema", "pg_catalog",
+				"datetime_precision", dtPrec, "interval_type", ivType, "interval_precision", nil, "udt_catalog", src.Database(), "udt_schema", "pg_catalog",
 				"udt_name", udt, "dtd_identifier", itoa(uint32(i+1)), "is_self_referencing", "NO",
 				"is_identity", yesNo(c.Identity != ""), "identity_generation", c.identityGeneration(), "is_generated", "NEVER", "is_updatable", yesNo(r.Kind == KindTable))
 		}
