@@ -98,6 +98,9 @@ type Config struct {
 	Logger  *slog.Logger
 	// Binder rebuilds views' plans and sources on start.
 	Binder Binder
+	// StorageFiles bounds the files the store keeps open (see
+	// storage.Options.MaxOpenFiles); 0 keeps the store's default.
+	StorageFiles int
 }
 
 // Open opens the store in cfg.DataDir, replays the catalog and rebuilds
@@ -108,7 +111,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	if log == nil {
 		log = slog.Default()
 	}
-	store, err := storage.Open(cfg.DataDir, storage.Options{Logger: log})
+	store, err := storage.Open(cfg.DataDir, storage.Options{Logger: log, MaxOpenFiles: cfg.StorageFiles})
 	if err != nil {
 		return nil, err
 	}

@@ -23,6 +23,9 @@ type Config struct {
 	// LogParameters logs the values of statements' parameters with the
 	// statements at debug level; without it they are redacted.
 	LogParameters bool
+	// StorageFiles bounds the files the store keeps open; 0 keeps the
+	// store's default.
+	StorageFiles int
 }
 
 // Frontend is streamdb's SQL front end: it opens sessions for pgwire
@@ -52,7 +55,7 @@ func Open(ctx context.Context, cfg Config) (*Frontend, error) {
 	if log == nil {
 		log = slog.Default()
 	}
-	eng, err := engine.Open(ctx, engine.Config{DataDir: cfg.DataDir, Logger: log, Binder: binderHooks{log: log}})
+	eng, err := engine.Open(ctx, engine.Config{DataDir: cfg.DataDir, Logger: log, Binder: binderHooks{log: log}, StorageFiles: cfg.StorageFiles})
 	if err != nil {
 		return nil, err
 	}
@@ -74,6 +77,15 @@ func (e *Frontend) Run(ctx context.Context) error {
 	})
 	g.Go(func() error { return e.eng.Run(ctx) })
 	return g.Wait()
+}
+
+// Objects counts the objects in the catalog: what Open rehydrated.
+func (e *Frontend) Objects() int {
+	n := 0
+	for range e.snapshot().Catalog().All() {
+		n++
+	}
+	return n
 }
 
 // Close closes the store. Run must have returned.

@@ -29,6 +29,11 @@ type Options struct {
 	Logger *slog.Logger
 	// CacheSize is Pebble's block cache size in bytes; 0 picks a default.
 	CacheSize int64
+	// MaxOpenFiles bounds the files Pebble keeps open (its table cache);
+	// 0 keeps Pebble's default. The server sets it from the process's
+	// file limit so that clients cannot take the descriptors storage
+	// needs, nor storage those of clients.
+	MaxOpenFiles int
 }
 
 // Open opens or creates the store in dir.
@@ -44,6 +49,9 @@ func Open(dir string, o Options) (*DB, error) {
 	// behind them cost more CPU than the ingestion. 64 MB memtables keep
 	// ticks on the ordinary write path and flush in large files.
 	opts := &pebble.Options{Logger: pebbleLogger{log}, MemTableSize: 64 << 20}
+	if o.MaxOpenFiles > 0 {
+		opts.MaxOpenFiles = o.MaxOpenFiles
+	}
 	if o.CacheSize > 0 {
 		c := pebble.NewCache(o.CacheSize)
 		defer c.Unref()

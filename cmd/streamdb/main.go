@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 	_ "time/tzdata" // time zone names work without the host's zoneinfo
 
 	"golang.org/x/sync/errgroup"
@@ -43,14 +44,20 @@ func run() error {
 	flag.BoolVar(&af.plaintextRemote, "allow-plaintext-remote", false, "with TLS configured, still admit clients from non-local addresses without TLS")
 	flag.BoolVar(&af.cleartext, "tls-cleartext-password", false, "on TLS connections, ask for the password in cleartext instead of SCRAM (for clients without SCRAM)")
 	logParams := flag.Bool("log-parameters", false, "with --log-level debug, log the values of statements' parameters (redacted otherwise)")
-	maxConns := flag.Int("max-connections", 100, "maximum number of clients connected at once")
+	maxConns := flag.Int("max-connections", 100, "maximum number of clients connected at once (lowered to what the open-file limit leaves)")
+	showVersion := flag.Bool("version", false, "print the version and exit")
 	flag.Parse()
+	if *showVersion {
+		fmt.Println("streamdb", versionString())
+		return nil
+	}
 
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
 		return fmt.Errorf("--log-level: %w", err)
 	}
-	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+	log := slog.New(newRepeatHandler(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level})))
+	log.Info("streamdb starting", "version", versionString(), "data_dir", *dataDir, "listen", *listen)
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -63,17 +70,30 @@ func run() error {
 	if err := prepareDataDir(*dataDir, log); err != nil {
 		return err
 	}
+	lock, err := lockDataDir(*dataDir)
+	if err != nil {
+		return err
+	}
+	defer lock.Close()
+	fileLimit := raiseFileLimit()
+	files := splitFiles(fileLimit, *maxConns)
+	if files.lowered {
+		log.Warn("the open-file limit leaves room for fewer clients than --max-connections; raise it (ulimit -n) to admit more",
+			"open_files", fileLimit, "max_connections", files.connections, "asked", *maxConns)
+	}
 	roles, nonce, err := bootstrapRoles(*dataDir, os.Getenv("STREAMDB_PASSWORD"), log)
 	if err != nil {
 		return err
 	}
 	auth.MockNonce = nonce
 
-	front, err := sql.Open(ctx, sql.Config{DataDir: *dataDir, Logger: log, LogParameters: *logParams})
+	opening := time.Now()
+	front, err := sql.Open(ctx, sql.Config{DataDir: *dataDir, Logger: log, LogParameters: *logParams, StorageFiles: files.storage})
 	if err != nil {
 		return err
 	}
 	defer front.Close()
+	rehydrated := time.Since(opening)
 
 	tlsCfg, err := tlsConfig(*tlsCert, *tlsKey, *dataDir, *selfSigned)
 	if err != nil {
@@ -86,8 +106,11 @@ func run() error {
 		TLS:            tlsCfg,
 		Auth:           auth,
 		Roles:          roles,
-		MaxConnections: *maxConns,
+		MaxConnections: files.connections,
 	})
+	log.Info("streamdb started", "version", versionString(), "data_dir", *dataDir, "listen", *listen,
+		"tls", tlsCfg != nil, "auth", af.mode, "objects", front.Objects(), "rehydrate_ms", rehydrated.Milliseconds(),
+		"open_files", fileLimit, "max_connections", files.connections)
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return front.Run(gctx) })
 	g.Go(func() error { return srv.Run(gctx) })
