@@ -57,6 +57,9 @@ type Session interface {
 	// SerialSequence is pg_get_serial_sequence: the qualified name of the
 	// sequence a serial or identity column uses; ok false gives NULL.
 	SerialSequence(table, column string) (name string, ok bool, err error)
+	// Sleep waits for d, or until the statement is canceled (its error
+	// then), for pg_sleep.
+	Sleep(d time.Duration) error
 }
 
 // session returns the statement's session or the error of calling a
