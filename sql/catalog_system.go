@@ -115,6 +115,9 @@ func (v *catalogView) load() ([]*pgcatalog.Relation, map[uint32]*pgcatalog.Relat
 	}
 	v.version, v.rels, v.byOID = cat.Version, nil, map[uint32]*pgcatalog.Relation{}
 	for o := range cat.All() {
+		if o.Kind == catalog.KindConnection || o.Kind == catalog.KindSecret {
+			continue // not relations
+		}
 		r := relationOf(o)
 		v.rels = append(v.rels, r)
 		v.byOID[r.OID] = r
@@ -137,6 +140,8 @@ func relationOf(o *catalog.Object) *pgcatalog.Relation {
 		r.Kind = pgcatalog.KindIndex
 	case catalog.KindSequence:
 		r.Kind = pgcatalog.KindSequence
+	case catalog.KindSource, catalog.KindSubsource:
+		r.Kind, r.Source = pgcatalog.KindTable, true
 	}
 	for _, c := range o.Columns {
 		r.Columns = append(r.Columns, pgcatalog.Attribute{Name: c.Name, Type: c.Type, NotNull: c.NotNull, Default: c.Default, Identity: c.Identity})

@@ -103,6 +103,13 @@ func (db *DB) ScanRange(coll uint64, start, end []byte, fn func(key, value []byt
 	return err
 }
 
+// Size estimates the bytes collection coll takes on disk: its share of
+// the store's files (what is still only in the memtable is not counted).
+func (db *DB) Size(coll uint64) (uint64, error) {
+	p := collPrefix(coll)
+	return db.pdb.EstimateDiskUsage(p, prefixEnd(p))
+}
+
 // ErrStop ends a ScanRange early.
 var ErrStop = errors.New("stop scan")
 

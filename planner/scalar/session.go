@@ -60,6 +60,9 @@ type Session interface {
 	// Sleep waits for d, or until the statement is canceled (its error
 	// then), for pg_sleep.
 	Sleep(d time.Duration) error
+	// RelationSize is the size in bytes of a relation (pg_table_size and
+	// its relatives); ok false when there is none with the OID.
+	RelationSize(oid uint32) (size int64, ok bool, err error)
 }
 
 // session returns the statement's session or the error of calling a

@@ -12,6 +12,12 @@ var pgColumns = map[string][]Column{
 		{"amhandler", tRegProc},
 		{"amtype", tChar},
 	},
+	"pg_catalog.pg_auth_members": {
+		{"roleid", tOid},
+		{"member", tOid},
+		{"grantor", tOid},
+		{"admin_option", tBool},
+	},
 	"pg_catalog.pg_attrdef": {
 		{"oid", tOid},
 		{"adrelid", tOid},
@@ -713,6 +719,7 @@ var pgColumns = map[string][]Column{
 var relOIDs = map[string]uint32{
 	"pg_catalog.pg_am":                           2601,
 	"pg_catalog.pg_attrdef":                      2604,
+	"pg_catalog.pg_auth_members":                 1261,
 	"pg_catalog.pg_attribute":                    1249,
 	"pg_catalog.pg_authid":                       1260,
 	"pg_catalog.pg_class":                        1259,

@@ -20,17 +20,16 @@ func init() {
 			switch r.Kind {
 			case KindView, KindMaterializedView:
 				typ = "VIEW"
-			case KindIndex:
+			case KindIndex, KindSequence:
 				continue
 			}
-			if r.Kind == KindMaterializedView {
-				// PostgreSQL leaves materialized views out of
-				// information_schema; streamdb's are its main product, so
-				// they are listed as views.
-				typ = "VIEW"
-			}
+			// PostgreSQL leaves materialized views out of
+			// information_schema.tables; streamdb's are its main product,
+			// and what Grafana's table picker (table_type IN ('BASE
+			// TABLE', 'VIEW')) must offer, so they are listed as views,
+			// and sources as base tables.
 			b.add("table_catalog", src.Database(), "table_schema", r.Schema, "table_name", r.Name, "table_type", typ,
-				"is_insertable_into", yesNo(r.Kind == KindTable), "is_typed", "NO")
+				"is_insertable_into", yesNo(r.Kind == KindTable && !r.Source), "is_typed", "NO")
 		}
 	})
 	define("information_schema", "views", true, func(b *rowSet, src Source) {
@@ -142,7 +141,7 @@ func genColumns(b *rowSet, src Source) {
 				"numeric_precision", numPrec, "numeric_precision_radix", numRadix, "numeric_scale", numScale,
 				"datetime_precision", dtPrec, "interval_type", ivType, "interval_precision", nil, "udt_catalog", src.Database(), "udt_schema", "pg_catalog",
 				"udt_name", udt, "dtd_identifier", itoa(uint32(i+1)), "is_self_referencing", "NO",
-				"is_identity", yesNo(c.Identity != ""), "identity_generation", c.identityGeneration(), "is_generated", "NEVER", "is_updatable", yesNo(r.Kind == KindTable))
+				"is_identity", yesNo(c.Identity != ""), "identity_generation", c.identityGeneration(), "is_generated", "NEVER", "is_updatable", yesNo(r.Kind == KindTable && !r.Source))
 		}
 	}
 }
