@@ -168,3 +168,41 @@ func (c *Catalog) Replace(old, o *Object) {
 		c.dependents.Set(o.ID, deps)
 	}
 }
+
+// AsOf returns the catalog as object id was defined against: every
+// relation without the columns added after id was created (see
+// ColumnDef.Since). A view's stored definition is bound against it, so
+// that a SELECT * keeps the columns it had. It returns c itself when no
+// relation gained a column since.
+func (c *Catalog) AsOf(id uint64) *Catalog {
+	var out *Catalog
+	c.byID.Scan(func(_ uint64, o *Object) bool {
+		n := VisibleColumns(o, id)
+		if n == len(o.Columns) {
+			return true
+		}
+		if out == nil {
+			out = c.Clone()
+			out.Version = c.Version
+		}
+		narrow := *o
+		narrow.Columns = o.Columns[:n:n]
+		out.Replace(o, &narrow)
+		return true
+	})
+	if out == nil {
+		return c
+	}
+	return out
+}
+
+// VisibleColumns returns how many of o's columns an object with id
+// reads: the leading ones, up to the first added after id was created.
+func VisibleColumns(o *Object, id uint64) int {
+	for i, col := range o.Columns {
+		if col.Since > id {
+			return i
+		}
+	}
+	return len(o.Columns)
+}

@@ -181,6 +181,75 @@ func TestPgx(t *testing.T) {
 	})
 }
 
+// TestPgxSubscribe reads a subscription as Materialize documents it for
+// Go: DECLARE … CURSOR FOR SUBSCRIBE in a transaction and FETCH … WITH
+// (timeout) through the extended protocol with binary results, while
+// another connection writes.
+func TestPgxSubscribe(t *testing.T) {
+	srv := startServer(t, false)
+	ctx := context.Background()
+	writer := connect(t, srv.url("sslmode=disable"))
+	mustExec(t, writer, "CREATE TABLE gsub (id int PRIMARY KEY, v text)", "INSERT INTO gsub VALUES (1, 'a')")
+	conn := connect(t, srv.url("sslmode=disable"))
+	tx, err := conn.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx)
+	if _, err := tx.Exec(ctx, "DECLARE c CURSOR FOR SUBSCRIBE gsub"); err != nil {
+		t.Fatal(err)
+	}
+	fetch := func() ([]string, []pgtype.Numeric) {
+		t.Helper()
+		rows, err := tx.Query(ctx, "FETCH ALL c WITH (timeout = '5s')")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		var got []string
+		var times []pgtype.Numeric
+		for rows.Next() {
+			var ts pgtype.Numeric
+			var diff int64
+			var id int32
+			var v string
+			if err := rows.Scan(&ts, &diff, &id, &v); err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, fmt.Sprintf("%d %d %s", diff, id, v))
+			times = append(times, ts)
+		}
+		if err := rows.Err(); err != nil {
+			t.Fatal(err)
+		}
+		return got, times
+	}
+	snap, t0 := fetch()
+	if strings.Join(snap, ";") != "1 1 a" {
+		t.Fatalf("snapshot: %q", snap)
+	}
+	mustExec(t, writer, "UPDATE gsub SET v = 'b' WHERE id = 1")
+	upd, t1 := fetch()
+	if strings.Join(upd, ";") != "-1 1 a;1 1 b" || t1[0].Int.Cmp(t0[0].Int) <= 0 {
+		t.Fatalf("update: %q at %v after %v", upd, t1, t0)
+	}
+	start := time.Now()
+	rows, err := tx.Query(ctx, "FETCH ALL c WITH (timeout = '200ms')")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for rows.Next() {
+		n++
+	}
+	if rows.Err() != nil || n != 0 || time.Since(start) > 5*time.Second {
+		t.Fatalf("idle FETCH: %d rows, %v, in %v", n, rows.Err(), time.Since(start))
+	}
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // TestPgxTLS checks sslmode=require and prefer against a TLS server, and
 // verify-full with the server's self-signed certificate as the root, the
 // README's advice for Grafana.

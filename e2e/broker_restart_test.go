@@ -67,13 +67,13 @@ func TestBrokerRestart(t *testing.T) {
 	if got := c.rows(`SELECT n, d FROM flaky_count`); got != "500|500" {
 		t.Errorf("view over the stalled source is %s, want 500|500", got)
 	}
-	if got := c.rows(`SHOW SOURCES WHERE name = 'steady'`); got != "steady|kafka|running" {
+	if got := c.rows(`SHOW SOURCES WHERE name = 'steady'`); got != "steady|kafka|running|NULL|NULL|NULL" {
 		t.Errorf("the other source is %q while the broker is down", got)
 	}
 
 	time.Sleep(time.Second) // let the source retry against the dead broker a while
 	flaky.start()
-	c.waitRows(`SHOW SOURCES WHERE name = 'flaky'`, "flaky|kafka|running")
+	c.waitRows(`SHOW SOURCES WHERE name = 'flaky'`, "flaky|kafka|running|NULL|NULL|NULL")
 	mergeEnds(ends, flaky.produce("flaky", lines("after", 500, 500)...))
 	waitProgress(t, c, "flaky", ends)
 	c.waitRows(`SELECT n, d FROM flaky_count`, "1000|1000")

@@ -1,5 +1,6 @@
-// Package e2e holds streamdb's end-to-end tests of Kafka sources: real
-// brokers, real servers and real clients, driven only through SQL.
+// Package e2e holds streamdb's end-to-end tests of Kafka and PostgreSQL
+// sources: real brokers, a real PostgreSQL 15, real servers and real
+// clients, driven only through SQL.
 //
 // # What runs where
 //
@@ -42,6 +43,15 @@
 // record's failure is logged, not reported, and the suite fails once the
 // record passes, so the marker is removed with the fix.
 //
+// testdata/postgres.slt does the same for CREATE SOURCE … FROM POSTGRES,
+// ALTER SOURCE … ADD/DROP SUBSOURCE and their connections and secrets,
+// against a PostgreSQL 15 cluster of its own: ${PG_PORT} and ${PG_DATABASE}
+// name the upstream database, a postgres-execute block runs its lines
+// there before the next record, and a query preceded by
+// "# upstream-result" is first run upstream, where it must return the
+// recorded result: the expected rows of a replicated table are
+// PostgreSQL's own, checked on every run.
+//
 // # Cost
 //
 // The package needs cgo (it links the engine's parser) and builds the
@@ -55,4 +65,11 @@
 // ratio; TestKafkaBacklog checks that a backlog is taken in with bounded
 // transient memory while reads go on. Both read from a devkafka process, so
 // that the heap they measure is the consumer's alone.
+//
+// BenchmarkPostgresSnapshot, BenchmarkPostgresStream and
+// BenchmarkPostgresFreshness (pg_bench_test.go) measure the PostgreSQL
+// source through the engine against psql's COPY, pg_recvlogical and
+// REFRESH MATERIALIZED VIEW in the same run, and COMMIT → visible under a
+// steady upstream load; bench/results/postgres_cdc.md has the command and
+// the results.
 package e2e

@@ -24,6 +24,7 @@ var binaries struct {
 
 func TestMain(m *testing.M) {
 	code := m.Run()
+	stopPGCluster()
 	if binaries.dir != "" {
 		os.RemoveAll(binaries.dir)
 	}

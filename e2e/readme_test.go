@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"os/exec"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -79,10 +80,20 @@ func TestReadmeKafka(t *testing.T) {
 	_, addr := startStreamdb(t, t.TempDir())
 	_, port, _ := strings.Cut(addr, ":")
 	localize := strings.NewReplacer("127.0.0.1:9092", brokerAddr, "-p 6875", "-p "+port).Replace
+	runReadme(t, blocks[1:], localize)
+}
 
+// runReadme runs a README section's blocks after its first: each sh
+// block as a shell script, after localize has pointed its commands at the
+// test's servers. A block followed by a text block must print it, once
+// the servers have caught up (it is retried until then); a block with a
+// \watch command runs in the background until the first text block after
+// it has been printed, and must have shown the first table of that block.
+func runReadme(t *testing.T, blocks []codeBlock, localize func(string) string) {
+	t.Helper()
 	var watch *shell
 	var watchWant string
-	for i := 1; i < len(blocks); i++ {
+	for i := 0; i < len(blocks); i++ {
 		blk := blocks[i]
 		if blk.lang != "sh" {
 			t.Fatalf("block %d: a %s block that follows no command", i, blk.lang)
@@ -103,7 +114,7 @@ func TestReadmeKafka(t *testing.T) {
 			}
 			continue
 		}
-		if watchWant == "" {
+		if watch != nil && watchWant == "" {
 			watchWant, _, _ = strings.Cut(want, "\n\n")
 		}
 		deadline := time.Now().Add(waitTimeout)
@@ -117,13 +128,16 @@ func TestReadmeKafka(t *testing.T) {
 			}
 			time.Sleep(200 * time.Millisecond)
 		}
+		if watch != nil {
+			time.Sleep(1500 * time.Millisecond) // one more tick of the watch
+			if out := trimLines(watch.stop()); !strings.Contains(out, watchWant) {
+				t.Errorf("the watch never showed\n%s\nit printed\n%s", watchWant, out)
+			}
+			watch = nil
+		}
 	}
-	if watch == nil {
-		t.Fatal(`the section has no \watch command`)
-	}
-	time.Sleep(1500 * time.Millisecond) // one more tick of the watch
-	if out := trimLines(watch.stop()); !strings.Contains(out, watchWant) {
-		t.Errorf("the watch never showed\n%s\nit printed\n%s", watchWant, out)
+	if watchWant == "" {
+		t.Fatal(`the section has no \watch command followed by the output it must show`)
 	}
 }
 
@@ -169,4 +183,78 @@ func (s *shell) stop() string {
 	_ = syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
 	<-s.done
 	return s.out.String()
+}
+
+// readmeChanges is the README section TestReadmeChanges runs.
+const readmeChanges = "## Getting changes out: SUBSCRIBE and sinks"
+
+// timestamps matches the mz_timestamps of the README's examples.
+var timestamps = regexp.MustCompile(`\b1\d{12}\b`)
+
+// TestReadmeChanges runs the README's "Getting changes out" as a user
+// would, against bin/devkafka and bin/streamdb: every command verbatim
+// with psql and kcat, each followed by a text block printing it (once
+// the changes are through), with timestamps, which differ from run to
+// run, left out of the comparison. The COPY (SUBSCRIBE) command runs in
+// the background, as in a terminal of its own, and must have printed its
+// block by the end.
+func TestReadmeChanges(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binaries; skipped with -short")
+	}
+	for _, tool := range []string{"kcat", "psql", "stdbuf"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("%s is not installed (Debian packages kcat, postgresql-client and coreutils; CI installs them)", tool)
+		}
+	}
+	blocks := readmeBlocks(t, "../README.md", readmeChanges)
+	_, brokerAddr := startDevkafka(t, "--partitions", "3")
+	_, addr := startStreamdb(t, t.TempDir())
+	_, port, _ := strings.Cut(addr, ":")
+	localize := strings.NewReplacer("127.0.0.1:9092", brokerAddr, "-p 6875", "-p "+port).Replace
+	normalize := func(s string) string { return timestamps.ReplaceAllString(trimLines(s), "<time>") }
+
+	var sub *shell
+	var subWant string
+	for i := 0; i < len(blocks); i++ {
+		blk := blocks[i]
+		if blk.lang != "sh" {
+			t.Fatalf("block %d: a %s block that follows no command", i, blk.lang)
+		}
+		script := localize(blk.text)
+		var want string
+		if i+1 < len(blocks) && blocks[i+1].lang == "text" {
+			want = normalize(blocks[i+1].text)
+			i++
+		}
+		if strings.Contains(script, "COPY (SUBSCRIBE") {
+			// A terminal prints each line as it comes; a pipe would not.
+			sub, subWant = startShell(t, "stdbuf -oL "+script), want
+			time.Sleep(time.Second) // the subscription starts before the changes
+			continue
+		}
+		if want == "" {
+			if out, err := runShell(script); err != nil {
+				t.Fatalf("%s\nfailed: %v\n%s", blk.text, err, out)
+			}
+			continue
+		}
+		deadline := time.Now().Add(waitTimeout)
+		for {
+			out, err := runShell(script)
+			if err == nil && normalize(out) == want {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s\nprinted\n%s\nwant\n%s\n(error: %v)", blk.text, out, want, err)
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
+	}
+	if sub == nil {
+		t.Fatal("the section has no COPY (SUBSCRIBE) command")
+	}
+	if out := normalize(sub.stop()); !strings.Contains(out, subWant) {
+		t.Errorf("the subscription never printed\n%s\nit printed\n%s", subWant, out)
+	}
 }

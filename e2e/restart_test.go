@@ -24,7 +24,7 @@ func TestRelativeStartTimestampSurvivesRestart(t *testing.T) {
 	c.exec(fmt.Sprintf(`CREATE CONNECTION kc TO KAFKA (BROKER '%s')`, b.addr))
 	created := time.Now()
 	c.exec(`CREATE SOURCE relative FROM KAFKA CONNECTION kc (TOPIC 'relative', START TIMESTAMP -2000) FORMAT TEXT`)
-	c.waitRows(`SHOW SOURCES WHERE name = 'relative'`, "relative|kafka|running")
+	c.waitRows(`SHOW SOURCES WHERE name = 'relative'`, "relative|kafka|running|NULL|NULL|NULL")
 	srv.Stop()
 
 	// Produced while the server is down, one second after the window

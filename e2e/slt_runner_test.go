@@ -19,14 +19,22 @@ import (
 )
 
 // suite is a sqllogictest file with the additions described in doc.go:
-// broker actions between records, and known-bug markers.
+// broker and upstream actions between records, known-bug markers, and
+// queries whose recorded result is checked against upstream PostgreSQL.
 type suite struct {
 	path    string
 	records []*sqllogictest.Record
-	// actions are the kafka-* blocks, in file order.
+	// actions are the kafka-* and postgres-execute blocks, in file
+	// order.
 	actions []action
 	// bugs maps a record's line to the known bug its marker names.
 	bugs map[int]string
+	// upstreamResult holds the lines of the queries marked
+	// "# upstream-result".
+	upstreamResult map[int]bool
+	// upstream is the PostgreSQL database postgres-execute blocks run
+	// in and upstream-result queries are checked against.
+	upstream *client
 }
 
 // action is one kafka-* block: its kind, its key=value arguments (header
@@ -39,7 +47,13 @@ type action struct {
 	data    []string
 }
 
-const knownBugPrefix = "# known-bug:"
+const (
+	knownBugPrefix = "# known-bug:"
+	// upstreamMarker marks a query whose recorded result is what
+	// upstream PostgreSQL returns for the same query, which the runner
+	// checks before waiting for streamdb to return it.
+	upstreamMarker = "# upstream-result"
+)
 
 // loadSuite reads a suite, replacing each ${NAME} of vars first.
 func loadSuite(path string, vars map[string]string) (*suite, error) {
@@ -51,15 +65,30 @@ func loadSuite(path string, vars map[string]string) (*suite, error) {
 	for k, v := range vars {
 		text = strings.ReplaceAll(text, "${"+k+"}", v)
 	}
-	s := &suite{path: path, bugs: map[int]string{}}
+	s := &suite{path: path, bugs: map[int]string{}, upstreamResult: map[int]bool{}}
 	lines := strings.Split(text, "\n")
-	var bugLines []int
+	var bugLines, upstreamLines []int
 	bugText := map[int]string{}
 	for i := 0; i < len(lines); i++ {
 		line := lines[i]
 		if rest, ok := strings.CutPrefix(line, knownBugPrefix); ok {
 			bugLines = append(bugLines, i+1)
 			bugText[i+1] = strings.TrimSpace(rest)
+			continue
+		}
+		if strings.TrimSpace(line) == upstreamMarker {
+			upstreamLines = append(upstreamLines, i+1)
+			continue
+		}
+		if strings.TrimSpace(line) == "postgres-execute" {
+			a := action{line: i + 1, kind: "postgres-execute"}
+			lines[i] = "#" + line
+			for i+1 < len(lines) && strings.TrimSpace(lines[i+1]) != "" {
+				i++
+				a.data = append(a.data, lines[i])
+				lines[i] = "#"
+			}
+			s.actions = append(s.actions, a)
 			continue
 		}
 		if !strings.HasPrefix(line, "kafka-") {
@@ -98,6 +127,13 @@ func loadSuite(path string, vars map[string]string) (*suite, error) {
 			return nil, fmt.Errorf("%s:%d: known-bug marker without a record after it", path, bl)
 		}
 		s.bugs[s.records[i].Line] = bugText[bl]
+	}
+	for _, ul := range upstreamLines {
+		i := slices.IndexFunc(s.records, func(r *sqllogictest.Record) bool { return r.Line > ul })
+		if i < 0 || s.records[i].Kind != sqllogictest.KindQuery {
+			return nil, fmt.Errorf("%s:%d: %s marker without a query after it", path, ul, upstreamMarker)
+		}
+		s.upstreamResult[s.records[i].Line] = true
 	}
 	return s, nil
 }
@@ -219,7 +255,7 @@ func (s *suite) run(t *testing.T, c *client, brokers map[string]*broker) {
 	rowwise, failed := false, false
 	for _, rec := range s.records {
 		for next < len(s.actions) && s.actions[next].line < rec.Line {
-			if err := s.actions[next].apply(brokers); err != nil {
+			if err := s.apply(&s.actions[next], brokers); err != nil {
 				t.Fatalf("%s: %v", s.path, err)
 			}
 			next++
@@ -250,7 +286,13 @@ func (s *suite) run(t *testing.T, c *client, brokers map[string]*broker) {
 		case failed:
 			budget = queryBudgetAfterBad
 		}
-		problem := runRecord(c, rec, rowwise, budget)
+		problem := ""
+		if s.upstreamResult[rec.Line] {
+			problem = s.checkUpstream(rec, rowwise)
+		}
+		if problem == "" {
+			problem = runRecord(c, rec, rowwise, budget)
+		}
 		switch {
 		case known && problem == "":
 			t.Errorf("%s:%d: known bug %q no longer reproduces; remove its marker", s.path, rec.Line, bug)
@@ -262,10 +304,46 @@ func (s *suite) run(t *testing.T, c *client, brokers map[string]*broker) {
 		}
 	}
 	for ; next < len(s.actions); next++ {
-		if err := s.actions[next].apply(brokers); err != nil {
+		if err := s.apply(&s.actions[next], brokers); err != nil {
 			t.Fatalf("%s: %v", s.path, err)
 		}
 	}
+}
+
+// apply performs an action: a postgres-execute block upstream, a kafka-*
+// block on its broker.
+func (s *suite) apply(a *action, brokers map[string]*broker) error {
+	if a.kind != "postgres-execute" {
+		return a.apply(brokers)
+	}
+	if s.upstream == nil {
+		return fmt.Errorf("line %d: postgres-execute without an upstream", a.line)
+	}
+	if err := s.upstream.try(strings.Join(a.data, "\n")); err != nil {
+		return fmt.Errorf("line %d: upstream: %v", a.line, err)
+	}
+	return nil
+}
+
+// checkUpstream runs a query upstream and says how its result differs
+// from the one recorded, "" when they agree.
+func (s *suite) checkUpstream(rec *sqllogictest.Record, rowwise bool) string {
+	if s.upstream == nil {
+		return "an upstream-result query without an upstream"
+	}
+	res, err := execRecord(s.upstream, rec.SQL)
+	if err != nil {
+		return "query failed upstream: " + errorText(err)
+	}
+	got, problem := resultLines(rec, res[len(res)-1], rowwise)
+	if problem != "" {
+		return "upstream: " + problem
+	}
+	if !slices.Equal(got, rec.Expected) {
+		return fmt.Sprintf("the recorded result is not upstream's\nrecorded:\n%s\nupstream:\n%s",
+			strings.Join(rec.Expected, "\n"), strings.Join(got, "\n"))
+	}
+	return ""
 }
 
 func firstLine(s string) string {

@@ -72,15 +72,21 @@ func (e *Engine) ddlTick(ctx context.Context, r *coordReq) error {
 		return fmt.Errorf("commit catalog change: %w", err)
 	}
 	e.ts = ts
-	e.cat = tx.cat
+	e.ticked = true
+	names := map[uint64]string{}
 	for id := range tx.dropped {
+		names[id] = e.objectName(id)
 		delete(e.tables, id)
+		delete(e.hist.created, id)
 	}
+	e.cat = tx.cat
 	if len(tx.dropped) > 0 {
+		e.endDropped(names)
 		e.dropFlows(tx.dropped)
 	}
 	for _, t := range tx.newTables {
 		e.tables[t.obj.ID] = t
+		e.hist.created[t.obj.ID] = ts
 		e.dirty[t.obj.ID] = true
 	}
 	for _, f := range tx.newFlows {
@@ -246,6 +252,11 @@ func (tx *DDL) Drop(o *catalog.Object) {
 	if o.Kind == catalog.KindSequence {
 		tx.batch.DropPositions(o.ID)
 		tx.afterCommit(func(_ context.Context, e *Engine) { e.seqs.set(o.ID, nil) })
+	}
+	if o.Kind == catalog.KindSink {
+		tx.batch.DropCollection(o.ID)
+		tx.batch.DropPositions(o.ID)
+		tx.afterCommit(func(_ context.Context, e *Engine) { e.dropSink(o.ID) })
 	}
 	if o.Kind == catalog.KindSource {
 		tx.batch.DropPositions(o.ID)

@@ -54,12 +54,12 @@
 // with the positions they read up to, committed atomically in one tick
 // (see ExampleDDL_CreateSource).
 //
-// A consumer of changes (SUBSCRIBE today, sinks next) follows a plan's
-// result tick by tick: Subscribe hydrates a dataflow of the plan and,
-// after every tick that touches its inputs, queues the tick's
-// consolidated changes (Tick: a timestamp and rows with weights, +1 an
-// insert and -1 a delete) once the tick is durable; Subscription.Next
-// returns them in timestamp order.
+// A consumer of changes follows a relation or a plan's result tick by
+// tick through a change feed (see "Change feeds" below): Subscribe
+// returns a Subscription whose Next yields Ticks (a timestamp and rows
+// with weights, +1 an insert and -1 a delete, consolidated) and progress;
+// a sink created by DDL.CreateSink gets its ticks through the
+// sinks.Engine the engine implements for it.
 //
 // A reader takes a consistent snapshot: Snapshot, then its Catalog, a
 // table's rows (Table) or a materialized view's or index's arrangement
@@ -73,6 +73,60 @@
 // so, found by running the view's plan again over the rows of the tick
 // that brought the error (view_errors.go), and the record of the source
 // that carried the row (sources.Batch.Origins); ViewErrors reads it.
+//
+// # Change feeds
+//
+// SUBSCRIBE and sinks read the same thing, a relation's consolidated
+// changes per tick, but want different guarantees, so one feed has two
+// backings.
+//
+// A Subscription serves a client that is there now. The coordinator
+// pushes each durable tick's changes into the subscription's queue (a
+// subscription of a whole table or view takes the object's own changes,
+// shared with the object's other subscriptions; one of a query has a
+// dataflow of its own, hydrated like a view's). The queue is bounded in
+// bytes (Config.FeedBufferBytes): a client that stops reading loses its
+// subscription, with an error, and the queue is freed at once, instead
+// of the server holding every change since (a paused COPY (SUBSCRIBE)
+// reader once grew the server by 8 GB). Every heartbeatInterval the
+// coordinator tells each feed how far the clock has come, with an empty
+// tick of its own when nothing ticked (clock.go): progress reaches idle
+// subscriptions at least once a second. Dropping an object a feed reads
+// ends the feed with an error.
+//
+// A subscription may start in the past (AS OF). Keeping every view's
+// history would cost every tick of every view, for a feature few use;
+// keeping the stored collections' recent changes (history.go) costs
+// only the references to batches the tick built anyway, and a feed that
+// starts in the past computes its query, views inlined, from the
+// collections as they were: their current contents less the retained
+// changes since, then each retained tick in order. Cold relations, whose
+// rows never stay in memory, retain only the row ids each tick appended,
+// and a replay reads those rows back from the store. The history is
+// bounded by age and bytes (Config.RetainHistory, RetainHistoryBytes)
+// and starts empty with the process; HistorySince says how far back each
+// collection reaches, and an older AS OF is refused.
+//
+// A sink needs more: its consumer is Kafka, which commits in its own
+// time, and it must resume exactly after what it committed across a
+// crash of either side (package sinks). So a sink's history is durable:
+// from CREATE SINK on, every tick writes the sink's relation's changes
+// into the tick's own Pebble batch, under the sink's id (sink_feed.go),
+// and the feed reads them back. Writing them
+// in the tick's batch is what makes resuming exact: the history holds
+// exactly the ticks whose data committed, so after kill -9 the sink,
+// which reads its last committed time from Kafka, finds every tick after
+// it. The sink reports each time it commits (sinks.Feed.Committed), and
+// the next tick deletes the history up to there, in its batch too: the
+// history holds what Kafka has not acknowledged, usually a tick or two,
+// and a sink that falls behind (a broker outage) holds disk, not memory.
+// A sink that resumes before its history (its progress topic lost, or
+// a sink new to the data directory) gets a snapshot, which it compares
+// with the topic. A sink of a view needs the view's changes before the
+// tick commits, so a tick that may change such a view maintains it first
+// and commits after, instead of beside it. This state is separate from
+// any persisted view state: a sink's history is the log of one
+// relation's output, keyed by the sink, and is dropped with it.
 //
 // # The path of one row
 //

@@ -1,10 +1,14 @@
 package engine
 
 import (
+	"cmp"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"log/slog"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/tidwall/btree"
 	"golang.org/x/sync/errgroup"
@@ -13,6 +17,7 @@ import (
 	"github.com/streamdb/streamdb/dataflow"
 	"github.com/streamdb/streamdb/pgerr"
 	"github.com/streamdb/streamdb/planner"
+	"github.com/streamdb/streamdb/sinks"
 	"github.com/streamdb/streamdb/sources"
 	"github.com/streamdb/streamdb/storage"
 )
@@ -54,7 +59,28 @@ type Engine struct {
 	// pendingSources are sources found during recovery, wired to their
 	// relations once the whole catalog is loaded.
 	pendingSources []pendingSource
-	ts             uint64
+	// sinks holds the sinks being fed, by sink id; sinksMu guards it for
+	// SHOW SINKS on other goroutines (the coordinator alone changes it).
+	// sinkRels counts the recording sinks of each relation: a view a
+	// sink records has its changes computed every tick, before the
+	// tick commits (see writeTick).
+	sinksMu  sync.Mutex
+	sinks    map[uint64]*runningSink
+	sinkRels map[uint64]int
+	// subs are the change feeds of subscriptions; feedBufferBytes is
+	// their default bound (Config.FeedBufferBytes).
+	subs            map[*Subscription]bool
+	directSubs      map[uint64][]*Subscription
+	feedBufferBytes int64
+	// hist retains recent changes of stored collections for feeds that
+	// start in the past.
+	hist *history
+	// ticked says a tick ran since the last heartbeat.
+	ticked bool
+	// instanceID names this data directory among others sharing an
+	// external system (a sink's Kafka transactional id).
+	instanceID string
+	ts         uint64
 	// sourceBatchBytes is the size of the last tick's batch that carried
 	// a source's changes: the next such tick starts its batch that large.
 	sourceBatchBytes int
@@ -89,6 +115,10 @@ type Binder interface {
 	// OpenSource builds the source a stored CREATE SOURCE describes. The
 	// engine starts it with the positions stored last.
 	OpenSource(cat *catalog.Catalog, o *catalog.Object) (sources.Source, error)
+	// OpenSink builds the sink a stored CREATE SINK describes, for the
+	// engine whose InstanceID is instance. The sink resumes after the
+	// progress it committed externally.
+	OpenSink(cat *catalog.Catalog, o *catalog.Object, instance string) (sinks.Sink, error)
 }
 
 // Config configures an Engine.
@@ -96,12 +126,28 @@ type Config struct {
 	// DataDir is where the Pebble store lives.
 	DataDir string
 	Logger  *slog.Logger
-	// Binder rebuilds views' plans and sources on start.
+	// Binder rebuilds views' plans, sources and sinks on start.
 	Binder Binder
 	// StorageFiles bounds the files the store keeps open (see
 	// storage.Options.MaxOpenFiles); 0 keeps the store's default.
 	StorageFiles int
+	// FeedBufferBytes bounds the changes a subscription queues for a
+	// client that does not read them; past it the subscription ends
+	// with an error. Zero means DefaultFeedBufferBytes.
+	FeedBufferBytes int64
+	// RetainHistory and RetainHistoryBytes bound the recent changes kept
+	// for subscriptions AS OF a past time (see history.go). Zero means
+	// the defaults; a negative value keeps none.
+	RetainHistory      time.Duration
+	RetainHistoryBytes int64
 }
+
+// Defaults of Config.
+const (
+	DefaultFeedBufferBytes    = 64 << 20
+	DefaultRetainHistory      = time.Minute
+	DefaultRetainHistoryBytes = 32 << 20
+)
 
 // Open opens the store in cfg.DataDir, replays the catalog and rebuilds
 // every table and dataflow from durable state. The engine serves once Run
@@ -116,25 +162,35 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		return nil, err
 	}
 	e := &Engine{
-		store:      store,
-		log:        log,
-		binder:     cfg.Binder,
-		reqs:       make(chan *coordReq, maxGroupCommit),
-		stopped:    make(chan struct{}),
-		cat:        catalog.New(),
-		tables:     map[uint64]*tableState{},
-		readers:    map[uint64][]*flow{},
-		flowIndex:  map[uint64]*flow{},
-		running:    map[uint64]*runningSource{},
-		snapTables: new(btree.Map[uint64, *TableSnap]),
-		snapViews:  new(btree.Map[uint64, *dataflow.Snapshot]),
-		dirty:      map[uint64]bool{},
-		viewErrs:   map[uint64]map[string]*viewErrorState{},
+		store:           store,
+		log:             log,
+		binder:          cfg.Binder,
+		reqs:            make(chan *coordReq, maxGroupCommit),
+		stopped:         make(chan struct{}),
+		cat:             catalog.New(),
+		tables:          map[uint64]*tableState{},
+		readers:         map[uint64][]*flow{},
+		flowIndex:       map[uint64]*flow{},
+		running:         map[uint64]*runningSource{},
+		sinks:           map[uint64]*runningSink{},
+		sinkRels:        map[uint64]int{},
+		subs:            map[*Subscription]bool{},
+		directSubs:      map[uint64][]*Subscription{},
+		feedBufferBytes: cmp.Or(cfg.FeedBufferBytes, DefaultFeedBufferBytes),
+		snapTables:      new(btree.Map[uint64, *TableSnap]),
+		snapViews:       new(btree.Map[uint64, *dataflow.Snapshot]),
+		dirty:           map[uint64]bool{},
+		viewErrs:        map[uint64]map[string]*viewErrorState{},
+	}
+	if e.instanceID, err = instanceID(store); err != nil {
+		store.Close()
+		return nil, err
 	}
 	if err := e.recover(ctx); err != nil {
 		store.Close()
 		return nil, err
 	}
+	e.hist = newHistory(cmp.Or(cfg.RetainHistory, DefaultRetainHistory), cmp.Or(cfg.RetainHistoryBytes, DefaultRetainHistoryBytes), e.ts)
 	e.publish()
 	return e, nil
 }
@@ -147,6 +203,28 @@ func (e *Engine) Close() error {
 		return err
 	}
 	return saveErr
+}
+
+// InstanceID returns the random name this data directory got when it
+// was created: sinks put it in the names of their external state, so
+// that two servers writing to one Kafka cluster never share a
+// transactional id.
+func (e *Engine) InstanceID() string { return e.instanceID }
+
+// instanceID reads the store's instance id, making one on first use.
+func instanceID(store *storage.DB) (string, error) {
+	v, ok, err := store.Meta("instance_id")
+	if err != nil || ok {
+		return string(v), err
+	}
+	var b [6]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", err
+	}
+	id := hex.EncodeToString(b[:])
+	batch := store.NewBatch()
+	batch.SetMeta("instance_id", []byte(id))
+	return id, batch.Commit()
 }
 
 // Snapshot returns the latest published snapshot.
@@ -170,6 +248,9 @@ func (e *Engine) Run(ctx context.Context) error {
 		e.startSource(ctx, rs)
 	}
 	e.sourcesMu.Unlock()
+	for _, rs := range e.sinks {
+		e.startSink(ctx, rs)
+	}
 	err := e.loop(ctx)
 	cancel()
 	close(e.maintain)
@@ -177,13 +258,23 @@ func (e *Engine) Run(ctx context.Context) error {
 	return err
 }
 
-// loop gathers requests into ticks until ctx ends or a tick fails.
+// loop gathers requests into ticks until ctx ends or a tick fails; a
+// heartbeat runs between them (see clock.go).
 func (e *Engine) loop(ctx context.Context) error {
+	beat := time.NewTicker(heartbeatInterval)
+	defer beat.Stop()
 	for {
 		var first *coordReq
 		select {
 		case <-ctx.Done():
 			return nil
+		case <-beat.C:
+			ticked := e.ticked
+			e.ticked = false
+			if err := e.heartbeat(ticked); err != nil {
+				return e.fail(err, nil)
+			}
+			continue
 		case first = <-e.reqs:
 		}
 		reqs := []*coordReq{first}
@@ -197,17 +288,23 @@ func (e *Engine) loop(ctx context.Context) error {
 			}
 		}
 		if err := e.process(ctx, reqs); err != nil {
-			e.failed.Store(&err)
-			e.log.Error("tick failed; engine stopped", "err", err)
-			for _, r := range reqs {
-				if r.done != nil {
-					r.err = pgerr.Wrap(err, pgerr.IOError, "could not commit: %v", err)
-					close(r.done)
-					r.done = nil
-				}
-			}
-			e.drain(err)
-			return err
+			return e.fail(err, reqs)
 		}
 	}
+}
+
+// fail stops the engine after a tick could not be made durable: reqs and
+// every later request fail with err.
+func (e *Engine) fail(err error, reqs []*coordReq) error {
+	e.failed.Store(&err)
+	e.log.Error("tick failed; engine stopped", "err", err)
+	for _, r := range reqs {
+		if r.done != nil {
+			r.err = pgerr.Wrap(err, pgerr.IOError, "could not commit: %v", err)
+			close(r.done)
+			r.done = nil
+		}
+	}
+	e.drain(err)
+	return err
 }

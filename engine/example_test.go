@@ -3,6 +3,7 @@ package engine_test
 import (
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"github.com/streamdb/streamdb/catalog"
 	"github.com/streamdb/streamdb/engine"
 	"github.com/streamdb/streamdb/planner"
+	"github.com/streamdb/streamdb/sinks"
 	"github.com/streamdb/streamdb/sources"
 	"github.com/streamdb/streamdb/types"
 )
@@ -51,7 +53,7 @@ func Example() {
 	}
 
 	// A consumer of changes follows a plan's result (a sink, SUBSCRIBE).
-	sub, err := e.Subscribe(ctx, &planner.Get{ID: planner.ObjectID(t.ID), Name: t.Name, Cols: t.PlanColumns()}, false)
+	sub, err := e.Subscribe(ctx, &planner.Get{ID: planner.ObjectID(t.ID), Name: t.Name, Cols: t.PlanColumns()}, engine.FeedOptions{})
 	if err != nil {
 		panic(err)
 	}
@@ -67,13 +69,19 @@ func Example() {
 		panic(err)
 	}
 
-	ticks, err := sub.Next(ctx)
-	if err != nil {
-		panic(err)
-	}
-	for _, tick := range ticks {
-		for _, u := range tick.Delta {
-			fmt.Printf("change: x=%d diff=%+d\n", u.Row[0].Int(), u.Diff)
+	// The feed starts with progress at its start time; each tick's
+	// changes follow, each closed by progress past it.
+	changes := 0
+	for changes < 2 {
+		ticks, err := sub.Next(ctx)
+		if err != nil {
+			panic(err)
+		}
+		for _, tick := range ticks {
+			for _, u := range tick.Delta {
+				fmt.Printf("change: x=%d diff=%+d\n", u.Row[0].Int(), u.Diff)
+				changes++
+			}
 		}
 	}
 
@@ -134,6 +142,10 @@ func (b binder) PlanView(*catalog.Catalog, *catalog.Object) (planner.Node, error
 
 func (b binder) OpenSource(*catalog.Catalog, *catalog.Object) (sources.Source, error) {
 	return b.src, nil
+}
+
+func (b binder) OpenSink(*catalog.Catalog, *catalog.Object, string) (sinks.Sink, error) {
+	return nil, errors.New("no sinks in this example")
 }
 
 // A source hands the engine batches of changes with the positions they

@@ -18,6 +18,10 @@ type flow struct {
 	obj    *catalog.Object
 	graph  *dataflow.Graph
 	inputs map[uint64]*dataflow.Input
+	// widths holds, per input, how many columns of its object the plan
+	// reads: a relation that gained columns since the plan was bound
+	// (sources.Batch.AddColumns) has wider rows, which narrow cuts back.
+	widths map[uint64]int
 	out    *dataflow.Output // contents of a materialized view
 	index  *dataflow.Index  // contents of an index
 	sub    *Subscription    // a SUBSCRIBE's change queue
@@ -94,7 +98,38 @@ func (f *flow) input(g *planner.Get) (dataflow.Node, error) {
 		in = f.graph.Input()
 		f.inputs[id] = in
 	}
+	if !g.WithKey {
+		if f.widths == nil {
+			f.widths = map[uint64]int{}
+		}
+		f.widths[id] = len(g.Cols)
+	}
 	return in.Node(), nil
+}
+
+// narrow returns the rows of b, changes of object id, as wide as the
+// flow's plan reads them: their leading columns. Columns are only ever
+// added at the end, so the columns the plan knows keep their positions.
+func (f *flow) narrow(id uint64, b dataflow.Batch) dataflow.Batch {
+	w, ok := f.widths[id]
+	if !ok {
+		return b
+	}
+	i := 0
+	for i < len(b) && len(b[i].Row) <= w {
+		i++
+	}
+	if i == len(b) {
+		return b
+	}
+	out := make(dataflow.Batch, len(b))
+	for j, u := range b {
+		if len(u.Row) > w {
+			u.Row = u.Row[:w:w]
+		}
+		out[j] = u
+	}
+	return out
 }
 
 // hydrateChunk is how many rows of a table hydrate feeds a flow per step.
@@ -138,7 +173,7 @@ func (e *Engine) hydrateTable(ctx context.Context, f *flow, in *dataflow.Input, 
 		if err != nil {
 			return err
 		}
-		in.Push(b)
+		in.Push(f.narrow(s.obj.ID, b))
 		return nil
 	}
 	var stepErr error
@@ -149,7 +184,7 @@ func (e *Engine) hydrateTable(ctx context.Context, f *flow, in *dataflow.Input, 
 		if len(b) < hydrateChunk {
 			return true
 		}
-		in.Push(b)
+		in.Push(f.narrow(s.obj.ID, b))
 		if stepErr = f.graph.Step(ctx); stepErr != nil {
 			return false
 		}
@@ -166,7 +201,7 @@ func (e *Engine) hydrateTable(ctx context.Context, f *flow, in *dataflow.Input, 
 	if stepErr != nil {
 		return stepErr
 	}
-	in.Push(b)
+	in.Push(f.narrow(s.obj.ID, b))
 	return nil
 }
 

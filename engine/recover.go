@@ -45,7 +45,9 @@ func (e *Engine) recover(ctx context.Context) error {
 		e.cat.Add(o)
 		e.log.Info("rehydrated", "kind", o.Kind.String(), "name", o.Name, "progress", fmt.Sprintf("%d/%d", i+1, len(objs)))
 	}
-	e.wireSources()
+	if err := e.wireSources(); err != nil {
+		return err
+	}
 	if len(objs) > 0 {
 		e.log.Info("rehydration complete", "objects", len(objs), "table_rows", rows, "elapsed", time.Since(start).Round(time.Millisecond))
 	}
@@ -82,6 +84,8 @@ func (e *Engine) recoverObject(ctx context.Context, o *catalog.Object, rows *int
 			return err
 		}
 		e.addFlow(ctx, f)
+	case catalog.KindSink:
+		return e.recoverSink(o)
 	case catalog.KindIndex:
 		f, err := e.buildIndexFlow(o)
 		if err != nil {

@@ -44,13 +44,19 @@ type runningSource struct {
 
 	cancel  context.CancelFunc
 	dropped bool // set by the coordinator when the source is dropped
+	// done is closed when the source's Run has returned; after, when
+	// set, is closed once the runtime this one replaced has (see
+	// DDL.ReplaceSource), and the source starts only then.
+	done    chan struct{}
+	started bool
+	after   <-chan struct{}
 }
 
 // status returns the state SHOW SOURCES reports.
 func (rs *runningSource) status() string {
 	rs.mu.Lock()
 	defer rs.mu.Unlock()
-	if rs.state == sources.Stalled && rs.reason != "" {
+	if (rs.state == sources.Stalled || rs.state == sources.Snapshotting) && rs.reason != "" {
 		return string(rs.state) + ": " + rs.reason
 	}
 	if rs.state == "" {
@@ -82,8 +88,10 @@ func (k *sourceSink) Status(s sources.State, reason string) {
 // reason; it does not stop the engine.
 func (e *Engine) startSource(ctx context.Context, rs *runningSource) {
 	ctx, rs.cancel = context.WithCancel(ctx)
+	rs.started = true
 	sink := &sourceSink{e: e, rs: rs}
 	e.group.Go(func() error {
+		defer close(rs.done)
 		err := rs.src.Run(ctx, rs.resume, sink)
 		if err != nil && ctx.Err() == nil {
 			sink.Status(sources.Stalled, err.Error())
@@ -95,9 +103,21 @@ func (e *Engine) startSource(ctx context.Context, rs *runningSource) {
 
 // applySource writes a source batch into the source's relations and the
 // store, with the positions it reads up to, and records the deltas.
-func (e *Engine) applySource(rs *runningSource, b *sources.Batch, batch *storage.Batch, deltas map[uint64]dataflow.Batch) error {
+//
+// The batch applies in the order package sources documents: AddColumns,
+// Truncate, Changes, DeadLetters, Progress.
+func (e *Engine) applySource(ctx context.Context, rs *runningSource, b *sources.Batch, batch *storage.Batch, deltas map[uint64]dataflow.Batch) error {
 	if rs.dropped {
 		return pgerr.New(pgerr.ObjectNotInPrerequisiteState, "source %q was dropped", rs.obj.Name)
+	}
+	if err := e.checkSchemaChanges(rs, b, deltas); err != nil {
+		return err
+	}
+	if err := e.addColumns(ctx, rs, b.AddColumns, batch); err != nil {
+		return err
+	}
+	if err := e.truncate(rs, b.Truncate, batch, deltas); err != nil {
+		return err
 	}
 	for i, changes := range b.Changes {
 		if i >= len(rs.outputs) || rs.outputs[i] == 0 || len(changes) == 0 {
@@ -193,26 +213,73 @@ func (e *Engine) applyChanges(rs *runningSource, id uint64, changes []sources.Ch
 }
 
 // upsertChanges replaces or deletes the rows of an upsert relation by key,
-// appending the resulting updates to d.
+// appending the resulting updates to d. A change that moves a row to
+// another key (OldKey) deletes the row under the old key first; one that
+// leaves columns Unchanged takes them from the row it replaces, and
+// applies nothing when there is none.
 func upsertChanges(t *tableState, changes []sources.Change, batch *storage.Batch, d dataflow.Batch) (dataflow.Batch, error) {
 	var buf []byte
+	// remove deletes the row under key, returning it.
+	remove := func(key string) (types.Row, bool, error) {
+		old, ok := t.remove(key)
+		if !ok {
+			return nil, false, nil
+		}
+		batch.Delete(t.obj.ID, []byte(key))
+		row, err := types.DecodeRow([]byte(old), nil)
+		if err != nil {
+			return nil, false, err
+		}
+		d = append(d, dataflow.Update{Row: row, Diff: -1})
+		return row, true, nil
+	}
 	for _, ch := range changes {
 		key := string(types.AppendKeyRow(buf[:0], ch.Key))
-		if old, ok := t.remove(key); ok {
-			batch.Delete(t.obj.ID, []byte(key))
-			row, err := types.DecodeRow([]byte(old), nil)
-			if err != nil {
-				return d, err
+		var prev types.Row
+		var had bool
+		if ch.OldKey != nil {
+			from := string(types.AppendKeyRow(buf[:0], ch.OldKey))
+			var err error
+			if from != key {
+				if prev, had, err = remove(from); err != nil {
+					return d, err
+				}
 			}
-			d = append(d, dataflow.Update{Row: row, Diff: -1})
 		}
-		if ch.Row == nil {
+		row := ch.Row
+		if row != nil && len(ch.Unchanged) > 0 {
+			if ch.OldKey == nil || string(types.AppendKeyRow(buf[:0], ch.OldKey)) == key {
+				old, ok := t.get(key)
+				if ok {
+					var err error
+					if prev, err = types.DecodeRow([]byte(old), nil); err != nil {
+						return d, err
+					}
+					had = true
+				}
+			}
+			if !had {
+				// The row it replaces never arrived (a dead letter):
+				// it stays absent rather than gain NULLs.
+				continue
+			}
+			row = slices.Clone(row)
+			for _, c := range ch.Unchanged {
+				if c >= 0 && c < len(row) && c < len(prev) {
+					row[c] = prev[c]
+				}
+			}
+		}
+		if _, _, err := remove(key); err != nil {
+			return d, err
+		}
+		if row == nil {
 			continue
 		}
-		buf = types.AppendRow(buf[:0], ch.Row)
+		buf = types.AppendRow(buf[:0], row)
 		t.put(key, string(buf))
 		batch.Put(t.obj.ID, []byte(key), buf)
-		d = append(d, dataflow.Update{Row: ch.Row, Diff: 1})
+		d = append(d, dataflow.Update{Row: row, Diff: 1})
 	}
 	return d, nil
 }
@@ -332,7 +399,7 @@ func (e *Engine) SourceStatus(id uint64) string {
 // has a data subsource, and the progress and errors subsources belong to
 // it. An output that is not kept has relation id 0.
 func runningFor(cat *catalog.Catalog, src *catalog.Object, s sources.Source) *runningSource {
-	rs := &runningSource{obj: src, src: s, outputs: make([]uint64, len(s.Outputs()))}
+	rs := &runningSource{obj: src, src: s, outputs: make([]uint64, len(s.Outputs())), done: make(chan struct{})}
 	if src.HasRows() && len(rs.outputs) > 0 {
 		rs.outputs[0] = src.ID
 	}
@@ -359,10 +426,6 @@ func runningFor(cat *catalog.Catalog, src *catalog.Object, s sources.Source) *ru
 // the others, when the tick loop starts, once the whole catalog is
 // loaded and its relations exist.
 func (e *Engine) recoverSource(o *catalog.Object) error {
-	src, err := e.binder.OpenSource(e.cat, o)
-	if err != nil {
-		return err
-	}
 	resume := map[string][]byte{}
 	if err := e.store.Positions(o.ID, func(part string, pos []byte) error {
 		resume[part] = append([]byte(nil), pos...)
@@ -370,25 +433,32 @@ func (e *Engine) recoverSource(o *catalog.Object) error {
 	}); err != nil {
 		return err
 	}
-	e.pendingSources = append(e.pendingSources, pendingSource{obj: o, src: src, resume: resume})
+	e.pendingSources = append(e.pendingSources, pendingSource{obj: o, resume: resume})
 	return nil
 }
 
 // pendingSource is a recovered source waiting for its relations.
 type pendingSource struct {
 	obj    *catalog.Object
-	src    sources.Source
 	resume map[string][]byte
 }
 
-// wireSources connects recovered sources to their relations.
-func (e *Engine) wireSources() {
+// wireSources builds the recovered sources and connects them to their
+// relations. It runs once the whole catalog is loaded: a source's
+// subsources, which may describe what it replicates (a PostgreSQL
+// source's upstream tables), come after it in id order.
+func (e *Engine) wireSources() error {
 	for _, p := range e.pendingSources {
-		rs := runningFor(e.cat, p.obj, p.src)
+		src, err := e.binder.OpenSource(e.cat, p.obj)
+		if err != nil {
+			return fmt.Errorf("recover source %q: %w", p.obj.Name, err)
+		}
+		rs := runningFor(e.cat, p.obj, src)
 		rs.resume = p.resume
 		e.running[p.obj.ID] = rs
 	}
 	e.pendingSources = nil
+	return nil
 }
 
 // SourceDef describes a new source for CreateSource.
@@ -408,6 +478,9 @@ type SourceDef struct {
 	// StartTimestamp is an absolute start time the source reads from,
 	// kept for its restarts (see catalog.Object.StartTimestamp).
 	StartTimestamp int64
+	// Upstream describes, per output, the upstream table its subsource
+	// replicates (a PostgreSQL source's); nil entries for none.
+	Upstream []*catalog.UpstreamTable
 }
 
 // CreateSource creates a source: its catalog entry, the relations of its
@@ -418,20 +491,16 @@ func (tx *DDL) CreateSource(ctx context.Context, def SourceDef, s sources.Source
 		DependsOn: def.DependsOn, StartTimestamp: def.StartTimestamp, ID: tx.NextID()}
 	objs := []*catalog.Object{src}
 	for i, out := range s.Outputs() {
-		o := src
 		switch {
 		case def.Own && i == 0:
+			setOutputColumns(src, out)
 		case !def.Own && i < len(def.Relations) && def.Relations[i] != "":
-			o = &catalog.Object{Kind: catalog.KindSubsource, Schema: catalog.DefaultSchema, Name: def.Relations[i], SQL: def.SQL,
-				Source: src.ID, Role: "data", Output: i, ID: tx.NextID()}
+			o := tx.subsourceObject(src, def.Relations[i], i, out)
+			if i < len(def.Upstream) {
+				o.Upstream = def.Upstream[i]
+			}
 			objs = append(objs, o)
-		default:
-			continue
 		}
-		o.Columns = outputColumns(out)
-		o.PrimaryKey = out.Key
-		o.Appends = len(out.Key) == 0
-		o.Cold = o.Appends && !out.Retracts
 	}
 	for _, comp := range []struct {
 		role string
@@ -467,6 +536,36 @@ func (tx *DDL) CreateSource(ctx context.Context, def SourceDef, s sources.Source
 		e.startSource(ctx, rs)
 	})
 	return nil
+}
+
+// subsourceObject returns the catalog entry of the relation that output i
+// of source src fills.
+func (tx *DDL) subsourceObject(src *catalog.Object, name string, i int, out sources.Output) *catalog.Object {
+	o := &catalog.Object{Kind: catalog.KindSubsource, Schema: catalog.DefaultSchema, Name: name, SQL: src.SQL,
+		Source: src.ID, Role: "data", Output: i, ID: tx.NextID()}
+	setOutputColumns(o, out)
+	return o
+}
+
+// setOutputColumns gives the relation of an output its columns and the
+// way its rows are kept.
+func setOutputColumns(o *catalog.Object, out sources.Output) {
+	o.Columns = outputColumns(out)
+	o.PrimaryKey = out.Key
+	o.Appends = len(out.Key) == 0
+	o.Cold = o.Appends && !out.Retracts
+}
+
+// CreateSubsource adds the relation of output i of source src (ALTER
+// SOURCE … ADD SUBSOURCE), empty; the source's new runtime, which has
+// that output, is given by ReplaceSource in the same change.
+func (tx *DDL) CreateSubsource(ctx context.Context, src *catalog.Object, name string, i int, out sources.Output, upstream *catalog.UpstreamTable) error {
+	if other, exists := tx.cat.Lookup(catalog.DefaultSchema, name); exists {
+		return pgerr.New(pgerr.DuplicateTable, "%s %q already exists", other.Kind, name)
+	}
+	o := tx.subsourceObject(src, name, i, out)
+	o.Upstream = upstream
+	return tx.Create(ctx, o)
 }
 
 func outputColumns(out sources.Output) []catalog.ColumnDef {

@@ -23,8 +23,9 @@ type coordReq struct {
 	batch  *sources.Batch
 	// reset is a source to start over (ResetSource).
 	reset *sourceReset
-	// call runs on the coordinator outside any tick.
-	call func(e *Engine) error
+	// call runs on the coordinator outside any tick, with the tick
+	// loop's context.
+	call func(ctx context.Context, e *Engine) error
 	ddl  func(ctx context.Context, tx *DDL) error
 	err  error
 	done chan struct{}
@@ -85,7 +86,7 @@ func (e *Engine) process(ctx context.Context, reqs []*coordReq) error {
 	var writes []*coordReq
 	for _, r := range reqs {
 		if r.call != nil {
-			r.err = r.call(e)
+			r.err = r.call(ctx, e)
 			close(r.done)
 			r.done = nil
 			continue
@@ -160,7 +161,7 @@ func (e *Engine) writeTick(ctx context.Context, reqs []*coordReq) error {
 			continue
 		}
 		if r.source != nil {
-			if err := e.applySource(r.source, r.batch, batch, deltas); err != nil {
+			if err := e.applySource(ctx, r.source, r.batch, batch, deltas); err != nil {
 				if pgerr.As(err) == nil {
 					batch.Discard()
 					return err
@@ -209,7 +210,19 @@ func (e *Engine) writeTick(ctx context.Context, reqs []*coordReq) error {
 	// until it ends. Nothing of the tick becomes visible before both are
 	// done: publish and the subscriptions' pushes come after the commit,
 	// and a failed commit stops the engine.
+	//
+	// A sink that reads a view needs the view's changes in the tick's
+	// batch (its history commits with the tick): then maintenance runs
+	// first and the commit after it.
 	e.ts = ts
+	e.ticked = true
+	e.hist.record(ts, deltas, e.tables)
+	e.trimSinkHistory(batch)
+	var written []*runningSink
+	viewSinks := e.sinksReadViews(deltas)
+	if !viewSinks {
+		written = e.writeSinkHistory(batch, ts, deltas)
+	}
 	var pushes []subPush
 	var err error
 	maintained := make(chan struct{})
@@ -221,6 +234,14 @@ func (e *Engine) writeTick(ctx context.Context, reqs []*coordReq) error {
 	if replayable(reqs) {
 		commit = batch.CommitUnsynced
 	}
+	if viewSinks {
+		<-maintained
+		if err != nil {
+			batch.Discard()
+			return err
+		}
+		written = e.writeSinkHistory(batch, ts, deltas)
+	}
 	cerr := commit()
 	<-maintained
 	if cerr != nil {
@@ -230,8 +251,11 @@ func (e *Engine) writeTick(ctx context.Context, reqs []*coordReq) error {
 		return err
 	}
 	for _, p := range pushes {
-		p.sub.push(ts, p.delta, p.errs)
+		if p.sub.tick(ts, p.delta, p.errs) {
+			e.removeSubscription(p.sub)
+		}
 	}
+	wakeSinks(written, ts)
 	e.publish()
 	for _, r := range reqs {
 		if r.reset != nil && r.err == nil {
@@ -245,6 +269,18 @@ func (e *Engine) writeTick(ctx context.Context, reqs []*coordReq) error {
 		e.errFlows = e.errFlows[:0]
 	}
 	return nil
+}
+
+// sinksReadViews reports whether a recording sink reads a view that the
+// tick's changes may reach: its history needs the view's changes before
+// the tick commits.
+func (e *Engine) sinksReadViews(deltas map[uint64]dataflow.Batch) bool {
+	for id, n := range e.sinkRels {
+		if n > 0 && e.flowByID(id) != nil {
+			return len(deltas) > 0
+		}
+	}
+	return false
 }
 
 // maintainer runs the view maintenance of write ticks, one after the
@@ -287,15 +323,18 @@ func (e *Engine) propagate(ctx context.Context, deltas map[uint64]dataflow.Batch
 			}
 		}
 	}
-	for id := range deltas {
+	for id, d := range deltas {
 		enqueue(id)
+		if subs := e.directSubs[id]; len(subs) > 0 {
+			pushes = directPushes(pushes, subs, slices.Clone(d).Consolidate(), nil)
+		}
 	}
 	for work.Len() > 0 {
 		f := heap.Pop(&work).(*flow)
 		changed := false
 		for id, in := range f.inputs {
 			if d := deltas[id]; len(d) > 0 {
-				in.Push(d)
+				in.Push(f.narrow(id, d))
 				changed = true
 			}
 			if errs := errDeltas[id]; len(errs) > 0 {
@@ -315,16 +354,21 @@ func (e *Engine) propagate(ctx context.Context, deltas map[uint64]dataflow.Batch
 			e.errFlows = append(e.errFlows, f)
 		}
 		if f.sub != nil {
-			pushes = append(pushes, subPush{f.sub, f.sub.collect.Delta(), f.sub.collect.Errors()})
+			pushes = append(pushes, subPush{f.sub, slices.Clone(f.sub.collect.Delta()), f.sub.collect.Errors()})
 			continue
 		}
 		e.dirty[f.obj.ID] = true
-		// A view's delta is asked for only when a flow reads the view:
-		// a GROUP BY view's Output builds its delta's rows on demand.
-		if f.out == nil || len(e.readers[f.obj.ID]) == 0 {
+		// A view's delta is asked for only when a flow or a sink reads
+		// the view: a GROUP BY view's Output builds its delta's rows on
+		// demand.
+		direct := e.directSubs[f.obj.ID]
+		if f.out == nil || len(e.readers[f.obj.ID]) == 0 && e.sinkRels[f.obj.ID] == 0 && len(direct) == 0 {
 			continue
 		}
 		d, errs := f.out.Delta(), f.out.DeltaErrors()
+		if len(direct) > 0 {
+			pushes = directPushes(pushes, direct, slices.Clone(d), errs)
+		}
 		if len(d) > 0 {
 			deltas[f.obj.ID] = d
 		}
@@ -358,4 +402,15 @@ func (e *Engine) publish() {
 	if old != nil {
 		close(old.next)
 	}
+}
+
+// directPushes queues one tick's changes of an object for each of its
+// direct subscriptions, sharing one copy.
+func directPushes(pushes []subPush, subs []*Subscription, delta dataflow.Batch, errs []dataflow.ErrorUpdate) []subPush {
+	for _, s := range subs {
+		// A relation widened since the feed began (sources.Batch.AddColumns)
+		// has rows wider than the feed's columns: cut back per feed.
+		pushes = append(pushes, subPush{s, s.flow.narrow(s.direct, delta), errs})
+	}
+	return pushes
 }

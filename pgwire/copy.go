@@ -119,9 +119,17 @@ func (c *conn) copyOut(ctx context.Context, res CopyOutResult) error {
 		return err
 	}
 	live, _ := res.(LiveResult)
+	var flusher *liveFlusher
+	if live != nil {
+		var stop func()
+		ctx, stop = c.watchClient(ctx)
+		defer stop()
+		flusher = newLiveFlusher(c.w, &c.srv.streaming)
+		defer flusher.stop()
+	}
 	for {
 		if live != nil && !live.Ready() {
-			if err := c.w.flush(); err != nil {
+			if err := flusher.idle(ctx, live.Ready); err != nil {
 				return err
 			}
 		}

@@ -126,6 +126,15 @@
 // does. Errors are flushed at once too, so a pipelining client learns of
 // a failure without waiting for its Sync.
 //
+// A LiveResult (a SUBSCRIBE, a FETCH from one) is flushed whenever its
+// next row is not ready, so that a change reaches the client as it
+// happens; the flushes of all live results together are rationed
+// (live.go), so that a hundred subscribers of a busy view take several
+// changes a write. While a live result streams, the connection watches
+// the socket (watch.go): a client that hangs up cancels the result at
+// once, where a write would notice only at the second write after the
+// close, hours later for an idle subscription.
+//
 // # Tests
 //
 // The golden scripts in testdata/scripts are protocol conversations, and

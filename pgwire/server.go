@@ -9,6 +9,7 @@ import (
 	"net"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -63,6 +64,9 @@ type Server struct {
 	admitted int // connections counted against MaxConnections
 	closing  bool
 	wg       sync.WaitGroup
+
+	// streaming counts the live results being streamed (see live.go).
+	streaming atomic.Int64
 }
 
 // NewServer returns a server for cfg. It does nothing until Run or Serve.

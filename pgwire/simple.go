@@ -87,10 +87,18 @@ func (c *conn) runSimple(ctx context.Context, st Statement) error {
 func (c *conn) streamRows(ctx context.Context, res Result, cols []Column, formats []int16, limit int) (n int, done bool, err error) {
 	cfg := c.sess.TextConfig()
 	live, _ := res.(LiveResult)
+	var flusher *liveFlusher
+	if live != nil {
+		var stop func()
+		ctx, stop = c.watchClient(ctx)
+		defer stop()
+		flusher = newLiveFlusher(c.w, &c.srv.streaming)
+		defer flusher.stop()
+	}
 	for limit == 0 || n < limit {
 		if live != nil && !live.Ready() {
 			// The next row may be a long way off: send what is buffered.
-			if err := c.w.flush(); err != nil {
+			if err := flusher.idle(ctx, live.Ready); err != nil {
 				return n, false, err
 			}
 		}

@@ -12,7 +12,9 @@
 // consolidated changes, each a row with a weight (+1 inserted, -1
 // deleted; an update is the old row -1 and the new +1 in one tick). A
 // Feed hands them to the sink in order; Pending lets the sink write the
-// ticks already waiting in one external transaction.
+// ticks already waiting in one external transaction, and Committed tells
+// the engine how far the sink has committed, so that it keeps only the
+// history a restart may still need.
 //
 // # Resuming exactly once
 //
@@ -25,7 +27,9 @@
 //     relation at the current time, flagged Snapshot, every row
 //     inserted; without it (WITH (SNAPSHOT = false)) the first tick is
 //     empty and not a snapshot, and only marks the time the sink starts
-//     from. Either way the sink commits that first tick at once, so a
+//     from: its creation, when the engine has kept the changes since
+//     (streamdb's does), so that none made while the sink was
+//     connecting is missed. Either way the sink commits that first tick at once, so a
 //     restart resumes after it.
 //   - Restart (Resume set, After = the last committed tick's time). If
 //     the engine still holds the relation's history since After, it
@@ -73,7 +77,9 @@
 // deliver ticks without changes: a sink commits one from time to time,
 // so that a restart has less history to replay. At CREATE SINK it
 // refuses a KEY that is not unique in the relation unless it is NOT
-// ENFORCED, using CheckUniqueKey on a snapshot. It runs each sink's Run
+// ENFORCED, using CheckUniqueKey on a snapshot. streamdb's engine keeps
+// the history in its store, written with each tick (engine/doc.go,
+// "Change feeds"). It runs each sink's Run
 // under the server's supervision and passes it the sink's durable id
 // (the catalog id), which names the sink's external state.
 package sinks

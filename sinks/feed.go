@@ -2,6 +2,7 @@ package sinks
 
 import (
 	"context"
+	"errors"
 
 	"github.com/streamdb/streamdb/types"
 )
@@ -48,8 +49,9 @@ type Start struct {
 	// Snapshot, on a first start (Resume unset), asks for the
 	// relation's contents at the current time as the first tick (WITH
 	// (SNAPSHOT = true)). Without it the first tick is an empty,
-	// non-snapshot tick at the current time: the sink records that time
-	// as its start, and the ticks after it follow.
+	// non-snapshot tick at the sink's creation (or the current time,
+	// for an engine that keeps no history from then): the sink records
+	// that time as its start, and the ticks after it follow.
 	Snapshot bool
 }
 
@@ -61,6 +63,10 @@ type Feed interface {
 	// Pending reports whether Next would return at once. A sink uses it
 	// to write the ticks already waiting in one external transaction.
 	Pending() bool
+	// Committed tells the engine that the sink has committed every tick
+	// up to time externally: a restart resumes after it, so the engine
+	// may forget the history up to it.
+	Committed(time uint64)
 	// Close releases the feed; the engine stops keeping ticks for it.
 	Close()
 }
@@ -85,6 +91,11 @@ const (
 	Stalled  State = "stalled"
 )
 
+// ErrFenced is what Run returns when another instance of the sink (the
+// same durable id) took over: the engine must not restart a fenced sink,
+// which would fence the other instance back.
+var ErrFenced = errors.New("another instance of the sink took over its transactional id")
+
 // Sink is a running external output.
 type Sink interface {
 	// Run writes the relation's changes until ctx ends: it reads its
@@ -92,6 +103,6 @@ type Sink interface {
 	// every tick exactly once. It retries transient external failures
 	// itself, reporting Stalled meanwhile, and returns nil when ctx
 	// ends, or an error that retrying cannot fix (the feed failed,
-	// another instance of the sink took over).
+	// another instance of the sink took over: ErrFenced).
 	Run(ctx context.Context, engine Engine) error
 }

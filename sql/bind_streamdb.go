@@ -31,14 +31,20 @@ func (s *session) bindStreamdb(cat *catalog.Catalog, raw *rawStatement, params [
 		return s.bindCreateConnection(raw, st)
 	case *parser.CreateSecret:
 		return s.bindCreateSecret(st)
-	case *parser.Drop:
-		return s.bindDropStreamdb(st)
 	case *parser.AlterSource:
 		return s.bindAlterSource(st)
+	case *parser.Drop:
+		return s.bindDropStreamdb(st)
 	case *parser.Subscribe:
-		return s.bindSubscribe(cat, st)
+		return s.subscribeStmt(cat, st)
 	case *parser.CopySubscribe:
 		return s.bindCopySubscribe(cat, st)
+	case *parser.DeclareSubscribe:
+		return s.bindDeclareSubscribe(cat, st)
+	case *parser.Fetch:
+		return s.bindFetchWith(st)
+	case *parser.CreateSink:
+		return s.bindCreateSink(raw, st)
 	}
 	return nil, pgerr.New(pgerr.FeatureNotSupported, "%s is not supported yet", firstWords(raw.text))
 }
@@ -67,6 +73,8 @@ func objectKindOf(k parser.ObjectKind) (catalog.ObjectKind, bool) {
 		return catalog.KindSource, true
 	case parser.ObjectConnection:
 		return catalog.KindConnection, true
+	case parser.ObjectSink:
+		return catalog.KindSink, true
 	}
 	return 0, false
 }
@@ -120,14 +128,7 @@ func (s *session) bindShowListing(cat *catalog.Catalog, st *parser.Show) (*bound
 	case parser.ShowMaterializedViews:
 		cols, build = materializedViewListing(s.e)
 	case parser.ShowObjects:
-		cols = textCols("name", "type")
-		build = func(_ context.Context, cat *catalog.Catalog) (listing, error) {
-			l := listing{cols: cols}
-			for _, o := range cat.Objects(0) {
-				l.rows = append(l.rows, types.Row{types.NewText(o.Name), types.NewText(o.Kind.String())})
-			}
-			return l, nil
-		}
+		cols, build = objectListing(s.e)
 	case parser.ShowIndexes:
 		cols = textCols("name", "on", "key")
 		on := st.On

@@ -141,7 +141,11 @@ func relationOf(o *catalog.Object) *pgcatalog.Relation {
 	case catalog.KindSequence:
 		r.Kind = pgcatalog.KindSequence
 	case catalog.KindSource, catalog.KindSubsource:
-		r.Kind, r.Source = pgcatalog.KindTable, true
+		// A relation a source fills reads as a table (psql's \d lists
+		// it), one that takes no writes.
+		if o.HasRows() {
+			r.Kind, r.ReadOnly = pgcatalog.KindTable, true
+		}
 	}
 	for _, c := range o.Columns {
 		r.Columns = append(r.Columns, pgcatalog.Attribute{Name: c.Name, Type: c.Type, NotNull: c.NotNull, Default: c.Default, Identity: c.Identity})

@@ -15,7 +15,7 @@ import (
 // COPY data, one message per row, flushed whenever the subscription
 // waits for the next tick, so that psql prints changes as they happen.
 func (s *session) bindCopySubscribe(cat *catalog.Catalog, st *parser.CopySubscribe) (*boundStmt, error) {
-	sub, err := s.bindSubscribe(cat, st.Subscribe)
+	sub, err := s.subscribeStmt(cat, st.Subscribe)
 	if err != nil {
 		return nil, err
 	}
@@ -69,7 +69,8 @@ func (c *copySubscribe) Tag() string { return "COPY " + strconv.Itoa(c.n) }
 func (c *copySubscribe) Close() { c.sub.Close() }
 
 // NextCopyData returns the next change as one row of COPY data; it ends
-// only with an error, when the client cancels or the subscription fails.
+// when the subscription reaches its UP TO, or with an error when the
+// client cancels or the subscription fails.
 func (c *copySubscribe) NextCopyData(ctx context.Context) ([]byte, bool, error) {
 	row, ok, err := c.sub.Next(ctx)
 	if err != nil || !ok {

@@ -23,6 +23,9 @@ type cursor struct {
 	cols []pgwire.Column
 	rows []types.Row
 	pos  int
+	// live is the feed of a cursor over a subscription (DECLARE …
+	// CURSOR FOR SUBSCRIBE), whose rows FETCH reads as they arrive.
+	live *subscribeFeed
 	// txn is the transaction the cursor belongs to; nil WITH HOLD.
 	txn *txn
 }
@@ -32,7 +35,7 @@ type cursor struct {
 func (s *session) openCursor(name string) (*cursor, error) {
 	c := s.cursors[name]
 	if c != nil && c.txn != nil && c.txn != s.txn {
-		delete(s.cursors, name)
+		s.closeCursor(name)
 		c = nil
 	}
 	if c == nil {
@@ -104,6 +107,12 @@ func (s *session) bindFetch(fs *pg_query.FetchStmt) (*boundStmt, error) {
 		if err != nil {
 			return nil, err
 		}
+		if c.live != nil {
+			if fs.Ismove {
+				return nil, pgerr.New(pgerr.FeatureNotSupported, "MOVE is not supported for a subscription's cursor")
+			}
+			return &fetchResult{feed: c.live, limit: n, timeout: -1}, nil
+		}
 		end := len(c.rows)
 		if int64(end-c.pos) > n {
 			end = c.pos + int(n)
@@ -158,13 +167,15 @@ func (s *session) bindFetchPortal(fs *pg_query.FetchStmt, n int64, noCursor erro
 func (s *session) bindClose(cp *pg_query.ClosePortalStmt) *boundStmt {
 	return &boundStmt{rebind: true, run: func(ctx context.Context, s *session, _ []types.Datum) (pgwire.Result, error) {
 		if cp.Portalname == "" {
-			clear(s.cursors)
+			for name := range s.cursors {
+				s.closeCursor(name)
+			}
 			return commandResult("CLOSE CURSOR"), nil
 		}
 		if _, err := s.openCursor(cp.Portalname); err != nil {
 			return nil, err
 		}
-		delete(s.cursors, cp.Portalname)
+		s.closeCursor(cp.Portalname)
 		return commandResult("CLOSE CURSOR"), nil
 	}}
 }
@@ -178,4 +189,21 @@ func (s *session) DescribeCursor(name string) ([]pgwire.Column, bool) {
 		return nil, false
 	}
 	return c.cols, true
+}
+
+// closeCursor forgets a cursor, ending its subscription if it has one.
+func (s *session) closeCursor(name string) {
+	if c := s.cursors[name]; c != nil && c.live != nil {
+		c.live.close()
+	}
+	delete(s.cursors, name)
+}
+
+// closeTxnCursors closes the cursors of a transaction that ends.
+func (s *session) closeTxnCursors(t *txn) {
+	for name, c := range s.cursors {
+		if t != nil && c.txn == t {
+			s.closeCursor(name)
+		}
+	}
 }

@@ -14,10 +14,17 @@
 // engine.Commit, which validates them against the current contents and
 // applies them in the next tick. DDL binds the statement into catalog
 // objects and runs them through engine.RunDDL. SUBSCRIBE reads an
-// engine.Subscription and shapes its ticks as Materialize does.
+// engine.Subscription and shapes its ticks as Materialize does
+// (subscribe_shape.go), streamed (a pgwire.LiveResult, also as COPY data)
+// or through a cursor that FETCH reads with a timeout
+// (cursor_subscribe.go); AS OF a past time inlines materialized views,
+// whose history the engine does not keep. CREATE SINK builds a
+// sinks/kafka sink from the statement and hands it to DDL.CreateSink
+// (sink_bind.go).
 //
 // On start the engine rebuilds, through binderHooks (engine.Binder), the
-// plans of views and the sources, from the SQL that created them.
+// plans of views, the sources and the sinks, from the SQL that created
+// them.
 //
 // The memory guard (memory_guard.go) watches the heap and cancels the
 // running statements before the process would run out of memory.

@@ -228,7 +228,7 @@ func (s *session) feedObject(ctx context.Context, snap *engine.Snapshot, pins *v
 		if err != nil {
 			return err
 		}
-		in.Push(b)
+		in.Push(narrowRows(b, obj, get))
 		return nil
 	}
 	vs, ok := snap.View(id)
@@ -317,8 +317,25 @@ func (s *session) feedSpans(snap *engine.Snapshot, in *dataflow.Input, obj *cata
 			}
 		}
 	}
-	in.Push(b)
+	in.Push(narrowRows(b, obj, get))
 	return nil
+}
+
+// narrowRows cuts rows of a relation that gained columns since the plan
+// reading it was bound (a source's relation, widened by an upstream ADD
+// COLUMN under a view bound before) back to the columns the plan knows,
+// which keep their positions.
+func narrowRows(b dataflow.Batch, obj *catalog.Object, get *planner.Get) dataflow.Batch {
+	w := len(get.Cols)
+	if get.WithKey || len(obj.Columns) <= w {
+		return b
+	}
+	for i := range b {
+		if r := b[i].Row; len(r) > w {
+			b[i].Row = r[:w:w]
+		}
+	}
+	return b
 }
 
 // feedIndexLookup reads the rows with given keys through a secondary
@@ -347,7 +364,7 @@ func (s *session) feedIndexLookup(ctx context.Context, snap *engine.Snapshot, in
 				b = append(b, u)
 			}
 		}
-		in.Push(b)
+		in.Push(narrowRows(b, obj, get))
 		return nil
 	}
 	idx, ok := snap.View(uint64(get.Index))
@@ -370,7 +387,7 @@ func (s *session) feedIndexLookup(ctx context.Context, snap *engine.Snapshot, in
 			return err
 		}
 	}
-	in.Push(b)
+	in.Push(narrowRows(b, obj, get))
 	return nil
 }
 

@@ -233,7 +233,7 @@ func reboundView(cat *catalog.Catalog, o *catalog.Object) (planner.Node, error) 
 	if err != nil {
 		return nil, err
 	}
-	def, err := viewObject(cat, o.Kind, o.Name, o.SQL, &pg_query.Node{Node: &pg_query.Node_SelectStmt{SelectStmt: sel}}, aliases)
+	def, err := viewObject(cat.AsOf(o.ID), o.Kind, o.Name, o.SQL, &pg_query.Node{Node: &pg_query.Node_SelectStmt{SelectStmt: sel}}, aliases)
 	if err != nil {
 		return nil, pgerr.Wrap(err, pgerr.FeatureNotSupported, "cannot rename: the definition of %s %q would no longer bind: %v", o.Kind, o.Name, err)
 	}

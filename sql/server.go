@@ -20,6 +20,13 @@ type Config struct {
 	// statements are canceled (see memoryGuard); zero means three
 	// quarters of the memory the process may use.
 	MemoryLimit uint64
+	// SubscribeBufferBytes bounds the changes a subscription holds for
+	// a client that does not read them (engine.Config.FeedBufferBytes).
+	SubscribeBufferBytes int64
+	// RetainHistory and RetainHistoryBytes bound the changes kept for
+	// SUBSCRIBE … AS OF a past time (engine.Config).
+	RetainHistory      time.Duration
+	RetainHistoryBytes int64
 	// LogParameters logs the values of statements' parameters with the
 	// statements at debug level; without it they are redacted.
 	LogParameters bool
@@ -55,7 +62,9 @@ func Open(ctx context.Context, cfg Config) (*Frontend, error) {
 	if log == nil {
 		log = slog.Default()
 	}
-	eng, err := engine.Open(ctx, engine.Config{DataDir: cfg.DataDir, Logger: log, Binder: binderHooks{log: log}, StorageFiles: cfg.StorageFiles})
+	eng, err := engine.Open(ctx, engine.Config{DataDir: cfg.DataDir, Logger: log, Binder: binderHooks{log: log},
+		FeedBufferBytes: cfg.SubscribeBufferBytes, RetainHistory: cfg.RetainHistory, RetainHistoryBytes: cfg.RetainHistoryBytes,
+		StorageFiles: cfg.StorageFiles})
 	if err != nil {
 		return nil, err
 	}

@@ -3,11 +3,13 @@ package sql
 import (
 	"context"
 	"log/slog"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/streamdb/streamdb/catalog"
 	"github.com/streamdb/streamdb/engine"
+	"github.com/streamdb/streamdb/internal/kafkaconn"
 	"github.com/streamdb/streamdb/pgerr"
 	"github.com/streamdb/streamdb/pgwire"
 	"github.com/streamdb/streamdb/sources"
@@ -181,22 +183,8 @@ func buildKafka(cat *catalog.Catalog, st *parser.CreateSource, startTimestamp in
 		return nil, pgerr.New(pgerr.WrongObjectType, "connection %q is not a Kafka connection", connObj.Name)
 	}
 	cfg := kafka.Config{Name: st.Name.String(), Topic: k.Topic.Value, StartTimestamp: -1, Logger: log.With("source", st.Name.String())}
-	for _, b := range conn.Kafka.Brokers {
-		cfg.Brokers = append(cfg.Brokers, b.Value)
-	}
-	if conn.Kafka.SASLMechanisms != nil {
-		cfg.SASL.Mechanism = conn.Kafka.SASLMechanisms.Value
-		if cfg.SASL.User, err = secretValue(cat, conn.Kafka.SASLUsername); err != nil {
-			return nil, err
-		}
-		if conn.Kafka.SASLPassword != nil {
-			if cfg.SASL.Password, err = secretByName(cat, conn.Kafka.SASLPassword); err != nil {
-				return nil, err
-			}
-		}
-	}
-	if conn.Kafka.SecurityProtocol != nil {
-		cfg.SecurityProtocol = strings.ToUpper(conn.Kafka.SecurityProtocol.Value)
+	if cfg.Connection, err = kafkaConnection(cat, conn.Kafka); err != nil {
+		return nil, err
 	}
 	for _, o := range k.StartOffset {
 		cfg.StartOffsets = append(cfg.StartOffsets, o.Value)
@@ -283,6 +271,31 @@ func buildKafka(cat *catalog.Catalog, st *parser.CreateSource, startTimestamp in
 	return spec, nil
 }
 
+// kafkaConnection resolves a Kafka connection's brokers and
+// credentials, for sources and sinks.
+func kafkaConnection(cat *catalog.Catalog, k *parser.KafkaConnection) (kafkaconn.Connection, error) {
+	var c kafkaconn.Connection
+	for _, b := range k.Brokers {
+		c.Brokers = append(c.Brokers, b.Value)
+	}
+	if k.SASLMechanisms != nil {
+		var err error
+		c.SASL.Mechanism = k.SASLMechanisms.Value
+		if c.SASL.User, err = secretValue(cat, k.SASLUsername); err != nil {
+			return c, err
+		}
+		if k.SASLPassword != nil {
+			if c.SASL.Password, err = secretByName(cat, k.SASLPassword); err != nil {
+				return c, err
+			}
+		}
+	}
+	if k.SecurityProtocol != nil {
+		c.SecurityProtocol = strings.ToUpper(k.SecurityProtocol.Value)
+	}
+	return c, nil
+}
+
 func hasIncludeKey(k *parser.KafkaSource) bool {
 	for _, inc := range k.Include {
 		if inc.Kind == parser.IncludeKey {
@@ -335,6 +348,11 @@ func (s *session) bindCreateSource(raw *rawStatement, st *parser.CreateSource) (
 		return nil, pgerr.New(pgerr.InvalidSchemaName, "schema %q does not exist", st.Name[len(st.Name)-2].Value)
 	}
 	name := st.Name[len(st.Name)-1].Value
+	if st.Postgres != nil {
+		return ddl("CREATE SOURCE", func(ctx context.Context, s *session) error {
+			return s.createPostgresSource(ctx, raw, st)
+		}), nil
+	}
 	return ddl("CREATE SOURCE", func(ctx context.Context, s *session) error {
 		start := relativeStart(st, time.Now())
 		// What the source needs outside streamdb is made sure of here,
@@ -371,8 +389,11 @@ func (s *session) bindCreateSource(raw *rawStatement, st *parser.CreateSource) (
 
 func (s *session) bindCreateConnection(raw *rawStatement, st *parser.CreateConnection) (*boundStmt, error) {
 	name := st.Name[len(st.Name)-1].Value
+	secrets := connectionSecrets(st)
 	if st.Postgres != nil {
-		return nil, pgerr.New(pgerr.FeatureNotSupported, "PostgreSQL connections are not supported yet")
+		if err := checkPostgresConnection(st.Postgres); err != nil {
+			return nil, err
+		}
 	}
 	return ddl("CREATE CONNECTION", func(ctx context.Context, s *session) error {
 		return s.submitDDL(ctx, func(ctx context.Context, tx *engine.DDL, notice func(*pgerr.Error)) error {
@@ -384,21 +405,8 @@ func (s *session) bindCreateConnection(raw *rawStatement, st *parser.CreateConne
 				return tx.Catalog().NameTaken(other)
 			}
 			var deps []uint64
-			for _, ref := range []parser.Name{st.Kafka.SASLPassword} {
-				if ref == nil {
-					continue
-				}
+			for _, ref := range secrets {
 				o, n, ok := resolveName(tx.Catalog(), ref)
-				if !ok || o.Kind != catalog.KindSecret {
-					return pgerr.New(pgerr.UndefinedObject, "secret %q does not exist", n)
-				}
-				deps = append(deps, o.ID)
-			}
-			for _, v := range []*parser.StringOrSecret{st.Kafka.SASLUsername, st.Kafka.SSLCertificateAuthority} {
-				if v == nil || v.Secret == nil {
-					continue
-				}
-				o, n, ok := resolveName(tx.Catalog(), v.Secret)
 				if !ok || o.Kind != catalog.KindSecret {
 					return pgerr.New(pgerr.UndefinedObject, "secret %q does not exist", n)
 				}
@@ -409,6 +417,48 @@ func (s *session) bindCreateConnection(raw *rawStatement, st *parser.CreateConne
 			return tx.Create(ctx, o)
 		})
 	}), nil
+}
+
+// connectionSecrets lists the secrets a connection names.
+func connectionSecrets(st *parser.CreateConnection) []parser.Name {
+	var refs []parser.Name
+	var values []*parser.StringOrSecret
+	switch {
+	case st.Kafka != nil:
+		refs = append(refs, st.Kafka.SASLPassword)
+		values = append(values, st.Kafka.SASLUsername, st.Kafka.SSLCertificateAuthority)
+	case st.Postgres != nil:
+		refs = append(refs, st.Postgres.Password)
+		values = append(values, st.Postgres.User)
+	}
+	for _, v := range values {
+		if v != nil {
+			refs = append(refs, v.Secret)
+		}
+	}
+	return slices.DeleteFunc(refs, func(n parser.Name) bool { return n == nil })
+}
+
+// checkPostgresConnection checks a PostgreSQL connection's options; the
+// connection is tried by CREATE SOURCE, which reads upstream's catalog.
+func checkPostgresConnection(pc *parser.PostgresConnection) error {
+	switch {
+	case pc.User == nil:
+		return pgerr.New(pgerr.InvalidParameterValue, "POSTGRES connection requires a USER")
+	case pc.Database == nil:
+		return pgerr.New(pgerr.InvalidParameterValue, "POSTGRES connection requires a DATABASE")
+	case pc.Port != nil && (pc.Port.Value <= 0 || pc.Port.Value > 65535):
+		return pgerr.New(pgerr.InvalidParameterValue, "invalid PORT %d", pc.Port.Value)
+	}
+	if pc.SSLMode != nil {
+		switch strings.ToLower(pc.SSLMode.Value) {
+		case "disable", "require", "verify-full":
+		default:
+			return pgerr.New(pgerr.InvalidParameterValue, "invalid SSL MODE %q", pc.SSLMode.Value).
+				WithHint("Valid modes are disable, require and verify-full.")
+		}
+	}
+	return nil
 }
 
 func (s *session) bindCreateSecret(st *parser.CreateSecret) (*boundStmt, error) {
@@ -432,7 +482,7 @@ func (s *session) bindCreateSecret(st *parser.CreateSecret) (*boundStmt, error) 
 	}), nil
 }
 
-// bindDropStreamdb drops sources, connections and secrets.
+// bindDropStreamdb drops sources, sinks, connections and secrets.
 func (s *session) bindDropStreamdb(st *parser.Drop) (*boundStmt, error) {
 	var kind catalog.ObjectKind
 	var tag string
@@ -443,11 +493,17 @@ func (s *session) bindDropStreamdb(st *parser.Drop) (*boundStmt, error) {
 		kind, tag = catalog.KindConnection, "DROP CONNECTION"
 	case parser.ObjectSecret:
 		kind, tag = catalog.KindSecret, "DROP SECRET"
+	case parser.ObjectSink:
+		kind, tag = catalog.KindSink, "DROP SINK"
 	default:
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "DROP %s is not supported yet", st.Kind)
 	}
 	b := ddl(tag, func(ctx context.Context, s *session) error {
-		return s.submitDDL(ctx, func(ctx context.Context, tx *engine.DDL, notice func(*pgerr.Error)) error {
+		var slots []slotDrop
+		err := s.submitDDL(ctx, func(ctx context.Context, tx *engine.DDL, notice func(*pgerr.Error)) error {
+			before := tx.Catalog().Frozen()
+			slots = nil
+			defer func() { slots = droppedSlots(tx, before) }()
 			for _, n := range st.Names {
 				obj, name, ok := resolveName(tx.Catalog(), n)
 				if !ok {
@@ -466,6 +522,11 @@ func (s *session) bindDropStreamdb(st *parser.Drop) (*boundStmt, error) {
 			}
 			return nil
 		})
+		if err != nil {
+			return err
+		}
+		s.dropSlots(ctx, slots)
+		return nil
 	})
 	b.catalogIndependent = true
 	return b, nil
@@ -475,20 +536,13 @@ func (s *session) bindDropStreamdb(st *parser.Drop) (*boundStmt, error) {
 func showSourceListing(kind parser.ShowKind) ([]pgwire.Column, func(e *Frontend, cat *catalog.Catalog) (listing, error), bool) {
 	switch kind {
 	case parser.ShowSources:
+		return sourceListing()
+	case parser.ShowSinks:
 		cols := textCols("name", "type", "status")
 		return cols, func(e *Frontend, cat *catalog.Catalog) (listing, error) {
 			l := listing{cols: cols}
-			for _, o := range cat.Objects(catalog.KindSource) {
-				typ := "load-generator"
-				if st, ok, _ := parser.Parse(o.SQL); ok {
-					if cs, ok := st.(*parser.CreateSource); ok && cs.Kafka != nil {
-						typ = "kafka"
-					}
-				}
-				l.rows = append(l.rows, types.Row{types.NewText(o.Name), types.NewText(typ), types.NewText(e.eng.SourceStatus(o.ID))})
-			}
-			for _, o := range cat.Objects(catalog.KindSubsource) {
-				l.rows = append(l.rows, types.Row{types.NewText(o.Name), types.NewText("subsource"), types.NewText(e.eng.SourceStatus(o.Source))})
+			for _, o := range cat.Objects(catalog.KindSink) {
+				l.rows = append(l.rows, types.Row{types.NewText(o.Name), types.NewText("kafka"), types.NewText(e.eng.SinkStatus(o.ID))})
 			}
 			return l, nil
 		}, true

@@ -8,7 +8,7 @@ import (
 	"github.com/streamdb/streamdb/sql/parser"
 )
 
-// bindAlterSource binds ALTER SOURCE … RESET: a Kafka source whose topic
+// bindResetSource binds ALTER SOURCE … RESET: a Kafka source whose topic
 // was deleted and created again, or whose broker lost records, stalls
 // rather than read on by offsets that now name other records; RESET is
 // how a user who has looked says go on. The source is built afresh from
@@ -16,7 +16,7 @@ import (
 // a new source would, START OFFSET included), keeping the rows it has
 // ingested (engine.ResetSource). It runs outside a transaction block,
 // since it cannot be undone.
-func (s *session) bindAlterSource(st *parser.AlterSource) (*boundStmt, error) {
+func (s *session) bindResetSource(st *parser.AlterSource) (*boundStmt, error) {
 	const tag = "ALTER SOURCE"
 	b := ddl(tag, func(ctx context.Context, s *session) error {
 		if s.txn != nil && !s.txn.implicit {

@@ -185,6 +185,7 @@ func (t *txn) writeSet() *engine.WriteSet {
 func (s *session) commit(ctx context.Context) error {
 	t := s.txn
 	s.txn = nil
+	s.closeTxnCursors(t)
 	if t == nil || t.state == txnFailed {
 		s.endTxn(t, false)
 		return nil
@@ -204,6 +205,7 @@ func (s *session) commit(ctx context.Context) error {
 func (s *session) rollback(ctx context.Context) {
 	t := s.txn
 	s.txn = nil
+	s.closeTxnCursors(t)
 	s.undoCreates(ctx, t)
 	s.endTxn(t, false)
 }

@@ -2,6 +2,7 @@ package storage
 
 import (
 	"encoding/binary"
+	"slices"
 
 	"github.com/cockroachdb/pebble/v2"
 )
@@ -55,6 +56,13 @@ func (b *Batch) Put(coll uint64, key, value []byte) {
 func (b *Batch) Delete(coll uint64, key []byte) {
 	b.key = append(binary.BigEndian.AppendUint64(append(b.key[:0], prefixData), coll), key...)
 	_ = b.b.Delete(b.key, nil)
+}
+
+// DeleteRange removes the rows of collection coll whose keys lie in
+// [start, end).
+func (b *Batch) DeleteRange(coll uint64, start, end []byte) {
+	p := collPrefix(coll)
+	_ = b.b.DeleteRange(append(slices.Clip(p), start...), append(slices.Clip(p), end...), nil)
 }
 
 // DropCollection removes every row of collection coll.

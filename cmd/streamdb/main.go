@@ -17,6 +17,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/streamdb/streamdb/engine"
 	"github.com/streamdb/streamdb/pgwire"
 	"github.com/streamdb/streamdb/sql"
 )
@@ -46,6 +47,9 @@ func run() error {
 	logParams := flag.Bool("log-parameters", false, "with --log-level debug, log the values of statements' parameters (redacted otherwise)")
 	maxConns := flag.Int("max-connections", 100, "maximum number of clients connected at once (lowered to what the open-file limit leaves)")
 	showVersion := flag.Bool("version", false, "print the version and exit")
+	subBuffer := flag.Int64("subscribe-buffer-bytes", engine.DefaultFeedBufferBytes, "changes a SUBSCRIBE may hold for a client that does not read them; past it the subscription ends with an error")
+	retain := flag.Duration("retain-history", engine.DefaultRetainHistory, "how far back SUBSCRIBE … AS OF can start (negative: not at all)")
+	retainBytes := flag.Int64("retain-history-bytes", engine.DefaultRetainHistoryBytes, "memory for the changes kept for SUBSCRIBE … AS OF")
 	flag.Parse()
 	if *showVersion {
 		fmt.Println("streamdb", versionString())
@@ -88,7 +92,8 @@ func run() error {
 	auth.MockNonce = nonce
 
 	opening := time.Now()
-	front, err := sql.Open(ctx, sql.Config{DataDir: *dataDir, Logger: log, LogParameters: *logParams, StorageFiles: files.storage})
+	front, err := sql.Open(ctx, sql.Config{DataDir: *dataDir, Logger: log, LogParameters: *logParams, StorageFiles: files.storage,
+		SubscribeBufferBytes: *subBuffer, RetainHistory: *retain, RetainHistoryBytes: *retainBytes})
 	if err != nil {
 		return err
 	}

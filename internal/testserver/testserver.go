@@ -35,6 +35,8 @@ type Options struct {
 	Log io.Writer
 	// MemoryLimit is the engine's (sql.Config.MemoryLimit).
 	MemoryLimit uint64
+	// SubscribeBufferBytes is sql.Config.SubscribeBufferBytes.
+	SubscribeBufferBytes int64
 }
 
 // Start runs a server until the test ends.
@@ -61,7 +63,7 @@ func Run(opts Options, tempDir func() string) (*Server, error) {
 	}
 	log := slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	ctx, cancel := context.WithCancel(context.Background())
-	front, err := sql.Open(ctx, sql.Config{DataDir: dir, Logger: log, MemoryLimit: opts.MemoryLimit})
+	front, err := sql.Open(ctx, sql.Config{DataDir: dir, Logger: log, MemoryLimit: opts.MemoryLimit, SubscribeBufferBytes: opts.SubscribeBufferBytes})
 	if err != nil {
 		cancel()
 		return nil, err

@@ -9,14 +9,15 @@ import (
 
 	"github.com/streamdb/streamdb/internal/kafkaconn"
 	"github.com/streamdb/streamdb/pgerr"
+	"github.com/streamdb/streamdb/sinks"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
 // ErrFenced is returned by Run when another instance of the sink (the
-// same id) took over its transactional id.
-var ErrFenced = errors.New("another instance of the sink took over its transactional id")
+// same id) took over its transactional id (sinks.ErrFenced).
+var ErrFenced = sinks.ErrFenced
 
 // conn is one transactional producer of the sink, with the progress it
 // found when it started. A conn that failed is closed and replaced: a

@@ -18,6 +18,7 @@ const violationLogInterval = 10 * time.Second
 type runner struct {
 	s     *sink
 	eng   sinks.Engine
+	feed  sinks.Feed
 	conn  *conn
 	env   *envelope
 	batch *recordBatch
@@ -59,6 +60,7 @@ func (s *sink) Run(ctx context.Context, eng sinks.Engine) error {
 		return r.exit(ctx, err)
 	}
 	defer feed.Close()
+	r.feed = feed
 	s.log.Info("kafka sink started", "resume", start.Resume, "after", start.After, "snapshot", start.Snapshot)
 	r.report(sinks.Running, "")
 	for {
@@ -148,6 +150,7 @@ func (r *runner) write(ctx context.Context, ticks []sinks.Tick) error {
 		break
 	}
 	r.committed, r.resumed, r.lastCommit = last, true, time.Now()
+	r.feed.Committed(last)
 	r.batch.reset()
 	if h := r.s.hooks; h != nil && h.afterCommit != nil {
 		h.afterCommit(last)

@@ -38,8 +38,9 @@ type Script struct {
 	now     uint64
 	stopErr error
 
-	starts   []sinks.Start
-	statuses []Status
+	starts    []sinks.Start
+	statuses  []Status
+	committed []uint64
 }
 
 // Status is one state a sink reported.
@@ -146,6 +147,14 @@ func (s *Script) Starts() []sinks.Start {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return slices.Clone(s.starts)
+}
+
+// Committed returns the times sinks reported committed through their
+// feeds (sinks.Feed.Committed), in order.
+func (s *Script) Committed() []uint64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.committed)
 }
 
 // Statuses returns the statuses sinks reported, in order.
@@ -261,6 +270,13 @@ func (f *feed) Pending() bool {
 	f.s.mu.Lock()
 	defer f.s.mu.Unlock()
 	return f.first != nil || f.next < len(f.s.ticks) || f.s.stopErr != nil
+}
+
+// Committed records the time a sink committed up to (see Script.Committed).
+func (f *feed) Committed(t uint64) {
+	f.s.mu.Lock()
+	defer f.s.mu.Unlock()
+	f.s.committed = append(f.s.committed, t)
 }
 
 func (f *feed) Close() {

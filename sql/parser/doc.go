@@ -1,7 +1,8 @@
 // Package parser parses the statements streamdb has and PostgreSQL lacks —
 // CREATE SOURCE, CREATE SINK, CREATE CONNECTION, CREATE SECRET, CREATE
-// DEFAULT INDEX, DROP of those objects, SUBSCRIBE and COPY (SUBSCRIBE …),
-// the SHOW listings and SHOW CREATE, and EXPLAIN … PLAN FOR — with a
+// DEFAULT INDEX, ALTER SOURCE … ADD | DROP SUBSOURCE, DROP of those
+// objects, SUBSCRIBE and COPY (SUBSCRIBE …), the SHOW listings and SHOW
+// CREATE, and EXPLAIN … PLAN FOR — with a
 // hand-written recursive-descent parser. Everything else is standard SQL and
 // goes to pg_query (PostgreSQL's own grammar, linked by package sql); this
 // package has no cgo and imports nothing of ours but pgerr.

@@ -29,14 +29,18 @@ func Parse(sql string) (stmt Statement, ok bool, err error) {
 		stmt, err = p.createSecret()
 	case stmtCreateDefaultIndex:
 		stmt, err = p.createDefaultIndex()
-	case stmtDrop:
-		stmt, err = p.drop()
 	case stmtAlterSource:
 		stmt, err = p.alterSource()
+	case stmtDrop:
+		stmt, err = p.drop()
 	case stmtSubscribe:
 		stmt, err = p.subscribe()
 	case stmtCopySubscribe:
 		stmt, err = p.copySubscribe()
+	case stmtDeclareSubscribe:
+		stmt, err = p.declareSubscribe()
+	case stmtFetch:
+		stmt, err = p.fetch()
 	case stmtShow:
 		stmt, err = p.show()
 	case stmtExplain:
@@ -61,10 +65,12 @@ const (
 	stmtCreateConnection
 	stmtCreateSecret
 	stmtCreateDefaultIndex
-	stmtDrop
 	stmtAlterSource
+	stmtDrop
 	stmtSubscribe
 	stmtCopySubscribe
+	stmtDeclareSubscribe
+	stmtFetch
 	stmtShow
 	stmtExplain
 )
@@ -86,18 +92,26 @@ func (p *parser) route() stmtKind {
 		case p.kwAt(1, "default") && p.kwAt(2, "index"):
 			return stmtCreateDefaultIndex
 		}
+	case p.kwAt(0, "alter"):
+		if p.kwAt(1, "source") {
+			return stmtAlterSource
+		}
 	case p.kwAt(0, "drop"):
 		for kw := range dropKinds {
 			if p.kwAt(1, kw) {
 				return stmtDrop
 			}
 		}
-	case p.kwAt(0, "alter"):
-		if p.kwAt(1, "source") {
-			return stmtAlterSource
-		}
 	case p.kwAt(0, "subscribe"):
 		return stmtSubscribe
+	case p.kwAt(0, "declare"):
+		if p.declaresSubscribe() {
+			return stmtDeclareSubscribe
+		}
+	case p.kwAt(0, "fetch"):
+		if p.fetchHasOptions() {
+			return stmtFetch
+		}
 	case p.kwAt(0, "copy"):
 		if p.isOp(p.peekAt(1), "(") && p.kwAt(2, "subscribe") {
 			return stmtCopySubscribe

@@ -9,7 +9,8 @@ import (
 // CreateSink is
 //
 //	CREATE SINK [IF NOT EXISTS] name FROM obj
-//	INTO KAFKA CONNECTION conn (TOPIC 't')
+//	INTO KAFKA CONNECTION conn (TOPIC 't' [, TOPIC PARTITION COUNT n]
+//	                                      [, TOPIC REPLICATION FACTOR n])
 //	[KEY (col, …) [NOT ENFORCED]]
 //	[FORMAT f | KEY FORMAT f VALUE FORMAT f]
 //	ENVELOPE UPSERT | DEBEZIUM
@@ -18,13 +19,17 @@ import (
 // Formats are JSON, TEXT or BYTES. NOT ENFORCED lets the key columns be
 // used without proof that they are a key of obj.
 type CreateSink struct {
-	IfNotExists    bool
-	Name           Name
-	From           Name
-	Connection     Name
-	Topic          StringLit
-	Key            []Ident
-	KeyNotEnforced bool
+	IfNotExists bool
+	Name        Name
+	From        Name
+	Connection  Name
+	Topic       StringLit
+	// TopicPartitions and TopicReplicationFactor configure the topic
+	// when the sink creates it.
+	TopicPartitions        *IntLit
+	TopicReplicationFactor *IntLit
+	Key                    []Ident
+	KeyNotEnforced         bool
 	// Format is the value format, and the key format too unless KeyFormat
 	// is set.
 	Format    *Format
@@ -46,6 +51,12 @@ func (s *CreateSink) String() string {
 	b.WriteString(s.Connection.String())
 	var l optionList
 	l.add("TOPIC", s.Topic.String())
+	if s.TopicPartitions != nil {
+		l.add("TOPIC PARTITION COUNT", s.TopicPartitions.String())
+	}
+	if s.TopicReplicationFactor != nil {
+		l.add("TOPIC REPLICATION FACTOR", s.TopicReplicationFactor.String())
+	}
 	b.WriteByte(' ')
 	b.WriteString(l.String())
 	if s.Key != nil {
@@ -68,7 +79,7 @@ func (s *CreateSink) String() string {
 	return b.String()
 }
 
-var kafkaSinkOptions = optionNames{{"topic"}}
+var kafkaSinkOptions = optionNames{{"topic"}, {"topic", "partition", "count"}, {"topic", "replication", "factor"}}
 
 var sinkWithOptions = optionNames{{"snapshot"}}
 
@@ -110,8 +121,15 @@ func (p *parser) createSink() (Statement, error) {
 	hasTopic := false
 	err = p.options(names, func(i int, at Pos) error {
 		var err error
-		s.Topic, err = p.optString(names, i)
-		hasTopic = true
+		switch i {
+		case 0:
+			s.Topic, err = p.optString(names, i)
+			hasTopic = true
+		case 1:
+			s.TopicPartitions, err = ptr(p.optInt(names, i))
+		default:
+			s.TopicReplicationFactor, err = ptr(p.optInt(names, i))
+		}
 		return err
 	})
 	if err != nil {

@@ -20,8 +20,8 @@ func init() {
 			switch r.Kind {
 			case KindView, KindMaterializedView:
 				typ = "VIEW"
-			case KindIndex, KindSequence:
-				continue
+			case KindIndex, KindSequence, 0:
+				continue // not tables, or (a source's own entry) no rows
 			}
 			// PostgreSQL leaves materialized views out of
 			// information_schema.tables; streamdb's are its main product,
@@ -29,7 +29,7 @@ func init() {
 			// TABLE', 'VIEW')) must offer, so they are listed as views,
 			// and sources as base tables.
 			b.add("table_catalog", src.Database(), "table_schema", r.Schema, "table_name", r.Name, "table_type", typ,
-				"is_insertable_into", yesNo(r.Kind == KindTable && !r.Source), "is_typed", "NO")
+				"is_insertable_into", yesNo(r.Kind == KindTable && !r.ReadOnly), "is_typed", "NO")
 		}
 	})
 	define("information_schema", "views", true, func(b *rowSet, src Source) {
@@ -141,7 +141,7 @@ func genColumns(b *rowSet, src Source) {
 				"numeric_precision", numPrec, "numeric_precision_radix", numRadix, "numeric_scale", numScale,
 				"datetime_precision", dtPrec, "interval_type", ivType, "interval_precision", nil, "udt_catalog", src.Database(), "udt_schema", "pg_catalog",
 				"udt_name", udt, "dtd_identifier", itoa(uint32(i+1)), "is_self_referencing", "NO",
-				"is_identity", yesNo(c.Identity != ""), "identity_generation", c.identityGeneration(), "is_generated", "NEVER", "is_updatable", yesNo(r.Kind == KindTable && !r.Source))
+				"is_identity", yesNo(c.Identity != ""), "identity_generation", c.identityGeneration(), "is_generated", "NEVER", "is_updatable", yesNo(r.Kind == KindTable && !r.ReadOnly))
 		}
 	}
 }

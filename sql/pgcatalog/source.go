@@ -59,11 +59,9 @@ type Relation struct {
 	Constraint bool
 	// Checks are a table's CHECK constraints.
 	Checks []Check
-	// Source marks a source or subsource: a relation streamdb fills
-	// from outside. PostgreSQL has no such kind, and psql's \d lists
-	// only the kinds it knows, so a source is a table (relkind 'r') that
-	// takes no writes.
-	Source bool
+	// ReadOnly marks a table that takes no writes: a relation a source
+	// fills.
+	ReadOnly bool
 }
 
 // Check is a CHECK constraint: its name and expression.

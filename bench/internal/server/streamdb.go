@@ -28,8 +28,9 @@ type Streamdb struct {
 }
 
 // Start runs the streamdb binary bin on a free loopback port with a fresh
-// data directory and returns once it accepts queries.
-func Start(ctx context.Context, bin string) (*Streamdb, error) {
+// data directory, and any further flags, and returns once it accepts
+// queries.
+func Start(ctx context.Context, bin string, flags ...string) (*Streamdb, error) {
 	if _, err := os.Stat(bin); err != nil {
 		return nil, fmt.Errorf("streamdb binary: %w (run make build first)", err)
 	}
@@ -49,7 +50,7 @@ func Start(ctx context.Context, bin string) (*Streamdb, error) {
 	}
 	defer logf.Close()
 	addr := fmt.Sprintf("127.0.0.1:%d", port)
-	cmd := exec.Command(bin, "--listen", addr, "--data-dir", filepath.Join(dir, "data"), "--log-level", "warn")
+	cmd := exec.Command(bin, append([]string{"--listen", addr, "--data-dir", filepath.Join(dir, "data"), "--log-level", "warn"}, flags...)...)
 	cmd.Stdout, cmd.Stderr = logf, logf
 	if err := cmd.Start(); err != nil {
 		os.RemoveAll(dir)

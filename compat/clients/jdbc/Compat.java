@@ -31,6 +31,53 @@ public class Compat {
         return sb.toString();
     }
 
+    // subscribe reads a subscription as Materialize documents it for
+    // JDBC: DECLARE … CURSOR FOR SUBSCRIBE in a transaction, then FETCH …
+    // WITH (timeout) with executeQuery, while another connection writes.
+    static void subscribe(Properties p) throws SQLException {
+        try (Connection w = DriverManager.getConnection(base, p); Connection c = DriverManager.getConnection(base, p)) {
+            try (Statement s = w.createStatement()) {
+                s.execute("CREATE TABLE jsub (id int PRIMARY KEY, v text)");
+                s.execute("INSERT INTO jsub VALUES (1, 'a')");
+            }
+            c.setAutoCommit(false);
+            try (Statement s = c.createStatement()) {
+                s.execute("DECLARE c CURSOR FOR SUBSCRIBE jsub");
+                String snap = fetchAll(s, "FETCH ALL c WITH (timeout = '5s')");
+                check("subscribe snapshot", snap.equals("1|1|a"), snap);
+                try (Statement ws = w.createStatement()) {
+                    ws.execute("UPDATE jsub SET v = 'b' WHERE id = 1");
+                }
+                String upd = fetchAll(s, "FETCH ALL c WITH (timeout = '5s')");
+                check("subscribe update", upd.equals("-1|1|a;1|1|b"), upd);
+                String idle = fetchAll(s, "FETCH ALL c WITH (timeout = '200ms')");
+                check("fetch timeout", idle.isEmpty(), idle);
+            }
+            c.commit();
+            try (Statement s = w.createStatement()) {
+                s.execute("DROP TABLE jsub");
+            }
+        }
+    }
+
+    // fetchAll renders a FETCH's rows but their mz_timestamp, checking that
+    // the column is there.
+    static String fetchAll(Statement s, String sql) throws SQLException {
+        StringBuilder sb = new StringBuilder();
+        try (ResultSet rs = s.executeQuery(sql)) {
+            if (!rs.getMetaData().getColumnName(1).equals("mz_timestamp")) {
+                return "first column " + rs.getMetaData().getColumnName(1);
+            }
+            while (rs.next()) {
+                if (sb.length() > 0) {
+                    sb.append(';');
+                }
+                sb.append(rs.getLong(2)).append('|').append(rs.getInt(3)).append('|').append(rs.getString(4));
+            }
+        }
+        return sb.toString();
+    }
+
     public static void main(String[] args) throws Exception {
         base = "jdbc:postgresql://" + args[0] + ":" + args[1] + "/streamdb";
         String password = args[2];
@@ -48,6 +95,7 @@ public class Compat {
         p.setProperty("user", "streamdb");
         p.setProperty("password", password);
         p.setProperty("sslmode", "disable");
+        subscribe(p);
         try (Connection c = DriverManager.getConnection(base, p)) {
             check("connect", c.isValid(5), "not valid");
             try (Statement s = c.createStatement()) {

@@ -52,6 +52,33 @@ async function scram() {
   }
 }
 
+// subscribe reads a subscription as Materialize documents it for
+// node-postgres: DECLARE … CURSOR FOR SUBSCRIBE in a transaction, then
+// FETCH … WITH (timeout) in a loop, while another client writes.
+async function subscribe() {
+  const writer = new pg.Client(base)
+  const c = new pg.Client(base)
+  await writer.connect()
+  await c.connect()
+  await writer.query('CREATE TABLE nsub (id int PRIMARY KEY, v text)')
+  await writer.query("INSERT INTO nsub VALUES (1, 'a')")
+  await c.query('BEGIN')
+  await c.query('DECLARE c CURSOR FOR SUBSCRIBE nsub')
+  const row = (r) => [r.mz_diff, r.id, r.v].join(' ')
+  const snap = await c.query("FETCH ALL c WITH (timeout = '5s')")
+  check('subscribe snapshot', snap.rows.map(row).join(';') === '1 1 a' && snap.fields[0].name === 'mz_timestamp',
+    JSON.stringify(snap.rows))
+  await writer.query("UPDATE nsub SET v = 'b' WHERE id = 1")
+  const upd = await c.query("FETCH ALL c WITH (timeout = '5s')")
+  check('subscribe update', upd.rows.map(row).join(';') === '-1 1 a;1 1 b' && BigInt(upd.rows[0].mz_timestamp) > BigInt(snap.rows[0].mz_timestamp),
+    JSON.stringify(upd.rows))
+  const idle = await c.query("FETCH ALL c WITH (timeout = '200ms')")
+  check('fetch timeout', idle.rows.length === 0, JSON.stringify(idle.rows))
+  await c.query('COMMIT')
+  await c.end()
+  await writer.end()
+}
+
 async function main() {
   await scram()
   const c = new pg.Client(base)
@@ -128,6 +155,7 @@ async function main() {
   const one = (await c.query('SELECT 1 AS one')).rows[0].one
   check('connection after cancel', one === 1, one)
   await c.end()
+  await subscribe()
 
   const tls = new pg.Client({ ...base, ssl: { rejectUnauthorized: false } })
   try {

@@ -2,7 +2,7 @@
 
 Connect with SCRAM-SHA-256 (plain, and over TLS with channel binding),
 DDL, executemany, text and binary cursors over every type, COPY in and
-out, SQLSTATEs and cancel. Prints one line per check: "ok <name>" or
+out, SQLSTATEs, cancel, and a subscription read with DECLARE and FETCH. Prints one line per check: "ok <name>" or
 "FAIL <name>: <reason>". Usage: compat.py HOST PORT PASSWORD
 """
 import sys
@@ -41,11 +41,37 @@ def scram(dsn, password):
         check("wrong password", want in str(e), str(e))
 
 
+def subscribe(dsn):
+    """A subscription read as Materialize tells Python users to: DECLARE
+    … CURSOR FOR SUBSCRIBE in a transaction and FETCH … WITH (timeout)
+    through cursor.execute, while another connection writes."""
+    with psycopg.connect(dsn, autocommit=True) as writer, psycopg.connect(dsn) as conn:
+        writer.execute("CREATE TABLE psub (id int PRIMARY KEY, v text)")
+        writer.execute("INSERT INTO psub VALUES (1, 'a')")
+        with conn.cursor() as cur:
+            cur.execute("DECLARE c CURSOR FOR SUBSCRIBE psub")
+            cur.execute("FETCH ALL c WITH (timeout = '5s')")
+            rows = cur.fetchall()
+            snap = [tuple(r[1:]) for r in rows]
+            check("subscribe snapshot", snap == [(1, 1, "a")] and cur.description[0].name == "mz_timestamp", rows)
+            writer.execute("UPDATE psub SET v = 'b' WHERE id = 1")
+            cur.execute("FETCH ALL c WITH (timeout = '5s')")
+            changes = cur.fetchall()
+            got = [tuple(r[1:]) for r in changes]
+            check("subscribe update", got == [(-1, 1, "a"), (1, 1, "b")] and changes[0][0] > rows[0][0], changes)
+            start = time.time()
+            cur.execute("FETCH ALL c WITH (timeout = '200ms')")
+            idle = cur.fetchall()
+            check("fetch timeout", idle == [] and time.time() - start < 5, idle)
+        conn.commit()
+
+
 def main():
     host, port, password = sys.argv[1], sys.argv[2], sys.argv[3]
     dsn = psycopg.conninfo.make_conninfo(host=host, port=port, user="streamdb", dbname="streamdb", sslmode="disable",
                                          password=password)
     scram(dsn, password)
+    subscribe(dsn)
     with psycopg.connect(dsn, autocommit=True) as conn:
         check("connect", conn.info.server_version >= 150000, conn.info.server_version)
         conn.execute("CREATE TABLE porders (id int PRIMARY KEY, customer text NOT NULL, amount numeric(10,2))")
