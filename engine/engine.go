@@ -234,7 +234,6 @@ func (e *Engine) Snapshot() *Snapshot { return e.snap.Load() }
 // tick cannot be made durable (its error is returned; the engine then
 // fails every request, since memory and disk may disagree).
 func (e *Engine) Run(ctx context.Context) error {
-	defer close(e.stopped)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	e.group = new(errgroup.Group)
@@ -252,6 +251,10 @@ func (e *Engine) Run(ctx context.Context) error {
 		e.startSink(ctx, rs)
 	}
 	err := e.loop(ctx)
+	// Requests still queued will not be served: closing stopped before
+	// waiting for the sources fails them, where a source blocked on its
+	// last batch would otherwise keep Run from returning.
+	close(e.stopped)
 	cancel()
 	close(e.maintain)
 	e.group.Wait()
