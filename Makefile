@@ -30,11 +30,12 @@ test: build
 	$(GO) vet ./...
 	$(GO) test -count=1 -timeout 25m ./...
 
-# The clients that need another runtime: psycopg 3, PostgreSQL JDBC and
-# node-postgres (compat/clients), installed by .ci/run. psql, pgx, lib/pq
-# and Grafana's queries run in make test.
+# The clients that need another runtime: psycopg 3, PostgreSQL JDBC,
+# node-postgres, and the Python ecosystem's asyncpg, SQLAlchemy, pgcli and
+# dbt's statements (compat/clients), installed by .ci/run. psql, pgx,
+# lib/pq and Grafana's queries run in make test.
 compat:
-	$(GO) test -tags compat -count=1 -timeout 10m -run 'TestPsycopg|TestJDBC|TestNodePostgres|TestAsyncpg|TestSQLAlchemy|TestDBT|TestListenNotify' -v ./compat/
+	$(GO) test -tags compat -count=1 -timeout 10m -run 'TestPsycopg|TestJDBC|TestNodePostgres|TestAsyncpg|TestSQLAlchemy|TestPgcli|TestDBT|TestListenNotify' -v ./compat/
 
 lint:
 	$(GO) vet ./...

@@ -18,8 +18,8 @@ import (
 // The Python ecosystem's clients (clients/python), each run against
 // streamdb and against a PostgreSQL 15, so that the scripts prove
 // compatibility rather than agreement with themselves: asyncpg, SQLAlchemy
-// over psycopg2, the statements dbt-postgres sends, and LISTEN/NOTIFY
-// across psycopg2 sessions.
+// over psycopg2, pgcli, the statements dbt-postgres sends, and
+// LISTEN/NOTIFY across psycopg2 sessions.
 
 // debianPython returns Debian's Python 3 if it can import every module,
 // skipping the test otherwise.
@@ -73,6 +73,23 @@ func TestSQLAlchemy(t *testing.T) {
 	python := debianPython(t, "sqlalchemy", "psycopg2")
 	for name, tg := range targets(t) {
 		t.Run(name, func(t *testing.T) { runClient(t, python, "clients/python/sqlalchemy_compat.py", sqlalchemyURL(tg.url)) })
+	}
+}
+
+// TestPgcli runs clients/python/pgcli_compat.py: pgcli's completion
+// queries and pgspecial's backslash commands through pgcli's PGExecute,
+// which takes the connection's parts rather than a URL.
+func TestPgcli(t *testing.T) {
+	python := debianPython(t, "pgcli", "pgspecial")
+	for name, tg := range targets(t) {
+		t.Run(name, func(t *testing.T) {
+			u, err := url.Parse(tg.url)
+			if err != nil {
+				t.Fatal(err)
+			}
+			password, _ := u.User.Password()
+			runClient(t, python, "clients/python/pgcli_compat.py", u.Hostname(), u.Port(), u.User.Username(), password, tg.db)
+		})
 	}
 }
 

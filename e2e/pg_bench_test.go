@@ -239,8 +239,8 @@ func psqlRecvlogical(b *testing.B, u *upstream, slot, end string) time.Duration 
 }
 
 // BenchmarkPostgresFreshness keeps a steady upstream load of
-// STREAMDB_E2E_PG_RATE changes/s (10,000 by default: a transaction of 60
-// inserts, 25 updates and 15 deletes every 10 ms) on a replicated table
+// STREAMDB_E2E_PG_RATE changes/s (10,000 by default: a transaction of
+// 100 changes every 10 ms, see steadyLoad) on a replicated table
 // with a view over it, and every 50 ms commits a probe row upstream and
 // times until a view over the probes shows it, for
 // STREAMDB_E2E_PG_SECONDS seconds (20 by default). Reported: p50_ms,
@@ -296,33 +296,52 @@ func BenchmarkPostgresFreshness(b *testing.B) {
 	b.ReportMetric(float64(applied)/elapsed.Seconds(), "upstream_changes/s")
 }
 
-// steadyLoad commits a transaction of rate/100 changes on s every 10 ms
-// (60% inserts, 25% updates and 15% deletes of rows inserted before)
-// until stop, and returns how many changes it committed. A transaction
-// that falls behind its schedule is not made up for.
+// steadyLoad commits transactions on s every 10 ms until stop, each of
+// the changes owed to reach rate changes/s since it started (rate/100
+// when on time, more after a late one): 60% inserts, 25% updates and 15%
+// deletes of rows inserted before. It returns how many changes it
+// committed.
 func steadyLoad(u *upstream, rate int, stop <-chan struct{}) int {
-	per := rate / 100
-	ins, upd, del := per*60/100, per*25/100, per-per*60/100-per*25/100
-	base := int64(10_000_000)
 	tick := time.NewTicker(10 * time.Millisecond)
 	defer tick.Stop()
+	start := time.Now()
 	total := 0
-	for i := int64(0); ; i++ {
+	next := int64(10_000_000)
+	var inserted []int64
+	for {
 		select {
 		case <-stop:
 			return total
 		case <-tick.C:
 		}
-		lo := base + i*int64(ins)
-		sql := fmt.Sprintf(`BEGIN;
-INSERT INTO s SELECT %d + g, g %% 1000, g, 'load' FROM generate_series(1, %d) g;
-UPDATE s SET v = v + 1 WHERE id > %d AND id <= %d;
-DELETE FROM s WHERE id > %d AND id <= %d;
-COMMIT;`, lo, ins, lo-int64(ins), lo-int64(ins)+int64(upd), lo-2*int64(ins), lo-2*int64(ins)+int64(del))
-		if _, err := u.conn.PgConn().Exec(context.Background(), sql).ReadAll(); err != nil {
+		n := min(int(float64(rate)*time.Since(start).Seconds())-total, rate/10)
+		if n < 10 {
+			continue
+		}
+		ins, upd := n*60/100, n*25/100
+		del := n - ins - upd
+		if len(inserted) < 2*ins {
+			// Until there are rows to change, insert only.
+			ins, upd, del = n, 0, 0
+		}
+		lo := next
+		next += int64(ins)
+		// Updates and deletes take the rows inserted longest ago.
+		var sql strings.Builder
+		fmt.Fprintf(&sql, "BEGIN;\nINSERT INTO s SELECT %d + g, g %% 1000, g, 'load' FROM generate_series(1, %d) g;\n", lo, ins)
+		if upd > 0 {
+			fmt.Fprintf(&sql, "UPDATE s SET v = v + 1 WHERE id >= %d AND id <= %d;\n", inserted[del], inserted[del+upd-1])
+			fmt.Fprintf(&sql, "DELETE FROM s WHERE id >= %d AND id <= %d;\n", inserted[0], inserted[del-1])
+			inserted = inserted[del:]
+		}
+		sql.WriteString("COMMIT;")
+		for g := range int64(ins) {
+			inserted = append(inserted, lo+1+g)
+		}
+		if _, err := u.conn.PgConn().Exec(context.Background(), sql.String()).ReadAll(); err != nil {
 			u.t.Errorf("steady load: %v", err)
 			return total
 		}
-		total += per
+		total += n
 	}
 }

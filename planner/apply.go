@@ -1,6 +1,8 @@
 package planner
 
 import (
+	"slices"
+
 	"github.com/streamdb/streamdb/pgerr"
 	"github.com/streamdb/streamdb/planner/scalar"
 	"github.com/streamdb/streamdb/types"
@@ -105,6 +107,25 @@ type domainPush struct {
 	// the result then derives from a domain row, and an empty domain
 	// computes nothing (a guarded, uncorrelated subquery).
 	force bool
+	// work maps the recursive queries being pushed (by ID) to their
+	// widened working tables, which carry the domain columns from one
+	// iteration to the next (see pushRecursive).
+	work map[int]*WorkTable
+}
+
+// correlated reports whether n's rows depend on the domain: it reads
+// the enclosing row, or the working table of a recursion the domain is
+// pushed through, or the push is forced.
+func (d *domainPush) correlated(n Node) bool {
+	if d.force || HasOuterRefs(n, 1) {
+		return true
+	}
+	for id := range d.work {
+		if readsWorkTable(n, id) {
+			return true
+		}
+	}
+	return false
 }
 
 // expr rewrites an expression of a node whose input gained the k leading
@@ -171,7 +192,7 @@ func (d *domainPush) cross(n Node) Node {
 }
 
 func (d *domainPush) push(n Node) (Node, error) {
-	if !d.force && !HasOuterRefs(n, 1) {
+	if !d.correlated(n) {
 		return d.cross(n), nil
 	}
 	switch x := n.(type) {
@@ -244,6 +265,13 @@ func (d *domainPush) push(n Node) (Node, error) {
 		}
 		w := MapExprs(&Window{Input: in, PartitionBy: d.shiftInts(x.PartitionBy), Order: x.Order, Calls: x.Calls, Cols: x.Cols}, d.expr)
 		return w, nil
+	case *Recursive:
+		return d.pushRecursive(x)
+	case *WorkTable:
+		if w, ok := d.work[x.ID]; ok {
+			return w, nil
+		}
+		return nil, pgerr.New(pgerr.InternalError, "working table of %q outside its recursive query", x.Name)
 	}
 	if d.force && len(n.Inputs()) == 0 {
 		return d.cross(n), nil
@@ -269,7 +297,7 @@ func (d *domainPush) valuesRow(row []scalar.Expr) []scalar.Expr {
 }
 
 func (d *domainPush) pushOrCross(n Node) (Node, error) {
-	if d.force || HasOuterRefs(n, 1) {
+	if d.correlated(n) {
 		return d.push(n)
 	}
 	return d.cross(n), nil
@@ -279,7 +307,7 @@ func (d *domainPush) pushOrCross(n Node) (Node, error) {
 // all survive the join reads the enclosing row, the domain goes into that
 // side only; otherwise into both, matched on the domain columns.
 func (d *domainPush) pushJoin(j *Join) (Node, error) {
-	rcor := d.force || HasOuterRefs(j.Right, 1)
+	rcor := d.correlated(j.Right)
 	lw := len(j.Left.Columns())
 	k := d.k
 	if !rcor && (j.Kind == InnerJoin || j.Kind == LeftJoin || j.Kind == SemiJoin || j.Kind == AntiJoin) {
@@ -288,6 +316,9 @@ func (d *domainPush) pushJoin(j *Join) (Node, error) {
 			return nil, err
 		}
 		return &Join{Kind: j.Kind, Left: l, Right: decrementDepth(j.Right), On: d.expr(j.On)}, nil
+	}
+	if !d.correlated(j.Left) && (j.Kind == InnerJoin || j.Kind == RightJoin) {
+		return d.pushJoinRight(j)
 	}
 	l, err := d.pushOrCross(j.Left)
 	if err != nil {
@@ -348,6 +379,78 @@ func (d *domainPush) pushJoin(j *Join) (Node, error) {
 		cols = append(cols, jcols[i])
 	}
 	return &Project{Input: join, Exprs: exprs, Cols: cols}, nil
+}
+
+// pushJoinRight pushes the domain into the right side of a join whose
+// left side does not depend on it and whose right rows all survive: the
+// left side is joined whole, not paired with every domain row, and the
+// domain columns are moved to the front of the result.
+func (d *domainPush) pushJoinRight(j *Join) (Node, error) {
+	r, err := d.push(j.Right)
+	if err != nil {
+		return nil, err
+	}
+	lw, k := len(j.Left.Columns()), d.k
+	on := scalar.Rewrite(j.On, func(x scalar.Expr) scalar.Expr {
+		switch c := x.(type) {
+		case *scalar.ColRef:
+			if c.Idx < lw {
+				return c
+			}
+			return &scalar.ColRef{Idx: c.Idx + k, Typ: c.Typ}
+		case *OuterRef:
+			if c.Depth == 1 {
+				return &scalar.ColRef{Idx: lw + d.of[c.Idx], Typ: c.Typ}
+			}
+			return &OuterRef{Depth: c.Depth - 1, Idx: c.Idx, Typ: c.Typ}
+		}
+		return x
+	})
+	join := &Join{Kind: j.Kind, Left: decrementDepth(j.Left), Right: r, On: on}
+	jcols := join.Columns()
+	order := make([]int, 0, len(jcols))
+	for i := lw; i < lw+k; i++ {
+		order = append(order, i)
+	}
+	for i := range jcols {
+		if i < lw || i >= lw+k {
+			order = append(order, i)
+		}
+	}
+	exprs := make([]scalar.Expr, len(order))
+	cols := make([]Column, len(order))
+	for i, o := range order {
+		exprs[i] = &scalar.ColRef{Idx: o, Typ: jcols[o].Type}
+		cols[i] = jcols[o]
+	}
+	return &Project{Input: join, Exprs: exprs, Cols: cols}, nil
+}
+
+// pushRecursive pushes the domain through a recursive query whose base
+// or step is correlated: the recursion runs for every domain row at
+// once, its rows carrying their domain columns, which the working table
+// passes from each iteration to the next. The base is pushed the domain
+// (or paired with it, when uncorrelated) and the step, which reads the
+// widened working table, keeps the domain columns of the rows it
+// extends. UNION's duplicate elimination then applies per domain row,
+// as it does when the subquery is evaluated once per enclosing row.
+func (d *domainPush) pushRecursive(r *Recursive) (Node, error) {
+	cols := append(slices.Clone(d.domain.Columns()), r.Cols...)
+	w := &WorkTable{Name: r.Name, ID: r.ID, Cols: cols}
+	if d.work == nil {
+		d.work = map[int]*WorkTable{}
+	}
+	d.work[r.ID] = w
+	defer delete(d.work, r.ID)
+	base, err := d.pushOrCross(r.Base)
+	if err != nil {
+		return nil, err
+	}
+	step, err := d.push(r.Step)
+	if err != nil {
+		return nil, err
+	}
+	return &Recursive{Name: r.Name, ID: r.ID, Base: base, Step: step, Union: r.Union, Cols: cols, Limited: r.Limited}, nil
 }
 
 // pushAggregate groups by the domain as well. An aggregate without GROUP

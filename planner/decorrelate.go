@@ -23,7 +23,9 @@ import (
 //     once for the distinct values of the outer columns it reads (the
 //     domain) by pushing the domain down through it, and joined back on
 //     those values. Equality correlations then become equi-joins, so a
-//     correlated subquery costs joins, never a per-row evaluation.
+//     correlated subquery costs joins, never a per-row evaluation. A
+//     recursive query inside the subquery runs once for the whole domain,
+//     its rows carrying their domain values through the iterations.
 
 // subqueriesToApply rewrites the nodes whose expressions hold subqueries.
 func subqueriesToApply(n Node) (Node, error) {
@@ -84,6 +86,8 @@ func unnestNode(n Node) (Node, error) {
 		return &Project{Input: input, Exprs: exprs, Cols: x.Cols}, nil
 	case *Window:
 		return unnestWindow(x)
+	case *FlatMap:
+		return unnestFlatMap(x)
 	case *Join:
 		if x.Kind != InnerJoin {
 			return nil, pgerr.New(pgerr.FeatureNotSupported, "subqueries in the condition of an outer join are not supported")
@@ -115,21 +119,42 @@ func unnestWindow(w *Window) (Node, error) {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "subqueries in a window's ORDER BY are not supported")
 	}
 	out := &Window{Input: input, PartitionBy: w.PartitionBy, Order: w.Order, Calls: calls, Cols: w.Cols}
-	extra := len(input.Columns()) - width
-	if extra == 0 {
-		return out, nil
+	return withoutColumns(out, width, len(input.Columns())-width), nil
+}
+
+// unnestFlatMap computes the subqueries of a set-returning function's
+// arguments (unnest((SELECT array_agg(…) …)), as pgcli's foreign-key
+// query calls it) as columns of its input, which its output then drops
+// again.
+func unnestFlatMap(f *FlatMap) (Node, error) {
+	input := f.Input
+	width := len(input.Columns())
+	args := slices.Clone(f.Args)
+	for i, a := range args {
+		var err error
+		if input, args[i], err = applySubqueries(input, a); err != nil {
+			return nil, err
+		}
 	}
-	cols := out.Columns()
+	out := &FlatMap{Input: input, Func: f.Func, Args: args, Cols: f.Cols, Ordinality: f.Ordinality}
+	return withoutColumns(out, width, len(input.Columns())-width), nil
+}
+
+// withoutColumns projects away the n columns of node that start at from.
+func withoutColumns(node Node, from, n int) Node {
+	if n == 0 {
+		return node
+	}
 	var exprs []scalar.Expr
 	var keep []Column
-	for i, c := range cols {
-		if i >= width && i < width+extra {
+	for i, c := range node.Columns() {
+		if i >= from && i < from+n {
 			continue
 		}
 		exprs = append(exprs, &scalar.ColRef{Idx: i, Typ: c.Type})
 		keep = append(keep, c)
 	}
-	return &Project{Input: out, Exprs: exprs, Cols: keep}, nil
+	return &Project{Input: node, Exprs: exprs, Cols: keep}
 }
 
 func trueExpr() scalar.Expr { return scalar.NewConst(types.DTrue, types.TypeBool) }

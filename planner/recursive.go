@@ -103,16 +103,18 @@ func lowerSeeded(lc *LowerContext, root Node, seeds map[Node]dataflow.Node) (dat
 	return Lower(lc, root)
 }
 
-// recursiveExternals returns the parts of r's step that do not read the
-// working table: they are lowered once, outside the iterations, and fed
-// to every iteration's graph as inputs, so Physical counts them as read
-// more than once and fuses none into its consumer inside the step.
+// recursiveExternals returns the parts of r's step that read no working
+// table of a recursion around them (r's, or that of a recursive query
+// nested in r's step, as a decorrelated subquery's): they are lowered
+// once, outside the iterations, and fed to every iteration's graph as
+// inputs, so Physical counts them as read more than once and fuses none
+// into its consumer inside the step.
 func recursiveExternals(r *Recursive) []Node {
 	var externals []Node
 	var collect func(n Node)
 	collect = func(n Node) {
 		for _, in := range n.Inputs() {
-			if readsWorkTable(in, r.ID) {
+			if readsWorkTable(in, r.ID) || readsFreeWorkTable(in) {
 				collect(in)
 			} else {
 				externals = append(externals, in)
@@ -121,6 +123,29 @@ func recursiveExternals(r *Recursive) []Node {
 	}
 	collect(r.Step)
 	return externals
+}
+
+// readsFreeWorkTable reports whether n reads the working table of a
+// recursive query that n does not hold: n then runs only inside that
+// query's iterations.
+func readsFreeWorkTable(n Node) bool {
+	defined := map[int]bool{}
+	var read []int
+	Walk(n, func(x Node) bool {
+		switch y := x.(type) {
+		case *Recursive:
+			defined[y.ID] = true
+		case *WorkTable:
+			read = append(read, y.ID)
+		}
+		return true
+	})
+	for _, id := range read {
+		if !defined[id] {
+			return true
+		}
+	}
+	return false
 }
 
 // readsWorkTable reports whether n is or holds the working table id.

@@ -84,6 +84,8 @@ func (b *binder) sessionFunc(name string, nargs int) (scalar.Expr, bool) {
 	switch name {
 	case "version":
 		return text(versionString), true
+	case "mz_version":
+		return text(mzVersionString), true
 	case "current_database":
 		return name64(b.sess.database), true
 	case "current_schema":

@@ -1,6 +1,7 @@
 package sql
 
 import (
+	"strings"
 	"sync"
 	"time"
 
@@ -26,7 +27,8 @@ import (
 // systemRelation resolves a range variable naming a system relation. ok is
 // false when the name is not one, and the binder goes on to user objects:
 // an unqualified name is looked up in pg_catalog first, as PostgreSQL's
-// search path does; information_schema only when qualified.
+// search path does, and in mz_catalog last; information_schema only when
+// qualified.
 func (b *binder) systemRelation(rv *pg_query.RangeVar, alias string) (fi *fromItem, ok bool, err error) {
 	schema, name := rv.Schemaname, rv.Relname
 	if schema != "" && !pgcatalog.IsSystemSchema(schema) {
@@ -37,6 +39,14 @@ func (b *binder) systemRelation(rv *pg_query.RangeVar, alias string) (fi *fromIt
 		lookup = "pg_catalog"
 	}
 	t, found := pgcatalog.Lookup(lookup, name)
+	if !found && schema == "" {
+		// Materialize's tools name mz_catalog's relations unqualified,
+		// as Materialize's search path allows; the user's own relations
+		// come first.
+		if _, user := b.cat.Lookup(catalog.DefaultSchema, name); !user {
+			t, found = pgcatalog.Lookup("mz_catalog", name)
+		}
+	}
 	if !found {
 		if schema == "" {
 			return nil, false, nil
@@ -122,7 +132,23 @@ func (v *catalogView) load() ([]*pgcatalog.Relation, map[uint32]*pgcatalog.Relat
 		v.rels = append(v.rels, r)
 		v.byOID[r.OID] = r
 	}
+	for _, r := range v.rels {
+		if t, ok := v.byOID[r.On]; ok && r.Kind == pgcatalog.KindSequence {
+			r.OwnedBy = ownerColumn(t, r.Name)
+		}
+	}
 	return v.rels, v.byOID
+}
+
+// ownerColumn is the 1-based position of the column of t whose serial or
+// identity default draws from the sequence seq, 0 if none does.
+func ownerColumn(t *pgcatalog.Relation, seq string) int {
+	for i, c := range t.Columns {
+		if c.Default == nextvalDefault(seq) {
+			return i + 1
+		}
+	}
+	return 0
 }
 
 // relationOf describes a catalog object for pgcatalog.
@@ -156,7 +182,47 @@ func relationOf(o *catalog.Object) *pgcatalog.Relation {
 	if o.Kind == catalog.KindView || o.Kind == catalog.KindMaterializedView {
 		r.ViewDef = viewQueryText(o.SQL)
 	}
+	r.MzType, r.MzSourceType = mzTypes(o)
+	if s := o.Sequence; s != nil {
+		r.Sequence = &pgcatalog.Sequence{Type: storedSequenceType(o.SQL), Start: s.Start, Increment: s.Increment,
+			Min: s.Min, Max: s.Max, Cycle: s.Cycle}
+	}
 	return r
+}
+
+// mzTypes are an object's types in mz_catalog's mz_objects and
+// mz_sources, as Materialize names them.
+func mzTypes(o *catalog.Object) (object, source string) {
+	switch o.Kind {
+	case catalog.KindTable:
+		return "table", ""
+	case catalog.KindView:
+		return "view", ""
+	case catalog.KindMaterializedView:
+		return "materialized-view", ""
+	case catalog.KindIndex:
+		return "index", ""
+	case catalog.KindConnection:
+		return "connection", ""
+	case catalog.KindSecret:
+		return "secret", ""
+	case catalog.KindSubsource:
+		if o.Role == "progress" {
+			return "source", "progress"
+		}
+		return "source", "subsource"
+	case catalog.KindSource:
+		sqlText := strings.ToUpper(o.SQL)
+		for _, c := range []struct{ syntax, typ string }{
+			{"FROM KAFKA", "kafka"}, {"FROM POSTGRES", "postgres"}, {"FROM LOAD GENERATOR", "load-generator"},
+		} {
+			if strings.Contains(sqlText, c.syntax) {
+				return "source", c.typ
+			}
+		}
+		return "source", ""
+	}
+	return "", ""
 }
 
 // viewQueryText extracts the defining query from a view's CREATE

@@ -266,3 +266,21 @@ func (o ownedSequence) object(tx *engine.DDL, t *catalog.Object) (*catalog.Objec
 func nextvalDefault(seq string) string {
 	return "nextval(" + parser.QuoteString(parser.QuoteIdent(seq)) + "::regclass)"
 }
+
+// storedSequenceType is the AS type of a sequence's stored CREATE
+// SEQUENCE (bigint when it names none), for pg_sequence and
+// information_schema.sequences.
+func storedSequenceType(sqlText string) types.Type {
+	tree, err := pg_query.Parse(sqlText)
+	if err != nil || len(tree.Stmts) != 1 || tree.Stmts[0].Stmt.GetCreateSeqStmt() == nil {
+		return types.TypeInt8
+	}
+	for _, n := range tree.Stmts[0].Stmt.GetCreateSeqStmt().Options {
+		if el := n.GetDefElem(); el != nil && el.Defname == "as" {
+			if t, err := sequenceType(el.Arg.GetTypeName()); err == nil {
+				return t
+			}
+		}
+	}
+	return types.TypeInt8
+}

@@ -18,6 +18,9 @@ const (
 	serverVersion    = "15.0"
 	serverVersionNum = "150000"
 	versionString    = "PostgreSQL 15.0 (streamdb) on x86_64-pc-linux-gnu, 64-bit"
+	// mzVersionString is mz_version(), in Materialize's "vX.Y.Z (build)"
+	// shape, naming streamdb as the build: Materialize's tools read it.
+	mzVersionString = "v0.1.0 (streamdb)"
 )
 
 // settingDef describes one run-time parameter.

@@ -42,6 +42,13 @@
 // consistent description whether it reads a catalog column or calls a
 // function.
 //
+// # mz_catalog
+//
+// A few of Materialize's mz_catalog relations (mzcatalog.go) are generated
+// from the same Source for Materialize's tools (dbt-materialize lists a
+// schema's relations from mz_objects); they are registered by name and
+// OID only, so PostgreSQL's catalogs do not list them.
+//
 // Queries that reach for catalogs streamdb does not generate fail with
 // 42P01 naming the relation: a missing catalog is never an empty answer.
 package pgcatalog

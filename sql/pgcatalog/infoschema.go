@@ -1,6 +1,7 @@
 package pgcatalog
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/streamdb/streamdb/types"
@@ -65,6 +66,20 @@ func init() {
 					"table_catalog", src.Database(), "table_schema", r.Schema, "table_name", r.Name,
 					"column_name", r.Columns[k].Name, "ordinal_position", i+1)
 			}
+		}
+	})
+	define("information_schema", "sequences", true, func(b *rowSet, src Source) {
+		for _, r := range src.Relations() {
+			s := r.Sequence
+			if s == nil || identitySequence(src, r) {
+				continue
+			}
+			typ, bits := sequenceTypeName(s.Type)
+			b.add("sequence_catalog", src.Database(), "sequence_schema", r.Schema, "sequence_name", r.Name,
+				"data_type", typ, "numeric_precision", bits, "numeric_precision_radix", 2, "numeric_scale", 0,
+				"start_value", strconv.FormatInt(s.Start, 10), "minimum_value", strconv.FormatInt(s.Min, 10),
+				"maximum_value", strconv.FormatInt(s.Max, 10), "increment", strconv.FormatInt(s.Increment, 10),
+				"cycle_option", yesNo(s.Cycle))
 		}
 	})
 	define("information_schema", "routines", true, nil)

@@ -2,9 +2,12 @@ package pgcatalog
 
 // Well-known OIDs, PostgreSQL's own.
 const (
-	NamespacePGCatalog   uint32 = 11
-	NamespacePublic      uint32 = 2200
-	NamespaceInfoSchema  uint32 = 13207
+	NamespacePGCatalog  uint32 = 11
+	NamespacePublic     uint32 = 2200
+	NamespaceInfoSchema uint32 = 13207
+	// NamespaceMzCatalog is mz_catalog's OID (Materialize's schema; not
+	// in pg_namespace, see mzcatalog.go).
+	NamespaceMzCatalog   uint32 = 16000
 	databaseOID          uint32 = 16384
 	superuserOID         uint32 = 10
 	heapAM               uint32 = 2
@@ -18,6 +21,8 @@ const (
 	pgTypeOID            uint32 = 1247
 	pgAttrdefOID         uint32 = 2604
 	languageInternalOID  uint32 = 12
+	languageCOID         uint32 = 13
+	languageSQLOID       uint32 = 14
 	firstDerivedOIDShift        = 30
 )
 

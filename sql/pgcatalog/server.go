@@ -58,7 +58,7 @@ func init() {
 	})
 	for _, name := range []string{"pg_description", "pg_shdescription", "pg_inherits", "pg_enum", "pg_range",
 		"pg_extension", "pg_policy", "pg_statistic_ext", "pg_publication", "pg_publication_namespace",
-		"pg_publication_rel", "pg_rewrite", "pg_trigger", "pg_sequence", "pg_foreign_table",
+		"pg_publication_rel", "pg_rewrite", "pg_trigger", "pg_foreign_table",
 		"pg_partitioned_table", "pg_event_trigger", "pg_auth_members"} {
 		define("pg_catalog", name, false, nil)
 	}

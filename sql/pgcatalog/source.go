@@ -59,9 +59,27 @@ type Relation struct {
 	Constraint bool
 	// Checks are a table's CHECK constraints.
 	Checks []Check
+	// Sequence holds a sequence's type and parameters. OwnedBy is, for a
+	// sequence a serial or identity column of the table On draws from,
+	// that column's 1-based position (0 for a standalone sequence).
+	Sequence *Sequence
+	OwnedBy  int
+	// MzType is the object's type in mz_catalog.mz_objects ("table",
+	// "materialized-view", "source"…; empty for objects Materialize has
+	// no type for), MzSourceType a source's type in mz_sources ("kafka",
+	// "subsource", "progress"…).
+	MzType, MzSourceType string
 	// ReadOnly marks a table that takes no writes: a relation a source
 	// fills.
 	ReadOnly bool
+}
+
+// Sequence is a sequence's type (smallint, integer or bigint) and
+// parameters, a row of pg_sequence.
+type Sequence struct {
+	Type                       types.Type
+	Start, Increment, Min, Max int64
+	Cycle                      bool
 }
 
 // Check is a CHECK constraint: its name and expression.

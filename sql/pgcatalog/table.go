@@ -91,7 +91,7 @@ func Tables() []*Table {
 
 // IsSystemSchema reports whether a schema holds only system relations.
 func IsSystemSchema(schema string) bool {
-	return schema == "pg_catalog" || schema == "information_schema"
+	return schema == "pg_catalog" || schema == "information_schema" || schema == "mz_catalog"
 }
 
 // rowSet collects a relation's rows.
