@@ -17,7 +17,10 @@ func (c *Catalog) NameTaken(o *Object) *pgerr.Error {
 	code := pgerr.DuplicateTable
 	msg := fmt.Sprintf("relation %q already exists", o.Name)
 	switch o.Kind {
-	case KindSource, KindSubsource, KindConnection, KindSecret:
+	case KindSubsource:
+		// A relation, so 42P07 as for a table, named for what it is.
+		msg = fmt.Sprintf("%s %q already exists", o.Kind, o.Name)
+	case KindSource, KindConnection, KindSecret:
 		code = pgerr.DuplicateObject
 		msg = fmt.Sprintf("%s %q already exists", o.Kind, o.Name)
 	}

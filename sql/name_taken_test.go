@@ -29,6 +29,6 @@ func TestNameTaken(t *testing.T) {
 	check("CREATE SOURCE auction FROM LOAD GENERATOR AUCTION FOR ALL TABLES", "42P07", `relation "bids" already exists`, `Source "auction" would create subsource "bids"; "bids" is a table.`)
 	exec(t, conn, "DROP TABLE bids")
 	exec(t, conn, "CREATE SOURCE auction FROM LOAD GENERATOR AUCTION FOR ALL TABLES")
-	check("CREATE TABLE bids (a int)", "42710", `subsource "bids" already exists`, `"bids" is a subsource of source "auction".`)
+	check("CREATE TABLE bids (a int)", "42P07", `subsource "bids" already exists`, `"bids" is a subsource of source "auction".`)
 	check("CREATE SOURCE auction FROM LOAD GENERATOR COUNTER", "42710", `source "auction" already exists`, `"auction" is a source.`)
 }
