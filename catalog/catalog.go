@@ -19,11 +19,15 @@ type Catalog struct {
 	Version uint64
 	byID    *btree.Map[uint64, *Object]
 	byName  *btree.Map[string, *Object] // schema.name
+	// roles holds the roles by name: they have a namespace of their own.
+	roles *btree.Map[string, *Object]
 	// dependents maps an object to the ids of the objects that read it
 	// (and of its indexes), sorted. Slices are replaced, never mutated.
 	dependents *btree.Map[uint64, []uint64]
 	// NextID is the id the next created object receives.
 	NextID uint64
+	// keyring opens sealed secrets (SecretValue); the engine sets it.
+	keyring Keyring
 }
 
 // New returns an empty catalog.
@@ -31,6 +35,7 @@ func New() *Catalog {
 	return &Catalog{
 		byID:       new(btree.Map[uint64, *Object]),
 		byName:     new(btree.Map[string, *Object]),
+		roles:      new(btree.Map[string, *Object]),
 		dependents: new(btree.Map[uint64, []uint64]),
 		NextID:     FirstUserID,
 	}
@@ -52,8 +57,21 @@ func (c *Catalog) Lookup(schema, name string) (*Object, bool) {
 	return c.byName.Get(Qualify(schema, name))
 }
 
-// Objects returns every object of the given kind in name order (all kinds
-// for 0).
+// Conflict returns the object whose name o would take: a role of the
+// same name for a role, a relation or other schema object of the same
+// schema and name for the rest.
+func (c *Catalog) Conflict(o *Object) (*Object, bool) {
+	switch o.Kind {
+	case KindRole:
+		return c.LookupRole(o.Name)
+	case KindDatabase:
+		return c.Database()
+	}
+	return c.Lookup(o.Schema, o.Name)
+}
+
+// Objects returns every schema object of the given kind in name order
+// (all kinds for 0); roles are listed by Roles.
 func (c *Catalog) Objects(kind ObjectKind) []*Object {
 	var out []*Object
 	c.byName.Scan(func(_ string, o *Object) bool {
@@ -102,8 +120,10 @@ func (c *Catalog) Clone() *Catalog {
 		Version:    c.Version + 1,
 		byID:       c.byID.Copy(),
 		byName:     c.byName.Copy(),
+		roles:      c.roles.Copy(),
 		dependents: c.dependents.Copy(),
 		NextID:     c.NextID,
+		keyring:    c.keyring,
 	}
 }
 
@@ -125,9 +145,17 @@ func readsOf(o *Object) []uint64 {
 	return reads
 }
 
+// Add adds an object: by name in its schema, or among the roles; the
+// database has no name.
 func (c *Catalog) Add(o *Object) {
 	c.byID.Set(o.ID, o)
-	c.byName.Set(Qualify(o.Schema, o.Name), o)
+	switch o.Kind {
+	case KindRole:
+		c.roles.Set(o.Name, o)
+	case KindDatabase:
+	default:
+		c.byName.Set(Qualify(o.Schema, o.Name), o)
+	}
 	for _, r := range readsOf(o) {
 		old, _ := c.dependents.Get(r)
 		next := append(slices.Clone(old), o.ID)
@@ -139,9 +167,16 @@ func (c *Catalog) Add(o *Object) {
 	}
 }
 
+// Remove removes an object.
 func (c *Catalog) Remove(o *Object) {
 	c.byID.Delete(o.ID)
-	c.byName.Delete(Qualify(o.Schema, o.Name))
+	switch o.Kind {
+	case KindRole:
+		c.roles.Delete(o.Name)
+	case KindDatabase:
+	default:
+		c.byName.Delete(Qualify(o.Schema, o.Name))
+	}
 	c.dependents.Delete(o.ID)
 	for _, r := range readsOf(o) {
 		old, ok := c.dependents.Get(r)

@@ -26,6 +26,12 @@ const (
 	// KindSink is an external output: a relation's changes written to
 	// Kafka. On is the relation it reads.
 	KindSink
+	// KindRole is a role (a user or a group): its attributes are in
+	// Object.Role. Roles have a namespace of their own (LookupRole).
+	KindRole
+	// KindDatabase is the database, the one object of its kind (id
+	// DatabaseID): it holds the privileges granted on the database.
+	KindDatabase
 )
 
 func (k ObjectKind) String() string {
@@ -50,6 +56,10 @@ func (k ObjectKind) String() string {
 		return "sequence"
 	case KindSink:
 		return "sink"
+	case KindRole:
+		return "role"
+	case KindDatabase:
+		return "database"
 	}
 	return "object"
 }
@@ -133,8 +143,26 @@ type Object struct {
 	// dataflows that need them, so that a source's data is not bounded
 	// by memory. Relations created before this existed stay in memory.
 	Cold bool `json:"cold,omitempty"`
-	// Secret is a secret's value.
+	// Secret is a secret's value in plaintext, as stores written before
+	// secrets were encrypted hold it; such a value is sealed into
+	// SealedSecret when the store is opened, and never written again.
 	Secret string `json:"secret,omitempty"`
+	// SealedSecret is a secret's value encrypted with the data
+	// directory's key (see Keyring): the plaintext never reaches the
+	// store. Catalog.SecretValue opens it.
+	SealedSecret []byte `json:"sealed_secret,omitempty"`
+	// Owner is the id of the role that owns the object; 0, in stores
+	// written before roles existed, means the bootstrap superuser (see
+	// OwnerID).
+	Owner uint64 `json:"owner,omitempty"`
+	// ACL lists the privileges granted on the object. nil means the
+	// default of its kind (the owner holds every privilege, PUBLIC none
+	// but the database's CONNECT and TEMPORARY), as a NULL relacl does
+	// in PostgreSQL; an empty list means nobody holds any. It is stored
+	// even when empty, so that the two stay apart.
+	ACL []Grant `json:"acl"`
+	// RoleDef holds a role's attributes.
+	RoleDef *RoleDef `json:"authid,omitempty"`
 	// StartTimestamp is the absolute time, in Unix milliseconds, that a
 	// Kafka source's relative START TIMESTAMP meant when it was created;
 	// recovery reads from it rather than from a time relative to the
@@ -145,6 +173,14 @@ type Object struct {
 	// built when the object enters the catalog (from SQL on start). It is
 	// not stored.
 	Plan planner.Node `json:"-"`
+}
+
+// OwnerID returns the id of the role owning the object.
+func (o *Object) OwnerID() uint64 {
+	if o.Owner == 0 {
+		return BootstrapRoleID
+	}
+	return o.Owner
 }
 
 // HasRows reports whether the object keeps rows in a durable collection.

@@ -16,7 +16,6 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/streamdb/streamdb/internal/authfile"
 	"github.com/streamdb/streamdb/internal/selfsigned"
 	"github.com/streamdb/streamdb/internal/testserver"
 	"github.com/streamdb/streamdb/pgwire"
@@ -75,21 +74,12 @@ func startServerAuth(t testing.TB, withTLS bool, auth pgwire.AuthConfig) *server
 	t.Helper()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	ctx, cancel := context.WithCancel(context.Background())
-	dir := t.TempDir()
-	f, err := authfile.Open(dir, compatPassword, log)
+	front, err := sql.Open(ctx, sql.Config{DataDir: t.TempDir(), Logger: log, InitialPassword: compatPassword})
 	if err != nil {
 		t.Fatal(err)
 	}
-	roles := pgwire.StaticRoles{}
-	for _, r := range f.Roles {
-		roles[r.Name] = pgwire.LoginRole{Password: r.Password, CanLogin: r.CanLogin}
-	}
-	auth.MockNonce = f.MockAuthNonce
-	front, err := sql.Open(ctx, sql.Config{DataDir: dir, Logger: log})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := pgwire.Config{Listen: "127.0.0.1:0", Engine: front, Logger: log, Auth: auth, Roles: roles}
+	auth.MockNonce = front.MockNonce()
+	cfg := pgwire.Config{Listen: "127.0.0.1:0", Engine: front, Logger: log, Auth: auth, Roles: front}
 	if withTLS {
 		cfg.TLS = selfSigned(t)
 	}

@@ -31,7 +31,13 @@ type DDL struct {
 	replacedList []*catalog.Object
 	// after runs once the change has committed, on the coordinator.
 	after []func(ctx context.Context, e *Engine)
+	// owner is the role that objects created without one are owned by.
+	owner uint64
 }
+
+// SetOwner makes role the owner of the objects the change creates
+// without an owner of their own: the role of the session that runs it.
+func (tx *DDL) SetOwner(role uint64) { tx.owner = role }
 
 // afterCommit schedules fn to run on the coordinator once the change has
 // committed and been published.
@@ -127,8 +133,11 @@ func (tx *DDL) NextID() uint64 {
 // Create adds an object: persists its catalog entry and builds its state
 // (an empty table, or a hydrated dataflow).
 func (tx *DDL) Create(ctx context.Context, o *catalog.Object) error {
-	if other, exists := tx.cat.Lookup(o.Schema, o.Name); exists {
+	if other, exists := tx.cat.Conflict(o); exists {
 		return tx.cat.NameTaken(other)
+	}
+	if o.Owner == 0 && o.Kind != catalog.KindRole && o.Kind != catalog.KindDatabase {
+		o.Owner = tx.owner
 	}
 	data, err := json.Marshal(o)
 	if err != nil {
@@ -181,6 +190,17 @@ func (tx *DDL) Create(ctx context.Context, o *catalog.Object) error {
 	tx.created = append(tx.created, o)
 	return nil
 }
+
+// errExists is the error of creating an object whose name is taken.
+func errExists(o *catalog.Object) error {
+	if o.Kind == catalog.KindRole {
+		return pgerr.New(pgerr.DuplicateObject, "role %q already exists", o.Name)
+	}
+	return pgerr.New(pgerr.DuplicateTable, "relation %q already exists", o.Name)
+}
+
+// SetMeta stores a named value in the store's metadata with the change.
+func (tx *DDL) SetMeta(name string, value []byte) { tx.batch.SetMeta(name, value) }
 
 // CreateTableAs creates table obj holding the rows of plan, computed now
 // the way a materialized view's first contents are, and written in the

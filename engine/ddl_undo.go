@@ -86,7 +86,7 @@ func (tx *DDL) Replace(old, o *catalog.Object) error {
 	if o.ID != old.ID || o.Kind != old.Kind {
 		return pgerr.New(pgerr.InternalError, "replace of %s %q changes its identity", old.Kind, old.Name)
 	}
-	if other, exists := tx.cat.Lookup(o.Schema, o.Name); exists && other.ID != o.ID {
+	if other, exists := tx.cat.Conflict(o); exists && other.ID != o.ID {
 		return tx.cat.NameTaken(other)
 	}
 	data, err := json.Marshal(o)

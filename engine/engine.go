@@ -131,6 +131,9 @@ type Config struct {
 	// StorageFiles bounds the files the store keeps open (see
 	// storage.Options.MaxOpenFiles); 0 keeps the store's default.
 	StorageFiles int
+	// Keyring seals and opens secrets' values (catalog.Catalog.Seal,
+	// SecretValue); without one, secrets cannot be created or read.
+	Keyring catalog.Keyring
 	// FeedBufferBytes bounds the changes a subscription queues for a
 	// client that does not read them; past it the subscription ends
 	// with an error. Zero means DefaultFeedBufferBytes.
@@ -186,6 +189,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		store.Close()
 		return nil, err
 	}
+	e.cat.SetKeyring(cfg.Keyring)
 	if err := e.recover(ctx); err != nil {
 		store.Close()
 		return nil, err
@@ -194,6 +198,24 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	e.publish()
 	return e, nil
 }
+
+// Setup runs a catalog change after Open and before Run: what the front
+// end must have in place before anyone connects (the bootstrap roles, a
+// store's upgrade). It runs as RunDDL's changes do, on the caller's
+// goroutine, which is the coordinator's until Run starts.
+func (e *Engine) Setup(ctx context.Context, fn func(ctx context.Context, tx *DDL) error) error {
+	if e.group != nil {
+		return pgerr.New(pgerr.InternalError, "engine setup after the engine started")
+	}
+	r := &coordReq{ddl: fn, done: make(chan struct{})}
+	if err := e.ddlTick(ctx, r); err != nil {
+		return err
+	}
+	return r.err
+}
+
+// Meta returns a named value of the store's metadata (DDL.SetMeta).
+func (e *Engine) Meta(name string) ([]byte, bool, error) { return e.store.Meta(name) }
 
 // Close saves the sequences' exact state and closes the store. Run must
 // have returned.

@@ -86,6 +86,7 @@ func (e *Engine) recoverObject(ctx context.Context, o *catalog.Object, rows *int
 		e.addFlow(ctx, f)
 	case catalog.KindSink:
 		return e.recoverSink(o)
+	case catalog.KindRole, catalog.KindDatabase:
 	case catalog.KindIndex:
 		f, err := e.buildIndexFlow(o)
 		if err != nil {

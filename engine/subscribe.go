@@ -154,7 +154,7 @@ func (e *Engine) replay(ctx context.Context, f *flow, s *Subscription) error {
 		if err := f.graph.Step(ctx); err != nil {
 			return err
 		}
-		if s.tick(ht.ts, slices.Clone(s.collect.Delta()), s.collect.Errors()) {
+		if s.tick(ht.ts, slices.Clone(s.collect.Delta()), s.collect.Errors(), nil) {
 			return nil
 		}
 	}
@@ -326,4 +326,5 @@ type subPush struct {
 	sub   *Subscription
 	delta dataflow.Batch
 	errs  []dataflow.ErrorUpdate
+	share *TickShare
 }

@@ -79,6 +79,36 @@ type Tick struct {
 	TS       uint64
 	Delta    dataflow.Batch
 	Progress bool
+	// Shared, when not nil, is the same for every feed that got this
+	// Delta (the subscriptions of one whole table or view): see
+	// TickShare.
+	Shared *TickShare
+}
+
+// TickShare holds what the consumers of one tick's changes derive from
+// them, to be computed once: a hundred clients of a view that subscribe
+// alike receive the same bytes, which the first one to read the tick
+// encodes for all (package sql). It is safe for concurrent use.
+type TickShare struct {
+	mu   sync.Mutex
+	vals map[string]any
+}
+
+// Load returns the value stored under key, storing compute's result
+// first if there is none. Consumers asking for the same key wait for
+// the first one's compute.
+func (s *TickShare) Load(key string, compute func() any) any {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	v, ok := s.vals[key]
+	if !ok {
+		if s.vals == nil {
+			s.vals = map[string]any{}
+		}
+		v = compute()
+		s.vals[key] = v
+	}
+	return v
 }
 
 // FeedOptions say where a change feed starts and ends.
@@ -151,9 +181,10 @@ func (s *Subscription) start(snapshot dataflow.Batch, errs []dataflow.ErrorUpdat
 }
 
 // tick pushes the changes of the tick at ts, a consolidated batch the
-// feed may keep (and share with others: nothing modifies it). It reports
-// whether the feed ended.
-func (s *Subscription) tick(ts uint64, delta dataflow.Batch, errs []dataflow.ErrorUpdate) bool {
+// feed may keep (and share with others: nothing modifies it), with the
+// TickShare of the feeds it is shared with, if any. It reports whether
+// the feed ended.
+func (s *Subscription) tick(ts uint64, delta dataflow.Batch, errs []dataflow.ErrorUpdate, share *TickShare) bool {
 	if s.done {
 		return true
 	}
@@ -173,7 +204,7 @@ func (s *Subscription) tick(ts uint64, delta dataflow.Batch, errs []dataflow.Err
 	if s.opts.UpTo != 0 && ts >= s.opts.UpTo {
 		return s.advance(ts + 1)
 	}
-	if len(delta) > 0 && s.enqueue(Tick{TS: ts, Delta: delta}) {
+	if len(delta) > 0 && s.enqueue(Tick{TS: ts, Delta: delta, Shared: share}) {
 		return true
 	}
 	if len(errs) > 0 {

@@ -251,7 +251,7 @@ func (e *Engine) writeTick(ctx context.Context, reqs []*coordReq) error {
 		return err
 	}
 	for _, p := range pushes {
-		if p.sub.tick(ts, p.delta, p.errs) {
+		if p.sub.tick(ts, p.delta, p.errs, p.share) {
 			e.removeSubscription(p.sub)
 		}
 	}
@@ -354,7 +354,7 @@ func (e *Engine) propagate(ctx context.Context, deltas map[uint64]dataflow.Batch
 			e.errFlows = append(e.errFlows, f)
 		}
 		if f.sub != nil {
-			pushes = append(pushes, subPush{f.sub, slices.Clone(f.sub.collect.Delta()), f.sub.collect.Errors()})
+			pushes = append(pushes, subPush{f.sub, slices.Clone(f.sub.collect.Delta()), f.sub.collect.Errors(), nil})
 			continue
 		}
 		e.dirty[f.obj.ID] = true
@@ -405,12 +405,18 @@ func (e *Engine) publish() {
 }
 
 // directPushes queues one tick's changes of an object for each of its
-// direct subscriptions, sharing one copy.
+// direct subscriptions, sharing one copy, and one TickShare for what
+// their consumers make of it.
 func directPushes(pushes []subPush, subs []*Subscription, delta dataflow.Batch, errs []dataflow.ErrorUpdate) []subPush {
+	var share *TickShare
+	if len(subs) > 1 {
+		share = &TickShare{}
+	}
 	for _, s := range subs {
 		// A relation widened since the feed began (sources.Batch.AddColumns)
-		// has rows wider than the feed's columns: cut back per feed.
-		pushes = append(pushes, subPush{s, s.flow.narrow(s.direct, delta), errs})
+		// has rows wider than the feed's columns: cut back per feed. The
+		// feeds' consumers key what they share by their columns.
+		pushes = append(pushes, subPush{s, s.flow.narrow(s.direct, delta), errs, share})
 	}
 	return pushes
 }

@@ -5,6 +5,12 @@ package pgerr
 const (
 	SuccessfulCompletion Code = "00000"
 	Warning              Code = "01000"
+	// PrivilegeNotGranted and PrivilegeNotRevoked are the warnings of a
+	// GRANT or REVOKE that changed nothing for lack of grant options.
+	PrivilegeNotGranted Code = "01007"
+	PrivilegeNotRevoked Code = "01006"
+	// InvalidGrantOperation is a role grant that would make a cycle.
+	InvalidGrantOperation Code = "0LP01"
 
 	// Class 08: connection exception.
 	ConnectionException Code = "08000"
@@ -103,6 +109,7 @@ const (
 	InvalidForeignKey               Code = "42830"
 	InvalidName                     Code = "42602"
 	NameTooLong                     Code = "42622"
+	ReservedName                    Code = "42939"
 	CannotCoerce                    Code = "42846"
 	InvalidTableDefinition          Code = "42P16"
 	InvalidObjectDefinition         Code = "42P17"

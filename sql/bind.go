@@ -50,9 +50,22 @@ type cteDef struct {
 
 // sessionInfo is what binding needs to know about the session.
 type sessionInfo struct {
+	// user is the session user, the role the client logged in as.
 	user     string
 	database string
 	settings *settings
+	// role is the id of the current role, whose privileges every check
+	// uses, and current its name: the session user's until SET ROLE
+	// (set_role.go). loginRole is the session user's id, which never
+	// changes. super says whether the current role was a superuser when
+	// the session began or when SET ROLE chose it (is_superuser).
+	role      uint64
+	current   string
+	loginRole uint64
+	super     bool
+	// needs collects, while a statement binds, the privileges it needs
+	// (privileges.go); nil otherwise.
+	needs *privNeeds
 }
 
 func newBinder(cat *catalog.Catalog, sess *sessionInfo, paramTypes []types.Type) *binder {

@@ -821,6 +821,8 @@ func (b *binder) sqlValueFunction(f *pg_query.SQLValueFunction) (scalar.Expr, er
 		return text(b.sess.database), nil
 	case pg_query.SQLValueFunctionOp_SVFOP_CURRENT_SCHEMA:
 		return text(catalog.DefaultSchema), nil
+	case pg_query.SQLValueFunctionOp_SVFOP_SESSION_USER:
+		return text(b.sess.user), nil
 	}
-	return text(b.sess.user), nil
+	return text(b.sess.current), nil
 }

@@ -212,6 +212,7 @@ func (b *binder) rangeVar(rv *pg_query.RangeVar, parent *scope) (*fromItem, erro
 		return nil, pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", name).WithPosition(loc(rv.Location))
 	}
 	b.deps[obj.ID] = true
+	b.require(obj, catalog.PrivSelect)
 	var node planner.Node
 	switch obj.Kind {
 	case catalog.KindTable, catalog.KindMaterializedView, catalog.KindSubsource:
@@ -609,7 +610,7 @@ func (b *binder) rangeFunction(rf *pg_query.RangeFunction, left *scope, parent *
 
 // fromFuncArgs binds the name and arguments of a function call in FROM.
 func (b *binder) fromFuncArgs(fc *pg_query.FuncCall, c *exprCtx) (string, []scalar.Expr, error) {
-	name, err := funcName(fc.Funcname)
+	name, err := b.callableName(fc.Funcname)
 	if err != nil {
 		return "", nil, withPosition(err, loc(fc.Location))
 	}

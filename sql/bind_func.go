@@ -14,7 +14,7 @@ import (
 
 func (b *binder) funcCall(fc *pg_query.FuncCall, c *exprCtx) (scalar.Expr, error) {
 	pos := loc(fc.Location)
-	name, err := funcName(fc.Funcname)
+	name, err := b.callableName(fc.Funcname)
 	if err != nil {
 		return nil, withPosition(err, pos)
 	}
@@ -90,7 +90,9 @@ func (b *binder) sessionFunc(name string, nargs int) (scalar.Expr, bool) {
 		return name64(b.sess.database), true
 	case "current_schema":
 		return name64(catalog.DefaultSchema), true
-	case "current_user", "session_user", "user", "current_role":
+	case "current_user", "user", "current_role":
+		return name64(b.sess.current), true
+	case "session_user":
 		return name64(b.sess.user), true
 	}
 	return nil, false

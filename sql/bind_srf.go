@@ -120,7 +120,7 @@ func (b *binder) liftedFunctions(rf *pg_query.RangeFunction, left *scope, parent
 	var cols []planner.Column
 	for i, f := range rf.Functions {
 		fc := f.GetList().Items[0].GetFuncCall()
-		name, err := funcName(fc.Funcname)
+		name, err := b.callableName(fc.Funcname)
 		if err != nil {
 			return nil, withPosition(err, loc(fc.Location))
 		}

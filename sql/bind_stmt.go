@@ -11,8 +11,21 @@ import (
 	"github.com/streamdb/streamdb/types"
 )
 
-// bindStatement dispatches on the statement kind.
+// bindStatement binds a statement and records the privileges it needs.
 func (s *session) bindStatement(cat *catalog.Catalog, raw *rawStatement, params []types.Type) (*boundStmt, error) {
+	needs := &privNeeds{}
+	s.info.needs = needs
+	defer func() { s.info.needs = nil }()
+	b, err := s.bindKind(cat, raw, params)
+	if err != nil {
+		return nil, err
+	}
+	b.needs = needs.list
+	return b, nil
+}
+
+// bindKind dispatches on the statement kind.
+func (s *session) bindKind(cat *catalog.Catalog, raw *rawStatement, params []types.Type) (*boundStmt, error) {
 	if raw.ours != nil {
 		return s.bindStreamdb(cat, raw, params)
 	}
@@ -54,8 +67,26 @@ func (s *session) bindStatement(cat *catalog.Catalog, raw *rawStatement, params 
 		return s.bindCreateSchema(n.GetCreateSchemaStmt())
 	case n.GetRefreshMatViewStmt() != nil:
 		return s.bindRefresh(cat, n.GetRefreshMatViewStmt())
+	case n.GetRenameStmt() != nil && n.GetRenameStmt().RenameType == pg_query.ObjectType_OBJECT_ROLE:
+		return s.bindRenameRole(n.GetRenameStmt())
 	case n.GetRenameStmt() != nil:
 		return s.bindRename(cat, n.GetRenameStmt())
+	case n.GetCreateRoleStmt() != nil:
+		return s.bindCreateRole(n.GetCreateRoleStmt())
+	case n.GetAlterRoleStmt() != nil:
+		return s.bindAlterRole(n.GetAlterRoleStmt())
+	case n.GetDropRoleStmt() != nil:
+		return s.bindDropRole(n.GetDropRoleStmt())
+	case n.GetGrantRoleStmt() != nil:
+		return s.bindGrantRole(n.GetGrantRoleStmt())
+	case n.GetGrantStmt() != nil:
+		return s.bindGrant(n.GetGrantStmt())
+	case n.GetDropOwnedStmt() != nil:
+		return s.bindDropOwned(n.GetDropOwnedStmt())
+	case n.GetReassignOwnedStmt() != nil:
+		return s.bindReassignOwned(n.GetReassignOwnedStmt())
+	case n.GetAlterTableStmt() != nil && isOwnerChange(n.GetAlterTableStmt()):
+		return s.bindAlterOwner(n.GetAlterTableStmt())
 	case n.GetTransactionStmt() != nil:
 		return s.bindTransaction(n.GetTransactionStmt())
 	case n.GetVariableSetStmt() != nil:
@@ -71,7 +102,8 @@ func (s *session) bindStatement(cat *catalog.Catalog, raw *rawStatement, params 
 			if s.txn != nil && !s.txn.implicit {
 				return nil, pgerr.New(pgerr.ActiveSQLTransaction, "DISCARD ALL cannot run inside a transaction block")
 			}
-			s.info.settings = newSettings(s.info.user).withNames(s.info.settings.names)
+			s.resetRole()
+			s.info.settings = s.info.sessionSettings().withNames(s.info.settings.names)
 			clear(s.parsed)
 			clear(s.bound)
 			return commandResult("DISCARD ALL"), nil

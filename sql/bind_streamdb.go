@@ -31,6 +31,12 @@ func (s *session) bindStreamdb(cat *catalog.Catalog, raw *rawStatement, params [
 		return s.bindCreateConnection(raw, st)
 	case *parser.CreateSecret:
 		return s.bindCreateSecret(st)
+	case *parser.AlterSecret:
+		return s.bindAlterSecret(st)
+	case *parser.AlterOwner:
+		return s.bindAlterOwnerOf(st)
+	case *parser.Grant:
+		return s.bindGrantUsage(st)
 	case *parser.AlterSource:
 		return s.bindAlterSource(st)
 	case *parser.Drop:
@@ -250,6 +256,9 @@ func (s *session) bindShowCreate(cat *catalog.Catalog, st *parser.ShowCreate) (*
 		if o.Kind != kind {
 			return nil, pgerr.New(pgerr.WrongObjectType, "%q is not a %s", n, kind)
 		}
+		if cat := s.e.snapshot().Catalog(); !mayDescribe(cat, s.info.role, o) {
+			return nil, errPermission(o)
+		}
 		return &rowsResult{rows: []types.Row{{types.NewText(catalog.Qualify(o.Schema, o.Name)), types.NewText(o.SQL)}}, tag: "SHOW"}, nil
 	}}, nil
 }
@@ -280,11 +289,15 @@ func (s *session) bindCreateDefaultIndex(cat *catalog.Catalog, raw *rawStatement
 			if taken, err := tx.NameTaken(obj.Name, ifNotExists, notice); taken || err != nil {
 				return err
 			}
-			if _, ok := tx.Catalog().ByID(obj.On); !ok {
+			on, ok := tx.Catalog().ByID(obj.On)
+			if !ok {
 				return pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", name)
 			}
+			if err := requireOwner(tx.Catalog(), s.info.role, on); err != nil {
+				return err
+			}
 			o := *obj
-			o.ID = tx.NextID()
+			o.ID, o.Owner = tx.NextID(), on.OwnerID()
 			return tx.Create(ctx, &o)
 		})
 	}), nil
@@ -318,6 +331,9 @@ func (s *session) bindExplainFor(cat *catalog.Catalog, st *parser.Explain, param
 		}
 		if o.Kind != catalog.KindView && o.Kind != catalog.KindMaterializedView {
 			return nil, pgerr.New(pgerr.WrongObjectType, "%q is not a view or materialized view", name)
+		}
+		if !mayDescribe(cat, s.info.role, o) {
+			return nil, errPermission(o)
 		}
 		sel, _, err := viewDefinition(o.SQL)
 		if err != nil {

@@ -307,6 +307,20 @@ func (b *binder) updatePlan(up *pg_query.UpdateStmt, obj *catalog.Object, alias 
 		set[idx] = true
 		exprs[idx] = ce
 	}
+	// UPDATE needs SELECT too when it reads the table's columns, as in
+	// PostgreSQL: in a WHERE or FROM, or in a value it assigns.
+	privs := catalog.PrivUpdate
+	if up.WhereClause != nil || len(up.FromClause) > 0 {
+		privs |= catalog.PrivSelect
+	}
+	for idx := range set {
+		for _, c := range scalar.ColumnsUsed(exprs[idx]) {
+			if c < len(obj.Columns) {
+				privs |= catalog.PrivSelect
+			}
+		}
+	}
+	b.require(obj, privs)
 	var out planner.Node = &planner.Project{Input: node, Exprs: exprs, Cols: planColumnsOf(exprs)}
 	if len(up.FromClause) > 0 {
 		out = onePerKey(out, len(obj.Columns))
@@ -377,6 +391,11 @@ func onePerKey(n planner.Node, keyCol int) planner.Node {
 func (b *binder) deletePlan(del *pg_query.DeleteStmt, obj *catalog.Object, alias string) (planner.Node, error) {
 	g := keyedGet(b, obj)
 	b.deps[obj.ID] = true
+	if del.WhereClause != nil || len(del.UsingClause) > 0 {
+		b.require(obj, catalog.PrivDelete|catalog.PrivSelect)
+	} else {
+		b.require(obj, catalog.PrivDelete)
+	}
 	s := tableScope(obj, alias)
 	node, err := b.joinOthers(g, s, obj, del.UsingClause)
 	if err != nil {

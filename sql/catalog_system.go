@@ -1,6 +1,8 @@
 package sql
 
 import (
+	"cmp"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -56,6 +58,9 @@ func (b *binder) systemRelation(rv *pg_query.RangeVar, alias string) (fi *fromIt
 	}
 	if b.inView {
 		return nil, true, pgerr.New(pgerr.FeatureNotSupported, "views cannot read system catalog %s.%s", t.Schema, t.Name).WithPosition(loc(rv.Location))
+	}
+	if t.SuperuserOnly {
+		b.requireSuperuser(t.Name)
 	}
 	cols := make([]planner.Column, len(t.Columns))
 	for i, c := range t.Columns {
@@ -125,10 +130,11 @@ func (v *catalogView) load() ([]*pgcatalog.Relation, map[uint32]*pgcatalog.Relat
 	}
 	v.version, v.rels, v.byOID = cat.Version, nil, map[uint32]*pgcatalog.Relation{}
 	for o := range cat.All() {
-		if o.Kind == catalog.KindConnection || o.Kind == catalog.KindSecret {
+		if o.Kind == catalog.KindRole || o.Kind == catalog.KindDatabase || o.Kind == catalog.KindConnection || o.Kind == catalog.KindSecret {
 			continue // not relations
 		}
-		r := relationOf(o)
+		r := relationOf(cat, o)
+		r.DefinitionHidden = !mayDescribe(cat, v.s.info.role, o)
 		v.rels = append(v.rels, r)
 		v.byOID[r.OID] = r
 	}
@@ -152,9 +158,10 @@ func ownerColumn(t *pgcatalog.Relation, seq string) int {
 }
 
 // relationOf describes a catalog object for pgcatalog.
-func relationOf(o *catalog.Object) *pgcatalog.Relation {
+func relationOf(cat *catalog.Catalog, o *catalog.Object) *pgcatalog.Relation {
 	r := &pgcatalog.Relation{OID: uint32(o.ID), Schema: o.Schema, Name: o.Name, PrimaryKey: o.PrimaryKey,
-		On: uint32(o.On), KeyCols: o.KeyCols, Unique: o.Unique, Constraint: o.Constraint}
+		On: uint32(o.On), KeyCols: o.KeyCols, Unique: o.Unique, Constraint: o.Constraint,
+		Owner: uint32(o.OwnerID()), ACL: cat.ACLText(o)}
 	switch o.Kind {
 	case catalog.KindTable:
 		r.Kind = pgcatalog.KindTable
@@ -290,6 +297,45 @@ func (v *catalogView) Database() string { return v.s.info.database }
 
 // User implements pgcatalog.Source.
 func (v *catalogView) User() string { return v.s.info.user }
+
+// Roles implements pgcatalog.Source.
+func (v *catalogView) Roles() []*pgcatalog.Role {
+	cat := v.snapshot().Catalog()
+	roles := cat.Roles()
+	out := make([]*pgcatalog.Role, 0, len(roles))
+	for _, o := range roles {
+		d := o.RoleDef
+		r := &pgcatalog.Role{OID: uint32(o.ID), Name: o.Name, Super: d.Super, Inherit: d.Inherit, CreateRole: d.CreateRole,
+			CreateDB: d.CreateDB, Login: d.Login, Replication: d.Replication, BypassRLS: d.BypassRLS, ConnLimit: d.ConnLimit,
+			Password: d.Password}
+		if d.ValidUntil != 0 {
+			r.ValidUntil = time.UnixMicro(d.ValidUntil)
+		}
+		for _, m := range d.MemberOf {
+			r.MemberOf = append(r.MemberOf, pgcatalog.Membership{Role: uint32(m.Role), Grantor: uint32(m.Grantor), Admin: m.Admin})
+		}
+		out = append(out, r)
+	}
+	slices.SortFunc(out, func(a, b *pgcatalog.Role) int { return cmp.Compare(a.OID, b.OID) })
+	return out
+}
+
+// DatabaseOwner implements pgcatalog.Source.
+func (v *catalogView) DatabaseOwner() uint32 {
+	if db, ok := v.snapshot().Catalog().Database(); ok {
+		return uint32(db.OwnerID())
+	}
+	return uint32(catalog.BootstrapRoleID)
+}
+
+// DatabaseACL implements pgcatalog.Source.
+func (v *catalogView) DatabaseACL() []string {
+	cat := v.snapshot().Catalog()
+	if db, ok := cat.Database(); ok {
+		return cat.ACLText(db)
+	}
+	return nil
+}
 
 // ObjectName implements types.ObjectNames.
 func (v *catalogView) ObjectName(f types.Family, oid uint32) (string, bool) {

@@ -38,7 +38,8 @@ func (s *session) ddlAllowed(tag string) error {
 // undoableKinds are the objects a transaction block may create, drop or
 // rename: their undo puts everything back. Sources, sinks, connections
 // and secrets reach outside and run only outside a block.
-var undoableKinds = map[catalog.ObjectKind]bool{catalog.KindTable: true, catalog.KindView: true, catalog.KindMaterializedView: true, catalog.KindIndex: true, catalog.KindSequence: true}
+var undoableKinds = map[catalog.ObjectKind]bool{catalog.KindTable: true, catalog.KindView: true, catalog.KindMaterializedView: true, catalog.KindIndex: true, catalog.KindSequence: true,
+	catalog.KindRole: true}
 
 // undoStep takes back one catalog change of a transaction block.
 type undoStep struct {
@@ -56,6 +57,7 @@ func (s *session) submitDDL(ctx context.Context, fn func(ctx context.Context, tx
 	inBlock := s.txn != nil && !s.txn.implicit
 	err := s.e.eng.RunDDL(ctx, func(ctx context.Context, tx *engine.DDL) error {
 		notices, step = notices[:0], undoStep{}
+		tx.SetOwner(s.info.role)
 		if err := fn(ctx, tx, func(n *pgerr.Error) { notices = append(notices, n) }); err != nil {
 			return err
 		}

@@ -29,11 +29,30 @@ import (
 // returns a copyOut result that formats rows into CopyData as pgwire asks
 // for them.
 
+// copyFileError is the error of COPY to or from a server file or
+// program (see server_access.go): PostgreSQL's for a role that is not a
+// superuser, 0A000 for a superuser.
+func (s *session) copyFileError(cat *catalog.Catalog, cs *pg_query.CopyStmt) error {
+	hint := "Use COPY … FROM STDIN or COPY … TO STDOUT; psql's \\copy reads and writes client-side files that way."
+	if cat.IsSuperuser(s.info.role) {
+		return pgerr.New(pgerr.FeatureNotSupported, "COPY to or from a file or program is not supported").WithHint("%s", hint)
+	}
+	var err *pgerr.Error
+	switch {
+	case cs.IsProgram:
+		err = pgerr.New(pgerr.InsufficientPrivilege, "must be superuser or have privileges of the pg_execute_server_program role to COPY to or from an external program")
+	case cs.IsFrom:
+		err = pgerr.New(pgerr.InsufficientPrivilege, "must be superuser or have privileges of the pg_read_server_files role to COPY from a file")
+	default:
+		err = pgerr.New(pgerr.InsufficientPrivilege, "must be superuser or have privileges of the pg_write_server_files role to COPY to a file")
+	}
+	return err.WithHint("Anyone can COPY to stdout or from stdin. psql's \\copy command also works for anyone.")
+}
+
 // bindCopy binds a COPY statement.
 func (s *session) bindCopy(cat *catalog.Catalog, raw *rawStatement, cs *pg_query.CopyStmt) (*boundStmt, error) {
 	if cs.Filename != "" || cs.IsProgram {
-		return nil, pgerr.New(pgerr.FeatureNotSupported, "COPY to or from a file or program is not supported").
-			WithHint("Use COPY … FROM STDIN or COPY … TO STDOUT; psql's \\copy reads and writes client-side files that way.")
+		return nil, s.copyFileError(cat, cs)
 	}
 	if cs.WhereClause != nil {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "COPY FROM … WHERE is not supported")
@@ -208,6 +227,7 @@ func (s *session) bindCopyFrom(cat *catalog.Catalog, cs *pg_query.CopyStmt, f co
 		return nil, err
 	}
 	b := newBinder(cat, &s.info, nil)
+	b.require(obj, catalog.PrivInsert)
 	listed := map[int]bool{}
 	for _, c := range cols {
 		listed[c] = true

@@ -28,6 +28,9 @@ func (s *session) bindCreateTableAsSelect(raw *rawStatement, ct *pg_query.Create
 		if err := s.ddlAllowed("CREATE TABLE AS"); err != nil {
 			return nil, err
 		}
+		if err := requireCreate(s.e.snapshot().Catalog(), s.info.role); err != nil {
+			return nil, err
+		}
 		var n int
 		err := s.submitDDL(ctx, func(ctx context.Context, tx *engine.DDL, notice func(*pgerr.Error)) error {
 			n = 0
@@ -36,6 +39,9 @@ func (s *session) bindCreateTableAsSelect(raw *rawStatement, ct *pg_query.Create
 			}
 			q, err := viewObject(tx.Catalog(), catalog.KindMaterializedView, name, raw.text, ct.Query, aliases)
 			if err != nil {
+				return err
+			}
+			if err := checkRead(tx.Catalog(), s.info.role, q.DependsOn); err != nil {
 				return err
 			}
 			for _, c := range q.Columns {

@@ -52,10 +52,18 @@ func checkSchema(rv *pg_query.RangeVar) error {
 	return nil
 }
 
+// ddl builds a catalog change's statement. A statement that creates an
+// object (but an index, which needs its table's ownership instead, and a
+// role, which needs CREATEROLE) needs CREATE on the database.
 func ddl(tag string, fn func(ctx context.Context, s *session) error) *boundStmt {
 	return &boundStmt{run: func(ctx context.Context, s *session, _ []types.Datum) (pgwire.Result, error) {
 		if err := s.ddlAllowed(tag); err != nil {
 			return nil, err
+		}
+		if strings.HasPrefix(tag, "CREATE ") && tag != "CREATE INDEX" && tag != "CREATE ROLE" {
+			if err := requireCreate(s.e.snapshot().Catalog(), s.info.role); err != nil {
+				return nil, err
+			}
 		}
 		if err := fn(ctx, s); err != nil {
 			return nil, err
@@ -322,7 +330,7 @@ func viewDefinition(sqlText string) (*pg_query.SelectStmt, []string, error) {
 // bindViewQuery binds a view's defining query against a catalog, in the
 // view context: no parameters, no statement-time functions.
 func bindViewQuery(cat *catalog.Catalog, sel *pg_query.SelectStmt) (*boundQuery, []uint64, error) {
-	b := newBinder(cat, &sessionInfo{user: "streamdb", database: "streamdb", settings: newSettings("streamdb")}, nil)
+	b := newBinder(cat, &sessionInfo{user: "streamdb", current: "streamdb", database: "streamdb", settings: newSettings("streamdb")}, nil)
 	b.inView = true
 	bq, err := b.selectStmt(sel, nil)
 	if err != nil {
@@ -468,6 +476,11 @@ func (s *session) bindCreateTableAs(cat *catalog.Catalog, raw *rawStatement, ct 
 			if err != nil {
 				return err
 			}
+			// The view's query runs now, and on as it is maintained, as
+			// its creator: who must be able to read what it reads.
+			if err := checkRead(tx.Catalog(), s.info.role, obj.DependsOn); err != nil {
+				return err
+			}
 			obj.ID = tx.NextID()
 			return tx.Create(ctx, obj)
 		})
@@ -527,11 +540,15 @@ func (s *session) bindCreateIndex(cat *catalog.Catalog, raw *rawStatement, is *p
 			if taken, err := tx.NameTaken(name, ifNotExists, notice); taken || err != nil {
 				return err
 			}
-			if _, ok := tx.Catalog().ByID(obj.On); !ok {
+			on, ok := tx.Catalog().ByID(obj.On)
+			if !ok {
 				return pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", is.Relation.Relname)
 			}
+			if err := requireOwner(tx.Catalog(), s.info.role, on); err != nil {
+				return err
+			}
 			o := *obj
-			o.ID = tx.NextID()
+			o.ID, o.Owner = tx.NextID(), on.OwnerID()
 			return tx.Create(ctx, &o)
 		})
 	}), nil
@@ -582,6 +599,9 @@ func (s *session) bindDrop(ds *pg_query.DropStmt) (*boundStmt, error) {
 				}
 				if obj.Kind != kind {
 					return errWrongKind(name, kind, obj.Kind)
+				}
+				if err := requireOwner(tx.Catalog(), s.info.role, obj); err != nil {
+					return err
 				}
 				if obj.Kind == catalog.KindSequence && obj.On != 0 {
 					if t, ok := tx.Catalog().ByID(obj.On); ok {

@@ -75,12 +75,16 @@ func (s *session) bindSet(vs *pg_query.VariableSetStmt) (*boundStmt, error) {
 	case pg_query.VariableSetKind_VAR_RESET_ALL:
 		return independent(nil, func(ctx context.Context, s *session, _ []types.Datum) (pgwire.Result, error) {
 			old := s.info.settings
-			s.info.settings = newSettings(s.info.user).withNames(old.names)
+			s.resetRole()
+			s.info.settings = s.info.sessionSettings().withNames(old.names)
 			s.reportChanges(old)
 			return commandResult("RESET"), nil
 		}), nil
 	}
 	reset := vs.Kind == pg_query.VariableSetKind_VAR_SET_DEFAULT || vs.Kind == pg_query.VariableSetKind_VAR_RESET
+	if name == "role" {
+		return bindSetRole(vs, reset)
+	}
 	value := ""
 	if !reset {
 		v, err := setValue(vs.Args)

@@ -68,6 +68,9 @@ func (s *session) bindRename(cat *catalog.Catalog, rs *pg_query.RenameStmt) (*bo
 			if k.kind != 0 && o.Kind != k.kind {
 				return pgerr.New(pgerr.WrongObjectType, "%q is not a %s", o.Name, k.kind)
 			}
+			if err := requireOwner(tx.Catalog(), s.info.role, o); err != nil {
+				return err
+			}
 			if !undoableKinds[o.Kind] {
 				return pgerr.New(pgerr.FeatureNotSupported, "renaming a %s is not supported", o.Kind)
 			}

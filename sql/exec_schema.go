@@ -18,7 +18,7 @@ import (
 func (s *session) bindCreateSchema(cs *pg_query.CreateSchemaStmt) (*boundStmt, error) {
 	name, ifNotExists := cs.Schemaname, cs.IfNotExists
 	if name == "" {
-		name = s.info.user
+		name = s.info.current
 	}
 	if len(cs.SchemaElts) > 0 {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "CREATE SCHEMA with elements is not supported")
@@ -51,8 +51,14 @@ func (s *session) bindRefresh(cat *catalog.Catalog, rs *pg_query.RefreshMatViewS
 	if rs.SkipData {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "REFRESH MATERIALIZED VIEW WITH NO DATA is not supported: materialized views are always current")
 	}
-	name := o.Name
+	name, id := o.Name, o.ID
 	return &boundStmt{run: func(ctx context.Context, s *session, _ []types.Datum) (pgwire.Result, error) {
+		cat := s.e.snapshot().Catalog()
+		if o, ok := cat.ByID(id); ok {
+			if err := requireOwner(cat, s.info.role, o); err != nil {
+				return nil, err
+			}
+		}
 		s.notice(pgerr.New(pgerr.SuccessfulCompletion, "materialized view %q is always current: REFRESH has nothing to do", name))
 		return commandResult("REFRESH MATERIALIZED VIEW"), nil
 	}}, nil

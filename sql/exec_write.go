@@ -134,6 +134,20 @@ func aliasOf(rv *pg_query.RangeVar) string {
 	return rv.Relname
 }
 
+// insertPrivileges is what an INSERT needs on its table: INSERT, and
+// SELECT for RETURNING, UPDATE and SELECT for ON CONFLICT DO UPDATE,
+// which reads the row it replaces.
+func insertPrivileges(ins *pg_query.InsertStmt) catalog.Privileges {
+	privs := catalog.PrivInsert
+	if len(ins.ReturningList) > 0 {
+		privs |= catalog.PrivSelect
+	}
+	if oc := ins.OnConflictClause; oc != nil && oc.Action == pg_query.OnConflictAction_ONCONFLICT_UPDATE {
+		privs |= catalog.PrivUpdate | catalog.PrivSelect
+	}
+	return privs
+}
+
 func (s *session) bindInsert(cat *catalog.Catalog, ins *pg_query.InsertStmt, params []types.Type) (*boundStmt, error) {
 	if ins.WithClause != nil {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "WITH in INSERT is not supported")
@@ -143,6 +157,7 @@ func (s *session) bindInsert(cat *catalog.Catalog, ins *pg_query.InsertStmt, par
 		return nil, err
 	}
 	b := newBinder(cat, &s.info, params)
+	b.require(obj, insertPrivileges(ins))
 	var up *upsert
 	if ins.OnConflictClause != nil {
 		if up, err = b.onConflict(ins.OnConflictClause, obj, aliasOf(ins.Relation)); err != nil {
@@ -306,6 +321,9 @@ func (s *session) bindUpdate(cat *catalog.Catalog, up *pg_query.UpdateStmt, para
 		return nil, err
 	}
 	b := newBinder(cat, &s.info, params)
+	if len(up.ReturningList) > 0 {
+		b.require(obj, catalog.PrivSelect)
+	}
 	plan, err := b.updatePlan(up, obj, aliasOf(up.Relation))
 	if err != nil {
 		return nil, err
@@ -382,6 +400,9 @@ func (s *session) bindDelete(cat *catalog.Catalog, del *pg_query.DeleteStmt, par
 		return nil, err
 	}
 	b := newBinder(cat, &s.info, params)
+	if len(del.ReturningList) > 0 {
+		b.require(obj, catalog.PrivSelect)
+	}
 	plan, err := b.deletePlan(del, obj, aliasOf(del.Relation))
 	if err != nil {
 		return nil, err

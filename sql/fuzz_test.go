@@ -46,7 +46,7 @@ func FuzzBindSQL(f *testing.F) {
 		f.Add(s)
 	}
 	cat := fuzzCatalog()
-	sess := &session{info: sessionInfo{user: "fuzz", database: "fuzz", settings: newSettings("fuzz")}}
+	sess := &session{info: sessionInfo{user: "fuzz", current: "fuzz", database: "fuzz", settings: newSettings("fuzz")}}
 	f.Fuzz(func(t *testing.T, sql string) {
 		raws, err := parseQuery(sql)
 		if err != nil {

@@ -14,7 +14,7 @@ import (
 // dataflow and run it for one tick over a small input.
 func BenchmarkPlanSelect(b *testing.B) {
 	cat := fuzzCatalog()
-	sess := &session{info: sessionInfo{user: "bench", database: "bench", settings: newSettings("bench")}}
+	sess := &session{info: sessionInfo{user: "bench", current: "bench", database: "bench", settings: newSettings("bench")}}
 	const sql = "SELECT a + 1, b FROM t WHERE a > 3 AND b <> 'x' AND EXISTS (SELECT 1 FROM u WHERE u.a = t.a) ORDER BY 1 LIMIT 10"
 	rows := dataflow.Batch{}
 	for i := 0; i < 30; i++ {

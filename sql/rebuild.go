@@ -8,6 +8,7 @@ import (
 
 	"github.com/streamdb/streamdb/catalog"
 	"github.com/streamdb/streamdb/engine"
+	"github.com/streamdb/streamdb/internal/egress"
 	"github.com/streamdb/streamdb/planner"
 	"github.com/streamdb/streamdb/sinks"
 	"github.com/streamdb/streamdb/sources"
@@ -19,6 +20,8 @@ import (
 // source's runtime.
 type binderHooks struct {
 	log *slog.Logger
+	// egress is the server's egress policy, which a source's dials obey.
+	egress *egress.Policy
 }
 
 var _ engine.Binder = binderHooks{}
@@ -52,7 +55,7 @@ func (h binderHooks) OpenSource(cat *catalog.Catalog, o *catalog.Object) (source
 	if cs.Postgres != nil {
 		return openPostgres(cat, o, h.log)
 	}
-	spec, err := buildSource(cat, cs, o.StartTimestamp, h.log)
+	spec, err := buildSource(cat, cs, o.StartTimestamp, h.log, h.egress)
 	if err != nil {
 		return nil, err
 	}
@@ -70,7 +73,7 @@ func (h binderHooks) OpenSink(cat *catalog.Catalog, o *catalog.Object, instance 
 	if !ok {
 		return nil, fmt.Errorf("stored sink is not a CREATE SINK statement")
 	}
-	spec, err := buildSink(cat, cs, o.ID, instance, h.log)
+	spec, err := buildSink(cat, cs, o.ID, instance, h.log, h.egress)
 	if err != nil {
 		return nil, err
 	}

@@ -15,6 +15,24 @@ import (
 	"github.com/streamdb/streamdb/types"
 )
 
+// sequencePrivilege checks what a sequence function needs, as in
+// PostgreSQL: nextval USAGE or UPDATE, setval UPDATE, currval and
+// lastval SELECT or USAGE. A serial column's default calls nextval, so
+// inserting into such a table takes USAGE on its sequence too.
+func sequencePrivilege(cat *catalog.Catalog, role uint64, o *catalog.Object, fn string) error {
+	need := catalog.PrivSelect | catalog.PrivUsage
+	switch fn {
+	case "nextval":
+		need = catalog.PrivUsage | catalog.PrivUpdate
+	case "setval":
+		need = catalog.PrivUpdate
+	}
+	if cat.Privileges(role, o)&need == 0 {
+		return errPermission(o)
+	}
+	return nil
+}
+
 // Sequence implements scalar.Session: nextval, currval, setval and
 // lastval for the sequence with the OID (unused by lastval).
 func (v *catalogView) Sequence(fn string, oid uint32, value int64, called bool) (int64, error) {
@@ -31,6 +49,9 @@ func (v *catalogView) Sequence(fn string, oid uint32, value int64, called bool) 
 	}
 	if o.Kind != catalog.KindSequence {
 		return 0, pgerr.New(pgerr.WrongObjectType, "%q is not a sequence", o.Name)
+	}
+	if err := sequencePrivilege(v.snapshot().Catalog(), s.info.role, o, fn); err != nil {
+		return 0, err
 	}
 	c := s.e.eng
 	switch fn {

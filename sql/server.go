@@ -3,10 +3,14 @@ package sql
 import (
 	"context"
 	"log/slog"
+	"os"
 	"sync"
 	"time"
 
 	"github.com/streamdb/streamdb/engine"
+	"github.com/streamdb/streamdb/internal/authfile"
+	"github.com/streamdb/streamdb/internal/egress"
+	"github.com/streamdb/streamdb/internal/secretkey"
 	"github.com/streamdb/streamdb/pgwire"
 	"golang.org/x/sync/errgroup"
 )
@@ -33,6 +37,13 @@ type Config struct {
 	// StorageFiles bounds the files the store keeps open; 0 keeps the
 	// store's default.
 	StorageFiles int
+	// Egress limits the hosts connections may reach (--allow-egress);
+	// nil allows every host.
+	Egress *egress.Policy
+	// InitialPassword is the password the superuser streamdb gets at
+	// first start (STREAMDB_PASSWORD); empty generates one into
+	// <data-dir>/initial-password (see internal/authfile).
+	InitialPassword string
 }
 
 // Frontend is streamdb's SQL front end: it opens sessions for pgwire
@@ -46,6 +57,10 @@ type Frontend struct {
 	// advisory holds the advisory locks, notify routes NOTIFY.
 	advisory *advisoryLocks
 	notify   *notifyHub
+	// mockNonce is MockNonce's secret.
+	mockNonce []byte
+	// egress is Config.Egress.
+	egress *egress.Policy
 
 	mu       sync.Mutex
 	sessions map[uint32]*session
@@ -62,10 +77,24 @@ func Open(ctx context.Context, cfg Config) (*Frontend, error) {
 	if log == nil {
 		log = slog.Default()
 	}
-	eng, err := engine.Open(ctx, engine.Config{DataDir: cfg.DataDir, Logger: log, Binder: binderHooks{log: log},
+	// The directory holds the key and the store: only the server's user
+	// may read it, as PostgreSQL requires of its data directory.
+	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
+		return nil, err
+	}
+	key, err := secretkey.Open(cfg.DataDir)
+	if err != nil {
+		return nil, err
+	}
+	eng, err := engine.Open(ctx, engine.Config{DataDir: cfg.DataDir, Logger: log, Binder: binderHooks{log: log, egress: cfg.Egress}, Keyring: key,
 		FeedBufferBytes: cfg.SubscribeBufferBytes, RetainHistory: cfg.RetainHistory, RetainHistoryBytes: cfg.RetainHistoryBytes,
 		StorageFiles: cfg.StorageFiles})
 	if err != nil {
+		return nil, err
+	}
+	nonce, err := bootstrap(ctx, eng, cfg.DataDir, cfg.InitialPassword, log)
+	if err != nil {
+		eng.Close()
 		return nil, err
 	}
 	limit := cfg.MemoryLimit
@@ -73,7 +102,7 @@ func Open(ctx context.Context, cfg Config) (*Frontend, error) {
 		limit = defaultMemoryLimit()
 	}
 	e := &Frontend{eng: eng, log: log, started: time.Now(), sessions: map[uint32]*session{}, guard: newMemoryGuard(limit), logParams: cfg.LogParameters,
-		advisory: newAdvisoryLocks(), notify: newNotifyHub()}
+		advisory: newAdvisoryLocks(), notify: newNotifyHub(), mockNonce: nonce, egress: cfg.Egress}
 	return e, nil
 }
 
@@ -102,14 +131,35 @@ func (e *Frontend) Close() error { return e.eng.Close() }
 
 // Connect opens a session for a client (pgwire.Engine).
 func (e *Frontend) Connect(ctx context.Context, st pgwire.Startup) (pgwire.Session, error) {
-	s := newSession(e, st)
+	user := st.User
+	if user == "" {
+		user = authfile.Superuser
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	role, err := e.loginRole(e.snapshot().Catalog(), user, st.Database)
+	if err != nil {
+		return nil, err
+	}
+	s := newSession(e, st, role)
 	if err := s.applyStartupParams(st.Params); err != nil {
 		return nil, err
 	}
-	e.mu.Lock()
 	e.sessions[st.ProcessID] = s
-	e.mu.Unlock()
 	return s, nil
+}
+
+// sessionsOf returns the open sessions of a role.
+func (e *Frontend) sessionsOf(role uint64) []*session {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var out []*session
+	for _, s := range e.sessions {
+		if s.info.loginRole == role {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 func (e *Frontend) forget(s *session) {

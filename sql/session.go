@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/streamdb/streamdb/catalog"
 	"github.com/streamdb/streamdb/pgerr"
 	"github.com/streamdb/streamdb/pgwire"
 	"github.com/streamdb/streamdb/types"
@@ -53,11 +54,8 @@ const (
 	txnFailed
 )
 
-func newSession(e *Frontend, st pgwire.Startup) *session {
-	user := st.User
-	if user == "" {
-		user = "streamdb"
-	}
+func newSession(e *Frontend, st pgwire.Startup, role *catalog.Object) *session {
+	user := role.Name
 	db := st.Database
 	if db == "" {
 		db = user
@@ -71,7 +69,8 @@ func newSession(e *Frontend, st pgwire.Startup) *session {
 		parsed:   map[string][]rawStatement{},
 		bound:    map[bindKey]*boundStmt{},
 	}
-	s.info = sessionInfo{user: user, database: db, settings: newSettings(user)}
+	s.info = sessionInfo{user: user, database: db, role: role.ID, current: user, loginRole: role.ID, super: role.RoleDef.Super}
+	s.info.settings = s.info.sessionSettings()
 	s.info.settings = s.info.settings.withNames(s.catalogView(nil))
 	return s
 }

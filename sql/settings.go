@@ -58,6 +58,7 @@ var settingDefs = []settingDef{
 	{name: "lc_time", def: "C", desc: "Sets the locale for formatting date and time values."},
 	{name: "lock_timeout", def: "0", desc: "Sets the maximum allowed duration of any wait for a lock."},
 	{name: "max_identifier_length", def: "63", readOnly: true, desc: "Shows the maximum identifier length."},
+	{name: "role", def: "none", desc: "Sets the current role."},
 	{name: "search_path", def: `"$user", public`, desc: "Sets the schema search order for names that are not schema-qualified."},
 	{name: "server_encoding", def: "UTF8", reported: true, readOnly: true, desc: "Shows the server (database) character set encoding."},
 	{name: "server_version", def: serverVersion, reported: true, readOnly: true, desc: "Shows the server version."},
@@ -95,6 +96,17 @@ func newSettings(user string) *settings {
 	}
 	s.values[settingIndex["session_authorization"]] = user
 	s.text = s.buildText()
+	return s
+}
+
+// sessionSettings returns a session's default settings: newSettings for
+// its user, with is_superuser saying whether the role it logged in as is
+// a superuser.
+func (i *sessionInfo) sessionSettings() *settings {
+	s := newSettings(i.user)
+	if !i.super {
+		s.values[settingIndex["is_superuser"]] = "off"
+	}
 	return s
 }
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/streamdb/streamdb/catalog"
 	"github.com/streamdb/streamdb/engine"
+	"github.com/streamdb/streamdb/internal/egress"
 	"github.com/streamdb/streamdb/pgerr"
 	"github.com/streamdb/streamdb/sinks"
 	"github.com/streamdb/streamdb/sinks/kafka"
@@ -25,8 +26,8 @@ type sinkSpec struct {
 
 // buildSink resolves a CREATE SINK statement for the sink with catalog id
 // id. instance is the engine's InstanceID, which the sink's Kafka
-// transactional id includes.
-func buildSink(cat *catalog.Catalog, st *parser.CreateSink, id uint64, instance string, log *slog.Logger) (*sinkSpec, error) {
+// transactional id includes; egress checks every broker it dials.
+func buildSink(cat *catalog.Catalog, st *parser.CreateSink, id uint64, instance string, log *slog.Logger, egress *egress.Policy) (*sinkSpec, error) {
 	from, name, ok := resolveName(cat, st.From)
 	if !ok {
 		return nil, pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", name).WithPosition(int(st.From.Pos()) + 1)
@@ -46,6 +47,9 @@ func buildSink(cat *catalog.Catalog, st *parser.CreateSink, id uint64, instance 
 	}
 	if cfg.Connection, err = kafkaConnection(cat, conn.Kafka); err != nil {
 		return nil, err
+	}
+	if egress != nil {
+		cfg.Dial = egress.Dial
 	}
 	if conn.Kafka.ProgressTopic != nil {
 		cfg.ProgressTopic = conn.Kafka.ProgressTopic.Value
@@ -123,8 +127,16 @@ func (s *session) bindCreateSink(raw *rawStatement, st *parser.CreateSink) (*bou
 				return pgerr.New(pgerr.DuplicateObject, "sink %q already exists", name)
 			}
 			id := tx.NextID()
-			spec, err := buildSink(tx.Catalog(), st, id, s.e.eng.InstanceID(), s.e.log)
+			spec, err := buildSink(tx.Catalog(), st, id, s.e.eng.InstanceID(), s.e.log, s.e.egress)
 			if err != nil {
+				return err
+			}
+			// A sink writes its relation out as its creator could read
+			// it: SELECT on the relation, USAGE on the connection.
+			if err := checkRead(tx.Catalog(), s.info.role, []uint64{spec.from.ID}); err != nil {
+				return err
+			}
+			if err := s.checkUsage(tx.Catalog(), []uint64{spec.conn.ID}); err != nil {
 				return err
 			}
 			return tx.CreateSink(ctx, engine.SinkDef{ID: id, Name: name, SQL: raw.text, From: spec.from.ID,

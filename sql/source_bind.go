@@ -9,6 +9,7 @@ import (
 
 	"github.com/streamdb/streamdb/catalog"
 	"github.com/streamdb/streamdb/engine"
+	"github.com/streamdb/streamdb/internal/egress"
 	"github.com/streamdb/streamdb/internal/kafkaconn"
 	"github.com/streamdb/streamdb/pgerr"
 	"github.com/streamdb/streamdb/pgwire"
@@ -38,13 +39,14 @@ type sourceSpec struct {
 }
 
 // buildSource resolves a CREATE SOURCE statement. startTimestamp is what
-// a relative START TIMESTAMP stands for (see relativeStart).
-func buildSource(cat *catalog.Catalog, st *parser.CreateSource, startTimestamp int64, log *slog.Logger) (*sourceSpec, error) {
+// a relative START TIMESTAMP stands for (see relativeStart); the source
+// dials through egress, the server's egress policy.
+func buildSource(cat *catalog.Catalog, st *parser.CreateSource, startTimestamp int64, log *slog.Logger, egress *egress.Policy) (*sourceSpec, error) {
 	switch {
 	case st.LoadGenerator != nil:
 		return buildLoadGenerator(st)
 	case st.Kafka != nil:
-		return buildKafka(cat, st, startTimestamp, log)
+		return buildKafka(cat, st, startTimestamp, log, egress)
 	}
 	return nil, pgerr.New(pgerr.FeatureNotSupported, "PostgreSQL sources are not supported yet")
 }
@@ -153,12 +155,17 @@ func secretValue(cat *catalog.Catalog, v *parser.StringOrSecret) (string, error)
 	return secretByName(cat, v.Secret)
 }
 
+// secretByName returns the plaintext of the secret a connection names,
+// for a source or sink to connect with: when it is created, and again
+// when the engine rebuilds it on start. The value is sealed in the
+// catalog and opened here (catalog.Catalog.SecretValue); it must go
+// nowhere but into the client that connects with it.
 func secretByName(cat *catalog.Catalog, name parser.Name) (string, error) {
 	o, n, ok := resolveName(cat, name)
 	if !ok || o.Kind != catalog.KindSecret {
 		return "", pgerr.New(pgerr.UndefinedObject, "secret %q does not exist", n)
 	}
-	return o.Secret, nil
+	return cat.SecretValue(o)
 }
 
 // relativeStart resolves a relative (negative) START TIMESTAMP against now,
@@ -173,7 +180,7 @@ func relativeStart(st *parser.CreateSource, now time.Time) int64 {
 	return max(now.UnixMilli()+st.Kafka.StartTimestamp.Value, 0)
 }
 
-func buildKafka(cat *catalog.Catalog, st *parser.CreateSource, startTimestamp int64, log *slog.Logger) (*sourceSpec, error) {
+func buildKafka(cat *catalog.Catalog, st *parser.CreateSource, startTimestamp int64, log *slog.Logger, egress *egress.Policy) (*sourceSpec, error) {
 	k := st.Kafka
 	connObj, conn, err := connectionStatement(cat, k.Connection)
 	if err != nil {
@@ -185,6 +192,9 @@ func buildKafka(cat *catalog.Catalog, st *parser.CreateSource, startTimestamp in
 	cfg := kafka.Config{Name: st.Name.String(), Topic: k.Topic.Value, StartTimestamp: -1, Logger: log.With("source", st.Name.String())}
 	if cfg.Connection, err = kafkaConnection(cat, conn.Kafka); err != nil {
 		return nil, err
+	}
+	if egress != nil {
+		cfg.Dial = egress.Dial
 	}
 	for _, o := range k.StartOffset {
 		cfg.StartOffsets = append(cfg.StartOffsets, o.Value)
@@ -359,7 +369,7 @@ func (s *session) bindCreateSource(raw *rawStatement, st *parser.CreateSource) (
 		// on the session's goroutine: the catalog change runs on the
 		// engine's, which must not wait for a broker.
 		if cat := s.e.snapshot().Catalog(); !st.IfNotExists || !nameHeld(cat, name) {
-			if spec, err := buildSource(cat, st, start, s.e.log); err == nil && spec.prepare != nil {
+			if spec, err := buildSource(cat, st, start, s.e.log, s.e.egress); err == nil && spec.prepare != nil {
 				msg, err := spec.prepare(ctx)
 				if err != nil {
 					return err
@@ -377,8 +387,11 @@ func (s *session) bindCreateSource(raw *rawStatement, st *parser.CreateSource) (
 				}
 				return tx.Catalog().NameTaken(other)
 			}
-			spec, err := buildSource(tx.Catalog(), st, start, s.e.log)
+			spec, err := buildSource(tx.Catalog(), st, start, s.e.log, s.e.egress)
 			if err != nil {
+				return err
+			}
+			if err := s.checkUsage(tx.Catalog(), spec.deps); err != nil {
 				return err
 			}
 			return tx.CreateSource(ctx, engine.SourceDef{Name: name, SQL: raw.text, DependsOn: spec.deps,
@@ -411,6 +424,9 @@ func (s *session) bindCreateConnection(raw *rawStatement, st *parser.CreateConne
 					return pgerr.New(pgerr.UndefinedObject, "secret %q does not exist", n)
 				}
 				deps = append(deps, o.ID)
+			}
+			if err := s.mayConnect(ctx, tx.Catalog(), deps, st); err != nil {
+				return err
 			}
 			o := &catalog.Object{Kind: catalog.KindConnection, Schema: catalog.DefaultSchema, Name: name, SQL: raw.text, DependsOn: deps}
 			o.ID = tx.NextID()
@@ -474,8 +490,13 @@ func (s *session) bindCreateSecret(st *parser.CreateSecret) (*boundStmt, error) 
 				return tx.Catalog().NameTaken(other)
 			}
 			// The stored statement never holds the value: SHOW CREATE
-			// must not reveal it.
-			o := &catalog.Object{Kind: catalog.KindSecret, Schema: catalog.DefaultSchema, Name: name, SQL: "CREATE SECRET " + parser.QuoteIdent(name) + " AS '********'", Secret: value}
+			// must not reveal it. The value is sealed before it reaches
+			// the store.
+			sealed, err := tx.Catalog().Seal(value)
+			if err != nil {
+				return err
+			}
+			o := &catalog.Object{Kind: catalog.KindSecret, Schema: catalog.DefaultSchema, Name: name, SQL: secretSQL(name), SealedSecret: sealed}
 			o.ID = tx.NextID()
 			return tx.Create(ctx, o)
 		})
@@ -515,6 +536,9 @@ func (s *session) bindDropStreamdb(st *parser.Drop) (*boundStmt, error) {
 				}
 				if obj.Kind != kind {
 					return errWrongKind(name, kind, obj.Kind)
+				}
+				if err := requireOwner(tx.Catalog(), s.info.role, obj); err != nil {
+					return err
 				}
 				if err := dropWithDependents(tx, obj, st.Behavior == parser.DropCascade, notice); err != nil {
 					return err

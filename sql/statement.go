@@ -38,6 +38,9 @@ type boundStmt struct {
 	// rebind statements depend on session state (FETCH on a cursor) and
 	// are bound again every time.
 	rebind bool
+	// needs are the privileges the statement needs, checked each time
+	// it executes (privileges.go).
+	needs []privNeed
 }
 
 // Describe binds the statement (pgwire.Statement).
@@ -65,6 +68,9 @@ func (st *statement) Execute(ctx context.Context, params []types.Datum) (_ pgwir
 		}
 	}
 	b, err := st.bind()
+	if err == nil {
+		err = s.checkNeeds(s.e.snapshot().Catalog(), b.needs)
+	}
 	if err != nil {
 		s.fail()
 		return nil, err

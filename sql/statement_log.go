@@ -6,6 +6,9 @@ import (
 	"strconv"
 	"strings"
 
+	pg_query "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/streamdb/streamdb/sql/parser"
 	"github.com/streamdb/streamdb/types"
 )
 
@@ -19,7 +22,7 @@ func (s *session) logStatement(ctx context.Context, st *statement, params []type
 	if !log.Enabled(ctx, slog.LevelDebug) {
 		return
 	}
-	attrs := []any{"pid", s.pid, "sql", st.raw.text}
+	attrs := []any{"pid", s.pid, "sql", redactedText(st.raw)}
 	if len(params) > 0 {
 		var b strings.Builder
 		for i, p := range params {
@@ -43,4 +46,60 @@ func (s *session) logStatement(ctx context.Context, st *statement, params []type
 		attrs = append(attrs, "params", b.String())
 	}
 	log.DebugContext(ctx, "statement", attrs...)
+}
+
+// redactedText is a statement's text for the log: as sent, but for the
+// statements that carry a secret's value or a password, which are
+// printed again with the value replaced by ********.
+func redactedText(raw *rawStatement) string {
+	const mask = "********"
+	switch st := raw.ours.(type) {
+	case *parser.CreateSecret:
+		c := *st
+		c.Value.Value = mask
+		return c.String()
+	case *parser.AlterSecret:
+		c := *st
+		c.Value.Value = mask
+		return c.String()
+	}
+	if raw.node == nil {
+		return raw.text
+	}
+	var opts []*pg_query.Node
+	var rebuild func([]*pg_query.Node) *pg_query.Node
+	switch {
+	case raw.node.GetCreateRoleStmt() != nil:
+		cs := raw.node.GetCreateRoleStmt()
+		opts = cs.Options
+		rebuild = func(o []*pg_query.Node) *pg_query.Node {
+			return &pg_query.Node{Node: &pg_query.Node_CreateRoleStmt{CreateRoleStmt: &pg_query.CreateRoleStmt{StmtType: cs.StmtType, Role: cs.Role, Options: o}}}
+		}
+	case raw.node.GetAlterRoleStmt() != nil:
+		as := raw.node.GetAlterRoleStmt()
+		opts = as.Options
+		rebuild = func(o []*pg_query.Node) *pg_query.Node {
+			return &pg_query.Node{Node: &pg_query.Node_AlterRoleStmt{AlterRoleStmt: &pg_query.AlterRoleStmt{Role: as.Role, Options: o, Action: as.Action}}}
+		}
+	default:
+		return raw.text
+	}
+	masked := make([]*pg_query.Node, len(opts))
+	found := false
+	for i, n := range opts {
+		masked[i] = n
+		if d := n.GetDefElem(); d != nil && d.Defname == "password" && d.Arg != nil {
+			masked[i] = &pg_query.Node{Node: &pg_query.Node_DefElem{DefElem: &pg_query.DefElem{Defname: d.Defname,
+				Arg: &pg_query.Node{Node: &pg_query.Node_String_{String_: &pg_query.String{Sval: mask}}}}}}
+			found = true
+		}
+	}
+	if !found {
+		return raw.text
+	}
+	text, err := deparse(rebuild(masked))
+	if err != nil {
+		return "<statement with a password>"
+	}
+	return text
 }

@@ -44,6 +44,7 @@ func (s *session) bindSubscribe(cat *catalog.Catalog, st *parser.Subscribe) (*su
 	if err != nil {
 		return nil, err
 	}
+	s.requireSelect(cat, deps)
 	spec := &subscribeSpec{opts: engine.FeedOptions{
 		Snapshot:     st.Snapshot == nil || st.Snapshot.Value,
 		Dependencies: deps,
@@ -128,6 +129,10 @@ type subscribeFeed struct {
 	sub *engine.Subscription
 	out subscribeShape
 	buf []types.Row
+	// enc, when set, renders the rows as COPY data into data instead of
+	// buf (copySubscribe).
+	enc  *copyEncoder
+	data [][]byte
 	// done is set once the feed ended at its UP TO; err once it failed.
 	done bool
 	err  error
@@ -137,10 +142,10 @@ type subscribeFeed struct {
 // the ticks already queued, which may hold no rows (progress without
 // PROGRESS), so that it never promises a row that is not there.
 func (f *subscribeFeed) ready() bool {
-	for len(f.buf) == 0 && !f.done && f.err == nil && f.sub.Ready() {
+	for len(f.buf) == 0 && len(f.data) == 0 && !f.done && f.err == nil && f.sub.Ready() {
 		f.err = f.fill(context.Background())
 	}
-	return len(f.buf) > 0 || f.done || f.err != nil
+	return len(f.buf) > 0 || len(f.data) > 0 || f.done || f.err != nil
 }
 
 // fill renders the ticks queued next, waiting for one.
@@ -154,7 +159,11 @@ func (f *subscribeFeed) fill(ctx context.Context) error {
 		return err
 	}
 	for _, t := range ticks {
-		f.buf = f.out.appendTick(f.buf, t)
+		if f.enc != nil {
+			f.data = f.enc.appendTick(f.data, &f.out, t)
+		} else {
+			f.buf = f.out.appendTick(f.buf, t)
+		}
 	}
 	return nil
 }
@@ -177,6 +186,25 @@ func (f *subscribeFeed) next(ctx context.Context) (types.Row, bool, error) {
 	f.buf[0] = nil
 	f.buf = f.buf[1:]
 	return row, true, nil
+}
+
+// nextData is next for a feed that renders COPY data (enc set).
+func (f *subscribeFeed) nextData(ctx context.Context) ([]byte, bool, error) {
+	for len(f.data) == 0 {
+		switch {
+		case f.err != nil:
+			return nil, false, f.err
+		case f.done:
+			return nil, false, nil
+		}
+		if err := f.fill(ctx); err != nil {
+			return nil, false, err
+		}
+	}
+	d := f.data[0]
+	f.data[0] = nil
+	f.data = f.data[1:]
+	return d, true, nil
 }
 
 // close stops the feed. It fails only when the engine has stopped, which

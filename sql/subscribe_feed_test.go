@@ -42,12 +42,18 @@ func startFeed(t *testing.T, url, query string, progress bool) *feed {
 	f := &feed{t: t, conn: conn, progress: progress, lines: make(chan string, 1<<16), done: make(chan error, 1),
 		cancel: cancel, labels: map[string]string{}, times: map[string]uint64{}}
 	w := &lineSplitter{out: f.lines}
+	finished := make(chan struct{})
 	go func() {
+		defer close(finished)
 		tag, err := conn.PgConn().CopyTo(ctx, w, query)
 		f.tag = tag.String()
 		f.done <- err
 	}()
-	t.Cleanup(cancel)
+	// Before the connection closes (cleanups run last first).
+	t.Cleanup(func() {
+		cancel()
+		<-finished
+	})
 	return f
 }
 

@@ -1,6 +1,7 @@
 package sql
 
 import (
+	"fmt"
 	"slices"
 
 	"github.com/cockroachdb/apd/v3"
@@ -87,6 +88,12 @@ func newSubscribeShape(cols []planner.Column, env *parser.SubscribeEnvelope, pro
 	}
 	sh.width = len(out)
 	return sh, out, nil
+}
+
+// signature says what the shape lays out, so that two feeds with the
+// same signature (of the same object) render a tick alike.
+func (sh *subscribeShape) signature() string {
+	return fmt.Sprintf("shape %d %t %v %v %d", sh.envelope, sh.progress, sh.key, sh.vals, sh.width)
 }
 
 // appendTick appends the rows of one tick of the feed.

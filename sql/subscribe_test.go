@@ -1,10 +1,12 @@
 package sql_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"net"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -456,4 +458,72 @@ func rawQuery(t *testing.T, nc net.Conn, query string) *pgproto3.Frontend {
 			t.Fatalf("%s: %s", query, m.Message)
 		}
 	}
+}
+
+// TestSubscribeSharedEncoding runs subscribers of one table that share
+// its changes: those alike share the encoded rows, and each of the
+// others (another time zone, PROGRESS, an envelope, binary COPY) still
+// gets its own rendering of the same changes.
+func TestSubscribeSharedEncoding(t *testing.T) {
+	srv := testserver.Start(t, testserver.Options{})
+	conn := connect(t, srv.URL)
+	exec(t, conn, "CREATE TABLE ev (k int PRIMARY KEY, at timestamptz)")
+	query := "COPY (SUBSCRIBE ev WITH (SNAPSHOT = false)) TO STDOUT"
+	utc := []*feed{startFeed(t, srv.URL, query, false), startFeed(t, srv.URL, query, false), startFeed(t, srv.URL, query, false)}
+	tokyo := startFeed(t, srv.URL+"&timezone=Asia%2FTokyo", query, false)
+	progress := startFeed(t, srv.URL, "COPY (SUBSCRIBE ev WITH (SNAPSHOT = false, PROGRESS)) TO STDOUT", true)
+	upsert := startFeed(t, srv.URL, "COPY (SUBSCRIBE ev ENVELOPE UPSERT (KEY (k)) WITH (SNAPSHOT = false)) TO STDOUT", false)
+	binary := &lockedBuffer{}
+	binConn := connect(t, srv.URL)
+	ctx, cancel := context.WithCancel(context.Background())
+	binDone := make(chan error, 1)
+	go func() {
+		_, err := binConn.PgConn().CopyTo(ctx, binary, "COPY (SUBSCRIBE ev WITH (SNAPSHOT = false)) TO STDOUT (FORMAT binary)")
+		binDone <- err
+	}()
+	for _, f := range append([]*feed{tokyo, upsert}, utc...) {
+		f.quiet(200 * time.Millisecond)
+	}
+	progress.expect("progress")
+	exec(t, conn, "INSERT INTO ev VALUES (1, '2024-01-01 10:00:00+00'), (2, '2024-06-01 00:30:00+00')")
+	exec(t, conn, "UPDATE ev SET at = at + interval '1 hour' WHERE k = 1")
+	for _, f := range utc {
+		f.expect("t0 1 1 2024-01-01 10:00:00+00", "t0 1 2 2024-06-01 00:30:00+00", "t1 -1 1 2024-01-01 10:00:00+00", "t1 1 1 2024-01-01 11:00:00+00")
+	}
+	tokyo.expect("t0 1 1 2024-01-01 19:00:00+09", "t0 1 2 2024-06-01 09:30:00+09", "t1 -1 1 2024-01-01 19:00:00+09", "t1 1 1 2024-01-01 20:00:00+09")
+	progress.expect("t0 1 1 2024-01-01 10:00:00+00", "t0 1 2 2024-06-01 00:30:00+00", "progress", "t1 -1 1 2024-01-01 10:00:00+00", "t1 1 1 2024-01-01 11:00:00+00", "progress")
+	upsert.expect("t0 upsert 1 2024-01-01 10:00:00+00", "t0 upsert 2 2024-06-01 00:30:00+00", "t1 upsert 1 2024-01-01 11:00:00+00")
+	// The binary stream: its signature once, then four rows, each of
+	// four fields (mz_timestamp, mz_diff, k, at), the first a numeric of
+	// 16 bytes.
+	row := []byte{0, 4, 0, 0, 0, 16}
+	deadline := time.Now().Add(10 * time.Second)
+	for bytes.Count(binary.bytes(), row) < 4 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	cancel()
+	<-binDone
+	b := binary.bytes()
+	if !bytes.HasPrefix(b, []byte("PGCOPY\n\xff\r\n\x00")) || bytes.Count(b, []byte("PGCOPY")) != 1 || bytes.Count(b, row) != 4 {
+		t.Errorf("binary COPY of the subscription: %q", b)
+	}
+}
+
+// lockedBuffer collects what a COPY writes, for another goroutine to read.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf []byte
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.buf = append(b.buf, p...)
+	return len(p), nil
+}
+
+func (b *lockedBuffer) bytes() []byte {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return append([]byte(nil), b.buf...)
 }

@@ -7,7 +7,6 @@ import (
 	"net/netip"
 	"strings"
 
-	"github.com/streamdb/streamdb/internal/authfile"
 	"github.com/streamdb/streamdb/pgwire"
 )
 
@@ -77,18 +76,4 @@ func authConfig(ctx context.Context, f authFlags, listen string, withTLS bool, l
 		log.Warn("listening beyond this host without TLS: passwords are safe (SCRAM) but queries and results cross the network unencrypted; see --tls-cert", "listen", listen)
 	}
 	return cfg, nil
-}
-
-// bootstrapRoles reads the roles kept in the data directory, creating the
-// superuser at first start, and returns them with the mock nonce.
-func bootstrapRoles(dataDir, password string, log *slog.Logger) (pgwire.StaticRoles, []byte, error) {
-	f, err := authfile.Open(dataDir, password, log)
-	if err != nil {
-		return nil, nil, err
-	}
-	roles := pgwire.StaticRoles{}
-	for _, r := range f.Roles {
-		roles[r.Name] = pgwire.LoginRole{Password: r.Password, CanLogin: r.CanLogin}
-	}
-	return roles, f.MockAuthNonce, nil
 }

@@ -18,6 +18,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/streamdb/streamdb/engine"
+	"github.com/streamdb/streamdb/internal/egress"
 	"github.com/streamdb/streamdb/pgwire"
 	"github.com/streamdb/streamdb/sql"
 )
@@ -47,6 +48,7 @@ func run() error {
 	logParams := flag.Bool("log-parameters", false, "with --log-level debug, log the values of statements' parameters (redacted otherwise)")
 	maxConns := flag.Int("max-connections", 100, "maximum number of clients connected at once (lowered to what the open-file limit leaves)")
 	showVersion := flag.Bool("version", false, "print the version and exit")
+	allowEgress := flag.String("allow-egress", "", "comma-separated hosts, addresses and CIDR blocks that connections (CREATE CONNECTION) may reach; empty allows all")
 	subBuffer := flag.Int64("subscribe-buffer-bytes", engine.DefaultFeedBufferBytes, "changes a SUBSCRIBE may hold for a client that does not read them; past it the subscription ends with an error")
 	retain := flag.Duration("retain-history", engine.DefaultRetainHistory, "how far back SUBSCRIBE … AS OF can start (negative: not at all)")
 	retainBytes := flag.Int64("retain-history-bytes", engine.DefaultRetainHistoryBytes, "memory for the changes kept for SUBSCRIBE … AS OF")
@@ -85,20 +87,21 @@ func run() error {
 		log.Warn("the open-file limit leaves room for fewer clients than --max-connections; raise it (ulimit -n) to admit more",
 			"open_files", fileLimit, "max_connections", files.connections, "asked", *maxConns)
 	}
-	roles, nonce, err := bootstrapRoles(*dataDir, os.Getenv("STREAMDB_PASSWORD"), log)
+	allow, err := egress.Parse(*allowEgress)
 	if err != nil {
 		return err
 	}
-	auth.MockNonce = nonce
 
 	opening := time.Now()
 	front, err := sql.Open(ctx, sql.Config{DataDir: *dataDir, Logger: log, LogParameters: *logParams, StorageFiles: files.storage,
+		InitialPassword: os.Getenv("STREAMDB_PASSWORD"), Egress: allow,
 		SubscribeBufferBytes: *subBuffer, RetainHistory: *retain, RetainHistoryBytes: *retainBytes})
 	if err != nil {
 		return err
 	}
 	defer front.Close()
 	rehydrated := time.Since(opening)
+	auth.MockNonce = front.MockNonce()
 
 	tlsCfg, err := tlsConfig(*tlsCert, *tlsKey, *dataDir, *selfSigned)
 	if err != nil {
@@ -110,7 +113,7 @@ func run() error {
 		Logger:         log,
 		TLS:            tlsCfg,
 		Auth:           auth,
-		Roles:          roles,
+		Roles:          front,
 		MaxConnections: files.connections,
 	})
 	log.Info("streamdb started", "version", versionString(), "data_dir", *dataDir, "listen", *listen,

@@ -49,7 +49,7 @@ func (h *BrokerErrors) OnBrokerRead(meta kgo.BrokerMetadata, key int16, _ int, _
 func (h *BrokerErrors) note(err error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	h.err, h.when = err, time.Now()
+	h.err, h.when = Redact(err), time.Now()
 }
 
 // Since returns the last error noted after t, or nil.

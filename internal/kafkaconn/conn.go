@@ -1,9 +1,12 @@
 package kafkaconn
 
 import (
+	"context"
 	"crypto/tls"
 	"log/slog"
+	"net"
 	"strings"
+	"time"
 
 	"github.com/streamdb/streamdb/pgerr"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -24,6 +27,10 @@ type Connection struct {
 	// TLS configures SSL and SASL_SSL; nil with one of those protocols
 	// uses the system roots.
 	TLS *tls.Config
+	// Dial, when set, makes every connection to a broker, the seed
+	// brokers and those the cluster's metadata names alike: the server's
+	// egress policy (internal/egress) checks each destination there.
+	Dial func(ctx context.Context, network, address string) (net.Conn, error)
 }
 
 // SASL holds SASL credentials. Mechanism is PLAIN, SCRAM-SHA-256 or
@@ -100,7 +107,10 @@ func (c *Connection) ClientOpts(log *slog.Logger) []kgo.Opt {
 		kgo.ClientID("streamdb"),
 		kgo.WithLogger(Logger(log)),
 	}
-	if c.TLS != nil {
+	switch {
+	case c.Dial != nil:
+		opts = append(opts, kgo.Dialer(dialer(c.Dial, c.TLS)))
+	case c.TLS != nil:
 		opts = append(opts, kgo.DialTLSConfig(c.TLS.Clone()))
 	}
 	user, pass := c.SASL.User, c.SASL.Password
@@ -113,4 +123,37 @@ func (c *Connection) ClientOpts(log *slog.Logger) []kgo.Opt {
 		opts = append(opts, kgo.SASL(scram.Auth{User: user, Pass: pass}.AsSha512Mechanism()))
 	}
 	return opts
+}
+
+// dialTimeout bounds a dial, as franz-go's default dialer does.
+const dialTimeout = 10 * time.Second
+
+// dialer wraps dial with TLS when the connection has it: franz-go takes
+// either a dial function or a TLS configuration, not both, so the TLS
+// handshake is made here as franz-go's would (ServerName from the
+// broker's host unless set).
+func dialer(dial func(ctx context.Context, network, address string) (net.Conn, error), cfg *tls.Config) func(ctx context.Context, network, host string) (net.Conn, error) {
+	return func(ctx context.Context, network, address string) (net.Conn, error) {
+		ctx, cancel := context.WithTimeout(ctx, dialTimeout)
+		defer cancel()
+		conn, err := dial(ctx, network, address)
+		if err != nil || cfg == nil {
+			return conn, err
+		}
+		c := cfg.Clone()
+		if c.ServerName == "" {
+			host, _, err := net.SplitHostPort(address)
+			if err != nil {
+				conn.Close()
+				return nil, err
+			}
+			c.ServerName = host
+		}
+		tc := tls.Client(conn, c)
+		if err := tc.HandshakeContext(ctx); err != nil {
+			conn.Close()
+			return nil, err
+		}
+		return tc, nil
+	}
 }

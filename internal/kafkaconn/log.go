@@ -9,7 +9,7 @@ import (
 
 // Logger routes franz-go's logs to l. franz-go's info level narrates
 // every metadata refresh and connection, so it becomes debug; its
-// warnings and errors stay what they are.
+// warnings and errors stay what they are. Errors are redacted (Redact).
 func Logger(l *slog.Logger) kgo.Logger { return kgoLogger{l} }
 
 type kgoLogger struct{ l *slog.Logger }
@@ -34,6 +34,11 @@ func (k kgoLogger) Log(level kgo.LogLevel, msg string, keyvals ...any) {
 		lvl = slog.LevelError
 	case kgo.LogLevelWarn:
 		lvl = slog.LevelWarn
+	}
+	for i, v := range keyvals {
+		if err, ok := v.(error); ok {
+			keyvals[i] = Redact(err)
+		}
 	}
 	k.l.Log(context.Background(), lvl, "kafka client", append([]any{"event", msg}, keyvals...)...)
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/streamdb/streamdb/internal/egress"
 	"github.com/streamdb/streamdb/pgwire"
 	"github.com/streamdb/streamdb/sql"
 )
@@ -35,6 +36,11 @@ type Options struct {
 	Log io.Writer
 	// MemoryLimit is the engine's (sql.Config.MemoryLimit).
 	MemoryLimit uint64
+	// LogLevel is the least level logged; the zero value is info.
+	LogLevel slog.Level
+	// Egress is the engine's (sql.Config.Egress): nil allows every
+	// destination.
+	Egress *egress.Policy
 	// SubscribeBufferBytes is sql.Config.SubscribeBufferBytes.
 	SubscribeBufferBytes int64
 }
@@ -61,14 +67,16 @@ func Run(opts Options, tempDir func() string) (*Server, error) {
 	if w == nil {
 		w = io.Discard
 	}
-	log := slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	log := slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: opts.LogLevel}))
 	ctx, cancel := context.WithCancel(context.Background())
-	front, err := sql.Open(ctx, sql.Config{DataDir: dir, Logger: log, MemoryLimit: opts.MemoryLimit, SubscribeBufferBytes: opts.SubscribeBufferBytes})
+	front, err := sql.Open(ctx, sql.Config{DataDir: dir, Logger: log, MemoryLimit: opts.MemoryLimit, Egress: opts.Egress,
+		SubscribeBufferBytes: opts.SubscribeBufferBytes})
 	if err != nil {
 		cancel()
 		return nil, err
 	}
-	srv := pgwire.NewServer(pgwire.Config{Listen: "127.0.0.1:0", Engine: front, Logger: log})
+	srv := pgwire.NewServer(pgwire.Config{Listen: "127.0.0.1:0", Engine: front, Logger: log, Roles: front,
+		Auth: pgwire.AuthConfig{MockNonce: front.MockNonce()}})
 	s := &Server{Dir: dir, cancel: cancel, done: make(chan error, 2), front: front}
 	go func() { s.done <- front.Run(ctx) }()
 	go func() { s.done <- srv.Run(ctx) }()

@@ -164,59 +164,114 @@ func init() {
 	for _, name := range []string{"has_table_privilege", "has_any_column_privilege"} {
 		addPrivilegeFuncs(name, pgClassOID, tablePrivileges)
 	}
+	addPrivilegeFuncs("has_sequence_privilege", pgClassOID, []string{"SELECT", "UPDATE", "USAGE"})
 	addPrivilegeFuncs("has_schema_privilege", pgNamespaceOID, []string{"CREATE", "USAGE"})
 	addPrivilegeFuncs("has_database_privilege", pgDatabaseOID, []string{"CREATE", "CONNECT", "TEMPORARY", "TEMP"})
+	addHasRole()
 }
 
 var tablePrivileges = []string{"SELECT", "INSERT", "UPDATE", "DELETE", "TRUNCATE", "REFERENCES", "TRIGGER"}
 
 // addPrivilegeFuncs registers has_X_privilege([user,] object, privilege)
-// with the object named (text) or given by OID and the user ignored:
-// streamdb's one user is a superuser and holds every privilege on every
-// object that exists. A named object that does not exist raises
-// PostgreSQL's error; an OID that matches nothing gives NULL.
+// with the user named, given by OID or left out (the current user), and
+// the object named (text) or given by OID. The answer is the session's
+// (Session.Privilege): true when the role holds any of the privileges
+// listed. A named object that does not exist raises PostgreSQL's error;
+// an OID that matches nothing gives NULL.
 func addPrivilegeFuncs(name string, catalog uint32, privs []string) {
-	byName := func(s Session, ctx *EvalContext, obj, priv types.Datum) (types.Datum, error) {
-		if err := checkPrivileges(priv.Str(), privs); err != nil {
+	eval := func(s Session, ctx *EvalContext, role RoleRef, obj types.Datum, byName bool, priv types.Datum) (types.Datum, error) {
+		list, err := parsePrivileges(priv.Str(), privs)
+		if err != nil {
 			return types.Null, err
 		}
-		if err := objectByName(ctx, catalog, obj.Str()); err != nil {
-			return types.Null, err
+		oid := uint32(obj.Int())
+		if byName {
+			if oid, err = objectByName(ctx, catalog, obj.Str()); err != nil {
+				return types.Null, err
+			}
 		}
-		return types.DTrue, nil
+		for _, p := range list {
+			has, ok, err := s.Privilege(role, catalog, oid, p.name, p.grantOption)
+			if err != nil || !ok {
+				return types.Null, err
+			}
+			if has {
+				return types.DTrue, nil
+			}
+		}
+		return types.DFalse, nil
 	}
-	byOID := func(s Session, ctx *EvalContext, obj, priv types.Datum) (types.Datum, error) {
-		if err := checkPrivileges(priv.Str(), privs); err != nil {
-			return types.Null, err
-		}
-		if !s.Exists(catalog, uint32(obj.Int())) {
-			return types.Null, nil
-		}
-		return types.DTrue, nil
+	byName := func(a types.Datum) RoleRef { return RoleRef{Name: a.Str()} }
+	byOID := func(a types.Datum) RoleRef { return RoleRef{OID: uint32(a.Int()), ByOID: true} }
+	for _, objType := range []types.Type{textT, oidT} {
+		named := objType == textT
+		addFunc(
+			sessionFn(name, ts(objType, textT), boolT, func(s Session, ctx *EvalContext, a []types.Datum) (types.Datum, error) {
+				return eval(s, ctx, RoleRef{}, a[0], named, a[1])
+			}),
+			sessionFn(name, ts(nameT, objType, textT), boolT, func(s Session, ctx *EvalContext, a []types.Datum) (types.Datum, error) {
+				return eval(s, ctx, byName(a[0]), a[1], named, a[2])
+			}),
+			sessionFn(name, ts(oidT, objType, textT), boolT, func(s Session, ctx *EvalContext, a []types.Datum) (types.Datum, error) {
+				return eval(s, ctx, byOID(a[0]), a[1], named, a[2])
+			}),
+		)
 	}
-	addFunc(
-		sessionFn(name, ts(textT, textT), boolT, func(s Session, ctx *EvalContext, a []types.Datum) (types.Datum, error) {
-			return byName(s, ctx, a[0], a[1])
-		}),
-		sessionFn(name, ts(oidT, textT), boolT, func(s Session, ctx *EvalContext, a []types.Datum) (types.Datum, error) {
-			return byOID(s, ctx, a[0], a[1])
-		}),
-		sessionFn(name, ts(nameT, textT, textT), boolT, func(s Session, ctx *EvalContext, a []types.Datum) (types.Datum, error) {
-			return byName(s, ctx, a[1], a[2])
-		}),
-		sessionFn(name, ts(nameT, oidT, textT), boolT, func(s Session, ctx *EvalContext, a []types.Datum) (types.Datum, error) {
-			return byOID(s, ctx, a[1], a[2])
-		}),
-	)
 }
 
-// checkPrivileges validates a privilege list such as "SELECT, INSERT WITH
-// GRANT OPTION".
-func checkPrivileges(list string, allowed []string) error {
+// addHasRole registers pg_has_role([user,] role, privilege), the roles
+// named or given by OID.
+func addHasRole() {
+	eval := func(s Session, member, group RoleRef, priv types.Datum) (types.Datum, error) {
+		list, err := parsePrivileges(priv.Str(), []string{"MEMBER", "USAGE", "SET"})
+		if err != nil {
+			return types.Null, err
+		}
+		for _, p := range list {
+			has, err := s.HasRole(member, group, p.name, p.grantOption)
+			if err != nil || has {
+				return types.NewBool(has), err
+			}
+		}
+		return types.DFalse, nil
+	}
+	ref := func(t types.Type, a types.Datum) RoleRef {
+		if t == oidT {
+			return RoleRef{OID: uint32(a.Int()), ByOID: true}
+		}
+		return RoleRef{Name: a.Str()}
+	}
+	for _, gt := range []types.Type{nameT, oidT} {
+		addFunc(sessionFn("pg_has_role", ts(gt, textT), boolT, func(s Session, _ *EvalContext, a []types.Datum) (types.Datum, error) {
+			return eval(s, RoleRef{}, ref(gt, a[0]), a[1])
+		}))
+		for _, mt := range []types.Type{nameT, oidT} {
+			addFunc(sessionFn("pg_has_role", ts(mt, gt, textT), boolT, func(s Session, _ *EvalContext, a []types.Datum) (types.Datum, error) {
+				return eval(s, ref(mt, a[0]), ref(gt, a[1]), a[2])
+			}))
+		}
+	}
+}
+
+// privilegeName is one entry of a privilege list.
+type privilegeName struct {
+	name        string
+	grantOption bool
+}
+
+// parsePrivileges reads a privilege list such as "SELECT, INSERT WITH
+// GRANT OPTION", as PostgreSQL's convert_any_priv_string does.
+func parsePrivileges(list string, allowed []string) ([]privilegeName, error) {
+	var out []privilegeName
 	for _, p := range strings.Split(list, ",") {
 		p = strings.TrimSpace(p)
 		u := strings.ToUpper(p)
-		u = strings.TrimSuffix(u, " WITH GRANT OPTION")
+		var opt bool
+		for _, suffix := range []string{" WITH GRANT OPTION", " WITH ADMIN OPTION"} {
+			if strings.HasSuffix(u, suffix) {
+				u, opt = strings.TrimSuffix(u, suffix), true
+			}
+		}
 		ok := false
 		for _, a := range allowed {
 			if u == a {
@@ -224,39 +279,45 @@ func checkPrivileges(list string, allowed []string) error {
 			}
 		}
 		if !ok {
-			return pgerr.New(pgerr.InvalidParameterValue, "unrecognized privilege type: %q", p)
+			return nil, pgerr.New(pgerr.InvalidParameterValue, "unrecognized privilege type: %q", p)
 		}
+		if u == "TEMP" {
+			u = "TEMPORARY"
+		}
+		out = append(out, privilegeName{name: u, grantOption: opt})
 	}
-	return nil
+	return out, nil
 }
 
-// objectByName checks that a named relation, schema or database exists.
-func objectByName(ctx *EvalContext, catalog uint32, name string) error {
+// objectByName returns the OID of a named relation or schema, or the
+// database's when it is the session's.
+func objectByName(ctx *EvalContext, catalog uint32, name string) (uint32, error) {
 	switch catalog {
 	case pgClassOID:
 		names := ctx.textConfig().Names
 		if names == nil {
-			return pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", name)
+			return 0, pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", name)
 		}
-		_, err := names.ObjectOID(types.RegClass, name)
-		return err
+		return names.ObjectOID(types.RegClass, name)
 	case pgNamespaceOID:
 		names := ctx.textConfig().Names
 		if names == nil {
-			return pgerr.New(pgerr.InvalidSchemaName, "schema %q does not exist", name)
+			return 0, pgerr.New(pgerr.InvalidSchemaName, "schema %q does not exist", name)
 		}
-		_, err := names.ObjectOID(types.RegNamespace, name)
-		return err
+		return names.ObjectOID(types.RegNamespace, name)
 	}
 	s, err := ctx.session("has_database_privilege")
 	if err != nil {
-		return err
+		return 0, err
 	}
 	if s.Database() != name {
-		return pgerr.New(pgerr.InvalidCatalogName, "database %q does not exist", name)
+		return 0, pgerr.New(pgerr.InvalidCatalogName, "database %q does not exist", name)
 	}
-	return nil
+	return databaseOID, nil
 }
+
+// databaseOID is the OID of the session's database.
+const databaseOID = 16384
 
 // TypeOf is pg_typeof(arg): the static type of its argument as a
 // regtype. The argument is still evaluated, so that its errors surface

@@ -39,6 +39,16 @@ type Session interface {
 	// Exists reports whether an object of pg_class, pg_namespace or
 	// pg_database has the OID, for the has_*_privilege functions.
 	Exists(catalog, oid uint32) bool
+	// Privilege answers has_*_privilege: whether role holds priv (a
+	// privilege's name: SELECT, USAGE, …) on the object of catalog
+	// (pg_class, pg_namespace or pg_database) with the OID, or with
+	// grantOption the right to grant it. ok is false when there is no
+	// such object, which gives NULL. An unknown role name is an error.
+	Privilege(role RoleRef, catalog, oid uint32, priv string, grantOption bool) (has, ok bool, err error)
+	// HasRole answers pg_has_role: whether member has group's privileges
+	// (USAGE), is a member of it (MEMBER) or may grant it (with
+	// adminOption).
+	HasRole(member, group RoleRef, priv string, adminOption bool) (bool, error)
 	// Sequence runs nextval, currval, setval (value, called) or lastval
 	// (oid unused) on a sequence.
 	Sequence(fn string, oid uint32, value int64, called bool) (int64, error)
@@ -63,6 +73,14 @@ type Session interface {
 	// RelationSize is the size in bytes of a relation (pg_table_size and
 	// its relatives); ok false when there is none with the OID.
 	RelationSize(oid uint32) (size int64, ok bool, err error)
+}
+
+// RoleRef names a role in a has_*_privilege call: by name, or by OID
+// with ByOID; the zero value is the current user.
+type RoleRef struct {
+	Name  string
+	OID   uint32
+	ByOID bool
 }
 
 // session returns the statement's session or the error of calling a

@@ -3,6 +3,7 @@ package kafka
 import (
 	"time"
 
+	"github.com/streamdb/streamdb/internal/kafkaconn"
 	"github.com/streamdb/streamdb/sources"
 )
 
@@ -20,10 +21,12 @@ type health struct {
 	reason   string
 }
 
-func (h *health) metadata(err error) { h.metaErr = err }
+// The errors are redacted (kafkaconn.Redact): they become the reason
+// SHOW SOURCES shows.
+func (h *health) metadata(err error) { h.metaErr = kafkaconn.Redact(err) }
 
 func (h *health) fetchFailed(err error) {
-	h.fetchErr = err
+	h.fetchErr = kafkaconn.Redact(err)
 	h.fetchErrAt = time.Now()
 }
 

@@ -97,6 +97,8 @@ func (p *parser) alterSource() (Statement, error) {
 	switch {
 	case p.acceptKw("reset"):
 		s.Reset = true
+	case p.isOwnerChange(0):
+		return p.ownerOf(ObjectSource, s.IfExists, s.Name)
 	case p.kwAt(0, "add") && p.kwAt(1, "subsource"):
 		p.next()
 		p.next()

@@ -1,5 +1,11 @@
 package parser
 
+import (
+	"strings"
+
+	"github.com/streamdb/streamdb/pgerr"
+)
+
 // Parse parses one statement. ok is false when the text is not a
 // streamdb-specific statement, and the caller then hands it to pg_query;
 // that decision is made from the leading keywords alone, so it is cheap
@@ -27,6 +33,12 @@ func Parse(sql string) (stmt Statement, ok bool, err error) {
 		stmt, err = p.createConnection()
 	case stmtCreateSecret:
 		stmt, err = p.createSecret()
+	case stmtAlterSecret:
+		stmt, err = p.alterSecret()
+	case stmtAlterOwner:
+		stmt, err = p.alterObject()
+	case stmtGrant:
+		stmt, err = p.grant()
 	case stmtCreateDefaultIndex:
 		stmt, err = p.createDefaultIndex()
 	case stmtAlterSource:
@@ -50,9 +62,29 @@ func Parse(sql string) (stmt Statement, ok bool, err error) {
 		err = p.end()
 	}
 	if err != nil {
+		if kind == stmtCreateSecret || kind == stmtAlterSecret {
+			err = withoutText(err)
+		}
 		return nil, true, err
 	}
 	return stmt, true, nil
+}
+
+// withoutText strips from an error of a statement that carries a
+// secret's value the text it quotes ("at or near …", which may be the
+// value or part of it): the error, which reaches the client and maybe a
+// log, keeps its code and position only.
+func withoutText(err error) error {
+	e := pgerr.As(err)
+	if e == nil {
+		return err
+	}
+	c := *e
+	if i := strings.Index(c.Message, " at or near "); i >= 0 {
+		c.Message = c.Message[:i]
+	}
+	c.Detail = ""
+	return &c
 }
 
 // stmtKind is the statement the leading keywords announce.
@@ -64,6 +96,9 @@ const (
 	stmtCreateSink
 	stmtCreateConnection
 	stmtCreateSecret
+	stmtAlterSecret
+	stmtAlterOwner
+	stmtGrant
 	stmtCreateDefaultIndex
 	stmtAlterSource
 	stmtDrop
@@ -93,8 +128,20 @@ func (p *parser) route() stmtKind {
 			return stmtCreateDefaultIndex
 		}
 	case p.kwAt(0, "alter"):
-		if p.kwAt(1, "source") {
+		switch {
+		case p.kwAt(1, "secret"):
+			return stmtAlterSecret
+		case p.kwAt(1, "source"):
 			return stmtAlterSource
+		}
+		for kw := range ownerKinds {
+			if p.kwAt(1, kw) {
+				return stmtAlterOwner
+			}
+		}
+	case p.kwAt(0, "grant") || p.kwAt(0, "revoke"):
+		if isOurGrant(p.src) {
+			return stmtGrant
 		}
 	case p.kwAt(0, "drop"):
 		for kw := range dropKinds {

@@ -3,6 +3,8 @@ package parser
 import (
 	"strings"
 	"testing"
+
+	"github.com/streamdb/streamdb/pgerr"
 )
 
 // Deciding that a statement is not ours is on the path of every query, so
@@ -111,11 +113,32 @@ func TestPositionsMapBack(t *testing.T) {
 }
 
 func TestParseReportsPositionsInCharacters(t *testing.T) {
-	_, ok, err := Parse("CREATE SECRET \"ü\" AS 'é' oops")
+	_, ok, err := Parse("CREATE SOURCE \"ü\" FROM LOAD GENERATOR COUNTER (TICK INTERVAL 'é') oops")
 	if !ok || err == nil {
 		t.Fatal(ok, err)
 	}
-	if got := formatError(err); got != `error 42601 at 26: syntax error at or near "oops"` {
+	if got := formatError(err); got != `error 42601 at 67: syntax error at or near "oops"` {
 		t.Errorf("got %s", got)
+	}
+}
+
+// TestSecretErrorsQuoteNothing checks that the errors of statements
+// carrying a secret's value never quote the statement's text, which may
+// be the value.
+func TestSecretErrorsQuoteNothing(t *testing.T) {
+	for _, q := range []string{
+		"CREATE SECRET s AS 'hunter2' 'hunter3'",
+		"CREATE SECRET s AS 'hunter2",
+		"CREATE SECRET s AS E'hunter2\\u12'",
+		"ALTER SECRET s AS 'hunter2' hunter3",
+		"ALTER SECRET s AS hunter2",
+	} {
+		_, ok, err := Parse(q)
+		if !ok || err == nil {
+			t.Fatalf("%s: ok %v, err %v", q, ok, err)
+		}
+		if e := pgerr.As(err); strings.Contains(e.Message+e.Detail+e.Hint, "hunter") {
+			t.Errorf("%s: the error quotes the value: %s", q, formatError(err))
+		}
 	}
 }

@@ -58,6 +58,15 @@ func (f *fakeSource) Activity() []Activity {
 }
 func (f *fakeSource) Database() string { return "streamdb" }
 func (f *fakeSource) User() string     { return "ada" }
+func (f *fakeSource) Roles() []*Role {
+	return []*Role{
+		{OID: 10, Name: "ada", Super: true, Inherit: true, Login: true, ConnLimit: -1, Password: "SCRAM-SHA-256$4096:c2FsdA==$a:b"},
+		{OID: 20010, Name: "readers", Inherit: true, ConnLimit: -1},
+		{OID: 20011, Name: "bob", Inherit: true, Login: true, ConnLimit: 2, MemberOf: []Membership{{Role: 20010, Grantor: 10}}},
+	}
+}
+func (f *fakeSource) DatabaseOwner() uint32 { return 10 }
+func (f *fakeSource) DatabaseACL() []string { return nil }
 
 // TestEveryTableGenerates builds every system relation and checks each
 // row's width and column types.

@@ -7,20 +7,26 @@ import (
 )
 
 // viewDefinition is pg_get_viewdef's text: the defining query, on its own
-// line and ending in a semicolon as PostgreSQL prints it.
-func viewDefinition(r *Relation) string {
+// line and ending in a semicolon as PostgreSQL prints it; NULL when the
+// session may not see it.
+func viewDefinition(r *Relation) any {
+	if r.DefinitionHidden {
+		return nil
+	}
 	def := strings.TrimSpace(r.ViewDef)
 	def = strings.TrimSuffix(def, ";")
 	return " " + def + ";"
 }
 
-// ViewDef returns pg_get_viewdef of a view or materialized view.
+// ViewDef returns pg_get_viewdef of a view or materialized view; ok is
+// false (NULL) when there is none, or the session holds no privilege on
+// it: a definition can name what the view hides.
 func ViewDef(src Source, oid uint32) (string, bool) {
 	r, ok := src.Relation(oid)
-	if !ok || r.Kind != KindView && r.Kind != KindMaterializedView {
+	if !ok || r.Kind != KindView && r.Kind != KindMaterializedView || r.DefinitionHidden {
 		return "", false
 	}
-	return viewDefinition(r), true
+	return viewDefinition(r).(string), true
 }
 
 // findIndex returns the index with the given OID, a user index or the
@@ -123,13 +129,22 @@ func Exists(src Source, catalog uint32, oid uint32) bool {
 	return false
 }
 
-// UserName returns pg_get_userbyid: every object belongs to the one
-// superuser, which has the session's user name.
+// UserName returns pg_get_userbyid: the name of the role with the OID.
 func UserName(src Source, oid uint32) string {
-	if oid == superuserOID {
-		return src.User()
+	if name, ok := roleName(src, oid); ok {
+		return name
 	}
 	return "unknown (OID=" + itoa(oid) + ")"
+}
+
+// roleName returns the name of the role with the OID.
+func roleName(src Source, oid uint32) (string, bool) {
+	for _, r := range src.Roles() {
+		if r.OID == oid {
+			return r.Name, true
+		}
+	}
+	return "", false
 }
 
 // FunctionResult returns pg_get_function_result: the result type of a

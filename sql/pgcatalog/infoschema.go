@@ -12,7 +12,7 @@ import (
 func init() {
 	define("information_schema", "schemata", true, func(b *rowSet, src Source) {
 		for _, s := range []string{"information_schema", "pg_catalog", "public"} {
-			b.add("catalog_name", src.Database(), "schema_name", s, "schema_owner", src.User())
+			b.add("catalog_name", src.Database(), "schema_name", s, "schema_owner", UserName(src, src.DatabaseOwner()))
 		}
 	})
 	define("information_schema", "tables", true, func(b *rowSet, src Source) {

@@ -12,6 +12,8 @@ type relEntry struct {
 	namespace uint32
 	kind      Kind
 	cols      []Attribute
+	owner     uint32
+	acl       []string
 	hasIndex  bool
 	checks    int
 	// index: the indexed relation and key columns (1-based attnums).
@@ -35,7 +37,7 @@ func relEntries(src Source) []relEntry {
 		for i, c := range t.Columns {
 			cols[i] = Attribute{Name: c.Name, Type: c.Type}
 		}
-		out = append(out, relEntry{oid: t.OID, name: t.Name, namespace: ns, kind: kind, cols: cols})
+		out = append(out, relEntry{oid: t.OID, name: t.Name, namespace: ns, kind: kind, cols: cols, owner: superuserOID})
 	}
 	rels := src.Relations()
 	indexed := map[uint32]bool{}
@@ -46,7 +48,7 @@ func relEntries(src Source) []relEntry {
 	}
 	for _, r := range rels {
 		ns, _ := namespaceOID(r.Schema)
-		e := relEntry{oid: r.OID, name: r.Name, namespace: ns, kind: r.Kind, cols: r.Columns, checks: len(r.Checks)}
+		e := relEntry{oid: r.OID, name: r.Name, namespace: ns, kind: r.Kind, cols: r.Columns, checks: len(r.Checks), owner: r.Owner, acl: r.ACL}
 		e.hasIndex = indexed[r.OID] || len(r.PrimaryKey) > 0
 		if r.Kind == KindIndex {
 			e.on, e.unique = r.On, r.Unique
@@ -63,7 +65,7 @@ func relEntries(src Source) []relEntry {
 		out = append(out, e)
 		if len(r.PrimaryKey) > 0 {
 			pk := relEntry{oid: pkeyIndexOID(r.OID), name: pkeyName(r), namespace: ns, kind: KindIndex,
-				on: r.OID, unique: true, primary: true}
+				on: r.OID, unique: true, primary: true, owner: r.Owner}
 			for _, k := range r.PrimaryKey {
 				pk.keys = append(pk.keys, k+1)
 				pk.cols = append(pk.cols, Attribute{Name: r.Columns[k].Name, Type: r.Columns[k].Type, NotNull: true})
@@ -83,7 +85,7 @@ func init() {
 			oid  uint32
 			name string
 		}{{NamespacePGCatalog, "pg_catalog"}, {NamespacePublic, "public"}, {NamespaceInfoSchema, "information_schema"}} {
-			b.add("oid", ns.oid, "nspname", ns.name, "nspowner", superuserOID)
+			b.add("oid", ns.oid, "nspname", ns.name, "nspowner", src.DatabaseOwner())
 		}
 	})
 	define("pg_catalog", "pg_class", false, genClass)
@@ -102,7 +104,11 @@ func genClass(b *rowSet, src Source) {
 		case KindIndex:
 			am, replident = btreeAM, "n"
 		}
-		b.add("oid", e.oid, "relname", e.name, "relnamespace", e.namespace, "relowner", superuserOID,
+		var acl any
+		if e.acl != nil {
+			acl = e.acl
+		}
+		b.add("oid", e.oid, "relname", e.name, "relnamespace", e.namespace, "relowner", e.owner, "relacl", acl,
 			"relam", am, "relfilenode", e.oid, "reltuples", -1, "relhasindex", e.hasIndex,
 			"relpersistence", "p", "relkind", e.kind, "relnatts", len(e.cols), "relchecks", e.checks,
 			"relispopulated", true, "relreplident", replident, "relfrozenxid", 0, "relminmxid", 0)

@@ -5,16 +5,48 @@ package pgcatalog
 // that are empty because streamdb has none of their objects.
 func init() {
 	define("pg_catalog", "pg_database", false, func(b *rowSet, src Source) {
-		b.add("oid", databaseOID, "datname", src.Database(), "datdba", superuserOID, "encoding", 6,
+		var acl any
+		if a := src.DatabaseACL(); a != nil {
+			acl = a
+		}
+		b.add("oid", databaseOID, "datname", src.Database(), "datdba", src.DatabaseOwner(), "encoding", 6,
 			"datlocprovider", "c", "datallowconn", true, "datconnlimit", -1, "datcollate", "C", "datctype", "C",
-			"dattablespace", 1663)
+			"dattablespace", 1663, "datacl", acl)
 	})
-	define("pg_catalog", "pg_roles", true, func(b *rowSet, src Source) { addRole(b, src.User(), true) })
-	define("pg_catalog", "pg_authid", false, func(b *rowSet, src Source) { addRole(b, src.User(), false) })
+	define("pg_catalog", "pg_roles", true, func(b *rowSet, src Source) {
+		for _, r := range src.Roles() {
+			addRole(b, r, true)
+		}
+	})
+	define("pg_catalog", "pg_authid", false, func(b *rowSet, src Source) {
+		for _, r := range src.Roles() {
+			addRole(b, r, false)
+		}
+	})
 	define("pg_catalog", "pg_user", true, func(b *rowSet, src Source) {
-		b.add("usename", src.User(), "usesysid", superuserOID, "usecreatedb", true, "usesuper", true,
-			"userepl", true, "usebypassrls", true, "passwd", "********")
+		for _, r := range src.Roles() {
+			if r.Login {
+				addUser(b, r, "********")
+			}
+		}
 	})
+	define("pg_catalog", "pg_shadow", true, func(b *rowSet, src Source) {
+		for _, r := range src.Roles() {
+			if r.Login {
+				addUser(b, r, nullIfEmpty(r.Password))
+			}
+		}
+	})
+	define("pg_catalog", "pg_auth_members", false, func(b *rowSet, src Source) {
+		for _, r := range src.Roles() {
+			for _, m := range r.MemberOf {
+				b.add("roleid", m.Role, "member", r.OID, "grantor", m.Grantor, "admin_option", m.Admin)
+			}
+		}
+	})
+	for _, name := range []string{"pg_authid", "pg_shadow"} {
+		tableNames["pg_catalog."+name].SuperuserOnly = true
+	}
 	define("pg_catalog", "pg_am", false, func(b *rowSet, src Source) {
 		b.add("oid", heapAM, "amname", "heap", "amhandler", uint32(3), "amtype", "t")
 		b.add("oid", btreeAM, "amname", "btree", "amhandler", uint32(330), "amtype", "i")
@@ -50,7 +82,7 @@ func init() {
 			if a.ClientAddr != "" {
 				addr = a.ClientAddr
 			}
-			b.add("datid", databaseOID, "datname", a.Database, "pid", a.PID, "usesysid", superuserOID,
+			b.add("datid", databaseOID, "datname", a.Database, "pid", a.PID, "usesysid", a.UserOID,
 				"usename", a.User, "application_name", a.ApplicationName, "client_addr", addr,
 				"client_port", a.ClientPort, "backend_start", a.BackendStart, "query_start", a.QueryStart,
 				"state_change", a.QueryStart, "state", a.State, "query", a.Query, "backend_type", "client backend")
@@ -64,12 +96,27 @@ func init() {
 	}
 }
 
-func addRole(b *rowSet, user string, masked bool) {
-	var pw any
+// addRole adds a row of pg_authid, or of pg_roles (masked), which shows
+// ******** for every password, as PostgreSQL's does.
+func addRole(b *rowSet, r *Role, masked bool) {
+	pw := nullIfEmpty(r.Password)
 	if masked {
 		pw = "********"
 	}
-	b.add("oid", superuserOID, "rolname", user, "rolsuper", true, "rolinherit", true, "rolcreaterole", true,
-		"rolcreatedb", true, "rolcanlogin", true, "rolreplication", true, "rolconnlimit", -1,
-		"rolpassword", pw, "rolbypassrls", true)
+	b.add("oid", r.OID, "rolname", r.Name, "rolsuper", r.Super, "rolinherit", r.Inherit, "rolcreaterole", r.CreateRole,
+		"rolcreatedb", r.CreateDB, "rolcanlogin", r.Login, "rolreplication", r.Replication, "rolconnlimit", r.ConnLimit,
+		"rolpassword", pw, "rolbypassrls", r.BypassRLS, "rolvaliduntil", r.ValidUntil)
+}
+
+// addUser adds a row of pg_user or pg_shadow.
+func addUser(b *rowSet, r *Role, passwd any) {
+	b.add("usename", r.Name, "usesysid", r.OID, "usecreatedb", r.CreateDB, "usesuper", r.Super,
+		"userepl", r.Replication, "usebypassrls", r.BypassRLS, "passwd", passwd, "valuntil", r.ValidUntil)
+}
+
+func nullIfEmpty(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
 }

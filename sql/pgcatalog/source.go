@@ -25,6 +25,33 @@ type Source interface {
 	// Database and User are the session's database and user names.
 	Database() string
 	User() string
+	// Roles returns every role, in OID order.
+	Roles() []*Role
+	// DatabaseOwner and DatabaseACL describe the database: its owner's
+	// OID and its ACL as aclitem texts (nil for the default).
+	DatabaseOwner() uint32
+	DatabaseACL() []string
+}
+
+// Role is a role, a row of pg_authid.
+type Role struct {
+	OID                                         uint32
+	Name                                        string
+	Super, Inherit, CreateRole, CreateDB, Login bool
+	Replication, BypassRLS                      bool
+	ConnLimit                                   int
+	// Password is the SCRAM verifier, "" for none; only pg_authid and
+	// pg_shadow show it, to superusers.
+	Password   string
+	ValidUntil time.Time
+	// MemberOf lists the roles this one is a member of.
+	MemberOf []Membership
+}
+
+// Membership is a row of pg_auth_members whose member is the role.
+type Membership struct {
+	Role, Grantor uint32
+	Admin         bool
 }
 
 // Kind is pg_class.relkind.
@@ -59,6 +86,13 @@ type Relation struct {
 	Constraint bool
 	// Checks are a table's CHECK constraints.
 	Checks []Check
+	// Owner is the OID of the owning role; ACL the relation's ACL as
+	// aclitem texts, nil for the default (a NULL relacl).
+	Owner uint32
+	ACL   []string
+	// DefinitionHidden is set when the session may not see a view's
+	// definition: it holds no privilege on the view.
+	DefinitionHidden bool
 	// Sequence holds a sequence's type and parameters. OwnedBy is, for a
 	// sequence a serial or identity column of the table On draws from,
 	// that column's 1-based position (0 for a standalone sequence).
@@ -131,6 +165,7 @@ type Setting struct {
 type Activity struct {
 	PID                      int32
 	Database, User           string
+	UserOID                  uint32
 	ApplicationName          string
 	ClientAddr               string
 	ClientPort               int32

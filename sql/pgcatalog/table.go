@@ -28,8 +28,11 @@ type Table struct {
 	// Streamdb marks streamdb's own relations, which PostgreSQL lacks.
 	Streamdb bool
 	Columns  []Column
-	index    map[string]int
-	gen      func(b *rowSet, src Source)
+	// SuperuserOnly marks the relations only superusers may read
+	// (pg_authid and pg_shadow, which hold password verifiers).
+	SuperuserOnly bool
+	index         map[string]int
+	gen           func(b *rowSet, src Source)
 }
 
 // Rows generates the relation's contents from src.

@@ -8,18 +8,18 @@ func init() {
 				continue
 			}
 			ns, _ := namespaceName(e.namespace)
-			b.add("schemaname", ns, "tablename", e.name, "tableowner", src.User(), "hasindexes", e.hasIndex)
+			b.add("schemaname", ns, "tablename", e.name, "tableowner", UserName(src, e.owner), "hasindexes", e.hasIndex)
 		}
 	})
 	define("pg_catalog", "pg_views", true, func(b *rowSet, src Source) {
 		for _, t := range Tables() {
 			if t.View {
-				b.add("schemaname", t.Schema, "viewname", t.Name, "viewowner", src.User())
+				b.add("schemaname", t.Schema, "viewname", t.Name, "viewowner", UserName(src, superuserOID))
 			}
 		}
 		for _, r := range src.Relations() {
 			if r.Kind == KindView {
-				b.add("schemaname", r.Schema, "viewname", r.Name, "viewowner", src.User(), "definition", viewDefinition(r))
+				b.add("schemaname", r.Schema, "viewname", r.Name, "viewowner", UserName(src, r.Owner), "definition", viewDefinition(r))
 			}
 		}
 	})
@@ -29,7 +29,7 @@ func init() {
 				continue
 			}
 			r, _ := src.Relation(e.oid)
-			b.add("schemaname", r.Schema, "matviewname", r.Name, "matviewowner", src.User(), "hasindexes", e.hasIndex,
+			b.add("schemaname", r.Schema, "matviewname", r.Name, "matviewowner", UserName(src, r.Owner), "hasindexes", e.hasIndex,
 				"ispopulated", true, "definition", viewDefinition(r))
 		}
 	})
