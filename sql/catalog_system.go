@@ -130,8 +130,8 @@ func (v *catalogView) load() ([]*pgcatalog.Relation, map[uint32]*pgcatalog.Relat
 	}
 	v.version, v.rels, v.byOID = cat.Version, nil, map[uint32]*pgcatalog.Relation{}
 	for o := range cat.All() {
-		if o.Kind == catalog.KindRole || o.Kind == catalog.KindDatabase || o.Kind == catalog.KindConnection || o.Kind == catalog.KindSecret {
-			continue // not relations
+		if o.Kind == catalog.KindRole || o.Kind == catalog.KindDatabase {
+			continue
 		}
 		r := relationOf(cat, o)
 		r.DefinitionHidden = !mayDescribe(cat, v.s.info.role, o)

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/streamdb/streamdb/catalog"
 	"github.com/streamdb/streamdb/engine"
 	"github.com/streamdb/streamdb/internal/authfile"
 	"github.com/streamdb/streamdb/internal/egress"
@@ -117,11 +118,14 @@ func (e *Frontend) Run(ctx context.Context) error {
 	return g.Wait()
 }
 
-// Objects counts the objects in the catalog: what Open rehydrated.
+// Objects counts the schema objects in the catalog (not roles and
+// databases): what Open rehydrated.
 func (e *Frontend) Objects() int {
 	n := 0
-	for range e.snapshot().Catalog().All() {
-		n++
+	for o := range e.snapshot().Catalog().All() {
+		if o.Kind != catalog.KindRole && o.Kind != catalog.KindDatabase {
+			n++
+		}
 	}
 	return n
 }

@@ -24,4 +24,3 @@ CREATE SOURCE gen FROM LOAD GENERATOR COUNTER;
 \du
 SELECT table_name, table_type FROM information_schema.tables WHERE table_schema = 'public' ORDER BY 1;
 SELECT quote_ident('time'), quote_ident('value');
-CREATE ROLE bob;
