@@ -68,6 +68,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzParseBinary -fuzztime $(FUZZTIME) ./types
 	$(GO) test -run '^$$' -fuzz FuzzLike -fuzztime $(FUZZTIME) ./planner/scalar
 	$(GO) test -run '^$$' -fuzz FuzzBindSQL -fuzztime $(FUZZTIME) ./sql
+	$(GO) test -run '^$$' -fuzz FuzzStatement -fuzztime $(FUZZTIME) ./sql
 	$(GO) test -run '^$$' -fuzz FuzzDecodeJSON -fuzztime $(FUZZTIME) ./sources/kafka
 	$(GO) test -run '^$$' -fuzz FuzzDecodeCSV -fuzztime $(FUZZTIME) ./sources/kafka
 	$(GO) test -run '^$$' -fuzz FuzzDebezium -fuzztime $(FUZZTIME) ./sources/kafka

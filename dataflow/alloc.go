@@ -13,11 +13,20 @@ import (
 // collector's share of it) low. A chunk lives as long as any row carved
 // from it; operators that keep rows across ticks (TopK) copy them, so
 // that one retained row does not pin a whole chunk.
+//
+// Chunks start small and double up to slabDatums: a one-tick query of a
+// row or two (SELECT 1, a million times in one simple query) allocated a
+// whole chunk per operator, 16 kB a statement.
 type rowSlab struct {
 	buf []types.Datum
+	// next is the size of the next chunk.
+	next int
 }
 
-const slabDatums = 512
+const (
+	slabFirst  = 16
+	slabDatums = 512
+)
 
 // row returns a zeroed row of n columns, never nil: a join's Output
 // returns nil for a pair it drops, and a row of no columns (SELECT FROM
@@ -27,7 +36,8 @@ func (s *rowSlab) row(n int) types.Row {
 		return types.Row{}
 	}
 	if len(s.buf) < n {
-		s.buf = make([]types.Datum, max(slabDatums, n))
+		s.next = min(max(2*s.next, slabFirst), slabDatums)
+		s.buf = make([]types.Datum, max(s.next, n))
 	}
 	r := s.buf[:n:n]
 	s.buf = s.buf[n:]
@@ -53,3 +63,25 @@ type RowSlab struct{ s rowSlab }
 
 // Row returns a zeroed row of n columns.
 func (s *RowSlab) Row(n int) types.Row { return s.s.row(n) }
+
+// Detach returns r, a row of this slab, in storage of its own when its
+// values are large, and clears its place in the slab: a chunk lives as
+// long as any row carved from it, and the chunk being carved would keep
+// the values of rows long gone alive, five gigabytes of them for 512
+// one-column rows of ten megabytes.
+func (s *RowSlab) Detach(r types.Row) types.Row {
+	n := 0
+	for i := range r {
+		n += len(r[i].Str())
+	}
+	if n < detachBytes {
+		return r
+	}
+	own := make(types.Row, len(r))
+	copy(own, r)
+	clear(r)
+	return own
+}
+
+// detachBytes is the size of a row's strings from which Detach moves it.
+const detachBytes = 64 << 10

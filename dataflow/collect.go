@@ -52,6 +52,9 @@ func (c *Collector) Err() error {
 
 type collectOp struct {
 	c *Collector
+	// held and heldErrs gather a final step's chunks.
+	held     Batch
+	heldErrs []ErrorUpdate
 }
 
 var _ operator = (*collectOp)(nil)
@@ -59,16 +62,37 @@ var _ operator = (*collectOp)(nil)
 func (op *collectOp) Name() string { return "Collect" }
 
 func (op *collectOp) Step(context.Context) error {
+	op.collect(op.c.in.delta, op.c.in.errs)
+	return nil
+}
+
+// absorb gathers a chunk of a final step; the result is the whole
+// collection, which finish keeps.
+func (op *collectOp) absorb(context.Context, int) error {
+	op.held = append(op.held, op.c.in.delta...)
+	op.heldErrs = append(op.heldErrs, op.c.in.errs...)
+	return nil
+}
+
+func (op *collectOp) finish(context.Context) error {
+	if op.c.in.streaming() {
+		op.collect(op.held, op.heldErrs)
+		op.held, op.heldErrs = nil, nil
+	}
+	return nil
+}
+
+// collect keeps a tick's delta.
+func (op *collectOp) collect(delta Batch, errs []ErrorUpdate) {
 	c := op.c
 	clear(c.delta)
-	if c.bag && positive(c.in.delta) {
-		c.delta = append(c.delta[:0], c.in.delta...)
+	if c.bag && positive(delta) {
+		c.delta = append(c.delta[:0], delta...)
 	} else {
-		c.delta = c.cons.into(c.delta[:0], c.in.delta)
+		c.delta = c.cons.into(c.delta[:0], delta)
 	}
 	clear(c.errs)
-	c.errs = ConsolidateErrors(append(c.errs[:0], c.in.errs...))
-	return nil
+	c.errs = ConsolidateErrors(append(c.errs[:0], errs...))
 }
 
 func (op *collectOp) StateBytes() int64 { return 0 }

@@ -43,6 +43,16 @@
 // for random input histories split into ticks in many ways, and compares
 // with naive reference implementations.
 //
+// A one-tick graph's only step (StepFinal) streams: rows move between
+// operators in chunks of a few thousand, depth first, from inputs that
+// may produce them lazily (Input.Feed) to a Sink that hands them to the
+// query's client as they come. Each operator's Step is its absorb of
+// each input's delta followed by its finish, and a final step calls the
+// same two, absorb once per chunk; stateful operators keep their state
+// as in any tick and emit at finish. So an ad hoc query holds its
+// operators' state and a chunk per stream, never a whole intermediate
+// result (see final.go); it checks ctx and a memory budget as it goes.
+//
 // # State
 //
 // Rows are identified by the memcomparable key encoding of types

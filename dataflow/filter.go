@@ -29,9 +29,14 @@ var _ operator = (*filterOp)(nil)
 
 func (op *filterOp) Name() string { return "Filter" }
 
-func (op *filterOp) Step(context.Context) error {
+func (op *filterOp) Step(ctx context.Context) error { return op.absorb(ctx, 0) }
+
+func (op *filterOp) absorb(ctx context.Context, _ int) error {
 	op.out.passErrors(op.in)
-	for _, u := range op.in.delta {
+	for i, u := range op.in.delta {
+		if err := op.out.canceled(ctx, i); err != nil {
+			return err
+		}
 		ok, err := op.pred(u.Row)
 		switch {
 		case err != nil:
@@ -42,5 +47,7 @@ func (op *filterOp) Step(context.Context) error {
 	}
 	return nil
 }
+
+func (op *filterOp) finish(context.Context) error { return nil }
 
 func (op *filterOp) StateBytes() int64 { return 0 }

@@ -36,6 +36,8 @@ type flatMapOp struct {
 	// emit refuses the rest of the expansion.
 	emitted int
 	err     error
+	// mark is where the output of the row being expanded starts.
+	mark int
 }
 
 // cancelCheckRows is how many output rows an operator that can expand its
@@ -46,7 +48,14 @@ var _ operator = (*flatMapOp)(nil)
 
 func (op *flatMapOp) Name() string { return "FlatMap" }
 
-func (op *flatMapOp) Step(ctx context.Context) error {
+func (op *flatMapOp) Step(ctx context.Context) error { return op.absorb(ctx, 0) }
+
+// absorb expands the input's rows. In a final step the output is flushed
+// whenever it fills a chunk, also in the middle of one row's expansion;
+// if the expansion then fails, only the rows not yet flushed are taken
+// back, which is enough: the error reaches the end of a one-tick graph
+// and fails its query.
+func (op *flatMapOp) absorb(ctx context.Context, _ int) error {
 	op.out.passErrors(op.in)
 	op.err = ctx.Err()
 	// One closure per step, not per input row.
@@ -55,11 +64,11 @@ func (op *flatMapOp) Step(ctx context.Context) error {
 		if op.err != nil {
 			break
 		}
-		mark := len(op.out.delta)
+		op.mark = len(op.out.delta)
 		op.diff = u.Diff
-		if err := op.fn(u.Row, emit); err != nil {
-			clear(op.out.delta[mark:])
-			op.out.delta = op.out.delta[:mark]
+		if err := op.fn(u.Row, emit); err != nil && op.err == nil {
+			clear(op.out.delta[op.mark:])
+			op.out.delta = op.out.delta[:op.mark]
 			op.out.errs = append(op.out.errs, ErrorUpdate{Err: dataError(err), Diff: u.Diff})
 		}
 	}
@@ -76,7 +85,18 @@ func (op *flatMapOp) emitRow(ctx context.Context, r types.Row) bool {
 		}
 	}
 	op.out.delta = append(op.out.delta, Update{Row: r, Diff: op.diff})
+	if !op.out.streaming() {
+		return true
+	}
+	if op.out.built(r); len(op.out.delta) >= op.out.g.chunkSize() || op.out.bytes >= flushBytes {
+		if op.err = op.out.flushIfFull(ctx); op.err != nil {
+			return false
+		}
+		op.mark = 0
+	}
 	return true
 }
+
+func (op *flatMapOp) finish(context.Context) error { return nil }
 
 func (op *flatMapOp) StateBytes() int64 { return 0 }

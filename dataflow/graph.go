@@ -2,7 +2,6 @@ package dataflow
 
 import (
 	"context"
-	"errors"
 	"fmt"
 )
 
@@ -13,17 +12,23 @@ import (
 type Graph struct {
 	ops     []operator
 	streams []*stream
-	// lastReader[i] is the last operator that reads stream i, -1 if none:
-	// a final Step drops each delta once its last reader has run.
-	lastReader []int
 	// readers[i] is the number of operators that read stream i.
 	readers []int
+	// edges[i] lists the readers of stream i with the input slot each
+	// reads it on, and inputs[i] the streams operator i reads, by slot:
+	// a final step hands each chunk of a stream to its readers (see
+	// StepFinal). slot counts the inputs of the operator being built.
+	edges  [][]edge
+	inputs [][]int
+	slot   int
 	// tick counts completed and running Steps; operators use it to mark
 	// state touched in the current tick without clearing marks afterwards.
 	tick uint64
 	// final is set by StepFinal: the running Step is the graph's last,
 	// so operators may skip state that only a later tick would read.
 	final bool
+	// fin is the state of a running final step (see final.go).
+	fin finalStep
 	// err is the failure that poisoned the graph: a Step that fails
 	// half-way leaves operator state inconsistent, so every later Step
 	// returns the same error and the graph must be rebuilt.
@@ -50,10 +55,20 @@ func (n Node) StateBytes() int64 { return n.g.ops[n.id].StateBytes() }
 // of its inputs (read-only: other operators may read the same batches) and
 // appends its own delta and new errors to its output stream, which the
 // graph has emptied beforehand.
+//
+// A final step (StepFinal) hands an operator its input in chunks
+// instead: absorb takes the chunk staged on one input slot, and finish,
+// called once every input has delivered its last chunk, emits what the
+// operator kept for the end of the tick. An operator's Step is its
+// absorb of every input followed by its finish, so both modes run the
+// same code; its output may be flushed downstream while it emits (see
+// stream.flushIfFull), which a Step never does.
 type operator interface {
 	Name() string
 	Step(ctx context.Context) error
 	StateBytes() int64
+	absorb(ctx context.Context, slot int) error
+	finish(ctx context.Context) error
 }
 
 // stream is an operator's output for the current tick: its data delta and
@@ -66,12 +81,19 @@ type stream struct {
 	// borrowed marks a delta that belongs to the caller of Input.Push:
 	// it is dropped, not cleared and reused, at the next tick.
 	borrowed bool
+	// g and id are the graph and the operator the stream belongs to.
+	g  *Graph
+	id int
+	// bytes estimates the bytes of the values operators built into
+	// delta, in a final step (see built).
+	bytes int64
 }
 
 func (s *stream) reset() {
 	if s.borrowed {
 		s.delta, s.borrowed = nil, false
 	}
+	s.bytes = 0
 	clear(s.delta)
 	s.delta = s.delta[:0]
 	clear(s.errs)
@@ -89,11 +111,16 @@ func (s *stream) passErrors(ins ...*stream) {
 
 // add appends op to the graph and returns the Node of its output.
 func (g *Graph) add(op operator, out *stream) Node {
+	out.g, out.id = g, len(g.ops)
 	g.ops = append(g.ops, op)
 	g.streams = append(g.streams, out)
-	g.lastReader = append(g.lastReader, -1)
 	g.readers = append(g.readers, 0)
-	return Node{g: g, id: len(g.ops) - 1}
+	g.edges = append(g.edges, nil)
+	for len(g.inputs) < len(g.ops) {
+		g.inputs = append(g.inputs, nil)
+	}
+	g.slot = 0
+	return Node{g: g, id: out.id}
 }
 
 // input returns n's output stream, checking that n belongs to g. Building
@@ -103,8 +130,14 @@ func (g *Graph) input(n Node) *stream {
 		panic("dataflow: node belongs to another graph")
 	}
 	// The reader is the operator being built, added next.
-	g.lastReader[n.id] = len(g.ops)
+	reader := len(g.ops)
 	g.readers[n.id]++
+	g.edges[n.id] = append(g.edges[n.id], edge{op: reader, slot: g.slot})
+	for len(g.inputs) <= reader {
+		g.inputs = append(g.inputs, nil)
+	}
+	g.inputs[reader] = append(g.inputs[reader], n.id)
+	g.slot++
 	return g.streams[n.id]
 }
 
@@ -134,40 +167,9 @@ func (g *Graph) Step(ctx context.Context) error {
 			g.err = fmt.Errorf("dataflow: %s: %w", op.Name(), err)
 			return g.err
 		}
-		if g.final {
-			g.dropRead(i)
-		}
 	}
 	return nil
 }
-
-// dropRead lets go of the deltas whose last reader is operator i, so that
-// a final Step holds only the deltas still to be read: a one-tick query's
-// intermediate results are garbage as soon as they are consumed, and the
-// heap need not hold all of them at once.
-func (g *Graph) dropRead(i int) {
-	for j, last := range g.lastReader[:i+1] {
-		if last == i {
-			g.streams[j].delta = nil
-		}
-	}
-}
-
-// StepFinal is Step for a graph that is never stepped again, the one-tick
-// dataflow of an ad hoc query: its result is the same, but operators may
-// skip maintaining state that only later ticks would read (a Join whose
-// state is empty matches the two deltas with a hash table of one and does
-// not arrange them). Every later Step fails.
-func (g *Graph) StepFinal(ctx context.Context) error {
-	g.final = true
-	err := g.Step(ctx)
-	if g.err == nil {
-		g.err = errSteppedAfterFinal
-	}
-	return err
-}
-
-var errSteppedAfterFinal = errors.New("dataflow: graph stepped after its final step")
 
 // StateBytes returns the approximate bytes of state held by all operators
 // of the graph: arrangements, group accumulators and maintained outputs.

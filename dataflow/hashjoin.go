@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"math/bits"
-	"slices"
 
 	"github.com/streamdb/streamdb/types"
 )
@@ -57,6 +56,11 @@ func (x *deltaIndex) matches(j int32, key []byte, h uint64) bool {
 	return x.keys.hs[j] == h && bytes.Equal(x.keys.buf[x.keys.starts[j]:x.keys.ends[j]], key)
 }
 
+// size returns the bytes the index holds.
+func (x *deltaIndex) size() int64 {
+	return int64(cap(x.keys.buf)) + int64(cap(x.keys.starts)+cap(x.keys.ends)+cap(x.heads)+cap(x.next))*4 + int64(cap(x.keys.hs))*8
+}
+
 // reset drops the index's references to keys so that they do not outlive
 // the tick in a long-lived graph.
 func (x *deltaIndex) reset() {
@@ -66,71 +70,84 @@ func (x *deltaIndex) reset() {
 
 // hashJoin emits ΔA ⋈ ΔB: the smaller delta is indexed by key, the other
 // probes the index. Each match's weight is the product of the weights.
-func (op *joinOp) hashJoin(ctx context.Context) error {
-	left, right := op.left.delta, op.right.delta
+func (op *joinOp) hashJoin(ctx context.Context, left, right Batch) error {
 	if len(left) == 0 || len(right) == 0 {
 		return nil
 	}
-	build, probe := left, right
-	buildKey, probeKey := op.spec.LeftKey, op.spec.RightKey
 	buildLeft := len(left) <= len(right)
+	build, probe := left, right
 	if !buildLeft {
 		build, probe = right, left
-		buildKey, probeKey = probeKey, buildKey
+	}
+	op.buildIndex(build, buildLeft)
+	defer op.build.reset()
+	return op.probe(ctx, probe, build, buildLeft)
+}
+
+// buildIndex indexes the rows of one side, the left when buildLeft.
+func (op *joinOp) buildIndex(build Batch, buildLeft bool) {
+	keyFn := op.spec.RightKey
+	if buildLeft {
+		keyFn = op.spec.LeftKey
+	}
+	op.build.build(build, keyFn, op.la.tab)
+}
+
+// probe emits the matches of the rows of probe, of the side opposite to
+// build, in the index of build. A join's output can dwarf its input (a
+// cross join, where each probe row matches thousands): the output is
+// flushed as it fills in a final step, and a canceled query stops here,
+// every few thousand probe rows or output rows, rather than at the end
+// of the tick. The output is never sized from a count of the matches.
+func (op *joinOp) probe(ctx context.Context, probe, build Batch, buildLeft bool) error {
+	probeKey := op.spec.LeftKey
+	if buildLeft {
+		probeKey = op.spec.RightKey
 	}
 	x := &op.build
-	x.build(build, buildKey, op.la.tab)
-	defer x.reset()
-	// The probe keys are encoded once and the matches counted first, so
-	// that the output, often the largest batch of the tick, is allocated
-	// once instead of grown by doubling.
-	pk := &op.keys
-	pk.load(probe, probeKey, op.la.tab)
-	total := 0
-	for i := range probe {
-		key, h, ok := pk.get(i)
-		if !ok || probe[i].Diff == 0 {
-			continue
+	flushAt := op.g.chunkSize()
+	for start := 0; start < len(probe); start += keyBatchSize {
+		chunk := probe[start:min(start+keyBatchSize, len(probe))]
+		pk := &op.keys
+		pk.load(chunk, probeKey, op.la.tab)
+		check := len(op.out.delta) + cancelCheckRows
+		if err := ctx.Err(); err != nil {
+			return err
 		}
-		for j := x.first(h); j >= 0; j = x.next[j] {
-			if x.matches(j, key, h) {
-				total++
-			}
-		}
-	}
-	op.out.delta = slices.Grow(op.out.delta, total)
-	check := 0 // the output's length at the next check for cancellation
-	for i := range probe {
-		// A join's output can dwarf its input (a cross join, where each
-		// probe row matches thousands): let a canceled query stop here,
-		// every few thousand probe rows or output rows, rather than at
-		// the end of the tick.
-		if i%4096 == 0 || len(op.out.delta) >= check {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			check = len(op.out.delta) + cancelCheckRows
-		}
-		u := &probe[i]
-		key, h, ok := pk.get(i)
-		if !ok || u.Diff == 0 {
-			continue
-		}
-		for j := x.first(h); j >= 0; j = x.next[j] {
-			if !x.matches(j, key, h) {
+		for i := range chunk {
+			u := &chunk[i]
+			key, h, ok := pk.get(i)
+			if !ok || u.Diff == 0 {
 				continue
 			}
-			b := &build[j]
-			var res types.Row
-			if buildLeft {
-				res = op.spec.Output(b.Row, u.Row)
-			} else {
-				res = op.spec.Output(u.Row, b.Row)
+			for j := x.first(h); j >= 0; j = x.next[j] {
+				if !x.matches(j, key, h) {
+					continue
+				}
+				b := &build[j]
+				var res types.Row
+				if buildLeft {
+					res = op.spec.Output(b.Row, u.Row)
+				} else {
+					res = op.spec.Output(u.Row, b.Row)
+				}
+				if res == nil {
+					continue
+				}
+				op.out.delta = append(op.out.delta, Update{Row: res, Diff: u.Diff * b.Diff})
+				if len(op.out.delta) < flushAt {
+					continue
+				}
+				if err := op.out.flushIfFull(ctx); err != nil {
+					return err
+				}
+				if len(op.out.delta) >= check {
+					if err := ctx.Err(); err != nil {
+						return err
+					}
+					check = len(op.out.delta) + cancelCheckRows
+				}
 			}
-			if res == nil {
-				continue
-			}
-			op.out.delta = append(op.out.delta, Update{Row: res, Diff: u.Diff * b.Diff})
 		}
 	}
 	return nil

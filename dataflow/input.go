@@ -1,6 +1,9 @@
 package dataflow
 
-import "context"
+import (
+	"context"
+	"errors"
+)
 
 // Input returns a new input collection: the way changes enter the graph.
 // Tables, sources and upstream views each feed one Input per graph that
@@ -22,7 +25,31 @@ type Input struct {
 	// borrowed is the tick's only batch, not yet copied: most ticks push
 	// one batch, which the graph then reads in place.
 	borrowed Batch
+	// feeds produce the rest of the next Step's insertions (see Feed),
+	// about fedRows of them.
+	feeds   []FeedFunc
+	fedRows int
 }
+
+// FeedFunc produces an input's insertions lazily: it calls emit with
+// batches of them, each valid only during the call (the rows, though,
+// must never change), and stops when emit returns an error, which it
+// returns.
+type FeedFunc func(ctx context.Context, emit func(Batch) error) error
+
+// Feed stages insertions that fn produces when the next Step runs, about
+// rows of them, for a one-tick query's scan of a table or view: a final
+// step hands them on in chunks as fn produces them (see StepFinal), so
+// that the rows of a large relation are never all held at once; a Step
+// gathers them into one delta. fn is called once, after the batches
+// pushed for that Step.
+func (in *Input) Feed(rows int, fn FeedFunc) {
+	in.feeds = append(in.feeds, fn)
+	in.fedRows += rows
+}
+
+// rows estimates the rows staged for the next Step.
+func (in *Input) rows() int { return len(in.borrowed) + len(in.pending) + in.fedRows }
 
 // Node returns the input's collection, for building operators on it.
 func (in *Input) Node() Node { return in.node }
@@ -63,8 +90,9 @@ var _ operator = (*inputOp)(nil)
 func (op *inputOp) Name() string { return "Input" }
 
 // Step hands the staged updates to the output stream: a single pushed
-// batch as it is, several by swapping buffers with the staging area.
-func (op *inputOp) Step(context.Context) error {
+// batch as it is, several by swapping buffers with the staging area;
+// then the feeds' insertions.
+func (op *inputOp) Step(ctx context.Context) error {
 	if b := op.in.borrowed; b != nil {
 		op.out.delta, op.out.borrowed = b, true
 		op.in.borrowed = nil
@@ -72,7 +100,67 @@ func (op *inputOp) Step(context.Context) error {
 		op.out.delta, op.in.pending = op.in.pending, op.out.delta[:0]
 	}
 	op.out.errs, op.in.pendingErrs = op.in.pendingErrs, op.out.errs[:0]
+	feeds := op.in.feeds
+	op.in.feeds, op.in.fedRows = nil, 0
+	for _, f := range feeds {
+		if op.out.borrowed {
+			op.out.delta, op.out.borrowed = append(Batch(nil), op.out.delta...), false
+		}
+		err := f(ctx, func(b Batch) error {
+			op.out.delta = append(op.out.delta, b...)
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
 	return nil
 }
+
+// absorb is never called: an input reads no stream.
+func (op *inputOp) absorb(context.Context, int) error { return nil }
+
+// finish hands a final step's staged updates on in chunks, then runs the
+// feeds, each batch they produce handed on in chunks as it comes.
+func (op *inputOp) finish(ctx context.Context) error {
+	b := op.in.borrowed
+	if b == nil {
+		b = op.in.pending
+	}
+	op.in.borrowed, op.in.pending = nil, nil
+	op.out.errs, op.in.pendingErrs = append(op.out.errs, op.in.pendingErrs...), nil
+	if err := op.handOn(ctx, b); err != nil {
+		return err
+	}
+	feeds := op.in.feeds
+	op.in.feeds, op.in.fedRows = nil, 0
+	for _, f := range feeds {
+		err := f(ctx, func(b Batch) error {
+			if !positive(b) {
+				return errFedRetraction
+			}
+			return op.handOn(ctx, b)
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// handOn flushes b to the readers a chunk at a time, borrowed.
+func (op *inputOp) handOn(ctx context.Context, b Batch) error {
+	n := op.out.g.chunkSize()
+	for start := 0; start < len(b); start += n {
+		if err := op.out.g.flush(ctx, op.out.id); err != nil {
+			return err
+		}
+		op.out.delta, op.out.borrowed = b[start:min(start+n, len(b))], true
+	}
+	return op.out.g.flush(ctx, op.out.id)
+}
+
+// errFedRetraction reports a Feed that produced a retraction.
+var errFedRetraction = errors.New("dataflow: a feed produced a retraction")
 
 func (op *inputOp) StateBytes() int64 { return 0 }

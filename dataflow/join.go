@@ -2,6 +2,7 @@ package dataflow
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"hash/maphash"
 	"unsafe"
@@ -54,7 +55,7 @@ func (g *Graph) Join(left, right Node, spec JoinSpec) Node {
 	seed := maphash.MakeSeed()
 	op := &joinOp{
 		g: g, left: g.input(left), right: g.input(right), out: out, spec: spec,
-		la: newArrangement(seed), ra: newArrangement(seed),
+		la: newArrangement(seed), ra: newArrangement(seed), built: -1,
 	}
 	return g.add(op, out)
 }
@@ -70,6 +71,14 @@ type joinOp struct {
 	decoded          [2]decodeCache // of the left and the right rows; see decodeArranged
 	slab             rowSlab
 	build            deltaIndex
+	// held keeps each side's chunks in a final step until one side is
+	// complete, built is that side (-1 before), and heldBytes estimates
+	// what held's rows hold; held counts by its capacity, which a
+	// growing side's next append takes again while the old array is
+	// still live.
+	held      [2]Batch
+	built     int
+	heldBytes [2]int64
 }
 
 var _ operator = (*joinOp)(nil)
@@ -88,18 +97,15 @@ func (op *joinOp) Name() string { return "Join" }
 // encoded and hashed first and their table slots touched, so that the
 // cache misses of a chunk overlap instead of queueing.
 //
-// When both arrangements are empty (the first tick: a view's hydration,
-// an ad hoc query) the delta is ΔA ⋈ ΔB alone, and a hash join of the
-// two deltas computes it without encoding or decoding a row; the deltas
-// are then arranged for later ticks, unless there are none (StepFinal).
+// When both arrangements are empty (the first tick of a view's
+// hydration) the delta is ΔA ⋈ ΔB alone, and a hash join of the two
+// deltas computes it without encoding or decoding a row; the deltas are
+// then arranged for later ticks.
 func (op *joinOp) Step(ctx context.Context) error {
 	op.out.passErrors(op.left, op.right)
 	if op.la.tab.live == 0 && op.ra.tab.live == 0 {
-		if err := op.hashJoin(ctx); err != nil {
+		if err := op.hashJoin(ctx, op.left.delta, op.right.delta); err != nil {
 			return err
-		}
-		if op.g.final {
-			return nil
 		}
 		op.arrange(op.left.delta, op.spec.LeftKey, op.la, false)
 		op.arrange(op.right.delta, op.spec.RightKey, op.ra, true)
@@ -116,6 +122,58 @@ func (op *joinOp) Step(ctx context.Context) error {
 	}
 	return op.side(ctx, op.right.delta, op.spec.RightKey, op.ra, op.la, true)
 }
+
+// absorb takes a chunk of one side in a final step, where the join is a
+// hash join of its two inputs and arranges neither. Until one side is
+// complete, chunks are kept; once one is (see inputDone), it is the
+// hash table's, and each chunk of the other probes it as it comes, so
+// that a join streams its larger input when that one is read last.
+func (op *joinOp) absorb(ctx context.Context, slot int) error {
+	in := op.left
+	if slot == 1 {
+		in = op.right
+	}
+	op.out.passErrors(in)
+	if op.built >= 0 {
+		if op.built == slot {
+			return errAfterDone
+		}
+		return op.probe(ctx, in.delta, op.held[op.built], op.built == 0)
+	}
+	op.held[slot] = append(op.held[slot], in.delta...)
+	for _, u := range in.delta {
+		op.heldBytes[slot] += rowBytes(u.Row)
+	}
+	return nil
+}
+
+// inputDone builds the hash table of the first side complete and probes
+// it with the chunks of the other side kept so far. A side that is
+// complete and empty matches nothing: the other side is dropped as it
+// comes.
+func (op *joinOp) inputDone(ctx context.Context, slot int) error {
+	if op.built >= 0 {
+		return nil
+	}
+	op.built = slot
+	other := 1 - slot
+	op.buildIndex(op.held[slot], slot == 0)
+	err := op.probe(ctx, op.held[other], op.held[slot], slot == 0)
+	op.held[other], op.heldBytes[other] = nil, 0
+	return err
+}
+
+// finish ends a final step's join: everything was matched as it came.
+func (op *joinOp) finish(context.Context) error {
+	if op.g.fin.running {
+		op.build.reset()
+		op.held, op.heldBytes = [2]Batch{}, [2]int64{}
+	}
+	return nil
+}
+
+// errAfterDone reports a chunk on an input that said it was complete.
+var errAfterDone = errors.New("chunk after the input's end")
 
 // maxDecoded bounds the rows a decodeCache remembers: enough for the
 // keys a few ticks match, not a copy of a hydration's state.
@@ -232,7 +290,12 @@ func (op *joinOp) side(ctx context.Context, delta Batch, keyFn KeyFunc, own, oth
 }
 
 func (op *joinOp) StateBytes() int64 {
-	return op.la.size() + op.ra.size() + op.decoded[0].bytes + op.decoded[1].bytes
+	n := op.la.size() + op.ra.size() + op.decoded[0].bytes + op.decoded[1].bytes + op.heldBytes[0] + op.heldBytes[1] +
+		int64(cap(op.held[0])+cap(op.held[1]))*sizeUpdate
+	if op.built >= 0 {
+		n += op.build.size()
+	}
+	return n
 }
 
 // evalKey applies a KeyFunc, nil meaning the empty key.

@@ -31,18 +31,34 @@ var _ operator = (*mapOp)(nil)
 
 func (op *mapOp) Name() string { return "Map" }
 
-func (op *mapOp) Step(context.Context) error {
+func (op *mapOp) Step(ctx context.Context) error { return op.absorb(ctx, 0) }
+
+// absorb maps a delta, or a final step's chunk; the output of a final
+// step is flushed as soon as it holds a chunk's worth of built values.
+func (op *mapOp) absorb(ctx context.Context, _ int) error {
 	op.out.passErrors(op.in)
 	op.out.delta = slices.Grow(op.out.delta, len(op.in.delta))
-	for _, u := range op.in.delta {
+	streaming := op.out.streaming()
+	for i, u := range op.in.delta {
+		if err := op.out.canceled(ctx, i); err != nil {
+			return err
+		}
 		r, err := op.fn(u.Row)
 		if err != nil {
 			op.out.errs = append(op.out.errs, ErrorUpdate{Err: dataError(err), Diff: u.Diff})
 			continue
 		}
 		op.out.delta = append(op.out.delta, Update{Row: r, Diff: u.Diff})
+		if streaming {
+			op.out.built(r)
+			if err := op.out.flushIfFull(ctx); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }
+
+func (op *mapOp) finish(context.Context) error { return nil }
 
 func (op *mapOp) StateBytes() int64 { return 0 }

@@ -24,12 +24,16 @@ var _ operator = (*negateOp)(nil)
 
 func (op *negateOp) Name() string { return "Negate" }
 
-func (op *negateOp) Step(context.Context) error {
+func (op *negateOp) Step(ctx context.Context) error { return op.absorb(ctx, 0) }
+
+func (op *negateOp) absorb(context.Context, int) error {
 	op.out.passErrors(op.in)
 	for _, u := range op.in.delta {
 		op.out.delta = append(op.out.delta, Update{Row: u.Row, Diff: -u.Diff})
 	}
 	return nil
 }
+
+func (op *negateOp) finish(context.Context) error { return nil }
 
 func (op *negateOp) StateBytes() int64 { return 0 }

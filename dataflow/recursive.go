@@ -105,6 +105,10 @@ type recursiveOp struct {
 	// overflow is set while the inputs need more than MaxIterations
 	// iterations: the result reads as an error and the copies are stale.
 	overflow bool
+	// held keeps a final step's chunks of each input until its finish,
+	// heldBytes their size.
+	held      []Batch
+	heldBytes int64
 }
 
 // recCopy is the graph of one iteration.
@@ -152,18 +156,54 @@ func (op *recursiveOp) newCopy() (*recCopy, error) {
 func (op *recursiveOp) Step(ctx context.Context) error {
 	op.out.passErrors(op.base)
 	op.out.passErrors(op.ext...)
+	return op.run(ctx, op.base.delta, op.extDeltas())
+}
+
+// absorb keeps a final step's chunk of one input (slot 0 the base, then
+// the external collections): the recursion runs on the whole of each at
+// its finish, as in a Step.
+func (op *recursiveOp) absorb(_ context.Context, slot int) error {
+	in := op.base
+	if slot > 0 {
+		in = op.ext[slot-1]
+	}
+	op.out.passErrors(in)
+	if op.held == nil {
+		op.held = make([]Batch, 1+len(op.ext))
+	}
+	op.held[slot] = append(op.held[slot], in.delta...)
+	op.heldBytes += int64(len(in.delta)) * sizeUpdate
+	for _, u := range in.delta {
+		op.heldBytes += int64(len(u.Row)) * sizeDatum
+	}
+	return nil
+}
+
+// finish runs the recursion of a final step on the inputs absorb kept.
+func (op *recursiveOp) finish(ctx context.Context) error {
+	held := op.held
+	if held == nil {
+		held = make([]Batch, 1+len(op.ext))
+	}
+	op.held, op.heldBytes = nil, 0
+	return op.run(ctx, held[0], held[1:])
+}
+
+// run is a tick of the recursion, given its change of the base and of the
+// external collections.
+func (op *recursiveOp) run(ctx context.Context, base Batch, ext []Batch) error {
 	mark := len(op.out.errs) // the copies' errors follow
 	if op.overflow {
-		op.accumulate()
+		op.accumulate(base, ext)
 		return op.recompute(ctx)
 	}
 	final := op.g.final
-	overflow, err := op.iterate(ctx, op.copies, op.base.delta, op.extDeltas(), final)
+	overflow, err := op.iterate(ctx, op.copies, base, ext, final)
 	if err != nil {
 		return err
 	}
 	if !final {
-		op.accumulate()
+		op.accumulate(base, ext)
 	}
 	if !overflow {
 		op.outAcc.add(op.out.delta)
@@ -191,10 +231,10 @@ func (op *recursiveOp) Step(ctx context.Context) error {
 
 // accumulate adds the tick's changes of the inputs to their accumulated
 // contents.
-func (op *recursiveOp) accumulate() {
-	op.baseAcc.add(op.base.delta)
-	for i, e := range op.ext {
-		op.extAcc[i].add(e.delta)
+func (op *recursiveOp) accumulate(base Batch, ext []Batch) {
+	op.baseAcc.add(base)
+	for i, d := range ext {
+		op.extAcc[i].add(d)
 	}
 }
 
@@ -312,7 +352,7 @@ func (op *recursiveOp) recompute(ctx context.Context) error {
 }
 
 func (op *recursiveOp) StateBytes() int64 {
-	n := op.baseAcc.bytes + op.outAcc.bytes
+	n := op.baseAcc.bytes + op.outAcc.bytes + op.heldBytes
 	for _, a := range op.extAcc {
 		n += a.bytes
 	}

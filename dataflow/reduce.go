@@ -156,6 +156,12 @@ type reduceOp struct {
 	// dropped holds the keys of the groups the tick dropped, which their
 	// wchanges still name (wordsChange.drop) until the next tick.
 	dropped []groupKey
+	// begun is set while a tick is under way (see begin); prefetched
+	// when apply prefetched in it; held keeps a final step's chunks
+	// when they must be applied at once (see absorb).
+	begun      bool
+	prefetched bool
+	held       Batch
 }
 
 // reduceAgg is where one aggregate's state lives in a group: n words from
@@ -294,8 +300,47 @@ var _ operator = (*reduceOp)(nil)
 
 func (op *reduceOp) Name() string { return "Reduce" }
 
-func (op *reduceOp) Step(context.Context) error {
+func (op *reduceOp) Step(ctx context.Context) error {
+	if err := op.absorb(ctx, 0); err != nil {
+		return err
+	}
+	return op.finish(ctx)
+}
+
+// absorb feeds a delta, or a final step's chunk, to the groups.
+// Aggregates with AggStates see every intermediate multiset
+// non-negative (see apply) only within one delta: in a final step whose
+// input may retract (EXCEPT ALL's Negate upstream), the chunks are kept
+// and applied at once at the end.
+func (op *reduceOp) absorb(ctx context.Context, _ int) error {
+	op.begin()
 	op.out.passErrors(op.in)
+	d := op.in.delta
+	if !op.in.streaming() {
+		op.applyDelta(d)
+		return nil
+	}
+	if op.nstates > 0 && op.in.mayRetract() {
+		op.held = append(op.held, d...)
+		return nil
+	}
+	// An aggregate's argument may take long to compute (repeat of ten
+	// megabytes): a canceled final step stops between a few rows.
+	for start := 0; start < len(d); start += checkEvery {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		op.applyDelta(d[start:min(start+checkEvery, len(d))])
+	}
+	return nil
+}
+
+// begin starts a tick, once, before its first delta or its finish.
+func (op *reduceOp) begin() {
+	if op.begun {
+		return
+	}
+	op.begun = true
 	clear(op.changes)
 	op.changes = op.changes[:0]
 	op.wchanges = op.wchanges[:0]
@@ -316,24 +361,44 @@ func (op *reduceOp) Step(context.Context) error {
 	if n, want := len(op.memo), min(memoSize, len(op.index.slots)); n > 0 && n < want && (n > 1 || op.memo[0].pos > 0) {
 		op.memo = make([]memoEntry, want)
 	}
-	hashes := op.prefetch()
-	op.apply(hashes)
+}
+
+// applyDelta applies a delta to the groups' accumulators.
+func (op *reduceOp) applyDelta(d Batch) {
+	hashes := op.prefetch(d)
+	op.apply(d, hashes)
+	op.prefetched = op.prefetched || hashes != nil
+}
+
+// finish emits the change of every group the tick touched, flushing the
+// output between groups in a final step.
+func (op *reduceOp) finish(ctx context.Context) error {
+	op.begin()
+	if op.held != nil {
+		op.applyDelta(op.held)
+		op.held = nil
+	}
 	if op.keyed && !op.wordsMode {
 		op.sortTouched()
 	}
-	if hashes != nil && !op.wordsMode {
+	if op.prefetched && !op.wordsMode {
 		op.prefetchRows()
 	}
 	if op.wordsMode {
 		op.finishWords()
 	}
+	var err error
 	for i := range op.touched {
-		op.finish(&op.touched[i])
+		op.finishTouched(&op.touched[i])
+		if err = op.out.flushIfFull(ctx); err != nil {
+			break
+		}
 	}
 	clear(op.touched)
 	op.touched = op.touched[:0]
 	clear(op.news)
-	return nil
+	op.begun, op.prefetched = false, false
+	return err
 }
 
 // sortTouched puts the tick's touched groups in key order.
@@ -342,7 +407,7 @@ func (op *reduceOp) sortTouched() {
 }
 
 func (op *reduceOp) StateBytes() int64 {
-	n := op.bytes + op.index.size() + int64(op.groups.slots())*sizeGroup + int64(len(op.memo))*int64(unsafe.Sizeof(memoEntry{}))
+	n := op.bytes + op.index.size() + int64(op.groups.slots())*sizeGroup + int64(len(op.memo))*int64(unsafe.Sizeof(memoEntry{})) + int64(cap(op.held))*sizeUpdate
 	for _, w := range op.wide {
 		n += int64(cap(w)) * 8
 	}

@@ -14,10 +14,9 @@ import (
 // (see AggState); the retractions wait in op.retract with their groups.
 // hashes, when not nil, holds the hash of each delta row's key (see
 // prefetch).
-func (op *reduceOp) apply(hashes []uint64) {
-	d := op.in.delta
+func (op *reduceOp) apply(d Batch, hashes []uint64) {
 	if op.inline {
-		op.applyInline(hashes)
+		op.applyInline(d, hashes)
 	} else {
 		last := int32(-1)
 		for i := range d {

@@ -13,8 +13,7 @@ import (
 // count(*) and a sum took a third longer (BenchmarkViewUpdate). A row
 // whose key is not inline (NULL, text …) or too short for the columns
 // goes through applyRow.
-func (op *reduceOp) applyInline(hashes []uint64) {
-	d := op.in.delta
+func (op *reduceOp) applyInline(d Batch, hashes []uint64) {
 	last := int32(-1)
 	for i := range d {
 		u := &d[i]

@@ -8,9 +8,9 @@ import (
 	"github.com/streamdb/streamdb/types"
 )
 
-// finish emits the change of one touched group and drops the group if it
-// no longer has rows.
-func (op *reduceOp) finish(t *touchedGroup) {
+// finishTouched emits the change of one touched group and drops the
+// group if it no longer has rows.
+func (op *reduceOp) finishTouched(t *touchedGroup) {
 	grp := op.groups.at(t.pos)
 	exists := op.exists(t.pos)
 	var newErr *pgerr.Error
@@ -277,6 +277,7 @@ func (op *reduceOp) emit(row types.Row, err *pgerr.Error, diff int64) {
 		return
 	}
 	op.out.delta = append(op.out.delta, Update{Row: row, Diff: diff})
+	op.out.built(row)
 }
 
 // sameResults reports whether results b (or error bErr) are the same as

@@ -15,8 +15,7 @@ import (
 // is only warmed (rowIndex.warm). It returns the keys' hashes, or nil
 // when it did not hash them. Go has no prefetch instruction; the loads'
 // sum is stored so that the compiler keeps them.
-func (op *reduceOp) prefetch() []uint64 {
-	d := op.in.delta
+func (op *reduceOp) prefetch(d Batch) []uint64 {
 	if len(op.index.slots) < prefetchSlots {
 		op.sink = op.index.warm(len(d))
 		return nil

@@ -66,6 +66,10 @@ type semiJoinOp struct {
 	keys    keyBatch
 	vbuf    []byte
 	slab    rowSlab
+	// held keeps a final step's left chunks until its right side is
+	// complete (rightDone).
+	held      Batch
+	rightDone bool
 }
 
 var _ operator = (*semiJoinOp)(nil)
@@ -77,9 +81,66 @@ func (op *semiJoinOp) Name() string {
 	return "SemiJoin"
 }
 
-func (op *semiJoinOp) Step(context.Context) error {
+func (op *semiJoinOp) Step(ctx context.Context) error {
 	op.out.passErrors(op.left, op.right)
-	op.countRight()
+	op.countRight(op.right.delta)
+	if err := op.emitFlips(ctx); err != nil {
+		return err
+	}
+	if err := op.probeLeft(ctx, op.left.delta); err != nil {
+		return err
+	}
+	op.dropZeros()
+	return nil
+}
+
+// absorb takes a chunk of a final step: a right chunk is counted at
+// once, a left chunk kept until the right side is complete (see
+// inputDone), after which left chunks pass or stop as they come.
+func (op *semiJoinOp) absorb(ctx context.Context, slot int) error {
+	if slot == 1 {
+		op.out.passErrors(op.right)
+		op.countRight(op.right.delta)
+		return nil
+	}
+	op.out.passErrors(op.left)
+	if op.rightDone {
+		return op.probeLeft(ctx, op.left.delta)
+	}
+	op.held = append(op.held, op.left.delta...)
+	return nil
+}
+
+// inputDone probes the left chunks kept so far once the right side is
+// complete.
+func (op *semiJoinOp) inputDone(ctx context.Context, slot int) error {
+	if slot != 1 || op.rightDone {
+		return nil
+	}
+	op.rightDone = true
+	err := op.probeLeft(ctx, op.held)
+	op.held = nil
+	return err
+}
+
+// finish ends a final step. Its left side was probed as it came, and
+// nothing was arranged before, so no key's presence flip emits a row.
+func (op *semiJoinOp) finish(ctx context.Context) error {
+	if !op.g.fin.running {
+		return nil
+	}
+	if err := op.emitFlips(ctx); err != nil {
+		return err
+	}
+	err := op.probeLeft(ctx, op.held)
+	op.held = nil
+	op.dropZeros()
+	return err
+}
+
+// emitFlips emits the arranged left rows of the keys whose presence the
+// tick flipped.
+func (op *semiJoinOp) emitFlips(ctx context.Context) error {
 	for t := range op.touched.len() {
 		key := op.touched.get(t)
 		h := op.rc.hash(key)
@@ -92,10 +153,20 @@ func (op *semiJoinOp) Step(context.Context) error {
 			if err := op.emitLeft(key, h, diff); err != nil {
 				return err
 			}
+			if err := op.out.flushIfFull(ctx); err != nil {
+				return err
+			}
 		}
 	}
-	for start := 0; start < len(op.left.delta); start += keyBatchSize {
-		chunk := op.left.delta[start:min(start+keyBatchSize, len(op.left.delta))]
+	return nil
+}
+
+// probeLeft passes the rows of a left delta whose key is present (absent
+// for an anti-join) and arranges them, unless the step is the graph's
+// last.
+func (op *semiJoinOp) probeLeft(ctx context.Context, delta Batch) error {
+	for start := 0; start < len(delta); start += keyBatchSize {
+		chunk := delta[start:min(start+keyBatchSize, len(delta))]
 		op.keys.load(chunk, op.leftKey, op.rc)
 		op.keys.touch(op.rc, op.la.tab)
 		for j, u := range chunk {
@@ -114,10 +185,21 @@ func (op *semiJoinOp) Step(context.Context) error {
 			if present != op.anti {
 				op.out.delta = append(op.out.delta, u)
 			}
+			if op.g.final {
+				continue
+			}
 			op.vbuf = appendRowValue(op.vbuf[:0], u.Row)
 			op.la.update(key, h, op.vbuf, u.Diff)
 		}
+		if err := op.out.flushIfFull(ctx); err != nil {
+			return err
+		}
 	}
+	return nil
+}
+
+// dropZeros ends a tick: the touched keys without right rows go.
+func (op *semiJoinOp) dropZeros() {
 	for t := range op.touched.len() {
 		key := op.touched.get(t)
 		i := op.rc.find(key, op.rc.hash(key))
@@ -126,14 +208,13 @@ func (op *semiJoinOp) Step(context.Context) error {
 		}
 	}
 	op.touched.reset()
-	return nil
 }
 
 // countRight applies the right delta to the per-key counts.
-func (op *semiJoinOp) countRight() {
+func (op *semiJoinOp) countRight(delta Batch) {
 	var zero [24]byte
-	for start := 0; start < len(op.right.delta); start += keyBatchSize {
-		chunk := op.right.delta[start:min(start+keyBatchSize, len(op.right.delta))]
+	for start := 0; start < len(delta); start += keyBatchSize {
+		chunk := delta[start:min(start+keyBatchSize, len(delta))]
 		op.keys.load(chunk, op.rightKey, op.rc)
 		op.keys.touch(op.rc)
 		for j, u := range chunk {
@@ -170,7 +251,9 @@ func (op *semiJoinOp) emitLeft(key []byte, h uint64, diff int64) error {
 	return nil
 }
 
-func (op *semiJoinOp) StateBytes() int64 { return op.la.size() + op.rc.size() }
+func (op *semiJoinOp) StateBytes() int64 {
+	return op.la.size() + op.rc.size() + int64(cap(op.held))*sizeUpdate
+}
 
 func counts3(v []byte) (int64, int64, uint64) {
 	return int64(binary.LittleEndian.Uint64(v)), int64(binary.LittleEndian.Uint64(v[8:])), binary.LittleEndian.Uint64(v[16:])

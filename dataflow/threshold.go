@@ -83,14 +83,33 @@ func (op *thresholdOp) Name() string {
 	return "Threshold"
 }
 
-func (op *thresholdOp) Step(context.Context) error {
-	if op.r == nil {
-		op.out.passErrors(op.l)
-	} else {
-		op.out.passErrors(op.l, op.r)
-		op.count(op.r.delta, true)
+func (op *thresholdOp) Step(ctx context.Context) error {
+	if op.r != nil {
+		if err := op.absorb(ctx, 1); err != nil {
+			return err
+		}
 	}
-	op.count(op.l.delta, false)
+	if err := op.absorb(ctx, 0); err != nil {
+		return err
+	}
+	return op.finish(ctx)
+}
+
+// absorb counts a delta, or a final step's chunk, of one side. Counts
+// add up in any order, so chunks are counted as they come.
+func (op *thresholdOp) absorb(_ context.Context, slot int) error {
+	in := op.l
+	if slot == 1 {
+		in = op.r
+	}
+	op.out.passErrors(in)
+	op.count(in.delta, slot == 1)
+	return nil
+}
+
+// finish emits the change of every row whose counts the tick touched.
+func (op *thresholdOp) finish(ctx context.Context) error {
+	defer op.touched.reset()
 	for t := range op.touched.len() {
 		key := op.touched.get(t)
 		i := op.rows.find(key, op.rows.hash(key))
@@ -106,8 +125,10 @@ func (op *thresholdOp) Step(context.Context) error {
 		if c.lc == 0 && c.rc == 0 {
 			op.rows.delete(i)
 		}
+		if err := op.out.flushIfFull(ctx); err != nil {
+			return err
+		}
 	}
-	op.touched.reset()
 	return nil
 }
 

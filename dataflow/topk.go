@@ -90,6 +90,8 @@ type topKOp struct {
 	newRuns []run
 	kbuf    []byte
 	heap    []int32 // refill's selection
+	// changeBytes estimates what changes holds until the tick's finish.
+	changeBytes int64
 }
 
 type topKGroup struct {
@@ -150,7 +152,16 @@ var _ operator = (*topKOp)(nil)
 
 func (op *topKOp) Name() string { return "TopK" }
 
-func (op *topKOp) Step(context.Context) error {
+func (op *topKOp) Step(ctx context.Context) error {
+	if err := op.absorb(ctx, 0); err != nil {
+		return err
+	}
+	return op.finish(ctx)
+}
+
+// absorb records the changes of a delta, or of a final step's chunk, by
+// group.
+func (op *topKOp) absorb(context.Context, int) error {
 	op.out.passErrors(op.in)
 	for _, u := range op.in.delta {
 		if u.Diff == 0 {
@@ -163,8 +174,16 @@ func (op *topKOp) Step(context.Context) error {
 			grp.start, grp.end = 0, 0
 			op.touched = append(op.touched, grp)
 		}
-		op.changes = append(op.changes, topKChange{group: grp.idx, item: op.item(u.Row, u.Diff), diff: u.Diff})
+		it := op.item(u.Row, u.Diff)
+		op.changes = append(op.changes, topKChange{group: grp.idx, item: it, diff: u.Diff})
+		op.changeBytes += sizeTopKItem + int64(len(it.e.key))
 	}
+	return nil
+}
+
+// finish applies the tick's changes group by group and emits the change
+// of each group's window.
+func (op *topKOp) finish(ctx context.Context) error {
 	op.sortChanges()
 	for _, grp := range op.touched {
 		op.stepGroup(grp, op.sorted[grp.start:grp.end])
@@ -173,6 +192,9 @@ func (op *topKOp) Step(context.Context) error {
 			op.groups[grp.pos] = nil
 			op.bytes -= sizeTopKGroup
 		}
+		if err := op.out.flushIfFull(ctx); err != nil {
+			return err
+		}
 	}
 	clear(op.touched)
 	op.touched = op.touched[:0]
@@ -180,6 +202,7 @@ func (op *topKOp) Step(context.Context) error {
 	op.changes = op.changes[:0]
 	clear(op.sorted)
 	op.sorted = op.sorted[:0]
+	op.changeBytes = 0
 	return nil
 }
 
@@ -422,7 +445,7 @@ func emitRunDiff(out *stream, a, b []run, order itemOrder) {
 }
 
 func (op *topKOp) StateBytes() int64 {
-	return op.bytes + op.index.size() + int64(cap(op.groups))*sizePointer
+	return op.bytes + op.index.size() + int64(cap(op.groups))*sizePointer + op.changeBytes
 }
 
 // skipUnits drops the first k units of multiplicity from runs, shortening

@@ -84,6 +84,14 @@ type monoTopKOp struct {
 	bbuf    []byte
 	probe   topKEntry // the entry of a change not yet kept
 	slab    rowSlab   // numbered rows (see emitNumbered)
+	// windowRuns counts the runs of the touched groups' windows as of
+	// their last merge, and changeBytes estimates what changes holds:
+	// changes are merged once they are as many as those runs, so that a
+	// final step over a billion rows into a window of millions merges
+	// in time proportional to its rows, not to its chunks times its
+	// window.
+	windowRuns  int
+	changeBytes int64
 }
 
 // monoTopKEagerMax is the largest window that changes enter one by one
@@ -114,9 +122,20 @@ var _ operator = (*monoTopKOp)(nil)
 
 func (op *monoTopKOp) Name() string { return "MonotonicTopK" }
 
-func (op *monoTopKOp) Step(context.Context) error {
+func (op *monoTopKOp) Step(ctx context.Context) error {
+	if err := op.absorb(ctx, 0); err != nil {
+		op.reset()
+		return err
+	}
+	return op.finish(ctx)
+}
+
+// absorb takes the insertions of a delta, or of a final step's chunk,
+// into their groups' windows; a row that cannot enter its window is
+// dropped at once, so a final step over a billion rows keeps only the
+// windows.
+func (op *monoTopKOp) absorb(context.Context, int) error {
 	op.out.passErrors(op.in)
-	defer op.reset()
 	for _, u := range op.in.delta {
 		if u.Diff <= 0 {
 			if u.Diff == 0 {
@@ -139,21 +158,59 @@ func (op *monoTopKOp) Step(context.Context) error {
 			grp.before = changeSpan{len(op.before), len(op.before) + len(grp.rows)}
 			op.before = append(op.before, grp.rows...)
 			op.touched = append(op.touched, grp)
+			op.windowRuns += len(grp.rows)
 		}
 		if op.m <= monoTopKEagerMax {
 			op.insert(grp, item, u.Diff)
 		} else {
 			op.changes = append(op.changes, topKChange{group: grp.idx, item: item, diff: u.Diff})
+			// The change keeps its entry and, until the merge, its row.
+			op.changeBytes += sizeMonoTopKRun + int64(len(item.e.key)) + rowBytes(u.Row)
 		}
 	}
-	if op.m > monoTopKEagerMax {
-		op.sorted = bucketChanges(op.changes, func(c *topKChange) int { return c.group }, op.touched, op.sorted)
-		for _, grp := range op.touched {
+	if len(op.changes) >= max(mergeMin, op.windowRuns) {
+		op.mergeChanges()
+	}
+	return nil
+}
+
+// mergeMin is the fewest changes absorb merges into large windows.
+const mergeMin = 4096
+
+// mergeChanges merges the pending changes into their groups' windows.
+func (op *monoTopKOp) mergeChanges() {
+	op.sorted = bucketChanges(op.changes, func(c *topKChange) int { return c.group }, op.touched, op.sorted)
+	for _, grp := range op.touched {
+		if grp.end > grp.start {
+			op.windowRuns -= len(grp.rows)
 			op.merge(grp, op.sorted[grp.start:grp.end])
+			op.windowRuns += len(grp.rows)
+			op.account(grp)
 		}
+	}
+	// The next changes are laid out anew.
+	for _, c := range op.changes {
+		grp := op.touched[c.group]
+		grp.start, grp.end = 0, 0
+	}
+	clear(op.changes)
+	op.changes = op.changes[:0]
+	clear(op.sorted)
+	op.sorted = op.sorted[:0]
+	op.changeBytes = 0
+}
+
+// finish emits the change of every touched group's window.
+func (op *monoTopKOp) finish(ctx context.Context) error {
+	defer op.reset()
+	if len(op.changes) > 0 {
+		op.mergeChanges()
 	}
 	for _, grp := range op.touched {
 		op.emit(grp)
+		if err := op.out.flushIfFull(ctx); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -171,6 +228,7 @@ func (op *monoTopKOp) reset() {
 	op.changes = op.changes[:0]
 	clear(op.sorted)
 	op.sorted = op.sorted[:0]
+	op.windowRuns, op.changeBytes = 0, 0
 }
 
 func (op *monoTopKOp) lookup(row types.Row) *monoTopKGroup {
@@ -339,6 +397,15 @@ func (op *monoTopKOp) emit(grp *monoTopKGroup) {
 		emitRunDiff(op.out, newWin, oldWin, op)
 	}
 	clear(op.newWin)
+	op.account(grp)
+	if invariants {
+		op.checkGroup(grp)
+	}
+}
+
+// account recounts a group's window in the operator's bytes, letting go
+// of the input rows its entries hold encoded.
+func (op *monoTopKOp) account(grp *monoTopKGroup) {
 	op.bytes -= grp.bytes
 	grp.bytes = int64(cap(grp.rows)) * sizeMonoTopKRun
 	for i := range grp.rows {
@@ -352,9 +419,6 @@ func (op *monoTopKOp) emit(grp *monoTopKGroup) {
 		grp.bytes += rowBytes(r.item.row)
 	}
 	op.bytes += grp.bytes
-	if invariants {
-		op.checkGroup(grp)
-	}
 }
 
 // checkGroup panics unless the group's window is strictly ordered, of
@@ -374,5 +438,5 @@ func (op *monoTopKOp) checkGroup(grp *monoTopKGroup) {
 }
 
 func (op *monoTopKOp) StateBytes() int64 {
-	return op.bytes + int64(cap(op.groups))*sizePointer
+	return op.bytes + int64(cap(op.groups))*sizePointer + op.changeBytes
 }

@@ -26,12 +26,22 @@ var _ operator = (*unionOp)(nil)
 
 func (op *unionOp) Name() string { return "Union" }
 
-func (op *unionOp) Step(context.Context) error {
-	op.out.passErrors(op.ins...)
-	for _, in := range op.ins {
-		op.out.delta = append(op.out.delta, in.delta...)
+func (op *unionOp) Step(ctx context.Context) error {
+	for i := range op.ins {
+		if err := op.absorb(ctx, i); err != nil {
+			return err
+		}
 	}
 	return nil
 }
+
+func (op *unionOp) absorb(_ context.Context, slot int) error {
+	in := op.ins[slot]
+	op.out.passErrors(in)
+	op.out.delta = append(op.out.delta, in.delta...)
+	return nil
+}
+
+func (op *unionOp) finish(context.Context) error { return nil }
 
 func (op *unionOp) StateBytes() int64 { return 0 }

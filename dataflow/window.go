@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"unsafe"
 
 	"github.com/streamdb/streamdb/pgerr"
 	"github.com/streamdb/streamdb/types"
@@ -244,8 +245,11 @@ type windowOp struct {
 	slab        rowSlab
 	vals        []types.Datum
 	fs          []funcState // the evaluator's, see evaluator.init
-	// bytes is the sum of the partitions' sizes, as of their last step.
-	bytes int64
+	// bytes is the sum of the partitions' sizes, as of their last step,
+	// and changeBytes estimates what the changes hold beside themselves
+	// until the tick's finish.
+	bytes       int64
+	changeBytes int64
 }
 
 type wPart struct {
@@ -281,6 +285,15 @@ var _ operator = (*windowOp)(nil)
 func (op *windowOp) Name() string { return "Window" }
 
 func (op *windowOp) Step(ctx context.Context) error {
+	if err := op.absorb(ctx, 0); err != nil {
+		return err
+	}
+	return op.finish(ctx)
+}
+
+// absorb records the changes of a delta, or of a final step's chunk, by
+// partition, each with its window key.
+func (op *windowOp) absorb(context.Context, int) error {
 	op.out.passErrors(op.in)
 	for _, u := range op.in.delta {
 		if u.Diff == 0 {
@@ -301,22 +314,37 @@ func (op *windowOp) Step(ctx context.Context) error {
 		}
 		op.kbuf = types.AppendKeyRow(op.kbuf, u.Row)
 		op.changes = append(op.changes, wChange{part: part.idx, key: string(op.kbuf), sk: sk, row: u.Row, diff: u.Diff})
+		// The change keeps its key and, in a final step, the row its
+		// input no longer holds; the changes themselves count by their
+		// capacity (see StateBytes).
+		op.changeBytes += int64(len(op.kbuf)) + int64(len(u.Row))*sizeDatum
 	}
+	return nil
+}
+
+// finish steps every touched partition on its changes, flushing the
+// output between partitions in a final step.
+func (op *windowOp) finish(ctx context.Context) error {
 	op.groupChanges()
 	for _, part := range op.touched {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		op.stepPartition(part, op.sorted[part.start:part.end])
+		if err := op.stepPartition(ctx, part, op.sorted[part.start:part.end]); err != nil {
+			return err
+		}
 		if part.s.total == 0 && len(part.s.chunks) == 0 {
 			op.index.remove(part.pos)
 			op.parts[part.pos] = nil
 			op.bytes -= part.bytes
-			continue
+		} else {
+			size := part.s.size()
+			op.bytes += size - part.bytes
+			part.bytes = size
 		}
-		size := part.s.size()
-		op.bytes += size - part.bytes
-		part.bytes = size
+		if err := op.out.flushIfFull(ctx); err != nil {
+			return err
+		}
 	}
 	clear(op.touched)
 	op.touched = op.touched[:0]
@@ -324,6 +352,7 @@ func (op *windowOp) Step(ctx context.Context) error {
 	op.changes = op.changes[:0]
 	clear(op.sorted)
 	op.sorted = op.sorted[:0]
+	op.changeBytes = 0
 	return nil
 }
 
@@ -378,9 +407,15 @@ func (op *windowOp) groupChanges() {
 // positions all alike; functions that depend on absolute positions or
 // on the partition's size reach to its end, so that all their changes
 // make one range.
-func (op *windowOp) stepPartition(part *wPart, changes []wChange) {
+//
+// A final step's partition may hold all of a query's rows (row_number()
+// OVER () over a billion rows): ctx is checked every cancelCheckRows
+// changes and units evaluated, so that a canceled query stops within
+// its one partition. The partition is then left half changed, which
+// only a failing step does.
+func (op *windowOp) stepPartition(ctx context.Context, part *wPart, changes []wChange) error {
 	if len(changes) == 0 {
-		return
+		return nil
 	}
 	s := &part.s
 	cur := op.affected(s, &changes[0])
@@ -392,32 +427,51 @@ func (op *windowOp) stepPartition(part *wPart, changes []wChange) {
 		if cur.merge(sp) {
 			continue
 		}
-		op.stepRange(s, cur, changes[first:i])
+		if err := op.stepRange(ctx, s, cur, changes[first:i]); err != nil {
+			return err
+		}
 		cur, first = sp, i
 	}
-	op.stepRange(s, cur, changes[first:])
+	return op.stepRange(ctx, s, cur, changes[first:])
 }
 
 // stepRange evaluates the range sp, applies its changes, evaluates it
 // again and emits the difference.
-func (op *windowOp) stepRange(s *seq, sp span, changes []wChange) {
-	op.olds = op.eval(s, sp, op.olds[:0])
+func (op *windowOp) stepRange(ctx context.Context, s *seq, sp span, changes []wChange) error {
+	var err error
+	if op.olds, err = op.eval(ctx, s, sp, op.olds[:0]); err != nil {
+		return err
+	}
 	for i := range changes {
+		if i%cancelCheckRows == cancelCheckRows-1 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
 		c := &changes[i]
 		s.add(c.key, c.sk, c.row, c.diff)
 	}
 	s.fix()
-	op.news = op.eval(s, sp, op.news[:0])
-	op.emitDiff()
+	if op.news, err = op.eval(ctx, s, sp, op.news[:0]); err != nil {
+		return err
+	}
+	if err := op.emitDiff(ctx); err != nil {
+		return err
+	}
 	clear(op.olds)
 	clear(op.news)
+	return nil
 }
 
 // emitDiff emits news − olds, both ordered by (entry key, copy), leaving
-// out outputs that did not change.
-func (op *windowOp) emitDiff() {
+// out outputs that did not change. A final step's output is flushed as
+// it fills, so that a partition of a billion rows does not pile up.
+func (op *windowOp) emitDiff(ctx context.Context) error {
 	i, j := 0, 0
 	for i < len(op.olds) || j < len(op.news) {
+		if err := op.out.flushIfFull(ctx); err != nil {
+			return err
+		}
 		var c int
 		switch {
 		case j == len(op.news):
@@ -446,6 +500,7 @@ func (op *windowOp) emitDiff() {
 			j++
 		}
 	}
+	return nil
 }
 
 func (op *windowOp) emit(o wOut, diff int64) {
@@ -454,6 +509,7 @@ func (op *windowOp) emit(o wOut, diff int64) {
 		return
 	}
 	op.out.delta = append(op.out.delta, Update{Row: o.row, Diff: diff})
+	op.out.built(o.row)
 }
 
 func sameOut(a, b wOut) bool {
@@ -464,8 +520,12 @@ func sameOut(a, b wOut) bool {
 }
 
 func (op *windowOp) StateBytes() int64 {
-	return op.index.size() + int64(cap(op.parts))*sizePointer + op.bytes
+	return op.index.size() + int64(cap(op.parts))*sizePointer + op.bytes + op.changeBytes +
+		int64(cap(op.changes)+cap(op.sorted))*sizeWChange
 }
+
+// sizeWChange is the bytes of a wChange beside its key.
+const sizeWChange = int64(unsafe.Sizeof(wChange{}))
 
 // unbounded is a reach that extends to the edge of the partition.
 const unbounded = math.MaxInt64 / 4

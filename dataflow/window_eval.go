@@ -1,6 +1,8 @@
 package dataflow
 
 import (
+	"context"
+
 	"github.com/streamdb/streamdb/pgerr"
 	"github.com/streamdb/streamdb/types"
 )
@@ -235,11 +237,12 @@ func prefixEnd(p string) (string, bool) {
 	return "", false
 }
 
-// eval appends the outputs of every unit of the entries in sp.
-func (op *windowOp) eval(s *seq, sp span, dst []wOut) []wOut {
+// eval appends the outputs of every unit of the entries in sp; it fails
+// when ctx is canceled, checked every cancelCheckRows units.
+func (op *windowOp) eval(ctx context.Context, s *seq, sp span, dst []wOut) ([]wOut, error) {
 	p := s.search(sp.lo)
 	if p.c >= len(s.chunks) {
-		return dst
+		return dst, nil
 	}
 	ev := evaluator{op: op, s: s, total: s.total, u: s.unitsBefore(p)}
 	ev.init(p)
@@ -256,10 +259,14 @@ func (op *windowOp) eval(s *seq, sp span, dst []wOut) []wOut {
 		row := s.row(p)
 		for k := int64(0); k < e.n; k++ {
 			dst = append(dst, ev.unit(e, row, k))
-			ev.u++
+			if ev.u++; ev.u%cancelCheckRows == 0 {
+				if err := ctx.Err(); err != nil {
+					return dst, err
+				}
+			}
 		}
 	}
-	return dst
+	return dst, nil
 }
 
 // evaluator computes the functions' values unit by unit along a range of

@@ -456,7 +456,8 @@ func benchWindow(b *testing.B, n, delta int) {
 // bytes as their rows come and go: after every tick of random insertions
 // and deletions over a few partitions (one large enough to split its
 // chunks, rows with strings), StateBytes equals a walk of every
-// partition's chunks, keys and strings.
+// partition's chunks, keys and strings, and of the changes' buffers the
+// operator keeps for the next tick.
 func TestWindowStateBytesCounted(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 3))
 	g := NewGraph()
@@ -465,7 +466,7 @@ func TestWindowStateBytesCounted(t *testing.T) {
 	g.Collect(node)
 	op := g.ops[node.id].(*windowOp)
 	walk := func() int64 {
-		n := op.index.size() + int64(cap(op.parts))*sizePointer
+		n := op.index.size() + int64(cap(op.parts))*sizePointer + int64(cap(op.changes)+cap(op.sorted))*sizeWChange
 		for _, part := range op.parts {
 			if part == nil {
 				continue

@@ -52,6 +52,23 @@
 // recorded result: the expected rows of a replicated table are
 // PostgreSQL's own, checked on every run.
 //
+// # Statements meant to take the server down
+//
+// TestAdversarial (adversarial_test.go) runs the real binary under a
+// GOMEMLIMIT of 512 MiB and sends it what has crashed or exhausted it:
+// cross joins of table functions, huge values, state that grows with the
+// input, generate_series in every position, text nested past the
+// parser's limits, wide select lists, a view chain that doubles, long
+// OR and IN lists, a COPY of gigabytes. Each statement must end with its
+// SQLSTATE (57014 or 53200 for the resource hogs, under a
+// statement_timeout of a second), the server must answer at once
+// afterwards, a session reading a view meanwhile must never fail, and the
+// server's resident size is watched: past 2 GB the test kills it and
+// fails. The hogs then run again without a timeout, with ten megabytes of
+// SELECT 1;: the memory guard alone must stop each with 53200 under
+// 832 MB resident, and the server must be back under the guard's limit
+// (384 MB) resident within 20 s.
+//
 // # Cost
 //
 // The package needs cgo (it links the engine's parser) and builds the

@@ -63,7 +63,17 @@ type process struct {
 // startProcess starts a command and stops it (SIGKILL) when the test ends.
 func startProcess(t testing.TB, name string, args ...string) *process {
 	t.Helper()
+	return startProcessEnv(t, nil, name, args...)
+}
+
+// startProcessEnv is startProcess with variables added to the
+// environment.
+func startProcessEnv(t testing.TB, env []string, name string, args ...string) *process {
+	t.Helper()
 	cmd := exec.Command(name, args...)
+	if env != nil {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	p := &process{cmd: cmd, log: &logBuffer{}, done: make(chan struct{})}
 	cmd.Stdout, cmd.Stderr = p.log, p.log
 	if err := cmd.Start(); err != nil {
@@ -115,8 +125,15 @@ func (p *process) waitListening(t testing.TB, addr string) {
 // the process and its address.
 func startStreamdb(t testing.TB, dataDir string) (*process, string) {
 	t.Helper()
+	return startStreamdbEnv(t, dataDir, nil)
+}
+
+// startStreamdbEnv is startStreamdb with variables added to the
+// environment (GOMEMLIMIT).
+func startStreamdbEnv(t testing.TB, dataDir string, env []string) (*process, string) {
+	t.Helper()
 	addr := fmt.Sprintf("127.0.0.1:%d", freePort(t))
-	p := startProcess(t, binary(t, "streamdb"), "--listen", addr, "--data-dir", dataDir, "--log-level", "info")
+	p := startProcessEnv(t, env, binary(t, "streamdb"), "--listen", addr, "--data-dir", dataDir, "--log-level", "info")
 	p.waitListening(t, addr)
 	return p, addr
 }

@@ -46,5 +46,6 @@ func (r *RowReader) Decode(enc []byte) (types.Row, error) {
 	case r.none:
 		return r.nulls, nil
 	}
-	return types.DecodeRowColumns(enc, r.slab.Row(r.width)[:0], r.keep)
+	row, err := types.DecodeRowColumns(enc, r.slab.Row(r.width)[:0], r.keep)
+	return r.slab.Detach(row), err
 }

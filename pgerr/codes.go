@@ -121,6 +121,7 @@ const (
 	TooManyConnections           Code = "53300"
 	ProgramLimitExceeded         Code = "54000"
 	StatementTooComplex          Code = "54001"
+	TooManyColumns               Code = "54011"
 	ObjectNotInPrerequisiteState Code = "55000"
 	ObjectInUse                  Code = "55006"
 	QueryCanceled                Code = "57014"

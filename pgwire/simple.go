@@ -35,7 +35,10 @@ func (c *conn) simpleQuery(ctx context.Context, query string) (quit bool) {
 	if block {
 		c.sess.BeginBlock()
 	}
-	for _, st := range stmts {
+	for i, st := range stmts {
+		// A statement is let go once it has run: a string of a million
+		// statements holds one at a time.
+		stmts[i] = nil
 		if err = c.runSimple(ctx, st); err != nil {
 			break
 		}

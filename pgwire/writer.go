@@ -3,6 +3,7 @@ package pgwire
 import (
 	"encoding/binary"
 	"io"
+	"math"
 	"sync"
 	"sync/atomic"
 
@@ -96,8 +97,12 @@ func (w *writer) dataRow(row types.Row, cols []Column, formats []int16, cfg *typ
 	return w.err
 }
 
-// rowDescription appends a RowDescription for cols.
+// rowDescription appends a RowDescription for cols, of which the
+// protocol counts at most 32,767.
 func (w *writer) rowDescription(cols []Column, formats []int16) error {
+	if len(cols) > math.MaxInt16 {
+		return localf(pgerr.TooManyColumns, "a result of %d columns cannot be described", len(cols))
+	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.err == nil {

@@ -153,7 +153,7 @@ func compileRow(lc *LowerContext, exprs []scalar.Expr) (func(types.Row) (types.R
 			}
 			out[i] = d
 		}
-		return out, nil
+		return slab.Detach(out), nil
 	}, nil
 }
 
@@ -475,7 +475,7 @@ func lowerFlatMap(lc *LowerContext, f *FlatMap) (dataflow.Node, error) {
 				n++
 				r[len(r)-1] = types.NewInt8(n)
 			}
-			return emit(r)
+			return emit(slab.Detach(r))
 		})
 	}), nil
 }

@@ -212,7 +212,7 @@ func lowerConstantJoin(lc *LowerContext, j *Join) (n dataflow.Node, ok bool, err
 				copy(out, row[:lw])
 				copy(out[lw:], c)
 			}
-			if !emit(out) {
+			if !emit(slab.Detach(out)) {
 				break
 			}
 		}
@@ -277,7 +277,7 @@ func lowerJoin(lc *LowerContext, j *Join, fuse joinFusion) (dataflow.Node, error
 			out := slab.Row(lw + rw)
 			copy(out, a[:lw])
 			copy(out[lw:], b[:rw])
-			return out
+			return slab.Detach(out)
 		}
 		spec := dataflow.JoinSpec{LeftKey: jk.leftKey, RightKey: jk.rightKey}
 		if lcols, rcols, ok := lc.need.joinOutput(j, lw, rw); ok && j.Kind == InnerJoin {
@@ -292,7 +292,7 @@ func lowerJoin(lc *LowerContext, j *Join, fuse joinFusion) (dataflow.Node, error
 				for _, c := range rcols {
 					out[lw+c] = b[c]
 				}
-				return out
+				return slab.Detach(out)
 			}
 		}
 		// A residual that cannot fail is evaluated on the matched

@@ -26,6 +26,9 @@ func Plan(q *Query, mode Mode) (*Query, error) {
 // the top-k below windows whose row numbers a filter bounds (which
 // needs the filters pushed onto the windows).
 func Optimize(n Node) (Node, error) {
+	if err := checkSize(n); err != nil {
+		return nil, err
+	}
 	n, err := simplifyConstants(n)
 	if err != nil {
 		return nil, err

@@ -109,6 +109,9 @@ func (b *binder) simpleSelect(sel *pg_query.SelectStmt, parent *scope, enclosing
 	if err != nil {
 		return nil, err
 	}
+	if len(targets) > maxTargetList {
+		return nil, pgerr.New(pgerr.TooManyColumns, "target lists can have at most %d entries", maxTargetList)
+	}
 	if whole != nil && (len(sel.GroupClause) > 0 || sel.HavingClause != nil || len(agg.calls) > 0 || len(agg.groupings) > 0 || len(win.calls) > 0) {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "set-returning functions in the select list of an aggregate or window query are not supported").
 			WithHint("Call the function in FROM.")
@@ -205,6 +208,10 @@ func (b *binder) simpleSelect(sel *pg_query.SelectStmt, parent *scope, enclosing
 	}
 	return &boundQuery{q: q}, nil
 }
+
+// maxTargetList is PostgreSQL's MaxTupleAttributeNumber: the most
+// columns a select list may have (the protocol counts them in 16 bits).
+const maxTargetList = 1664
 
 // targetList binds the select list, expanding *. whole marks the items
 // that stand for a lifted set-returning call (bind_srf.go): they expand

@@ -22,10 +22,17 @@
 // sinks/kafka sink from the statement and hands it to DDL.CreateSink
 // (sink_bind.go).
 //
+// Ad-hoc queries' rows stream: the one-tick dataflow's final step runs
+// in a coroutine that each Next of the result resumes for a chunk
+// (query_result.go), reading tables and views lazily from the immutable
+// snapshot.
+//
 // On start the engine rebuilds, through binderHooks (engine.Binder), the
 // plans of views, the sources and the sinks, from the SQL that created
 // them.
 //
-// The memory guard (memory_guard.go) watches the heap and cancels the
-// running statements before the process would run out of memory.
+// A statement's execution (stmt_run.go) lives until its result is
+// closed, under the memory guard (memory_guard.go), which cancels the
+// statement holding the memory before the heap reaches its limit and
+// returns the memory after it, and under statement_timeout.
 package sql

@@ -278,15 +278,31 @@ type copyIn struct {
 	nulls        []bool
 	scratch      []byte
 	tag          string
+	// run is the statement's execution, which goes on while the data
+	// arrives; held estimates the bytes of the rows kept, which the
+	// memory guard weighs.
+	run  *stmtRun
+	held int64
 }
 
-var _ pgwire.CopyInResult = (*copyIn)(nil)
+var (
+	_ pgwire.CopyInResult = (*copyIn)(nil)
+	_ lingering           = (*copyIn)(nil)
+)
 
 func (c *copyIn) CopyFormat() (bool, int) { return c.f.binary, len(c.cols) }
 
 func (c *copyIn) Next(context.Context) (types.Row, bool, error) { return nil, false, nil }
 func (c *copyIn) Tag() string                                   { return c.tag }
-func (c *copyIn) Close()                                        {}
+
+func (c *copyIn) Close() {
+	if c.run != nil {
+		c.run.end()
+		c.run = nil
+	}
+}
+
+func (c *copyIn) linger(r *stmtRun) { c.run = r }
 
 // CopyData parses the complete lines (or binary tuples) the data brings.
 func (c *copyIn) CopyData(ctx context.Context, data []byte) error {
@@ -302,11 +318,20 @@ func (c *copyIn) CopyData(ctx context.Context, data []byte) error {
 		return c.failed(err)
 	}
 	c.pending = c.pending[:copy(c.pending, c.pending[used:])]
+	if c.run != nil {
+		if err := c.run.check(c.held + int64(cap(c.pending)) + int64(cap(c.rows))*sizeRowRef); err != nil {
+			return c.failed(c.run.err(err))
+		}
+	}
 	return nil
 }
 
 // CopyDone parses what remains and writes the rows.
 func (c *copyIn) CopyDone(ctx context.Context) error {
+	if c.run != nil {
+		detach := c.run.attach(ctx)
+		defer detach()
+	}
 	if !c.ended && len(c.pending) > 0 && !c.f.binary {
 		if _, err := c.parse(c.pending, true); err != nil {
 			return c.failed(err)
@@ -512,6 +537,7 @@ func (c *copyIn) finishRow(row types.Row) error {
 		c.rows = slices.Grow(c.rows, max(len(c.rows), 1024))
 	}
 	c.rows = append(c.rows, row)
+	c.held += rowBytes(row)
 	return nil
 }
 
@@ -669,11 +695,7 @@ func (s *session) bindCopyTo(cat *catalog.Catalog, raw *rawStatement, cs *pg_que
 		if err != nil {
 			return nil, err
 		}
-		rr, ok := res.(*rowsResult)
-		if !ok {
-			return nil, pgerr.New(pgerr.InternalError, "COPY query produced an unexpected result")
-		}
-		return &copyOut{f: f, cols: colTypes, names: names, rows: rr.rows, cfg: s.info.settings.textConfig()}, nil
+		return &copyOut{f: f, cols: colTypes, names: names, res: res, cfg: s.info.settings.textConfig()}, nil
 	}}, nil
 }
 
@@ -684,27 +706,41 @@ func quoteIdentifier(s string) string {
 
 // copyOut sends a query's rows as COPY data (pgwire.CopyOutResult), one
 // row per CopyData message as PostgreSQL does: clients such as psycopg
-// parse each message as one row.
+// parse each message as one row. The rows stream from the query's
+// result as the client takes them.
 type copyOut struct {
 	f       copyFormat
 	cols    []types.Type
 	names   []string
-	rows    []types.Row
+	res     pgwire.Result
+	n       int
 	cfg     *types.TextConfig
-	i       int
 	started bool
 	done    bool
 	buf     []byte
 	scratch []byte
 }
 
-var _ pgwire.CopyOutResult = (*copyOut)(nil)
+var (
+	_ pgwire.CopyOutResult = (*copyOut)(nil)
+	_ lingering            = (*copyOut)(nil)
+)
 
 func (c *copyOut) CopyFormat() (bool, int) { return c.f.binary, len(c.cols) }
 
 func (c *copyOut) Next(context.Context) (types.Row, bool, error) { return nil, false, nil }
-func (c *copyOut) Tag() string                                   { return "COPY " + strconv.Itoa(len(c.rows)) }
-func (c *copyOut) Close()                                        {}
+func (c *copyOut) Tag() string                                   { return "COPY " + strconv.Itoa(c.n) }
+func (c *copyOut) Close()                                        { c.res.Close() }
+
+// linger hands the statement's execution to the query's result, which
+// ends it when it is closed.
+func (c *copyOut) linger(r *stmtRun) {
+	if l, ok := c.res.(lingering); ok {
+		l.linger(r)
+		return
+	}
+	r.end()
+}
 
 func (c *copyOut) NextCopyData(ctx context.Context) ([]byte, bool, error) {
 	if c.done {
@@ -736,9 +772,13 @@ func (c *copyOut) NextCopyData(ctx context.Context) ([]byte, bool, error) {
 			return c.buf, true, nil
 		}
 	}
-	if c.i < len(c.rows) {
-		c.buf, c.scratch = c.f.appendRow(c.buf, c.rows[c.i], c.cols, c.cfg, c.scratch)
-		c.i++
+	row, ok, err := c.res.Next(ctx)
+	if err != nil {
+		return nil, false, err
+	}
+	if ok {
+		c.buf, c.scratch = c.f.appendRow(c.buf, row, c.cols, c.cfg, c.scratch)
+		c.n++
 		return c.buf, true, nil
 	}
 	c.done = true

@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strconv"
 	"time"
+	"unsafe"
 
 	"github.com/streamdb/streamdb/catalog"
 	"github.com/streamdb/streamdb/dataflow"
@@ -35,11 +35,7 @@ func (s *session) bindQuery(cat *catalog.Catalog, raw *rawStatement, params []ty
 		params: b.paramTypes(),
 		cols:   cols,
 		run: func(ctx context.Context, s *session, params []types.Datum) (pgwire.Result, error) {
-			rows, err := s.runQuery(ctx, q, params)
-			if err != nil {
-				return nil, err
-			}
-			return &rowsResult{rows: rows, tag: "SELECT " + strconv.Itoa(len(rows))}, nil
+			return s.streamQuery(ctx, q, params)
 		},
 	}, nil
 }
@@ -66,24 +62,28 @@ func (s *session) evalContext(params []types.Datum) *scalar.EvalContext {
 	return &scalar.EvalContext{Params: params, TxnTime: txnTime, StmtTime: now, Text: s.info.settings.textConfig(), Session: s.catalogView(nil)}
 }
 
-// runQuery executes a query as a one-tick dataflow over the latest
-// snapshot (plus the transaction's own writes) and returns its rows in
-// the query's order. A view the query reads may have changed since the
-// snapshot was published without anyone pinning it then (see
-// dataflow.Output.Publish): the query then runs again over the next
-// snapshot, which holds it.
-func (s *session) runQuery(ctx context.Context, q *planner.Query, params []types.Datum) ([]types.Row, error) {
-	rows, _, err := s.runQuerySnap(ctx, q, params)
-	return rows, err
-}
-
-// runQuerySnap is runQuery that also returns the snapshot the query read:
-// a write checks at commit that the rows it changes are still as they
-// were in that snapshot, the rows it computed its changes from.
+// runQuerySnap runs a query to its end as a one-tick dataflow over the
+// latest snapshot (plus the transaction's own writes) and returns its
+// rows in the query's order, and the snapshot it read: a write checks at
+// commit that the rows it changes are still as they were in that
+// snapshot, the rows it computed its changes from. A view the query
+// reads may have changed since the snapshot was published without anyone
+// pinning it then (see dataflow.Output.Publish): the query then runs
+// again over the next snapshot, which holds it.
 func (s *session) runQuerySnap(ctx context.Context, q *planner.Query, params []types.Datum) ([]types.Row, *engine.Snapshot, error) {
 	for {
 		snap := s.e.snapshot()
-		rows, err := s.runQueryAt(ctx, snap, q, params)
+		var rows []types.Row
+		var kept int64
+		err := s.runQueryAt(ctx, snap, q, params, &kept, func(b dataflow.Batch) error {
+			for _, u := range b {
+				for range u.Diff {
+					rows = append(rows, u.Row)
+				}
+				kept += sizeRowRef * u.Diff
+			}
+			return nil
+		})
 		if !errors.Is(err, dataflow.ErrSnapshotGone) {
 			return rows, snap, err
 		}
@@ -95,9 +95,19 @@ func (s *session) runQuerySnap(ctx context.Context, q *planner.Query, params []t
 	}
 }
 
-// runQueryAt is runQuery over one snapshot. Views are read while the
-// query is lowered, before anything is evaluated.
-func (s *session) runQueryAt(ctx context.Context, snap *engine.Snapshot, q *planner.Query, params []types.Datum) ([]types.Row, error) {
+// sizeRowRef is the bytes of a row's reference in a slice of rows.
+const sizeRowRef = int64(unsafe.Sizeof(types.Row(nil)))
+
+// runQueryAt runs a query over one snapshot and hands its rows to emit
+// in batches, in the query's order, as the one-tick dataflow produces
+// them (after it has produced them all, when the query is ordered).
+// Views are read while the query is lowered, before anything is
+// evaluated, and tables the transaction has written to with them; other
+// relations are read as the dataflow asks for their rows (see
+// dataflow.Input.Feed). kept, when not nil, is the bytes the caller
+// keeps of what it received, which the statement's memory budget
+// counts with the dataflow's state.
+func (s *session) runQueryAt(ctx context.Context, snap *engine.Snapshot, q *planner.Query, params []types.Datum, kept *int64, emit func(dataflow.Batch) error) error {
 	g := dataflow.NewGraph()
 	ev := s.evalContext(params)
 	// An object read whole more than once (a CTE used twice, a self
@@ -132,51 +142,24 @@ func (s *session) runQueryAt(ctx context.Context, snap *engine.Snapshot, q *plan
 	}}
 	root, err := planner.Lower(lc, q.Root)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	out := g.CollectRows(root)
+	out := resultOut{q: q, emit: emit}
+	g.Sink(root, out.receive)
+	g.SetMemoryCheck(func(held int64) error {
+		held += out.held
+		if kept != nil {
+			held += *kept
+		}
+		return checkMemory(ctx, held)
+	})
 	if err := g.StepFinal(ctx); err != nil {
-		return nil, err
-	}
-	if err := out.Err(); err != nil {
-		return nil, err
-	}
-	rows, err := expand(out.Delta())
-	if err != nil {
-		return nil, err
-	}
-	// LIMIT and OFFSET were applied by the top-k PhysicalQuery planned;
-	// the rows it kept only need sorting.
-	if len(q.Order) > 0 {
-		cmp := planner.Comparator(q.Order)
-		slices.SortStableFunc(rows, cmp)
-	}
-	if q.Hidden > 0 {
-		width := len(q.Root.Columns()) - q.Hidden
-		for i, r := range rows {
-			rows[i] = r[:width:width]
+		if pe := pgerr.As(err); pe != nil {
+			return pe
 		}
+		return err
 	}
-	return rows, nil
-}
-
-// expand turns a query's result, a Z-set without negative updates, into
-// rows, each repeated by its multiplicity.
-func expand(b dataflow.Batch) ([]types.Row, error) {
-	n := 0
-	for _, u := range b {
-		if u.Diff < 0 {
-			return nil, pgerr.New(pgerr.InternalError, "negative multiplicity %d in query result", u.Diff)
-		}
-		n += int(u.Diff)
-	}
-	rows := make([]types.Row, 0, n)
-	for _, u := range b {
-		for i := int64(0); i < u.Diff; i++ {
-			rows = append(rows, u.Row)
-		}
-	}
-	return rows, nil
+	return out.end()
 }
 
 // viewPins are the published view snapshots a statement has read, pinned
@@ -224,12 +207,15 @@ func (s *session) feedObject(ctx context.Context, snap *engine.Snapshot, pins *v
 		if get.Spans != nil {
 			return s.feedSpans(snap, in, obj, get, ev)
 		}
-		b, err := s.tableInput(ctx, snap, obj, get.WithKey, keep)
-		if err != nil {
-			return err
+		if s.txnChanged(obj.ID) {
+			b, err := s.tableInput(ctx, snap, obj, get.WithKey, keep)
+			if err != nil {
+				return err
+			}
+			in.Push(narrowRows(b, obj, get))
+			return nil
 		}
-		in.Push(narrowRows(b, obj, get))
-		return nil
+		return feedTable(snap, in, obj, get, keep)
 	}
 	vs, ok := snap.View(id)
 	if !ok {
@@ -241,19 +227,8 @@ func (s *session) feedObject(ctx context.Context, snap *engine.Snapshot, pins *v
 	if err := pins.pin(vs); err != nil {
 		return err
 	}
-	var b dataflow.Batch
-	err := vs.Scan(func(row types.Row, n int64) bool {
-		if len(b)%scanCheckRows == 0 && ctx.Err() != nil {
-			return false
-		}
-		b = append(b, dataflow.Update{Row: row, Diff: n})
-		return true
-	})
-	if err == nil {
-		err = ctx.Err()
-	}
-	in.Push(b)
-	return err
+	feedView(in, vs)
+	return nil
 }
 
 // feedSpans reads the rows of a table whose primary key lies in the

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 	pgparser "github.com/pganalyze/pg_query_go/v6/parser"
@@ -30,6 +31,9 @@ type rawStatement struct {
 // string holds nothing else.
 func parseQuery(query string) ([]rawStatement, error) {
 	pieces := parser.Split(query)
+	if len(pieces) > lazyStatements {
+		return splitLazily(query, pieces)
+	}
 	var out []rawStatement
 	mixed := false
 	parsed := make([]parser.Statement, len(pieces))
@@ -67,6 +71,11 @@ func parsePG(text string, offset int) ([]rawStatement, error) {
 	if node, end, ok := parseInsertValues(text); ok {
 		return []rawStatement{{node: node, text: strings.TrimSpace(text[:end]), offset: offset}}, nil
 	}
+	// Text that nests too deeply would take pg_query's C stack down
+	// with the server.
+	if err := parser.CheckLimits(text); err != nil {
+		return nil, err
+	}
 	tree, err := pg_query.Parse(text)
 	if err != nil {
 		return nil, shiftPosition(syntaxError(err), offset)
@@ -84,6 +93,99 @@ func parsePG(text string, offset int) ([]rawStatement, error) {
 		out = append(out, rawStatement{node: rs.Stmt, text: strings.TrimSpace(text[start:end]), offset: offset})
 	}
 	return out, nil
+}
+
+// lazyStatements is the number of statements past which a query string is
+// parsed a statement at a time: ten megabytes of "SELECT 1;" are a
+// million parse trees, gigabytes when held at once (see splitLazily).
+const lazyStatements = 64
+
+// splitLazily splits a query string of many statements: streamdb's are
+// parsed at once, PostgreSQL's are checked with its grammar a megabyte of
+// them at a time, so that a syntax error anywhere still runs none of them
+// while the parser's memory stays that of a megabyte, and kept as text:
+// each is parsed when it runs (see rawStatement.parsed).
+func splitLazily(query string, pieces []parser.Piece) ([]rawStatement, error) {
+	out := make([]rawStatement, 0, len(pieces))
+	// Statements come in order: their character offsets are counted on
+	// from the last.
+	at, chars := 0, 0
+	charsAt := func(byteOff int) int {
+		chars += utf8.RuneCountInString(query[at:byteOff])
+		at = byteOff
+		return chars
+	}
+	base := uintptr(unsafe.Pointer(unsafe.StringData(query)))
+	first := -1 // the first piece of the batch being gathered
+	check := func(end int) error {
+		if first < 0 {
+			return nil
+		}
+		start := pieces[first].Offset
+		first = -1
+		text := query[start:end]
+		if err := parser.CheckLimits(text); err != nil {
+			return err
+		}
+		texts, err := pg_query.SplitWithParser(text, false)
+		if err != nil {
+			return shiftPosition(syntaxError(err), charOffset(query, start))
+		}
+		for _, t := range texts {
+			// Each text is a slice of query; its place gives its offset.
+			off := int(uintptr(unsafe.Pointer(unsafe.StringData(t))) - base)
+			if off < at || off+len(t) > len(query) || query[off:off+len(t)] != t {
+				return pgerr.New(pgerr.InternalError, "statement %d of the query string not found in it", len(out)+1)
+			}
+			out = append(out, rawStatement{text: t, offset: charsAt(off)})
+		}
+		return nil
+	}
+	for i, p := range pieces {
+		stmt, ok, err := parser.Parse(p.Text)
+		if err != nil {
+			return nil, shiftPosition(err, charOffset(query, p.Offset))
+		}
+		if !ok {
+			if first < 0 {
+				first = i
+			}
+			if end := p.Offset + len(p.Text); end-pieces[first].Offset >= checkBytes {
+				if err := check(end); err != nil {
+					return nil, err
+				}
+			}
+			continue
+		}
+		if err := check(p.Offset); err != nil {
+			return nil, err
+		}
+		out = append(out, rawStatement{ours: stmt, text: p.Text, offset: charsAt(p.Offset)})
+	}
+	if err := check(len(query)); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// checkBytes is how much of a long query string splitLazily checks with
+// PostgreSQL's grammar at once.
+const checkBytes = 1 << 20
+
+// parsed returns the statement parsed: a statement of a long query
+// string is parsed only when it runs (see splitLazily).
+func (r *rawStatement) parsed() (*rawStatement, error) {
+	if r.node != nil || r.ours != nil {
+		return r, nil
+	}
+	raws, err := parsePG(r.text, r.offset)
+	if err != nil {
+		return nil, err
+	}
+	if len(raws) != 1 {
+		return nil, pgerr.New(pgerr.InternalError, "a statement of the query string parsed as %d", len(raws))
+	}
+	return &raws[0], nil
 }
 
 // charOffset converts a byte offset in s to a character count.

@@ -102,7 +102,7 @@ func Open(ctx context.Context, cfg Config) (*Frontend, error) {
 	if limit == 0 {
 		limit = defaultMemoryLimit()
 	}
-	e := &Frontend{eng: eng, log: log, started: time.Now(), sessions: map[uint32]*session{}, guard: newMemoryGuard(limit), logParams: cfg.LogParameters,
+	e := &Frontend{eng: eng, log: log, started: time.Now(), sessions: map[uint32]*session{}, guard: newMemoryGuard(limit, log), logParams: cfg.LogParameters,
 		advisory: newAdvisoryLocks(), notify: newNotifyHub(), mockNonce: nonce, egress: cfg.Egress}
 	return e, nil
 }

@@ -44,6 +44,10 @@ type session struct {
 	// stmtDone is closed when the running statement is canceled, for
 	// the waits that happen outside the engine (pg_advisory_lock).
 	stmtDone <-chan struct{}
+
+	// largeQuery is set while the statements of a query string of
+	// largeQueryBytes or more run.
+	largeQuery bool
 }
 
 // txnState is the state of an open transaction.
@@ -142,8 +146,11 @@ func (s *session) Parse(ctx context.Context, query string) ([]pgwire.Statement, 
 			clear(s.parsed)
 			clear(s.bound)
 		}
-		s.parsed[query] = raws
+		if len(raws) <= lazyStatements {
+			s.parsed[query] = raws
+		}
 	}
+	s.largeQuery = len(query) >= largeQueryBytes
 	out := make([]pgwire.Statement, len(raws))
 	for i := range raws {
 		out[i] = &statement{s: s, raw: &raws[i]}
@@ -153,6 +160,12 @@ func (s *session) Parse(ctx context.Context, query string) ([]pgwire.Statement, 
 
 // maxParseCache bounds the per-session parse cache.
 const maxParseCache = 256
+
+// largeQueryBytes is the size of a query string whose statements' memory
+// is returned to the operating system once they have run (see EndBlock):
+// ten megabytes of SELECT 1; are a million statements, and the hundreds
+// of megabytes they take would stay resident for minutes.
+const largeQueryBytes = 1 << 20
 
 // ParameterStatuses returns the settings reported after startup.
 func (s *session) ParameterStatuses() [][2]string { return s.info.settings.reported() }
@@ -177,6 +190,10 @@ func (s *session) BeginBlock() { s.block = true }
 // EndBlock commits or rolls back the implicit transaction of a block.
 func (s *session) EndBlock(err error) error {
 	s.block = false
+	if s.largeQuery {
+		s.largeQuery = false
+		s.e.guard.returnMemory()
+	}
 	if s.txn == nil || !s.txn.implicit {
 		return nil
 	}

@@ -46,6 +46,9 @@ type boundStmt struct {
 // Describe binds the statement (pgwire.Statement).
 func (st *statement) Describe(ctx context.Context, paramOIDs []uint32) (_ []types.Type, _ []pgwire.Column, err error) {
 	defer st.s.recoverPanic(&err)
+	if st.raw, err = st.raw.parsed(); err != nil {
+		return nil, nil, err
+	}
 	st.paramOIDs = paramOIDs
 	st.bound = nil
 	b, err := st.bind()
@@ -62,6 +65,9 @@ func (st *statement) Describe(ctx context.Context, paramOIDs []uint32) (_ []type
 func (st *statement) Execute(ctx context.Context, params []types.Datum) (_ pgwire.Result, err error) {
 	s := st.s
 	defer s.recoverPanic(&err)
+	if st.raw, err = st.raw.parsed(); err != nil {
+		return nil, err
+	}
 	if s.txn != nil && s.txn.state == txnFailed {
 		if !isTxnControl(st.raw) {
 			return nil, pgerr.New(pgerr.InFailedSQLTransaction, "current transaction is aborted, commands ignored until end of transaction block")
@@ -89,13 +95,23 @@ func (st *statement) Execute(ctx context.Context, params []types.Datum) (_ pgwir
 	return res, nil
 }
 
-// runTracked runs a bound statement under the memory guard, which it
-// leaves however the statement ends.
-func (s *session) runTracked(ctx context.Context, b *boundStmt, params []types.Datum) (pgwire.Result, error) {
-	gctx, done := s.e.guard.track(ctx)
-	defer done()
-	res, err := s.runTimed(gctx, b, params)
-	return res, s.e.guard.statementError(gctx, err)
+// runTracked runs a bound statement under the memory guard and the
+// session's statement_timeout (see stmtRun). The execution ends when run
+// returns, or, for a result whose work goes on, when it is closed.
+func (s *session) runTracked(ctx context.Context, b *boundStmt, params []types.Datum) (res pgwire.Result, err error) {
+	sctx, run := s.startRun(ctx, !b.txnControl)
+	detach := run.attach(ctx)
+	s.stmtDone = sctx.Done()
+	defer func() {
+		detach()
+		err = run.err(err)
+		if l, ok := res.(lingering); ok && err == nil {
+			l.linger(run)
+			return
+		}
+		run.end()
+	}()
+	return b.run(sctx, s, params)
 }
 
 // recoverPanic turns a panic while binding or running a statement on the

@@ -1,37 +1,12 @@
 package sql
 
 import (
-	"context"
-	"errors"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/streamdb/streamdb/pgerr"
-	"github.com/streamdb/streamdb/pgwire"
-	"github.com/streamdb/streamdb/types"
 )
-
-// runTimed runs a bound statement under the session's statement_timeout:
-// when it expires the statement is canceled with PostgreSQL's error.
-// Rows a result streams after run returns (SUBSCRIBE, COPY TO) are not
-// timed.
-func (s *session) runTimed(ctx context.Context, b *boundStmt, params []types.Datum) (pgwire.Result, error) {
-	v, _ := s.info.settings.get("statement_timeout")
-	d, err := parseTimeout(v)
-	if err != nil || d <= 0 || b.txnControl {
-		s.stmtDone = ctx.Done()
-		return b.run(ctx, s, params)
-	}
-	tctx, cancel := context.WithTimeout(ctx, d)
-	defer cancel()
-	s.stmtDone = tctx.Done()
-	res, err := b.run(tctx, s, params)
-	if err != nil && ctx.Err() == nil && errors.Is(tctx.Err(), context.DeadlineExceeded) {
-		return nil, pgerr.New(pgerr.QueryCanceled, "canceling statement due to statement timeout")
-	}
-	return res, err
-}
 
 // parseTimeout reads a duration setting as PostgreSQL does: a number of
 // milliseconds, or a number with a unit (us, ms, s, min, h, d).

@@ -43,7 +43,7 @@ func TestQueriesUnpinViews(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, qerr := sess.runQueryAt(ctx, snap, q, nil)
+		qerr := sess.runQueryAt(ctx, snap, q, nil, nil, func(dataflow.Batch) error { return nil })
 		execSQL(t, sess, fmt.Sprintf("INSERT INTO t VALUES (%d)", 3+i))
 		if _, err := vs.Rows(); !errors.Is(err, dataflow.ErrSnapshotGone) {
 			t.Errorf("%s (%v): the view's snapshot outlived the query's pins (a read of it after the next tick: %v)", query, qerr, err)

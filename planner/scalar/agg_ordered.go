@@ -3,6 +3,7 @@ package scalar
 import (
 	"strings"
 
+	"github.com/streamdb/streamdb/pgerr"
 	"github.com/streamdb/streamdb/types"
 )
 
@@ -61,10 +62,32 @@ func minMax(name string, max bool, t types.Type) *AggFunc {
 }
 
 // stringAgg concatenates non-NULL values, each but the first preceded by
-// its own row's delimiter (a NULL delimiter is empty).
+// its own row's delimiter (a NULL delimiter is empty). The result's size
+// is added up first: past PostgreSQL's 1 GB it fails as PostgreSQL's
+// string buffer does, before anything is copied, and below it the result
+// is copied once, not through every doubling of a buffer.
 func stringAgg(t types.Type) *AggFunc {
 	return followsInput(orderedAgg("string_agg", ts(t, t), t, false, func(_ []types.Type, r types.Type, m *multiset) (types.Datum, error) {
+		var size int64
+		var tooLong error
+		m.each(func(args []types.Datum, n int64) bool {
+			if args[0].IsNull() {
+				return true
+			}
+			add := int64(len(args[0].Str()) + len(args[1].Str()))
+			if size+add*n > maxStringBytes {
+				tooLong = pgerr.New(pgerr.ProgramLimitExceeded, "out of memory").
+					WithDetail("Cannot enlarge string buffer containing %d bytes by %d more bytes.", size+add*((maxStringBytes-size)/add), add)
+				return false
+			}
+			size += add * n
+			return true
+		})
+		if tooLong != nil {
+			return types.Null, tooLong
+		}
 		var b strings.Builder
+		b.Grow(int(size))
 		any := false
 		m.each(func(args []types.Datum, n int64) bool {
 			if args[0].IsNull() {
