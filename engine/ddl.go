@@ -134,7 +134,7 @@ func (tx *DDL) NextID() uint64 {
 // (an empty table, or a hydrated dataflow).
 func (tx *DDL) Create(ctx context.Context, o *catalog.Object) error {
 	if other, exists := tx.cat.Conflict(o); exists {
-		return tx.cat.NameTaken(other)
+		return errExists(o, other, tx.cat)
 	}
 	if o.Owner == 0 && o.Kind != catalog.KindRole && o.Kind != catalog.KindDatabase {
 		o.Owner = tx.owner
@@ -191,12 +191,13 @@ func (tx *DDL) Create(ctx context.Context, o *catalog.Object) error {
 	return nil
 }
 
-// errExists is the error of creating an object whose name is taken.
-func errExists(o *catalog.Object) error {
+// errExists is the error of creating o when other holds its name: for a
+// role, PostgreSQL's; otherwise what holds the name (Catalog.NameTaken).
+func errExists(o, other *catalog.Object, cat *catalog.Catalog) error {
 	if o.Kind == catalog.KindRole {
 		return pgerr.New(pgerr.DuplicateObject, "role %q already exists", o.Name)
 	}
-	return pgerr.New(pgerr.DuplicateTable, "relation %q already exists", o.Name)
+	return cat.NameTaken(other)
 }
 
 // SetMeta stores a named value in the store's metadata with the change.
