@@ -8,12 +8,13 @@ LISTEN        ?= 127.0.0.1:6875
 KAFKA_LISTEN  ?= 127.0.0.1:9092
 SLT_CORPUS    ?= ../shared/sqllogictest/sqlite
 FUZZTIME      ?= 30s
+VERSION       ?= $(shell git describe --always --dirty 2>/dev/null)
 STATICCHECK   := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
 .PHONY: build run test compat lint bench bench-restart fuzz slt-full kafka clean
 
 build:
-	$(GO) build -o $(BIN)/ ./cmd/...
+	$(GO) build -ldflags "-X main.version=$(VERSION)" -o $(BIN)/ ./cmd/...
 
 # TLS with a self-signed certificate created in the data directory on
 # first start, so clients that require TLS (lib/pq's default) connect.

@@ -113,7 +113,7 @@ func (e *Engine) ddlTick(ctx context.Context, r *coordReq) error {
 		e.dirty[t.obj.ID] = true
 	}
 	for _, f := range tx.newFlows {
-		e.addFlow(f)
+		e.addFlow(ctx, f)
 	}
 	e.publish()
 	for _, fn := range tx.after {
@@ -151,8 +151,8 @@ func (tx *DDL) NextID() uint64 {
 // Create adds an object: persists its catalog entry and builds its state
 // (an empty table, or a hydrated dataflow).
 func (tx *DDL) Create(ctx context.Context, o *catalog.Object) error {
-	if _, exists := tx.cat.Conflict(o); exists {
-		return errExists(o)
+	if other, exists := tx.cat.Conflict(o); exists {
+		return errExists(o, other, tx.cat)
 	}
 	if o.Owner == 0 && o.Kind != catalog.KindRole && o.Kind != catalog.KindDatabase {
 		o.Owner = tx.owner
@@ -216,12 +216,13 @@ func (tx *DDL) Create(ctx context.Context, o *catalog.Object) error {
 	return nil
 }
 
-// errExists is the error of creating an object whose name is taken.
-func errExists(o *catalog.Object) error {
+// errExists is the error of creating o when other holds its name: for a
+// role, PostgreSQL's; otherwise what holds the name (Catalog.NameTaken).
+func errExists(o, other *catalog.Object, cat *catalog.Catalog) error {
 	if o.Kind == catalog.KindRole {
 		return pgerr.New(pgerr.DuplicateObject, "role %q already exists", o.Name)
 	}
-	return pgerr.New(pgerr.DuplicateTable, "relation %q already exists", o.Name)
+	return cat.NameTaken(other)
 }
 
 // SetMeta stores a named value in the store's metadata with the change.
@@ -266,14 +267,15 @@ func (tx *DDL) CreateTableAs(ctx context.Context, obj *catalog.Object, plan plan
 // CREATE … IF NOT EXISTS skips with a notice (taken, no error); plain
 // CREATE fails.
 func (tx *DDL) NameTaken(name string, ifNotExists bool, notice func(*pgerr.Error)) (bool, error) {
-	if _, exists := tx.cat.Lookup(catalog.DefaultSchema, name); !exists {
+	other, exists := tx.cat.Lookup(catalog.DefaultSchema, name)
+	if !exists {
 		return false, nil
 	}
 	if ifNotExists {
 		notice(pgerr.New(pgerr.DuplicateTable, "relation %q already exists, skipping", name))
 		return true, nil
 	}
-	return true, pgerr.New(pgerr.DuplicateTable, "relation %q already exists", name)
+	return true, tx.cat.NameTaken(other)
 }
 
 // hydrateNew hydrates a new flow by run. A flow that persists writes the

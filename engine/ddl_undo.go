@@ -89,7 +89,7 @@ func (tx *DDL) Replace(old, o *catalog.Object) error {
 		return pgerr.New(pgerr.InternalError, "replace of %s %q changes its identity", old.Kind, old.Name)
 	}
 	if other, exists := tx.cat.Conflict(o); exists && other.ID != o.ID {
-		return errExists(o)
+		return errExists(o, other, tx.cat)
 	}
 	data, err := json.Marshal(o)
 	if err != nil {

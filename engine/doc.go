@@ -205,6 +205,15 @@
 // (View), all as of one tick; ViewErr says why a view the catalog holds
 // is not there (hydrating, or failed).
 //
+// # Views in error
+//
+// A view keeps evaluation errors as data and reads as its first error
+// while rows that fail are present. The engine records each distinct
+// error of each view with when it appeared and one input row that fails
+// so, found by running the view's plan again over the rows of the tick
+// that brought the error (view_errors.go), and the record of the source
+// that carried the row (sources.Batch.Origins); ViewErrors reads it.
+//
 // # Change feeds
 //
 // SUBSCRIBE and sinks read the same thing, a relation's consolidated

@@ -90,6 +90,14 @@ type Engine struct {
 	snapViews  *btree.Map[uint64, *dataflow.Snapshot]
 	dirty      map[uint64]bool
 
+	// viewErrs records, by view id and error, the errors views are in
+	// (see view_errors.go); errFlows are the flows of the current tick
+	// whose errors may have changed.
+	viewErrs map[uint64]map[string]*viewErrorState
+	errFlows []*flow
+	// errInfo is viewErrs as last published, for readers.
+	errInfo atomic.Pointer[map[uint64]map[string]*viewErrorState]
+
 	// maintain carries each write tick's view maintenance to the
 	// maintainer goroutine (see writeTick).
 	maintain chan func()
@@ -159,6 +167,9 @@ type Config struct {
 	CacheSize int64
 	// Testing holds hooks for tests; nil in a server.
 	Testing *TestingKnobs
+	// StorageFiles bounds the files the store keeps open (see
+	// storage.Options.MaxOpenFiles); 0 keeps the store's default.
+	StorageFiles int
 	// Keyring seals and opens secrets' values (catalog.Catalog.Seal,
 	// SecretValue); without one, secrets cannot be created or read.
 	Keyring catalog.Keyring
@@ -206,7 +217,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	if cache <= 0 {
 		cache = DefaultCacheSize
 	}
-	store, err := storage.Open(cfg.DataDir, storage.Options{Logger: log, CacheSize: cache})
+	store, err := storage.Open(cfg.DataDir, storage.Options{Logger: log, CacheSize: cache, MaxOpenFiles: cfg.StorageFiles})
 	if err != nil {
 		return nil, err
 	}
@@ -233,6 +244,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		testing:         cfg.Testing,
 		clock:           cfg.Clock,
 		wms:             map[uint64]*watermark{},
+		viewErrs:        map[uint64]map[string]*viewErrorState{},
 	}
 	if e.clock == nil {
 		e.clock = wallClock{}
@@ -312,7 +324,6 @@ func (e *Engine) Snapshot() *Snapshot { return e.snap.Load() }
 // tick cannot be made durable (its error is returned; the engine then
 // fails every request, since memory and disk may disagree).
 func (e *Engine) Run(ctx context.Context) error {
-	defer close(e.stopped)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	e.group = new(errgroup.Group)
@@ -331,6 +342,10 @@ func (e *Engine) Run(ctx context.Context) error {
 		e.startSink(ctx, rs)
 	}
 	err := e.loop(ctx)
+	// Requests still queued will not be served: closing stopped before
+	// waiting for the sources fails them, where a source blocked on its
+	// last batch would otherwise keep Run from returning.
+	close(e.stopped)
 	cancel()
 	close(e.maintain)
 	e.group.Wait()

@@ -31,6 +31,9 @@ type flow struct {
 	// (see state.go); header is what the state's header says of it.
 	state  *flowState
 	header []byte
+	// plan is the physical plan a view's graph was lowered from, which
+	// the search for an error's example row lowers again.
+	plan planner.Node
 }
 
 // snapshot returns the flow's readable contents.
@@ -55,16 +58,25 @@ func (f *flow) publish() *dataflow.Snapshot {
 
 // buildViewFlow lowers a materialized view's plan.
 func (e *Engine) buildViewFlow(obj *catalog.Object, plan planner.Node) (*flow, error) {
-	f := &flow{obj: obj, graph: dataflow.NewGraph(), inputs: map[uint64]*dataflow.Input{}}
-	lc := &planner.LowerContext{Graph: f.graph, Eval: &scalar.EvalContext{Text: types.DefaultTextConfig()}, Get: f.input, Watermark: e.watermarkOf}
-	physical := planner.Physical(plan, planner.Maintained)
-	root, err := planner.Lower(lc, physical)
+	f := &flow{obj: obj, graph: dataflow.NewGraph(), inputs: map[uint64]*dataflow.Input{}, plan: planner.Physical(plan, planner.Maintained)}
+	out, err := e.lowerView(f, f.plan)
 	if err != nil {
 		return nil, err
 	}
-	f.out = f.graph.Output(root)
-	e.persistFlow(f, planner.ExplainNode(physical))
+	f.out = out
+	e.persistFlow(f, planner.ExplainNode(f.plan))
 	return f, nil
+}
+
+// lowerView lowers a view's physical plan onto f's graph, with an input
+// per object it reads.
+func (e *Engine) lowerView(f *flow, plan planner.Node) (*dataflow.Output, error) {
+	lc := &planner.LowerContext{Graph: f.graph, Eval: &scalar.EvalContext{Text: types.DefaultTextConfig()}, Get: f.input, Watermark: e.watermarkOf}
+	root, err := planner.Lower(lc, plan)
+	if err != nil {
+		return nil, err
+	}
+	return f.graph.Output(root), nil
 }
 
 // buildIndexFlow arranges an object by key columns.
@@ -287,14 +299,16 @@ func (q *flowQueue) Pop() any {
 	return f
 }
 
-// addFlow installs a flow and indexes the objects it reads.
-func (e *Engine) addFlow(f *flow) {
+// addFlow installs a flow and indexes the objects it reads; the errors
+// a view is in once built are recorded with their examples.
+func (e *Engine) addFlow(ctx context.Context, f *flow) {
 	e.addTimed(f)
 	e.flowIndex[f.obj.ID] = f
 	for id := range f.inputs {
 		e.readers[id] = append(e.readers[id], f)
 	}
 	e.dirty[f.obj.ID] = true
+	e.trackHydratedErrors(ctx, f)
 }
 
 // dropFlows removes the flows of dropped objects.
@@ -318,6 +332,7 @@ func (e *Engine) dropFlows(dropped map[uint64]bool) {
 	for id := range dropped {
 		delete(e.readers, id)
 		delete(e.flowIndex, id)
+		delete(e.viewErrs, id)
 		e.dirty[id] = true
 	}
 }

@@ -174,7 +174,7 @@ func (e *Engine) runJob(ctx context.Context, j *hydrationJob) {
 		return
 	}
 	if err := e.call(context.WithoutCancel(ctx), func(e *Engine) error {
-		e.install(j, err)
+		e.install(ctx, j, err)
 		return nil
 	}); err != nil && !errors.Is(err, errShutdown()) {
 		e.log.Warn("hydrated flow not installed", "object", j.f.obj.Name, "err", err)
@@ -237,7 +237,7 @@ func (e *Engine) logProgress(j *hydrationJob) func() {
 
 // install makes a hydrated flow the engine's, on the coordinator, or
 // records its failure; the requests waiting for it go on.
-func (e *Engine) install(j *hydrationJob, err error) {
+func (e *Engine) install(ctx context.Context, j *hydrationJob, err error) {
 	h := &e.hydration
 	id := j.f.obj.ID
 	delete(h.jobs, id)
@@ -268,7 +268,7 @@ func (e *Engine) install(j *hydrationJob, err error) {
 		h.failed[id] = hydrationFailed(j.f.obj, err)
 		return
 	}
-	e.addFlow(j.f)
+	e.addFlow(ctx, j.f)
 	e.log.Info("hydrated", "object", j.f.obj.Name, "how", j.status(), "reason", j.reason, "elapsed", time.Since(j.start).Round(time.Millisecond),
 		"state_bytes", j.f.graph.StateBytes())
 }

@@ -168,6 +168,9 @@ func (e *Engine) applySource(ctx context.Context, rs *runningSource, b *sources.
 			return err
 		}
 	}
+	for key, st := range b.State {
+		batch.SetPosition(rs.obj.ID, key, st)
+	}
 	if len(b.Progress) > 0 {
 		changes := make([]sources.Change, 0, len(b.Progress))
 		for part, pos := range b.Progress {
@@ -596,7 +599,14 @@ func (tx *DDL) CreateSource(ctx context.Context, def SourceDef, s sources.Source
 	}
 	for _, o := range objs {
 		if other, exists := tx.cat.Lookup(o.Schema, o.Name); exists {
-			return pgerr.New(pgerr.DuplicateTable, "%s %q already exists", other.Kind, o.Name)
+			err := tx.cat.NameTaken(other)
+			if o != src {
+				err.Detail = fmt.Sprintf("Source %q would create %s %q; %s", def.Name, o.Kind, o.Name, err.Detail)
+				if o.Role == "data" {
+					err.Hint = "Name the source's tables yourself: FOR TABLES (name AS other_name, …)."
+				}
+			}
+			return err
 		}
 	}
 	for _, o := range objs {

@@ -155,7 +155,7 @@ func (e *Engine) rebuildIndexes(ctx context.Context, id uint64, batch *storage.B
 			return err
 		}
 		e.dropFlows(map[uint64]bool{old.obj.ID: true})
-		e.addFlow(f)
+		e.addFlow(ctx, f)
 	}
 	return nil
 }

@@ -22,6 +22,8 @@ type coordReq struct {
 	// source and batch are a source's batch to ingest.
 	source *runningSource
 	batch  *sources.Batch
+	// reset is a source to start over (ResetSource).
+	reset *sourceReset
 	// call runs on the coordinator outside any tick, with the tick
 	// loop's context.
 	call func(ctx context.Context, e *Engine) error
@@ -151,7 +153,20 @@ func (e *Engine) writeTick(ctx context.Context, reqs []*coordReq) error {
 	}
 	deltas := map[uint64]dataflow.Batch{}
 	pending := uniqueDelta{} // unique keys added by the tick's transactions so far
+	resets := false
 	for _, r := range reqs {
+		if r.reset != nil {
+			if err := e.applyReset(r.reset, batch, deltas); err != nil {
+				if pgerr.As(err) == nil {
+					batch.Discard()
+					return err
+				}
+				r.err = err
+				continue
+			}
+			resets = true
+			continue
+		}
 		if r.source != nil {
 			if err := e.applySource(ctx, r.source, r.batch, batch, deltas); err != nil {
 				if pgerr.As(err) == nil {
@@ -182,7 +197,7 @@ func (e *Engine) writeTick(ctx context.Context, reqs []*coordReq) error {
 		}
 	}
 	// Rows that were all late change no relation, but their count.
-	if !e.saveWatermarks(batch) && len(deltas) == 0 {
+	if !e.saveWatermarks(batch) && len(deltas) == 0 && !resets {
 		batch.Discard()
 		e.finish(reqs)
 		return nil
@@ -271,7 +286,17 @@ func (e *Engine) writeTick(ctx context.Context, reqs []*coordReq) error {
 	e.maybeRebase()
 	wakeSinks(written, ts)
 	e.publish()
+	for _, r := range reqs {
+		if r.reset != nil && r.err == nil {
+			e.restartSource(ctx, r.reset)
+		}
+	}
 	e.finish(reqs)
+	if len(e.errFlows) > 0 {
+		e.trackViewErrors(ctx, e.errFlows, deltas, reqs)
+		clear(e.errFlows)
+		e.errFlows = e.errFlows[:0]
+	}
 	return nil
 }
 
@@ -431,6 +456,9 @@ func (e *Engine) propagate(ctx context.Context, deltas map[uint64]dataflow.Batch
 			return nil, fmt.Errorf("maintain %s %s: %w", f.obj.Kind, f.obj.Name, err)
 		}
 		f.stats.record(time.Since(start))
+		if f.out != nil && f.sub == nil && (len(f.out.DeltaErrors()) > 0 || e.viewErrs[f.obj.ID] != nil) {
+			e.errFlows = append(e.errFlows, f)
+		}
 		if f.sub != nil {
 			pushes = append(pushes, subPush{f.sub, slices.Clone(f.sub.collect.Delta()), f.sub.collect.Errors(), nil})
 			continue

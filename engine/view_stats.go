@@ -61,3 +61,10 @@ func (e *Engine) ViewStats(ctx context.Context) (map[uint64]ViewStat, error) {
 	})
 	return stats, err
 }
+
+// StoredBytes estimates the bytes the store holds on disk for a table's
+// or source's rows.
+func (e *Engine) StoredBytes(id uint64) (int64, error) {
+	n, err := e.store.Size(id)
+	return int64(n), err
+}

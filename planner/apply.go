@@ -37,6 +37,9 @@ func removeApply(a *Apply) (Node, error) {
 	if a.Guard == nil && !HasOuterRefs(a.Right, 1) {
 		return &Join{Kind: a.Kind, Left: a.Left, Right: decrementDepth(a.Right), On: trueExpr()}, nil
 	}
+	if a.Kind == InnerJoin && rowLocal(a.Right) {
+		return applyPerRow(a)
+	}
 	refs := outerColumns(a.Right, 1)
 	lcols := a.Left.Columns()
 	lw := len(lcols)

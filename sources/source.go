@@ -71,6 +71,12 @@ type DeadLetter struct {
 	Time      time.Time
 }
 
+// Origin locates an external record: a Kafka partition and offset.
+type Origin struct {
+	Partition string
+	Offset    int64
+}
+
 // AddedColumn is an upstream schema change: output Output gains Column
 // after its current last column.
 type AddedColumn struct {
@@ -109,9 +115,19 @@ type Batch struct {
 	// batch (opaque to the engine, handed back to Run on restart).
 	// Partitions not present keep their previous position.
 	Progress map[string][]byte
+	// State is the source's own state beside its positions (a Kafka
+	// topic's identity): stored in the same commit as Progress and
+	// handed back to Run in resume under its keys, which must not be
+	// partitions', but not shown in the progress relation.
+	State map[string][]byte
 	// Time is when the data was produced, for freshness measurements;
 	// zero when unknown.
 	Time time.Time
+	// Origins, when a source sets it, locates each change's external
+	// record: Origins[i][j] is where Changes[i][j] came from (a Kafka
+	// partition and offset). The engine reads it only to tell a user
+	// where a row that a view fails on came from.
+	Origins [][]Origin
 	// Replayable says the source produces this batch again, row for row,
 	// when it resumes from the position before it (NEXMARK is a function
 	// of its position). The engine then commits the batch without waiting

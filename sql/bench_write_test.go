@@ -96,7 +96,7 @@ func BenchmarkInsertValues(b *testing.B) {
 func reportViewUpdate(b *testing.B, conn *pgx.Conn) {
 	var ticks int64
 	var ms float64
-	if err := conn.QueryRow(context.Background(), "SHOW MATERIALIZED VIEWS WHERE name = 'rv'").Scan(nil, nil, &ticks, &ms, nil); err != nil {
+	if err := conn.QueryRow(context.Background(), "SHOW MATERIALIZED VIEWS WHERE name = 'rv'").Scan(nil, nil, &ticks, &ms, nil, nil, nil, nil); err != nil {
 		b.Fatal(err)
 	}
 	b.ReportMetric(ms*1000/float64(ticks), "view-µs/tick")

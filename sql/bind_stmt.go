@@ -2,7 +2,6 @@ package sql
 
 import (
 	"context"
-	"strings"
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 
@@ -110,22 +109,7 @@ func (s *session) bindKind(cat *catalog.Catalog, raw *rawStatement, params []typ
 			return commandResult("DISCARD ALL"), nil
 		}), nil
 	}
-	return nil, pgerr.New(pgerr.FeatureNotSupported, "statement %s is not supported", statementName(n))
-}
-
-// statementName names a statement kind for errors, as the PostgreSQL
-// command would be written.
-func statementName(n *pg_query.Node) string {
-	name := nodeName(n)
-	name = strings.TrimSuffix(name, "Stmt")
-	var b strings.Builder
-	for i, r := range name {
-		if i > 0 && r >= 'A' && r <= 'Z' {
-			b.WriteByte(' ')
-		}
-		b.WriteRune(r)
-	}
-	return strings.ToUpper(b.String())
+	return nil, pgerr.New(pgerr.FeatureNotSupported, "%s is not supported", statementName(n))
 }
 
 // independent builds a statement that does not depend on the catalog.

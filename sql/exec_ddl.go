@@ -460,7 +460,7 @@ func (s *session) bindCreateView(cat *catalog.Catalog, raw *rawStatement, vs *pg
 					if old.Kind != catalog.KindView && replace {
 						return pgerr.New(pgerr.WrongObjectType, "%q is not a view", name)
 					}
-					return pgerr.New(pgerr.DuplicateTable, "relation %q already exists", name)
+					return tx.Catalog().NameTaken(old)
 				}
 				if err := compatibleReplacement(old, obj, tx.Catalog()); err != nil {
 					return err

@@ -248,7 +248,7 @@ func (s *session) feedObject(ctx context.Context, snap *engine.Snapshot, pins *v
 		return pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", get.Name)
 	}
 	if err := vs.Err(); err != nil {
-		return err
+		return viewReadError(obj.Name, err)
 	}
 	if err := pins.pin(vs); err != nil {
 		return err

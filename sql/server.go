@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/streamdb/streamdb/catalog"
 	"github.com/streamdb/streamdb/engine"
 	"github.com/streamdb/streamdb/internal/authfile"
 	"github.com/streamdb/streamdb/internal/egress"
@@ -42,6 +43,9 @@ type Config struct {
 	// LogParameters logs the values of statements' parameters with the
 	// statements at debug level; without it they are redacted.
 	LogParameters bool
+	// StorageFiles bounds the files the store keeps open; 0 keeps the
+	// store's default.
+	StorageFiles int
 	// Egress limits the hosts connections may reach (--allow-egress);
 	// nil allows every host.
 	Egress *egress.Policy
@@ -93,7 +97,8 @@ func Open(ctx context.Context, cfg Config) (*Frontend, error) {
 	}
 	eng, err := engine.Open(ctx, engine.Config{DataDir: cfg.DataDir, Logger: log, Binder: binderHooks{log: log, egress: cfg.Egress}, Keyring: key,
 		RecomputeViews: cfg.RecomputeViews, CacheSize: cfg.CacheSize, Testing: cfg.Testing, Clock: cfg.Clock,
-		FeedBufferBytes: cfg.SubscribeBufferBytes, RetainHistory: cfg.RetainHistory, RetainHistoryBytes: cfg.RetainHistoryBytes})
+		FeedBufferBytes: cfg.SubscribeBufferBytes, RetainHistory: cfg.RetainHistory, RetainHistoryBytes: cfg.RetainHistoryBytes,
+		StorageFiles: cfg.StorageFiles})
 	if err != nil {
 		return nil, err
 	}
@@ -130,6 +135,17 @@ func (e *Frontend) Engine() *engine.Engine { return e.eng }
 // published (engine.Engine.Tick), for tests and tools that move the
 // clock themselves.
 func (e *Frontend) Tick(ctx context.Context) error { return e.eng.Tick(ctx) }
+// Objects counts the schema objects in the catalog (not roles and
+// databases): what Open rehydrated.
+func (e *Frontend) Objects() int {
+	n := 0
+	for o := range e.snapshot().Catalog().All() {
+		if o.Kind != catalog.KindRole && o.Kind != catalog.KindDatabase {
+			n++
+		}
+	}
+	return n
+}
 
 // Close closes the store. Run must have returned.
 func (e *Frontend) Close() error { return e.eng.Close() }

@@ -91,7 +91,7 @@ func viewStateBytes(b *testing.B, conn *pgx.Conn) int64 {
 	var name string
 	var state, ticks int64
 	var ms, us float64
-	if err := conn.QueryRow(context.Background(), "SHOW MATERIALIZED VIEWS").Scan(&name, &state, &ticks, &ms, &us); err != nil {
+	if err := conn.QueryRow(context.Background(), "SHOW MATERIALIZED VIEWS").Scan(&name, &state, &ticks, &ms, &us, nil, nil, nil); err != nil {
 		b.Fatal(err)
 	}
 	return state

@@ -32,6 +32,10 @@ type sourceSpec struct {
 	names   []string
 	outputs []sources.Output
 	deps    []uint64
+	// prepare, when set, is what must be true outside the catalog
+	// before the source is created (a Kafka source's dead letter topic
+	// exists); it returns a notice when it changed something.
+	prepare func(ctx context.Context) (notice string, err error)
 }
 
 // buildSource resolves a CREATE SOURCE statement. startTimestamp is what
@@ -185,7 +189,7 @@ func buildKafka(cat *catalog.Catalog, st *parser.CreateSource, startTimestamp in
 	if conn.Kafka == nil {
 		return nil, pgerr.New(pgerr.WrongObjectType, "connection %q is not a Kafka connection", connObj.Name)
 	}
-	cfg := kafka.Config{Topic: k.Topic.Value, StartTimestamp: -1, Logger: log.With("source", st.Name.String())}
+	cfg := kafka.Config{Name: st.Name.String(), Topic: k.Topic.Value, StartTimestamp: -1, Logger: log.With("source", st.Name.String())}
 	if cfg.Connection, err = kafkaConnection(cat, conn.Kafka); err != nil {
 		return nil, err
 	}
@@ -264,7 +268,17 @@ func buildKafka(cat *catalog.Catalog, st *parser.CreateSource, startTimestamp in
 	if err != nil {
 		return nil, err
 	}
-	return &sourceSpec{src: src, kind: "kafka", outputs: src.Outputs(), own: true, deps: []uint64{connObj.ID}}, nil
+	spec := &sourceSpec{src: src, kind: "kafka", outputs: src.Outputs(), own: true, deps: []uint64{connObj.ID}}
+	if cfg.DeadLetterTopic != "" {
+		spec.prepare = func(ctx context.Context) (string, error) {
+			created, err := kafka.EnsureDeadLetterTopic(ctx, cfg)
+			if err != nil || !created {
+				return "", err
+			}
+			return kafka.DeadLetterTopicCreated(cfg.DeadLetterTopic), nil
+		}
+	}
+	return spec, nil
 }
 
 // kafkaConnection resolves a Kafka connection's brokers and
@@ -350,15 +364,29 @@ func (s *session) bindCreateSource(raw *rawStatement, st *parser.CreateSource) (
 		}), nil
 	}
 	return ddl("CREATE SOURCE", func(ctx context.Context, s *session) error {
+		start := relativeStart(st, time.Now())
+		// What the source needs outside streamdb is made sure of here,
+		// on the session's goroutine: the catalog change runs on the
+		// engine's, which must not wait for a broker.
+		if cat := s.e.snapshot().Catalog(); !st.IfNotExists || !nameHeld(cat, name) {
+			if spec, err := buildSource(cat, st, start, s.e.log, s.e.egress); err == nil && spec.prepare != nil {
+				msg, err := spec.prepare(ctx)
+				if err != nil {
+					return err
+				}
+				if msg != "" {
+					s.notice(pgerr.New(pgerr.SuccessfulCompletion, "%s", msg))
+				}
+			}
+		}
 		return s.submitDDL(ctx, func(ctx context.Context, tx *engine.DDL, notice func(*pgerr.Error)) error {
-			if _, exists := tx.Catalog().Lookup(catalog.DefaultSchema, name); exists {
+			if other, exists := tx.Catalog().Lookup(catalog.DefaultSchema, name); exists {
 				if st.IfNotExists {
 					notice(pgerr.New(pgerr.DuplicateObject, "source %q already exists, skipping", name))
 					return nil
 				}
-				return pgerr.New(pgerr.DuplicateObject, "source %q already exists", name)
+				return tx.Catalog().NameTaken(other)
 			}
-			start := relativeStart(st, time.Now())
 			spec, err := buildSource(tx.Catalog(), st, start, s.e.log, s.e.egress)
 			if err != nil {
 				return err
@@ -394,12 +422,12 @@ func (s *session) bindCreateConnection(raw *rawStatement, st *parser.CreateConne
 	}
 	return ddl("CREATE CONNECTION", func(ctx context.Context, s *session) error {
 		return s.submitDDL(ctx, func(ctx context.Context, tx *engine.DDL, notice func(*pgerr.Error)) error {
-			if _, exists := tx.Catalog().Lookup(catalog.DefaultSchema, name); exists {
+			if other, exists := tx.Catalog().Lookup(catalog.DefaultSchema, name); exists {
 				if st.IfNotExists {
 					notice(pgerr.New(pgerr.DuplicateObject, "connection %q already exists, skipping", name))
 					return nil
 				}
-				return pgerr.New(pgerr.DuplicateObject, "connection %q already exists", name)
+				return tx.Catalog().NameTaken(other)
 			}
 			var deps []uint64
 			for _, ref := range secrets {
@@ -466,12 +494,12 @@ func (s *session) bindCreateSecret(st *parser.CreateSecret) (*boundStmt, error) 
 	value := st.Value.Value
 	return ddl("CREATE SECRET", func(ctx context.Context, s *session) error {
 		return s.submitDDL(ctx, func(ctx context.Context, tx *engine.DDL, notice func(*pgerr.Error)) error {
-			if _, exists := tx.Catalog().Lookup(catalog.DefaultSchema, name); exists {
+			if other, exists := tx.Catalog().Lookup(catalog.DefaultSchema, name); exists {
 				if st.IfNotExists {
 					notice(pgerr.New(pgerr.DuplicateObject, "secret %q already exists, skipping", name))
 					return nil
 				}
-				return pgerr.New(pgerr.DuplicateObject, "secret %q already exists", name)
+				return tx.Catalog().NameTaken(other)
 			}
 			// The stored statement never holds the value: SHOW CREATE
 			// must not reveal it. The value is sealed before it reaches
@@ -578,4 +606,10 @@ func showSourceListing(kind parser.ShowKind) ([]pgwire.Column, func(e *Frontend,
 		}, true
 	}
 	return nil, nil, false
+}
+
+// nameHeld reports whether an object holds name.
+func nameHeld(cat *catalog.Catalog, name string) bool {
+	_, ok := cat.Lookup(catalog.DefaultSchema, name)
+	return ok
 }

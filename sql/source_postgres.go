@@ -306,6 +306,9 @@ func postgresSource(cat *catalog.Catalog, n parser.Name) (*catalog.Object, *pars
 }
 
 func (s *session) bindAlterSource(st *parser.AlterSource) (*boundStmt, error) {
+	if st.Reset {
+		return s.bindResetSource(st)
+	}
 	return ddl("ALTER SOURCE", func(ctx context.Context, s *session) error {
 		if _, name, ok := resolveName(s.e.snapshot().Catalog(), st.Name); !ok {
 			if st.IfExists {

@@ -102,7 +102,7 @@ func TestShowMaterializedViews(t *testing.T) {
 		t.Helper()
 		var hydration string
 		var progress float64
-		err := conn.QueryRow(context.Background(), "SHOW MATERIALIZED VIEWS WHERE name = '"+name+"'").Scan(new(string), &state, &ticks, &busy, &last, &hydration, &progress)
+		err := conn.QueryRow(context.Background(), "SHOW MATERIALIZED VIEWS WHERE name = '"+name+"'").Scan(new(string), &state, &ticks, &busy, &last, new(string), &hydration, &progress)
 		if err != nil {
 			t.Fatal(err)
 		}

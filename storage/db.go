@@ -31,6 +31,11 @@ type Options struct {
 	Logger *slog.Logger
 	// CacheSize is Pebble's block cache size in bytes; 0 picks a default.
 	CacheSize int64
+	// MaxOpenFiles bounds the files Pebble keeps open (its table cache);
+	// 0 keeps Pebble's default. The server sets it from the process's
+	// file limit so that clients cannot take the descriptors storage
+	// needs, nor storage those of clients.
+	MaxOpenFiles int
 }
 
 // Open opens or creates the store in dir.
@@ -59,6 +64,9 @@ func Open(dir string, o Options) (*DB, error) {
 	opts := &pebble.Options{Logger: pebbleLogger{log}, MemTableSize: 32 << 20,
 		L0CompactionThreshold: 8, L0StopWritesThreshold: 24, LBaseMaxBytes: 512 << 20}
 	opts.TargetFileSizes[0] = 16 << 20
+	if o.MaxOpenFiles > 0 {
+		opts.MaxOpenFiles = o.MaxOpenFiles
+	}
 	if o.CacheSize > 0 {
 		c := pebble.NewCache(o.CacheSize)
 		defer c.Unref()
@@ -108,6 +116,13 @@ func (db *DB) ScanRange(coll uint64, start, end []byte, fn func(key, value []byt
 		return nil
 	}
 	return err
+}
+
+// Size estimates the bytes collection coll takes on disk: its share of
+// the store's files (what is still only in the memtable is not counted).
+func (db *DB) Size(coll uint64) (uint64, error) {
+	p := collPrefix(coll)
+	return db.pdb.EstimateDiskUsage(p, prefixEnd(p))
 }
 
 // ErrStop ends a ScanRange early.

@@ -9,7 +9,16 @@
 // such as kcat do; franz-go clients need kgo.AllowAutoTopicCreation), keeps
 // data in memory unless --data-dir is given, logs with slog to stderr and
 // shuts down cleanly on SIGINT or SIGTERM. It is not a production broker:
-// one node, no replication, no durability guarantees.
+// one node, no replication.
+//
+// Durability: without --data-dir a restart loses every topic (a topic
+// created again under the same name gets a new topic ID, which streamdb's
+// sources notice). With --data-dir, what the broker acknowledged survives
+// its process being killed (kill -9): records and topics are written to
+// the directory before a produce or create is answered (auto-created
+// topics too, which kfake itself persists only at a clean shutdown; see
+// persistAutoCreate). They reach the operating system, not the disk: a
+// crash of the machine may lose the latest records.
 package main
 
 import (
@@ -26,6 +35,7 @@ import (
 	"syscall"
 
 	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 func main() {
@@ -73,7 +83,6 @@ func run(ctx context.Context, args []string, stderr io.Writer, ready chan<- stri
 		kfake.Ports(port),
 		// kfake asks for one listener per broker; hand it ours.
 		kfake.ListenFn(func(string, string) (net.Listener, error) { return ln, nil }),
-		kfake.AllowAutoTopicCreation(),
 		kfake.DefaultNumPartitions(*partitions),
 		kfake.WithLogger(kfakeLogger{log}),
 	}
@@ -85,6 +94,7 @@ func run(ctx context.Context, args []string, stderr io.Writer, ready chan<- stri
 		ln.Close()
 		return err
 	}
+	persistAutoCreate(cluster, int32(*partitions))
 	addr := ln.Addr().String()
 	log.Info("devkafka listening", "addr", addr, "partitions", *partitions, "data_dir", *dataDir)
 	if ready != nil {
@@ -95,6 +105,38 @@ func run(ctx context.Context, args []string, stderr io.Writer, ready chan<- stri
 	cluster.Close()
 	log.Info("devkafka stopped")
 	return nil
+}
+
+// persistAutoCreate creates the topics a metadata request with
+// auto-creation allowed names and the cluster lacks, through the cluster's
+// CreateTopic, before the request is answered. kfake's own auto-creation
+// keeps a new topic in memory until a clean shutdown writes it out, so a
+// killed broker came back without the topics producers had created, and
+// without their records.
+func persistAutoCreate(cluster *kfake.Cluster, partitions int32) {
+	cluster.ControlKey(int16(kmsg.Metadata), func(req kmsg.Request) (kmsg.Response, error, bool) {
+		m, ok := req.(*kmsg.MetadataRequest)
+		if !ok || !m.AllowAutoTopicCreation {
+			return nil, nil, false
+		}
+		var names []string
+		for _, t := range m.Topics {
+			if t.Topic != nil && t.TopicID == [16]byte{} {
+				names = append(names, *t.Topic)
+			}
+		}
+		if len(names) == 0 {
+			return nil, nil, false
+		}
+		// CreateTopic goes through the cluster's own loop, which this
+		// control function holds until it sleeps.
+		cluster.SleepControl(func() {
+			for _, name := range names {
+				_ = cluster.CreateTopic(name, partitions, nil) // an existing topic stays as it is
+			}
+		})
+		return nil, nil, false
+	})
 }
 
 // kfakeLogger routes kfake's printf-style logs to slog. kfake's info level

@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 	_ "time/tzdata" // time zone names work without the host's zoneinfo
 
 	"golang.org/x/sync/errgroup"
@@ -45,7 +46,8 @@ func run() error {
 	flag.BoolVar(&af.plaintextRemote, "allow-plaintext-remote", false, "with TLS configured, still admit clients from non-local addresses without TLS")
 	flag.BoolVar(&af.cleartext, "tls-cleartext-password", false, "on TLS connections, ask for the password in cleartext instead of SCRAM (for clients without SCRAM)")
 	logParams := flag.Bool("log-parameters", false, "with --log-level debug, log the values of statements' parameters (redacted otherwise)")
-	maxConns := flag.Int("max-connections", 100, "maximum number of clients connected at once")
+	maxConns := flag.Int("max-connections", 100, "maximum number of clients connected at once (lowered to what the open-file limit leaves)")
+	showVersion := flag.Bool("version", false, "print the version and exit")
 	viewState := flag.String("view-state", "persisted", "persisted: views keep their state in the store and restart from it; recomputed: views are recomputed from their inputs on every start")
 	cacheMB := flag.Int64("cache-size", engine.DefaultCacheSize>>20, "the store's block cache in MB, through which tables are read")
 	allowEgress := flag.String("allow-egress", "", "comma-separated hosts, addresses and CIDR blocks that connections (CREATE CONNECTION) may reach; empty allows all")
@@ -53,6 +55,10 @@ func run() error {
 	retain := flag.Duration("retain-history", engine.DefaultRetainHistory, "how far back SUBSCRIBE … AS OF can start (negative: not at all)")
 	retainBytes := flag.Int64("retain-history-bytes", engine.DefaultRetainHistoryBytes, "memory for the changes kept for SUBSCRIBE … AS OF")
 	flag.Parse()
+	if *showVersion {
+		fmt.Println("streamdb", versionString())
+		return nil
+	}
 	if *viewState != "persisted" && *viewState != "recomputed" {
 		return fmt.Errorf("--view-state: %q is neither persisted nor recomputed", *viewState)
 	}
@@ -61,7 +67,8 @@ func run() error {
 	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
 		return fmt.Errorf("--log-level: %w", err)
 	}
-	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+	log := slog.New(newRepeatHandler(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level})))
+	log.Info("streamdb starting", "version", versionString(), "data_dir", *dataDir, "listen", *listen)
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -74,12 +81,24 @@ func run() error {
 	if err := prepareDataDir(*dataDir, log); err != nil {
 		return err
 	}
+	lock, err := lockDataDir(*dataDir)
+	if err != nil {
+		return err
+	}
+	defer lock.Close()
+	fileLimit := raiseFileLimit()
+	files := splitFiles(fileLimit, *maxConns)
+	if files.lowered {
+		log.Warn("the open-file limit leaves room for fewer clients than --max-connections; raise it (ulimit -n) to admit more",
+			"open_files", fileLimit, "max_connections", files.connections, "asked", *maxConns)
+	}
 	allow, err := egress.Parse(*allowEgress)
 	if err != nil {
 		return err
 	}
 
-	front, err := sql.Open(ctx, sql.Config{DataDir: *dataDir, Logger: log, LogParameters: *logParams,
+	opening := time.Now()
+	front, err := sql.Open(ctx, sql.Config{DataDir: *dataDir, Logger: log, LogParameters: *logParams, StorageFiles: files.storage,
 		InitialPassword: os.Getenv("STREAMDB_PASSWORD"), Egress: allow,
 		RecomputeViews: *viewState == "recomputed", CacheSize: *cacheMB << 20,
 		SubscribeBufferBytes: *subBuffer, RetainHistory: *retain, RetainHistoryBytes: *retainBytes})
@@ -87,6 +106,7 @@ func run() error {
 		return err
 	}
 	defer front.Close()
+	rehydrated := time.Since(opening)
 	auth.MockNonce = front.MockNonce()
 
 	tlsCfg, err := tlsConfig(*tlsCert, *tlsKey, *dataDir, *selfSigned)
@@ -100,8 +120,11 @@ func run() error {
 		TLS:            tlsCfg,
 		Auth:           auth,
 		Roles:          front,
-		MaxConnections: *maxConns,
+		MaxConnections: files.connections,
 	})
+	log.Info("streamdb started", "version", versionString(), "data_dir", *dataDir, "listen", *listen,
+		"tls", tlsCfg != nil, "auth", af.mode, "objects", front.Objects(), "rehydrate_ms", rehydrated.Milliseconds(),
+		"open_files", fileLimit, "max_connections", files.connections)
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return front.Run(gctx) })
 	g.Go(func() error { return srv.Run(gctx) })

@@ -67,6 +67,12 @@ type Session interface {
 	// SerialSequence is pg_get_serial_sequence: the qualified name of the
 	// sequence a serial or identity column uses; ok false gives NULL.
 	SerialSequence(table, column string) (name string, ok bool, err error)
+	// Sleep waits for d, or until the statement is canceled (its error
+	// then), for pg_sleep.
+	Sleep(d time.Duration) error
+	// RelationSize is the size in bytes of a relation (pg_table_size and
+	// its relatives); ok false when there is none with the OID.
+	RelationSize(oid uint32) (size int64, ok bool, err error)
 }
 
 // RoleRef names a role in a has_*_privilege call: by name, or by OID

@@ -1,6 +1,11 @@
 package scalar
 
-import "github.com/streamdb/streamdb/types"
+import (
+	"math"
+	"time"
+
+	"github.com/streamdb/streamdb/types"
+)
 
 // Session functions for applications and migration tools: advisory
 // locks, pg_notify, pg_get_serial_sequence, and the version functions
@@ -31,7 +36,22 @@ func volatileSessionFn(name string, params []types.Type, ret types.Type, impl fu
 	return f
 }
 
+// sleepFor is the wait of pg_sleep(seconds): none for a negative or NaN
+// count, and at most what a time.Duration holds.
+func sleepFor(seconds float64) time.Duration {
+	if !(seconds > 0) {
+		return 0
+	}
+	if seconds >= math.MaxInt64/float64(time.Second) {
+		return math.MaxInt64
+	}
+	return time.Duration(seconds * float64(time.Second))
+}
+
 func init() {
+	addFunc(volatileSessionFn("pg_sleep", ts(f8), voidT, func(s Session, a []types.Datum) (types.Datum, error) {
+		return voidDatum, s.Sleep(sleepFor(a[0].Float()))
+	}))
 	for _, k := range advisoryKeys {
 		for _, shared := range []bool{false, true} {
 			suffix := ""

@@ -383,8 +383,10 @@ func quoteIdent(s string) string {
 	return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
 }
 
-// reservedWords are PostgreSQL's reserved keywords (and those that cannot
-// be function or type names), which quote_ident must quote.
+// reservedWords are the keywords quote_ident must quote: every one that
+// is not unreserved (PostgreSQL 15's pg_get_keywords() with catcode R, T
+// or C). Column-name keywords such as time and timestamp are among them:
+// Grafana's column picker relies on quote_ident('time') being "time".
 var reservedWords = map[string]bool{}
 
 func init() {
@@ -393,8 +395,12 @@ func init() {
 	current_timestamp current_user default deferrable desc distinct do else end except false fetch for foreign freeze from
 	full grant group having ilike in initially inner intersect into is isnull join lateral leading left like limit localtime
 	localtimestamp natural not notnull null offset on only or order outer overlaps placing primary references returning
-	right select session_user similar some symmetric system_user table tablesample then to trailing true union unique user using
-	variadic verbose when where window with`) {
+	right select session_user similar some symmetric table tablesample then to trailing true union unique user using
+	variadic verbose when where window with
+	between bigint bit boolean char character coalesce dec decimal exists extract float greatest grouping inout int integer
+	interval least national nchar none normalize nullif numeric out overlay position precision real row setof smallint
+	substring time timestamp treat trim values varchar xmlattributes xmlconcat xmlelement xmlexists xmlforest xmlnamespaces
+	xmlparse xmlpi xmlroot xmlserialize xmltable`) {
 		reservedWords[w] = true
 	}
 }

@@ -17,10 +17,14 @@ import (
 // one per row; the engine owns the rows (and so the arena) once the batch
 // is emitted, and the builder starts a fresh arena.
 type batchBuilder struct {
-	changes  []sources.Change
-	dead     []sources.DeadLetter
-	progress map[int32]int64 // partition → next offset
-	arena    []types.Datum
+	changes []sources.Change
+	// origins locates changes[i] (sources.Batch.Origins); partNames
+	// holds each partition's name, so that locating costs no allocation.
+	origins   []sources.Origin
+	partNames map[int32]string
+	dead      []sources.DeadLetter
+	progress  map[int32]int64 // partition → next offset
+	arena     []types.Datum
 	// next is the size of the next arena allocation in Datums: it
 	// doubles within a batch up to max, so a trickle of records does not
 	// allocate a large arena per batch and a flood needs few allocations.
@@ -34,7 +38,23 @@ type batchBuilder struct {
 const minArena = 256
 
 func newBatchBuilder(maxArena int) *batchBuilder {
-	return &batchBuilder{progress: make(map[int32]int64), next: minArena, max: max(maxArena, minArena)}
+	return &batchBuilder{progress: make(map[int32]int64), partNames: make(map[int32]string), next: minArena, max: max(maxArena, minArena)}
+}
+
+// locate records rec as the origin of the changes added since the
+// batch held n.
+func (b *batchBuilder) locate(n int, rec *kgo.Record) {
+	if len(b.changes) == n {
+		return
+	}
+	name, ok := b.partNames[rec.Partition]
+	if !ok {
+		name = strconv.Itoa(int(rec.Partition))
+		b.partNames[rec.Partition] = name
+	}
+	for range len(b.changes) - n {
+		b.origins = append(b.origins, sources.Origin{Partition: name, Offset: rec.Offset})
+	}
 }
 
 // alloc returns n zeroed Datums from the arena, capped so that appending
@@ -81,6 +101,7 @@ func (b *batchBuilder) empty() bool { return b.records == 0 }
 func (b *batchBuilder) take() *sources.Batch {
 	batch := &sources.Batch{
 		Changes:     [][]sources.Change{b.changes},
+		Origins:     [][]sources.Origin{b.origins},
 		DeadLetters: b.dead,
 		Progress:    make(map[string][]byte, len(b.progress)),
 		Time:        b.latest,
@@ -89,6 +110,7 @@ func (b *batchBuilder) take() *sources.Batch {
 		batch.Progress[strconv.Itoa(int(p))] = encodePosition(off)
 	}
 	b.changes = make([]sources.Change, 0, len(b.changes))
+	b.origins = make([]sources.Origin, 0, len(b.origins))
 	b.dead = nil
 	clear(b.progress)
 	b.arena, b.next = nil, minArena

@@ -32,7 +32,7 @@ func TestBatchBuilder(t *testing.T) {
 		t.Fatalf("records %d bytes %d", b.records, b.bytes)
 	}
 	batch := b.take()
-	pos, err := decodePositions(batch.Progress)
+	pos, _, err := decodePositions(batch.Progress)
 	if err != nil || len(pos) != 2 || pos[2] != 42 || pos[0] != 8 {
 		t.Fatalf("progress %v, %v", pos, err)
 	}

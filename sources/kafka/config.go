@@ -17,6 +17,9 @@ type Config struct {
 	// settings shared with sinks (internal/kafkaconn).
 	kafkaconn.Connection
 
+	// Name is the source's name, for the messages that tell a user what
+	// to do (ALTER SOURCE name RESET).
+	Name string
 	// Topic is the topic to read.
 	Topic string
 	// StartOffsets is START OFFSET: element i is where partition i

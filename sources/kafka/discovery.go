@@ -8,6 +8,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -17,6 +18,7 @@ import (
 // they could not be had.
 type metadataResult struct {
 	partitions []int32
+	topicID    [16]byte
 	err        error
 }
 
@@ -96,7 +98,7 @@ func (r *runner) loadMetadata(ctx context.Context) metadataResult {
 			}
 			return metadataResult{err: fmt.Errorf("topic %q: %w", topic, err)}
 		}
-		res := metadataResult{partitions: make([]int32, 0, len(t.Partitions))}
+		res := metadataResult{partitions: make([]int32, 0, len(t.Partitions)), topicID: t.TopicID}
 		for _, p := range t.Partitions {
 			res.partitions = append(res.partitions, p.Partition)
 		}
@@ -110,8 +112,16 @@ func (r *runner) loadMetadata(ctx context.Context) metadataResult {
 // yet consumed.
 func (r *runner) applyMetadata(m metadataResult) {
 	r.health.metadata(m.err)
-	if m.err != nil {
+	if m.err != nil || !r.checkTopicID(m.topicID) {
 		return
+	}
+	var bounds startBounds
+	if !r.started && len(r.positions) == 0 && len(r.src.cfg.StartOffsets) > 0 {
+		var err error
+		if bounds, err = r.listBounds(); err != nil {
+			r.health.metadata(err)
+			return
+		}
 	}
 	add := make(map[int32]kgo.Offset)
 	for _, p := range m.partitions {
@@ -119,7 +129,7 @@ func (r *runner) applyMetadata(m metadataResult) {
 			continue
 		}
 		r.assigned[p] = true
-		add[p] = r.startOffset(p)
+		add[p] = r.startOffset(p, bounds)
 	}
 	r.started = true
 	if len(add) == 0 {
@@ -131,8 +141,11 @@ func (r *runner) applyMetadata(m metadataResult) {
 
 // startOffset is where partition p starts: its resume position, else the
 // START options if the source never committed and p existed when it
-// started, else the partition's beginning.
-func (r *runner) startOffset(p int32) kgo.Offset {
+// started, else the partition's beginning. A START OFFSET outside the
+// partition's log (bounds) starts at the log's nearer end: the client
+// never moves an offset that is out of range by itself (identity.go), and
+// records before START OFFSET are skipped as they arrive (beforeStart).
+func (r *runner) startOffset(p int32, bounds startBounds) kgo.Offset {
 	if off, ok := r.positions[p]; ok {
 		return kgo.NewOffset().At(off)
 	}
@@ -142,8 +155,46 @@ func (r *runner) startOffset(p int32) kgo.Offset {
 			return kgo.NewOffset().AfterMilli(cfg.StartTimestamp)
 		}
 		if int(p) < len(cfg.StartOffsets) {
-			return kgo.NewOffset().At(cfg.StartOffsets[p])
+			off := cfg.StartOffsets[p]
+			if b, ok := bounds[p]; ok && off > b[1] {
+				return kgo.NewOffset().At(b[1])
+			}
+			if b, ok := bounds[p]; !ok || off >= b[0] {
+				return kgo.NewOffset().At(off)
+			}
 		}
 	}
 	return kgo.NewOffset().AtStart()
+}
+
+// startBounds holds each partition's log start and end offsets.
+type startBounds map[int32][2]int64
+
+// listBounds asks the brokers where each partition's log starts and ends.
+func (r *runner) listBounds() (startBounds, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), max(2*r.src.cfg.MetadataInterval, 5*time.Second))
+	defer cancel()
+	topic := r.src.cfg.Topic
+	adm := kadm.NewClient(r.cl)
+	starts, err := adm.ListStartOffsets(ctx, topic)
+	if err == nil {
+		err = starts.Error()
+	}
+	if err != nil {
+		return nil, fmt.Errorf("listing the start offsets of topic %q: %w", topic, err)
+	}
+	ends, err := adm.ListEndOffsets(ctx, topic)
+	if err == nil {
+		err = ends.Error()
+	}
+	if err != nil {
+		return nil, fmt.Errorf("listing the end offsets of topic %q: %w", topic, err)
+	}
+	out := startBounds{}
+	starts.Each(func(o kadm.ListedOffset) {
+		if e, ok := ends.Lookup(topic, o.Partition); ok {
+			out[o.Partition] = [2]int64{o.Offset, e.Offset}
+		}
+	})
+	return out, nil
 }

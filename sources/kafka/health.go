@@ -11,6 +11,8 @@ import (
 // polls (is the cluster reachable, does the topic exist, are we allowed
 // in) and from the errors the client reports while fetching.
 type health struct {
+	// lost is why the source stopped reading for good (stopReading).
+	lost       error
 	metaErr    error
 	fetchErr   error
 	fetchErrAt time.Time
@@ -36,6 +38,8 @@ func (h *health) fetched() { h.fetchErr = nil }
 // first metadata load assigned the partitions.
 func (h *health) state(started bool, quiet time.Duration) (sources.State, string) {
 	switch {
+	case h.lost != nil:
+		return sources.Stalled, h.lost.Error()
 	case h.metaErr != nil:
 		return sources.Stalled, h.metaErr.Error()
 	case h.fetchErr != nil && time.Since(h.fetchErrAt) < quiet:

@@ -104,7 +104,7 @@ func (s *testSink) Emit(ctx context.Context, b *sources.Batch) error {
 	}
 	s.dead = append(s.dead, b.DeadLetters...)
 	for p, v := range b.Progress {
-		pos, err := decodePositions(map[string][]byte{p: v})
+		pos, _, err := decodePositions(map[string][]byte{p: v})
 		if err != nil {
 			panic(err)
 		}

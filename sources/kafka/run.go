@@ -38,9 +38,17 @@ type runner struct {
 	// batchStart is when the first record of the current batch arrived.
 	batchStart time.Time
 
-	// positions are the resume positions Run was given.
+	// positions are the resume positions Run was given; read is where
+	// each partition's next record is, as far as the source has read.
 	positions map[int32]int64
+	read      map[int32]int64
 	assigned  map[int32]bool
+	// topicID is the topic's identity, from the resume state or the
+	// first the brokers reported (then topicIDNew until it is stored);
+	// lost is why the source stopped reading (identity.go).
+	topicID    [16]byte
+	topicIDNew bool
+	lost       error
 	// started is set once the first metadata load has assigned the
 	// topic's partitions; partitions found later start at their
 	// beginning rather than at START OFFSET or START TIMESTAMP.
@@ -72,7 +80,7 @@ type runner struct {
 // ends and an error only for corrupt resume positions or when the engine
 // stops accepting batches.
 func (s *source) Run(ctx context.Context, resume map[string][]byte, sink sources.Sink) error {
-	positions, err := decodePositions(resume)
+	positions, topicID, err := decodePositions(resume)
 	if err != nil {
 		return err
 	}
@@ -89,7 +97,10 @@ func (s *source) Run(ctx context.Context, resume map[string][]byte, sink sources
 		// compressed size. On BenchmarkKafkaIngest's backlog this cut the
 		// transient heap from 45 to 17 MB at the same throughput.
 		kgo.FetchMaxBytes(int32(min(max(s.cfg.MaxBatchBytes/4, 1), math.MaxInt32))),
-		kgo.FetchMaxPartitionBytes(int32(min(max(s.cfg.MaxBatchBytes/4, 1), 256<<10))))...)
+		kgo.FetchMaxPartitionBytes(int32(min(max(s.cfg.MaxBatchBytes/4, 1), 256<<10))),
+		// An offset out of range means the log lost or deleted records:
+		// the source stops rather than let the client move on by itself.
+		kgo.ConsumeResetOffset(kgo.NoResetOffset()))...)
 	if err != nil {
 		return pgerr.Wrap(err, pgerr.InvalidParameterValue, "invalid kafka client configuration: %v", err)
 	}
@@ -101,6 +112,8 @@ func (s *source) Run(ctx context.Context, resume map[string][]byte, sink sources
 		dec:       dec,
 		batch:     newBatchBuilder(min(s.cfg.MaxBatchRecords*len(dec.l.columns), 1<<14)),
 		positions: positions,
+		read:      maps.Clone(positions),
+		topicID:   topicID,
 		assigned:  make(map[int32]bool),
 		meta:      make(chan metadataResult, 1),
 
@@ -138,6 +151,16 @@ func (r *runner) run(ctx context.Context) error {
 		default:
 		}
 		r.reportStatus()
+		if r.lost != nil {
+			// Stopped for good: only ALTER SOURCE … RESET, which
+			// replaces this run, goes on.
+			select {
+			case <-r.meta:
+				continue
+			case <-ctx.Done():
+				return nil
+			}
+		}
 		if len(r.assigned) == 0 {
 			// Nothing to fetch until metadata assigns partitions: wait
 			// for it rather than for a poll to time out, so that a new
@@ -162,7 +185,10 @@ func (r *runner) run(ctx context.Context) error {
 			if ctx.Err() != nil {
 				return nil
 			}
-			r.handle(fetches)
+			r.handle(ctx, fetches)
+		}
+		if r.lost != nil {
+			continue
 		}
 		full := r.batch.records >= cfg.MaxBatchRecords || r.batch.bytes >= cfg.MaxBatchBytes
 		if full || !r.batch.empty() && time.Since(r.batchStart) >= batchLinger {
@@ -170,7 +196,12 @@ func (r *runner) run(ctx context.Context) error {
 			if r.group != nil {
 				progress = maps.Clone(r.batch.progress)
 			}
-			if err := r.sink.Emit(ctx, r.batch.take()); err != nil {
+			b := r.batch.take()
+			if r.topicIDNew {
+				b.State = map[string][]byte{stateTopicID: r.topicID[:]}
+				r.topicIDNew = false
+			}
+			if err := r.sink.Emit(ctx, b); err != nil {
 				if ctx.Err() != nil {
 					return nil
 				}
@@ -186,19 +217,26 @@ func (r *runner) run(ctx context.Context) error {
 	}
 }
 
-// handle adds a poll's records to the batch and notes its errors.
-func (r *runner) handle(fetches kgo.Fetches) {
+// handle adds a poll's records to the batch and notes its errors. A
+// poll that shows the topic's identity changed, or a partition's position
+// gone from its log, stops the source before any of its records count.
+func (r *runner) handle(ctx context.Context, fetches kgo.Fetches) {
 	fetches.EachError(func(_ string, partition int32, err error) {
 		switch {
 		case errors.Is(err, context.DeadlineExceeded), errors.Is(err, context.Canceled), errors.Is(err, kgo.ErrClientClosed):
-		case isDataLoss(err):
-			r.src.log.Warn("kafka data loss", "partition", partition, "err", err)
+		case isOffsetOutOfRange(err):
+			r.offsetLost(ctx, partition, err)
 		default:
 			r.health.fetchFailed(err)
 		}
 	})
+	fetches.EachTopic(func(t kgo.FetchTopic) { r.checkTopicID(t.TopicID) })
+	if r.lost != nil {
+		return
+	}
 	for it := fetches.RecordIter(); !it.Done(); {
 		rec := it.Next()
+		r.read[rec.Partition] = rec.Offset + 1
 		if r.batch.empty() {
 			r.batchStart = time.Now()
 		}
@@ -206,9 +244,12 @@ func (r *runner) handle(fetches kgo.Fetches) {
 		if r.beforeStart(rec) {
 			continue
 		}
+		n := len(r.batch.changes)
 		if err := r.dec.add(r.batch, rec); err != nil {
 			r.deadLetter(rec, r.batch.deadLetter(rec, err))
+			continue
 		}
+		r.batch.locate(n, rec)
 	}
 	if !fetches.Empty() {
 		r.health.fetched()

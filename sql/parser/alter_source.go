@@ -11,8 +11,13 @@ import (
 //	ALTER SOURCE [IF EXISTS] name DROP SUBSOURCE [IF EXISTS] name [, …]
 //	    [CASCADE | RESTRICT]
 //
-// Exactly one of Add and Drop is set. TEXT COLUMNS names columns of the
-// added tables (table.column) to replicate as text.
+//	ALTER SOURCE [IF EXISTS] name RESET
+//
+// Exactly one of Add, Drop and Reset is set. TEXT COLUMNS names columns
+// of the added tables (table.column) to replicate as text. RESET makes
+// the source forget its positions and start over on its upstream as it
+// is now, keeping the rows it ingested (after a Kafka topic was deleted
+// and created again, or its broker lost records).
 type AlterSource struct {
 	IfExists    bool
 	Name        Name
@@ -22,6 +27,7 @@ type AlterSource struct {
 	// DropIfExists is DROP SUBSOURCE IF EXISTS.
 	DropIfExists bool
 	Behavior     DropBehavior
+	Reset        bool
 }
 
 func (*AlterSource) statement() {}
@@ -31,6 +37,10 @@ func (s *AlterSource) String() string {
 	b.WriteString("ALTER SOURCE ")
 	writeIf(&b, s.IfExists, "IF EXISTS")
 	b.WriteString(s.Name.String())
+	if s.Reset {
+		b.WriteString(" RESET")
+		return b.String()
+	}
 	if s.Add != nil {
 		b.WriteString(" ADD SUBSOURCE ")
 		for i, r := range s.Add {
@@ -71,7 +81,7 @@ func (s *AlterSource) String() string {
 }
 
 // unsupportedAlterSource are Materialize's other ALTER SOURCE actions.
-var unsupportedAlterSource = [][]string{{"rename"}, {"set"}, {"reset"}, {"owner"}, {"refresh"}}
+var unsupportedAlterSource = [][]string{{"rename"}, {"set"}, {"owner"}, {"refresh"}}
 
 var alterSourceOptions = optionNames{{"text", "columns"}}
 
@@ -85,6 +95,8 @@ func (p *parser) alterSource() (Statement, error) {
 		return nil, err
 	}
 	switch {
+	case p.acceptKw("reset"):
+		s.Reset = true
 	case p.isOwnerChange(0):
 		return p.ownerOf(ObjectSource, s.IfExists, s.Name)
 	case p.kwAt(0, "add") && p.kwAt(1, "subsource"):

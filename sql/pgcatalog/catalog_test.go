@@ -51,6 +51,8 @@ func (f *fakeSource) RelationByName(schema, name string) (*Relation, bool) {
 func (f *fakeSource) Settings() []Setting {
 	return []Setting{{Name: "TimeZone", Value: "UTC", Default: "UTC", Description: "Sets the time zone."}}
 }
+func (f *fakeSource) ViewErrors() []ViewError { return nil }
+
 func (f *fakeSource) Activity() []Activity {
 	return []Activity{{PID: 7, Database: "streamdb", User: "ada", State: "active", Query: "SELECT 1"}}
 }

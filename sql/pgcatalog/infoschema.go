@@ -21,15 +21,14 @@ func init() {
 			switch r.Kind {
 			case KindView, KindMaterializedView:
 				typ = "VIEW"
-			case KindIndex:
-				continue
+			case KindIndex, KindSequence, 0:
+				continue // not tables, or (a source's own entry) no rows
 			}
-			if r.Kind == KindMaterializedView {
-				// PostgreSQL leaves materialized views out of
-				// information_schema; streamdb's are its main product, so
-				// they are listed as views.
-				typ = "VIEW"
-			}
+			// PostgreSQL leaves materialized views out of
+			// information_schema.tables; streamdb's are its main product,
+			// and what Grafana's table picker (table_type IN ('BASE
+			// TABLE', 'VIEW')) must offer, so they are listed as views,
+			// and sources as base tables.
 			b.add("table_catalog", src.Database(), "table_schema", r.Schema, "table_name", r.Name, "table_type", typ,
 				"is_insertable_into", yesNo(r.Kind == KindTable && !r.ReadOnly), "is_typed", "NO")
 		}

@@ -20,6 +20,8 @@ type Source interface {
 	Settings() []Setting
 	// Activity returns one row per connected session.
 	Activity() []Activity
+	// ViewErrors returns the errors of the materialized views in error.
+	ViewErrors() []ViewError
 	// Database and User are the session's database and user names.
 	Database() string
 	User() string

@@ -24,8 +24,10 @@ type Table struct {
 	Name   string
 	// View marks the relations PostgreSQL defines as views (pg_tables,
 	// pg_settings, information_schema…): relkind 'v' in pg_class.
-	View    bool
-	Columns []Column
+	View bool
+	// Streamdb marks streamdb's own relations, which PostgreSQL lacks.
+	Streamdb bool
+	Columns  []Column
 	// SuperuserOnly marks the relations only superusers may read
 	// (pg_authid and pg_shadow, which hold password verifiers).
 	SuperuserOnly bool

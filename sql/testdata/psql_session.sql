@@ -14,3 +14,13 @@ SET TIME ZONE 'Europe/Berlin';
 SELECT '2024-06-01 12:00:00+00'::timestamptz AS berlin;
 \x
 SELECT * FROM orders WHERE id = 3;
+\x
+CREATE SOURCE gen FROM LOAD GENERATOR COUNTER;
+\d
+\d orders
+\d gen
+\dt+ orders
+\dm+
+\du
+SELECT table_name, table_type FROM information_schema.tables WHERE table_schema = 'public' ORDER BY 1;
+SELECT quote_ident('time'), quote_ident('value');
