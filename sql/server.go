@@ -135,6 +135,7 @@ func (e *Frontend) Engine() *engine.Engine { return e.eng }
 // published (engine.Engine.Tick), for tests and tools that move the
 // clock themselves.
 func (e *Frontend) Tick(ctx context.Context) error { return e.eng.Tick(ctx) }
+
 // Objects counts the schema objects in the catalog (not roles and
 // databases): what Open rehydrated.
 func (e *Frontend) Objects() int {

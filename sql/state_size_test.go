@@ -57,9 +57,9 @@ func TestViewStateSize(t *testing.T) {
 			FROM generate_series(%d, %d) i`, from, to-1))
 	}
 	insert(0, first)
-	before := viewStateBytes(t, conn)
+	before := allStateBytes(t, conn)
 	insert(first, first+more)
-	after := viewStateBytes(t, conn)
+	after := allStateBytes(t, conn)
 	for _, v := range views {
 		grew := float64(after[v.name]-before[v.name]) / more
 		t.Logf("%s: %d bytes for %d orders, %d for %d: %.1f bytes a row", v.name, before[v.name], first, after[v.name], first+more, grew)
@@ -70,8 +70,8 @@ func TestViewStateSize(t *testing.T) {
 	}
 }
 
-// viewStateBytes reads each materialized view's state_bytes.
-func viewStateBytes(t *testing.T, conn *pgx.Conn) map[string]int64 {
+// allStateBytes reads each materialized view's state_bytes.
+func allStateBytes(t *testing.T, conn *pgx.Conn) map[string]int64 {
 	t.Helper()
 	rs, err := conn.Query(context.Background(), "SHOW MATERIALIZED VIEWS")
 	if err != nil {
