@@ -25,6 +25,9 @@ func (op *reduceOp) expire() {
 		if key == nil || types.Compare(key[x.Key], c.value) != 0 {
 			continue
 		}
+		if op.sk.on() {
+			op.persistExpired(c.pos)
+		}
 		grp := op.groups.at(c.pos)
 		op.bytes -= grp.size + statesBytes(grp.states(op.nstates))
 		op.index.remove(c.pos)

@@ -141,6 +141,19 @@ func (op *reduceOp) persistGroup(pos int32) {
 	}
 }
 
+// persistExpired deletes the persisted state of the group at pos, which
+// expire forgets: a restart must not bring a closed group back.
+func (op *reduceOp) persistExpired(pos int32) {
+	kenc := op.keyEnc(pos)
+	sk := op.sk
+	k := append(sk.start(0, kenc), kenc...)
+	sk.key = k
+	sk.del(k)
+	if op.elements {
+		sk.delPrefix(appendLen(sk.start(1, kenc), kenc))
+	}
+}
+
 // trackElements starts the change tracking of a new group's states when
 // the graph persists.
 func (op *reduceOp) trackElements(states []AggState) {

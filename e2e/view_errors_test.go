@@ -44,7 +44,7 @@ func TestViewErrorsFromKafka(t *testing.T) {
 	if got := c.rows(`SELECT count(*) FROM drinks_errors`); got != "0" {
 		t.Errorf("%s dead letters: the record decodes", got)
 	}
-	if got := c.rows(`SHOW MATERIALIZED VIEWS WHERE name = 'per_bar'`); !strings.HasSuffix(got, `|error: invalid input syntax for type integer: "two" (1 row)`) {
+	if got := c.rows(`SHOW MATERIALIZED VIEWS WHERE name = 'per_bar'`); !strings.Contains(got, `|error: invalid input syntax for type integer: "two" (1 row)|`) {
 		t.Errorf("SHOW MATERIALIZED VIEWS: %s", got)
 	}
 	// Record 141 went to partition 1 as its 71st record (offset 70).

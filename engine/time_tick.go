@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/streamdb/streamdb/dataflow"
@@ -29,22 +30,32 @@ func (e *Engine) wakeup() (<-chan struct{}, func()) {
 // timeTick is a tick without input: time alone has moved on to where
 // timed flows (temporal filters) have changes due. It steps them, and
 // the flows that read them, at the tick's timestamp, and publishes the
-// result. Nothing durable changes: a view's contents are rebuilt from
-// its inputs on start, at the time of the start.
+// result. The views that persist their state write its changes, with
+// the tick's timestamp, in a batch of the tick's own, committed without
+// waiting for the disk: no input depends on it, and a restart from an
+// earlier state releases the same rows again at its first time tick.
 func (e *Engine) timeTick(ctx context.Context) error {
 	ts := e.nextTS()
 	e.ts = ts
 	e.ticked = true
 	var pushes []subPush
 	var err error
+	batch := e.store.NewBatch()
+	batch.SetMeta("ts", tsValue(ts))
+	e.state = batch
 	done := make(chan struct{})
 	e.maintain <- func() {
 		defer close(done)
 		pushes, err = e.propagate(ctx, map[uint64]dataflow.Batch{}, ts)
 	}
 	<-done
+	e.state = nil
 	if err != nil {
+		batch.Discard()
 		return err
+	}
+	if err := batch.CommitUnsynced(); err != nil {
+		return fmt.Errorf("commit time tick: %w", err)
 	}
 	for _, p := range pushes {
 		if p.sub.tick(ts, p.delta, p.errs, p.share) {

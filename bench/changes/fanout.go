@@ -140,7 +140,7 @@ func fanOutOnce(ctx context.Context, cfg config, srv *server.Streamdb, admin *pg
 	received.Store(0)
 	ticks := func() (int64, error) {
 		var n int64
-		err := admin.QueryRow(ctx, "SHOW MATERIALIZED VIEWS WHERE name = 'fv'").Scan(nil, nil, &n, nil, nil)
+		err := admin.QueryRow(ctx, "SHOW MATERIALIZED VIEWS WHERE name = 'fv'").Scan(nil, nil, &n, nil, nil, nil, nil, nil)
 		return n, err
 	}
 	before, err := ticks()

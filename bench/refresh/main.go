@@ -215,7 +215,7 @@ func (t *target) measure(ctx context.Context, c change) error {
 // change's.
 func lastUpdate(ctx context.Context, conn *pgx.Conn) (time.Duration, error) {
 	var us float64
-	err := conn.QueryRow(ctx, "SHOW MATERIALIZED VIEWS WHERE name = 'rv'").Scan(nil, nil, nil, nil, &us, nil)
+	err := conn.QueryRow(ctx, "SHOW MATERIALIZED VIEWS WHERE name = 'rv'").Scan(nil, nil, nil, nil, &us, nil, nil, nil)
 	return time.Duration(us * float64(time.Microsecond)), err
 }
 
