@@ -69,7 +69,7 @@ func TestPostgresShowSources(t *testing.T) {
 	c.waitRows(`SELECT count(*) FROM small`, "2")
 	status := c.waitFor(`SHOW SOURCES WHERE name = 'app'`, "the confirmed LSN to pass "+after, func(got string) bool {
 		f := strings.Split(got, "|")
-		return len(f) == 7 && f[2] == "running" && u.rows(`SELECT '`+f[3]+`'::pg_lsn >= '`+after+`'::pg_lsn`) == "t" && f[4] == "0"
+		return len(f) == 8 && f[2] == "running" && u.rows(`SELECT '`+f[3]+`'::pg_lsn >= '`+after+`'::pg_lsn`) == "t" && f[4] == "0"
 	})
 	t.Logf("after upstream's writes: %s", status)
 	if f := strings.Split(status, "|"); f[5] == "NULL" || strings.HasPrefix(f[5], "-") {

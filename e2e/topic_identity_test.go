@@ -75,7 +75,7 @@ func TestKafkaTopicRecreated(t *testing.T) {
 
 	c.exec(`ALTER SOURCE events RESET`)
 	c.waitRows(`SELECT n, d FROM counts`, "250|250")
-	c.waitRows(`SHOW SOURCES WHERE name = 'events'`, "events|kafka|running|NULL|NULL|NULL")
+	c.waitRows(`SHOW SOURCES WHERE name = 'events'`, "events|kafka|running|NULL|NULL|NULL|NULL|true")
 	waitProgress(t, c, "events", b.produce("events", lines("second", 50, 10)...))
 	if got := c.rows(`SELECT count(*) FILTER (WHERE text LIKE 'first-%'), count(*) FILTER (WHERE text LIKE 'second-%') FROM events`); got != "200|60" {
 		t.Errorf("first and second topic's records after RESET: %s, want 200|60", got)
