@@ -11,6 +11,8 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/streamdb/streamdb/internal/privatefile"
+
 	"github.com/streamdb/streamdb/internal/scram"
 )
 
@@ -62,7 +64,7 @@ func Open(dir, password string, log *slog.Logger) (*File, error) {
 		rand.Read(b[:])
 		password = base64.RawURLEncoding.EncodeToString(b[:])
 		// The password is safe on disk before the verifier that needs it.
-		if err := writeFile(pwPath, []byte(password+"\n")); err != nil {
+		if err := privatefile.Write(pwPath, []byte(password+"\n")); err != nil {
 			return nil, err
 		}
 	}
@@ -75,7 +77,7 @@ func Open(dir, password string, log *slog.Logger) (*File, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := writeFile(path, append(b, '\n')); err != nil {
+	if err := privatefile.Write(path, append(b, '\n')); err != nil {
 		return nil, err
 	}
 	if generated {
@@ -110,36 +112,4 @@ func Read(dir string) (*File, error) {
 		}
 	}
 	return &f, nil
-}
-
-// writeFile writes a new file readable by its owner only, durably: to a
-// temporary name, synced, renamed into place, and the directory synced,
-// so that a crash leaves the old state or the new one.
-func writeFile(path string, data []byte) error {
-	tmp := path + ".tmp"
-	os.Remove(tmp) // left by a crash; O_EXCL below then sets the mode
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	d, err := os.Open(filepath.Dir(path))
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
 }

@@ -9,6 +9,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/streamdb/streamdb/internal/privatefile"
 )
 
 // Name is the key file in the data directory.
@@ -32,7 +34,7 @@ func Open(dir string) (*Key, error) {
 	if errors.Is(err, fs.ErrNotExist) {
 		b = make([]byte, keySize)
 		rand.Read(b)
-		if err = writeFile(path, b); err != nil {
+		if err = privatefile.Write(path, b); err != nil {
 			return nil, err
 		}
 	} else if err != nil {
@@ -80,35 +82,4 @@ func (k *Key) Open(sealed []byte) ([]byte, error) {
 		return nil, errSealed
 	}
 	return out, nil
-}
-
-// writeFile writes a new file readable by its owner only, durably: to a
-// temporary name, synced, renamed into place, and the directory synced.
-func writeFile(path string, data []byte) error {
-	tmp := path + ".tmp"
-	os.Remove(tmp)
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	d, err := os.Open(filepath.Dir(path))
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
 }
