@@ -173,40 +173,33 @@ func (f *subscribeFeed) fill(ctx context.Context) error {
 // next returns the next row, waiting for the next tick when there is
 // none; ok is false once the feed ended at its UP TO.
 func (f *subscribeFeed) next(ctx context.Context) (types.Row, bool, error) {
-	for len(f.buf) == 0 {
-		switch {
-		case f.err != nil:
-			return nil, false, f.err
-		case f.done:
-			return nil, false, nil
-		}
-		if err := f.fill(ctx); err != nil {
-			return nil, false, err
-		}
-	}
-	row := f.buf[0]
-	f.buf[0] = nil
-	f.buf = f.buf[1:]
-	return row, true, nil
+	return popFeed(ctx, f, &f.buf)
 }
 
 // nextData is next for a feed that renders COPY data (enc set).
 func (f *subscribeFeed) nextData(ctx context.Context) ([]byte, bool, error) {
-	for len(f.data) == 0 {
+	return popFeed(ctx, f, &f.data)
+}
+
+// popFeed takes the first item of one of f's queues, filling it from
+// the next tick while it is empty.
+func popFeed[T any](ctx context.Context, f *subscribeFeed, q *[]T) (T, bool, error) {
+	var zero T
+	for len(*q) == 0 {
 		switch {
 		case f.err != nil:
-			return nil, false, f.err
+			return zero, false, f.err
 		case f.done:
-			return nil, false, nil
+			return zero, false, nil
 		}
 		if err := f.fill(ctx); err != nil {
-			return nil, false, err
+			return zero, false, err
 		}
 	}
-	d := f.data[0]
-	f.data[0] = nil
-	f.data = f.data[1:]
-	return d, true, nil
+	v := (*q)[0]
+	(*q)[0] = zero
+	*q = (*q)[1:]
+	return v, true, nil
 }
 
 // close stops the feed. It fails only when the engine has stopped, which
