@@ -2,8 +2,6 @@ package e2e
 
 import (
 	"context"
-	"errors"
-	"strings"
 	"testing"
 	"time"
 
@@ -52,28 +50,7 @@ func (c *client) try(sql string) error {
 // query returns a query's rows in PostgreSQL's text format, a row a line
 // with values separated by "|" and NULL as "NULL".
 func (c *client) query(sql string) (string, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	res, err := c.conn.PgConn().Exec(ctx, sql).ReadAll()
-	if err != nil {
-		return "", err
-	}
-	if len(res) != 1 {
-		return "", errors.New("want exactly one statement")
-	}
-	lines := make([]string, len(res[0].Rows))
-	for i, row := range res[0].Rows {
-		vals := make([]string, len(row))
-		for j, v := range row {
-			if v == nil {
-				vals[j] = "NULL"
-			} else {
-				vals[j] = string(v)
-			}
-		}
-		lines[i] = strings.Join(vals, "|")
-	}
-	return strings.Join(lines, "\n"), nil
+	return renderRows(c.conn, sql)
 }
 
 // rows is query failing the test on errors.

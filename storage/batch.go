@@ -12,6 +12,9 @@ type Batch struct {
 	db  *DB
 	b   *pebble.Batch
 	key []byte // scratch for key building; Pebble copies keys on Set
+	// rangeDels counts the batch's range deletions (see
+	// DB.noteRangeDels).
+	rangeDels int
 }
 
 // NewBatch starts an empty batch.
@@ -62,13 +65,13 @@ func (b *Batch) Delete(coll uint64, key []byte) {
 // [start, end).
 func (b *Batch) DeleteRange(coll uint64, start, end []byte) {
 	p := collPrefix(coll)
-	_ = b.b.DeleteRange(append(slices.Clip(p), start...), append(slices.Clip(p), end...), nil)
+	b.deleteRange(append(slices.Clip(p), start...), append(slices.Clip(p), end...))
 }
 
 // DropCollection removes every row of collection coll.
 func (b *Batch) DropCollection(coll uint64) {
 	p := collPrefix(coll)
-	_ = b.b.DeleteRange(p, prefixEnd(p), nil)
+	b.deleteRange(p, prefixEnd(p))
 }
 
 // SetMeta stores a metadata value.
@@ -90,7 +93,7 @@ func (b *Batch) SetPosition(source uint64, part string, pos []byte) {
 // DropPositions removes every stored position of source.
 func (b *Batch) DropPositions(source uint64) {
 	p := posPrefix(source)
-	_ = b.b.DeleteRange(p, prefixEnd(p), nil)
+	b.deleteRange(p, prefixEnd(p))
 }
 
 // Empty reports whether the batch holds no writes.
@@ -103,7 +106,7 @@ func (b *Batch) Len() int { return b.b.Len() }
 // batch cannot be used afterwards.
 func (b *Batch) Commit() error {
 	defer b.b.Close()
-	return b.b.Commit(pebble.Sync)
+	return b.committed(b.b.Commit(pebble.Sync))
 }
 
 // CommitUnsynced writes the batch atomically without waiting for the
@@ -112,7 +115,21 @@ func (b *Batch) Commit() error {
 // order).
 func (b *Batch) CommitUnsynced() error {
 	defer b.b.Close()
-	return b.b.Commit(pebble.NoSync)
+	return b.committed(b.b.Commit(pebble.NoSync))
+}
+
+// deleteRange deletes the keys in [start, end), counting the deletion.
+func (b *Batch) deleteRange(start, end []byte) {
+	_ = b.b.DeleteRange(start, end, nil)
+	b.rangeDels++
+}
+
+// committed tells the store of the range deletions a batch committed.
+func (b *Batch) committed(err error) error {
+	if err == nil && b.rangeDels > 0 {
+		b.db.noteRangeDels(b.rangeDels)
+	}
+	return err
 }
 
 // Discard drops the batch without writing it.

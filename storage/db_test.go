@@ -3,6 +3,7 @@ package storage
 import (
 	"fmt"
 	"testing"
+	"time"
 )
 
 func TestCommitReopen(t *testing.T) {
@@ -218,5 +219,31 @@ func TestRangeReads(t *testing.T) {
 	}
 	if _, ok, err := db.LastKey(9); err != nil || ok {
 		t.Errorf("LastKey of an empty collection found = %v, %v", ok, err)
+	}
+}
+
+// TestRangeDeletionsFlush commits range deletions one batch at a time,
+// as dropping views does, and requires the store to flush them out of
+// the memtable, where every new iterator would fragment them all again.
+func TestRangeDeletionsFlush(t *testing.T) {
+	db, err := Open(t.TempDir(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for id := range uint64(rangeDelsPerFlush + 1) {
+		b := db.NewBatch()
+		b.PutCatalog(id, []byte("x"))
+		b.DropState(id)
+		if err := b.CommitUnsynced(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for db.pdb.Metrics().Flush.Count == 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d range deletions committed and the memtable was never flushed", rangeDelsPerFlush+1)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }

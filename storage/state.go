@@ -28,20 +28,20 @@ func (b *Batch) DeleteState(flow uint64, key []byte) {
 // DeleteStateRange deletes the keys of flow's state in [start, end).
 func (b *Batch) DeleteStateRange(flow uint64, start, end []byte) {
 	p := statePrefix(flow)
-	_ = b.b.DeleteRange(append(slices.Clip(p), start...), append(slices.Clip(p), end...), nil)
+	b.deleteRange(append(slices.Clip(p), start...), append(slices.Clip(p), end...))
 }
 
 // DropState deletes flow's state and header.
 func (b *Batch) DropState(flow uint64) {
 	p := statePrefix(flow)
-	_ = b.b.DeleteRange(p, prefixEnd(p), nil)
+	b.deleteRange(p, prefixEnd(p))
 	_ = b.b.Delete(headerKey(flow), nil)
 }
 
 // DropAllState deletes the state and header of every flow.
 func (b *Batch) DropAllState() {
 	for _, p := range []byte{prefixState, prefixHeader} {
-		_ = b.b.DeleteRange([]byte{p}, []byte{p + 1}, nil)
+		b.deleteRange([]byte{p}, []byte{p + 1})
 	}
 }
 
