@@ -61,11 +61,7 @@ func newUpstream(t testing.TB, c *pgtest.Cluster) *upstream {
 		c = pgCluster(t)
 	}
 	db := fmt.Sprintf("e2e_%d", pgShared.dbs.Add(1))
-	admin := pgConnect(t, c, "postgres")
-	defer admin.Close(context.Background())
-	if _, err := admin.Exec(context.Background(), "CREATE DATABASE "+db); err != nil {
-		t.Fatal(err)
-	}
+	c.CreateDatabase(t, db)
 	u := &upstream{t: t, c: c, db: db}
 	u.conn = pgConnect(t, c, db)
 	t.Cleanup(func() { u.conn.Close(context.Background()) })
@@ -74,13 +70,7 @@ func newUpstream(t testing.TB, c *pgtest.Cluster) *upstream {
 
 func pgConnect(t testing.TB, c *pgtest.Cluster, db string) *pgx.Conn {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	conn, err := pgx.Connect(ctx, fmt.Sprintf("postgres://postgres@127.0.0.1:%d/%s?sslmode=disable&timezone=UTC", c.Port, db))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return conn
+	return c.Connect(t, db, map[string]string{"timezone": "UTC"})
 }
 
 // reconnect opens a new connection after upstream restarted.

@@ -318,16 +318,7 @@ func TestTemporalFilterRealTime(t *testing.T) {
 		cancel()
 		rs.Close()
 	}()
-	next := func() string {
-		if !rs.Next() {
-			t.Fatalf("stream ended: %v", rs.Err())
-		}
-		vals, err := rs.Values()
-		if err != nil {
-			t.Fatal(err)
-		}
-		return fmt.Sprint(vals[1:])
-	}
+	next := func() string { return nextChange(t, rs) }
 	if got := next(); got != "[1 2]" {
 		t.Fatalf("snapshot %s", got)
 	}

@@ -32,16 +32,7 @@ func TestSubscribe(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	next := func() string {
-		if !rs.Next() {
-			t.Fatalf("stream ended: %v", rs.Err())
-		}
-		vals, err := rs.Values()
-		if err != nil {
-			t.Fatal(err)
-		}
-		return fmt.Sprint(vals[1:])
-	}
+	next := func() string { return nextChange(t, rs) }
 	if got := next(); got != "[1 a 1]" {
 		t.Errorf("snapshot row = %s", got)
 	}
@@ -526,4 +517,17 @@ func (b *lockedBuffer) bytes() []byte {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return append([]byte(nil), b.buf...)
+}
+
+// nextChange reads a SUBSCRIBE's next row, its columns after mz_timestamp.
+func nextChange(t *testing.T, rs pgx.Rows) string {
+	t.Helper()
+	if !rs.Next() {
+		t.Fatalf("stream ended: %v", rs.Err())
+	}
+	vals, err := rs.Values()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fmt.Sprint(vals[1:])
 }

@@ -69,11 +69,7 @@ func newUpstream(t testing.TB, c *pgtest.Cluster) *upstream {
 	if len(db) > 40 {
 		db = db[:40]
 	}
-	admin := connect(t, c, "postgres")
-	defer admin.Close(context.Background())
-	if _, err := admin.Exec(context.Background(), "CREATE DATABASE "+quoteIdent(db)); err != nil {
-		t.Fatal(err)
-	}
+	c.CreateDatabase(t, db)
 	u := &upstream{t: t, c: c, db: db}
 	u.conn = connect(t, c, db)
 	t.Cleanup(func() { u.conn.Close(context.Background()) })
@@ -82,18 +78,7 @@ func newUpstream(t testing.TB, c *pgtest.Cluster) *upstream {
 
 func connect(t testing.TB, c *pgtest.Cluster, db string) *pgx.Conn {
 	t.Helper()
-	cfg, err := pgx.ParseConfig(fmt.Sprintf("postgres://postgres@127.0.0.1:%d/%s?sslmode=disable", c.Port, db))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for k, v := range sessionSettings {
-		cfg.RuntimeParams[k] = v
-	}
-	conn, err := pgx.ConnectConfig(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return conn
+	return c.Connect(t, db, sessionSettings)
 }
 
 // exec runs statements (several per string are fine) upstream.
