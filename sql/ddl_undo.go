@@ -1,6 +1,7 @@
 package sql
 
 import (
+	"cmp"
 	"context"
 	"slices"
 	"strings"
@@ -124,7 +125,7 @@ func (s *session) undoSteps(ctx context.Context, steps []undoStep) {
 			s.e.log.Warn("could not take back a catalog change of a rolled-back transaction block", "err", err)
 		}
 		dropped := slices.Clone(st.dropped)
-		slices.SortFunc(dropped, func(a, b engine.Dropped) int { return compareIDs(a.Obj.ID, b.Obj.ID) })
+		slices.SortFunc(dropped, func(a, b engine.Dropped) int { return cmp.Compare(a.Obj.ID, b.Obj.ID) })
 		for _, d := range dropped {
 			err := s.e.eng.RunDDL(ctx, func(ctx context.Context, tx *engine.DDL) error { return tx.Restore(ctx, d) })
 			if err != nil {
@@ -132,14 +133,4 @@ func (s *session) undoSteps(ctx context.Context, steps []undoStep) {
 			}
 		}
 	}
-}
-
-func compareIDs(a, b uint64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }

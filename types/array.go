@@ -1,6 +1,7 @@
 package types
 
 import (
+	"cmp"
 	"strconv"
 
 	"github.com/streamdb/streamdb/pgerr"
@@ -111,25 +112,15 @@ func (a *ArrayValue) AppendDims(dst []byte) []byte {
 // dimensions' lengths.
 func compareShape(a, b *ArrayValue) int {
 	if len(a.Elems) != len(b.Elems) {
-		return cmpInt(len(a.Elems), len(b.Elems))
+		return cmp.Compare(len(a.Elems), len(b.Elems))
 	}
 	if a.NDims() != b.NDims() {
-		return cmpInt(a.NDims(), b.NDims())
+		return cmp.Compare(a.NDims(), b.NDims())
 	}
 	for i := range a.NDims() {
-		if c := cmpInt(a.DimLen(i), b.DimLen(i)); c != 0 {
+		if c := cmp.Compare(a.DimLen(i), b.DimLen(i)); c != 0 {
 			return c
 		}
-	}
-	return 0
-}
-
-func cmpInt(a, b int) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
 	}
 	return 0
 }

@@ -1,6 +1,7 @@
 package types
 
 import (
+	"cmp"
 	"testing"
 
 	"github.com/streamdb/streamdb/pgerr"
@@ -68,7 +69,7 @@ func TestArrayShapeOrder(t *testing.T) {
 	for i := range ordered {
 		for j := range ordered {
 			a, b := arr(ordered[i]), arr(ordered[j])
-			want := cmpInt(i, j)
+			want := cmp.Compare(i, j)
 			if got := Compare(a, b); got != want {
 				t.Errorf("Compare(%s, %s) = %d, want %d", ordered[i], ordered[j], got, want)
 			}
@@ -88,8 +89,8 @@ func TestArrayShapeOrder(t *testing.T) {
 func compareBytes(a, b []byte) int {
 	for i := range min(len(a), len(b)) {
 		if a[i] != b[i] {
-			return cmpInt(int(a[i]), int(b[i]))
+			return cmp.Compare(int(a[i]), int(b[i]))
 		}
 	}
-	return cmpInt(len(a), len(b))
+	return cmp.Compare(len(a), len(b))
 }

@@ -1,6 +1,7 @@
 package types
 
 import (
+	"cmp"
 	"encoding/binary"
 	"slices"
 	"strconv"
@@ -146,7 +147,7 @@ func compareRecords(a, b *RecordValue) int {
 			return c
 		}
 	}
-	return cmpInt(len(a.Fields), len(b.Fields))
+	return cmp.Compare(len(a.Fields), len(b.Fields))
 }
 
 // appendRecord prints a record as record_out does: fields in
