@@ -284,7 +284,9 @@ func (e *Engine) inputRows(f *flow, skip map[uint64]bool, limit int) ([]candidat
 // target, halving cands while one half still does; nil when none does
 // by itself, or the search ran out of time.
 func (e *Engine) search(ctx context.Context, f *flow, target *pgerr.Error, cands, others []candidate) *ErrorExample {
-	if f.plan == nil || !e.fails(ctx, f, target, cands, others) {
+	// An error that no input row causes (a global aggregate over no
+	// rows, a constant) has no example.
+	if f.plan == nil || len(cands) == 0 || !e.fails(ctx, f, target, cands, others) {
 		return nil
 	}
 	for len(cands) > 1 {

@@ -77,3 +77,20 @@ stouts|22P02|invalid input syntax for type integer: "three"|1|orders|(1001,bar2,
 		}
 	}
 }
+
+// TestViewErrorWithoutInputRow creates a view that fails with no input
+// row to blame (a global aggregate over an empty table): the server keeps
+// running, and streamdb_view_errors lists the error without an example.
+func TestViewErrorWithoutInputRow(t *testing.T) {
+	srv := testserver.Start(t, testserver.Options{})
+	conn := connect(t, srv.URL)
+	exec(t, conn, `CREATE TABLE t (a int)`)
+	exec(t, conn, `CREATE MATERIALIZED VIEW empty AS SELECT count(*) / 0 AS x FROM t`)
+	const listing = `SELECT view, code, count, example IS NULL FROM streamdb_view_errors ORDER BY view`
+	if got, want := rows(t, conn, listing), "empty|22012|1|true"; got != want {
+		t.Errorf("streamdb_view_errors:\n%s\nwant\n%s", got, want)
+	}
+	if got := rows(t, conn, `SELECT count(*) FROM t`); got != "0" {
+		t.Errorf("the server after the views: %s", got)
+	}
+}
