@@ -1,6 +1,8 @@
 package sql
 
 import (
+	"iter"
+
 	"github.com/streamdb/streamdb/pgerr"
 	"github.com/streamdb/streamdb/types"
 )
@@ -60,20 +62,41 @@ func (s *scope) addRowTypes(rt map[string]rowType) {
 // findTable finds the level whose range variable table a reference from
 // s can see, searching outward as resolve does; depth counts the levels.
 func (s *scope) findTable(table string) (sc *scope, depth int, ok bool) {
-	viaLateral := false
-	for level, sc := 0, s; sc != nil; level, sc = level+1, sc.parent {
-		visible := !sc.lateralOnly || viaLateral
-		switch {
-		case sc.lateral:
-			viaLateral = true
-		case !sc.lateralOnly:
-			viaLateral = false
-		}
-		if visible && sc.tables[table] {
-			return sc, level, true
+	for l := range s.outward() {
+		if l.visible && l.sc.tables[table] {
+			return l.sc, l.depth, true
 		}
 	}
 	return nil, 0, false
+}
+
+// scopeLevel is a level a reference searches: depth levels up from the
+// reference, and whether the reference may see it.
+type scopeLevel struct {
+	sc      *scope
+	depth   int
+	visible bool
+}
+
+// outward walks the levels from s up. A lateralOnly level is visible
+// only from inside a LATERAL item of its JOIN: when the walk came up
+// through the item's lateral scope and no ordinary level since.
+func (s *scope) outward() iter.Seq[scopeLevel] {
+	return func(yield func(scopeLevel) bool) {
+		viaLateral := false
+		for depth, sc := 0, s; sc != nil; depth, sc = depth+1, sc.parent {
+			visible := !sc.lateralOnly || viaLateral
+			switch {
+			case sc.lateral:
+				viaLateral = true
+			case !sc.lateralOnly:
+				viaLateral = false
+			}
+			if !yield(scopeLevel{sc, depth, visible}) {
+				return
+			}
+		}
+	}
 }
 
 func newScope(parent *scope) *scope {
@@ -105,23 +128,15 @@ func levelsBetween(from, to *scope) (int, bool) {
 }
 
 // resolve finds a column by optional table qualifier. depth is 0 for the
-// current level, n for n levels up. A lateralOnly level is searched only
-// from inside a LATERAL item of its JOIN: when the walk came up through
-// the item's lateral scope and no ordinary level since.
+// current level, n for n levels up; see outward for which levels a
+// reference sees.
 func (s *scope) resolve(table, name string, pos int) (col scopeCol, depth int, err error) {
 	// seen and hidden tell whether table names a range variable the
 	// reference can see, or one it cannot.
 	seen, hidden := false, false
-	viaLateral := false
-	for level, sc := 0, s; sc != nil; level, sc = level+1, sc.parent {
-		visible := !sc.lateralOnly || viaLateral
-		switch {
-		case sc.lateral:
-			viaLateral = true
-		case !sc.lateralOnly:
-			viaLateral = false
-		}
-		if !visible {
+	for l := range s.outward() {
+		sc, level := l.sc, l.depth
+		if !l.visible {
 			hidden = hidden || table != "" && sc.tables[table]
 			continue
 		}
