@@ -340,10 +340,9 @@ func (o *Output) mergeErrors() {
 // outputOp is the operator that maintains an Output (or Index).
 type outputOp struct {
 	o *Output
-	// held and heldErrs gather a final step's chunks, which the Output
-	// takes in at once at the end (an Output is read between ticks).
-	held     Batch
-	heldErrs []ErrorUpdate
+	// staged gathers a final step's chunks, which the Output takes in
+	// at once at the end (an Output is read between ticks).
+	staged heldInput
 }
 
 var _ operator = (*outputOp)(nil)
@@ -361,23 +360,13 @@ func (op *outputOp) Step(context.Context) error {
 }
 
 func (op *outputOp) absorb(context.Context, int) error {
-	op.held = append(op.held, op.o.in.delta...)
-	op.heldErrs = append(op.heldErrs, op.o.in.errs...)
+	op.staged.absorb(op.o.in)
 	return nil
 }
 
-// finish steps the Output on the final step's whole input, staged in its
-// input stream, which the step has already emptied.
-func (op *outputOp) finish(context.Context) error {
-	if !op.o.in.streaming() {
-		return nil
-	}
-	in := op.o.in
-	in.delta, in.errs = op.held, op.heldErrs
-	op.o.step()
-	in.delta, in.errs = nil, nil
-	op.held, op.heldErrs = nil, nil
-	return nil
+// finish steps the Output on the final step's whole input.
+func (op *outputOp) finish(ctx context.Context) error {
+	return op.staged.finish(ctx, op.o.in, op.Step)
 }
 
 func (op *outputOp) StateBytes() int64 { return op.o.StateBytes() }
