@@ -238,3 +238,36 @@ func TestRestoreDropsStaged(t *testing.T) {
 		t.Errorf("after the restore and a step: %s, want +2(1, 1)", got)
 	}
 }
+
+// TestExpiredGroupNotPersisted closes a group behind the watermark of a
+// Reduce that persists: its persisted state goes with it, so that a
+// restart does not bring the closed group back.
+func TestExpiredGroupNotPersisted(t *testing.T) {
+	var wm types.Datum = types.Null
+	g := NewGraph()
+	in := g.Input()
+	r := g.Reduce(in.Node(), ReduceSpec{KeyCols: []int{0}, Aggs: []Aggregate{countAgg{}, sumAgg{col: 1}},
+		Expire: &GroupExpiry{Key: 0, Watermark: func() (types.Datum, bool) { return wm, !wm.IsNull() }}})
+	g.Collect(r)
+	st := newMemState()
+	g.Persist(st)
+	step := func(rows ...types.Row) {
+		t.Helper()
+		b := make(Batch, len(rows))
+		for i, row := range rows {
+			b[i] = Update{Row: row, Diff: 1}
+		}
+		in.Push(b)
+		if err := g.Step(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	row := func(k, v int64) types.Row { return types.Row{types.NewInt8(k), types.NewInt8(v)} }
+	step(row(1, 10), row(100, 20))
+	before := len(st.kv)
+	wm = types.NewInt8(50)
+	step(row(100, 30))
+	if got := len(st.kv); got != before-1 {
+		t.Errorf("persisted entries: %d before group 1 closed, %d after; want one fewer", before, got)
+	}
+}
