@@ -50,6 +50,9 @@ type Options struct {
 	Clock engine.Clock
 	// SubscribeBufferBytes is sql.Config.SubscribeBufferBytes.
 	SubscribeBufferBytes int64
+	// RecomputeViews is sql.Config.RecomputeViews: views keep no state
+	// in the store.
+	RecomputeViews bool
 }
 
 // Start runs a server until the test ends.
@@ -77,7 +80,8 @@ func Run(opts Options, tempDir func() string) (*Server, error) {
 	log := slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: opts.LogLevel}))
 	ctx, cancel := context.WithCancel(context.Background())
 	front, err := sql.Open(ctx, sql.Config{DataDir: dir, Logger: log, MemoryLimit: opts.MemoryLimit, Egress: opts.Egress,
-		Testing: opts.Testing, SubscribeBufferBytes: opts.SubscribeBufferBytes, Clock: opts.Clock})
+		Testing: opts.Testing, SubscribeBufferBytes: opts.SubscribeBufferBytes, Clock: opts.Clock,
+		RecomputeViews: opts.RecomputeViews})
 	if err != nil {
 		cancel()
 		return nil, err
