@@ -15,6 +15,9 @@ type Batch struct {
 	// rangeDels counts the batch's range deletions (see
 	// DB.noteRangeDels).
 	rangeDels int
+	// staged holds the state writes not yet in b (see state_sort.go),
+	// nil until the first.
+	staged *stage
 }
 
 // NewBatch starts an empty batch.
@@ -97,15 +100,22 @@ func (b *Batch) DropPositions(source uint64) {
 }
 
 // Empty reports whether the batch holds no writes.
-func (b *Batch) Empty() bool { return b.b.Empty() }
+func (b *Batch) Empty() bool { return b.b.Empty() && (b.staged == nil || len(b.staged.writes) == 0) }
 
-// Len returns the encoded size of the batch in bytes.
-func (b *Batch) Len() int { return b.b.Len() }
+// Len returns the encoded size of the batch in bytes (of its staged
+// state writes, an estimate).
+func (b *Batch) Len() int {
+	if b.staged == nil {
+		return b.b.Len()
+	}
+	return b.b.Len() + b.staged.bytes()
+}
 
 // Commit writes the batch atomically and waits until it is durable. The
 // batch cannot be used afterwards.
 func (b *Batch) Commit() error {
-	defer b.b.Close()
+	defer b.close()
+	b.flushStaged()
 	return b.committed(b.b.Commit(pebble.Sync))
 }
 
@@ -114,7 +124,8 @@ func (b *Batch) Commit() error {
 // next synced commit, which makes it durable too (the log is written in
 // order).
 func (b *Batch) CommitUnsynced() error {
-	defer b.b.Close()
+	defer b.close()
+	b.flushStaged()
 	return b.committed(b.b.Commit(pebble.NoSync))
 }
 
@@ -133,6 +144,15 @@ func (b *Batch) committed(err error) error {
 }
 
 // Discard drops the batch without writing it.
-func (b *Batch) Discard() { _ = b.b.Close() }
+func (b *Batch) Discard() { b.close() }
+
+// close releases the batch's resources.
+func (b *Batch) close() {
+	_ = b.b.Close()
+	if b.staged != nil {
+		b.staged.release()
+		b.staged = nil
+	}
+}
 
 // DeleteMeta removes a metadata value.

@@ -13,33 +13,38 @@ import (
 // and the id. Writing a flow's state in the tick's batch keeps it at the
 // tick of the data it was computed from.
 
-// PutState writes a key of flow's state.
+// PutState writes a key of flow's state. The write is staged, and goes
+// into the batch in key order when it commits (see state_sort.go).
 func (b *Batch) PutState(flow uint64, key, value []byte) {
 	b.key = append(binary.BigEndian.AppendUint64(append(b.key[:0], prefixState), flow), key...)
-	_ = b.b.Set(b.key, value, nil)
+	b.stage().add(b.key, value, false)
 }
 
-// DeleteState deletes a key of flow's state.
+// DeleteState deletes a key of flow's state; the deletion is staged as
+// PutState's writes are.
 func (b *Batch) DeleteState(flow uint64, key []byte) {
 	b.key = append(binary.BigEndian.AppendUint64(append(b.key[:0], prefixState), flow), key...)
-	_ = b.b.Delete(b.key, nil)
+	b.stage().add(b.key, nil, true)
 }
 
 // DeleteStateRange deletes the keys of flow's state in [start, end).
 func (b *Batch) DeleteStateRange(flow uint64, start, end []byte) {
 	p := statePrefix(flow)
+	b.flushStaged()
 	b.deleteRange(append(slices.Clip(p), start...), append(slices.Clip(p), end...))
 }
 
 // DropState deletes flow's state and header.
 func (b *Batch) DropState(flow uint64) {
 	p := statePrefix(flow)
+	b.flushStaged()
 	b.deleteRange(p, prefixEnd(p))
 	_ = b.b.Delete(headerKey(flow), nil)
 }
 
 // DropAllState deletes the state and header of every flow.
 func (b *Batch) DropAllState() {
+	b.flushStaged()
 	for _, p := range []byte{prefixState, prefixHeader} {
 		b.deleteRange([]byte{p}, []byte{p + 1})
 	}
