@@ -36,9 +36,12 @@ type arrangement struct {
 	bucketBytes int64
 	scratch     []byte
 	// ps and sub, when set, are where the arrangement persists its
-	// changes (see arrangement_persist.go).
-	ps  *stateKeys
-	sub byte
+	// changes (see arrangement_persist.go); appended lists the buckets
+	// with entries appended in the current tick, persisted at its end.
+	ps           *stateKeys
+	sub          byte
+	appended     []appendedKey
+	appendedKeys []byte
 }
 
 const (
@@ -67,6 +70,12 @@ type bucket struct {
 	// appends counts the entries appended while there is no index, which
 	// name them in the persisted state (see arrangement.persistAppend).
 	appends uint32
+	// pending marks the entries appended in the current tick and not yet
+	// persisted: from offset pendAt of data on, the first of them the
+	// pendOrd-th appended (see arrangement.flushAppends).
+	pending bool
+	pendAt  int
+	pendOrd uint32
 }
 
 // Approximate in-memory sizes for StateBytes.
@@ -220,10 +229,10 @@ func (a *arrangement) addToBucket(key []byte, b *bucket, row []byte, diff int64,
 		b.buildIndex()
 		a.persistIndexed(key, b)
 	}
-	ord := b.appends
+	ord, at := b.appends, len(b.data)
 	n := b.add(row, diff)
 	if b.index == nil {
-		a.persistAppend(key, ord, row, diff)
+		a.persistAppend(key, b, ord, at)
 		return
 	}
 	a.persistRow(key, row, n)

@@ -4,24 +4,37 @@ import (
 	"encoding/binary"
 )
 
-// An arrangement persists its rows one entry each, in the bucket of their
-// key (see persist.go), under
+// An arrangement persists its rows in the bucket of their key (see
+// persist.go), under
 //
 //	[klen uvarint][key][0][row] → multiplicity (varint)
-//	[klen uvarint][key][1][ordinal 4 bytes] → multiplicity, row
+//	[klen uvarint][key][1][ordinal 4 bytes] → entries: for each,
+//	    multiplicity (varint), row (length-prefixed)
 //
 // The first form holds a row's whole multiplicity: a packed key's rows
 // and an indexed bucket's, whose multiplicity update knows. A bucket
 // without an index (a hot key of an append-only input) appends a new
 // entry for every insertion without looking the row up, so the row may
-// already have entries; such an entry is persisted under the next
-// ordinal of its bucket instead, in the second form, and the row's
-// multiplicity is the sum of its entries of both forms, as in memory.
-// When the bucket builds its index (its first retraction) it merges
-// each row's entries, and its persisted ordinals are replaced by one
-// entry of the first form per row. A key's entries are contiguous and
-// come in the order its bucket holds them, so that restore rebuilds the
-// same structure: packed, or a bucket with or without index.
+// already have entries; the entries a tick appends to such a bucket are
+// persisted at the tick's end, together, in one entry of the second
+// form under the ordinal of the first of them (its bucket counts the
+// entries it appends), and a row's multiplicity is the sum of its
+// entries of both forms, as in memory. One entry per hot key and tick
+// instead of one per row: the bids of a tick crowd on few auctions, and
+// every entry costs Pebble its key and its place in the memtable, the
+// log and every compaction. When the bucket builds its index (its first
+// retraction) it merges each row's entries, and its persisted ordinals
+// are replaced by one entry of the first form per row. A key's entries
+// are contiguous and come in the order its bucket holds them, so that
+// restore rebuilds the same structure: packed, or a bucket with or
+// without index.
+
+// appendedKey is a bucket with entries appended in the current tick, and
+// its key, at [from, to) of the arrangement's appendedKeys.
+type appendedKey struct {
+	b        *bucket
+	from, to int
+}
 
 // persistAs makes the arrangement persist its changes as structure sub
 // of k.
@@ -48,18 +61,53 @@ func (a *arrangement) persistRow(key, row []byte, n int64) {
 	a.ps.set(k, a.ps.val)
 }
 
-// persistAppend records the entry an unindexed bucket of key appended
-// as its ordinal-th.
-func (a *arrangement) persistAppend(key []byte, ordinal uint32, row []byte, n int64) {
-	k := binary.BigEndian.AppendUint32(a.keyStart(key, 1), ordinal)
-	a.ps.key = k
-	a.ps.val = append(binary.AppendVarint(a.ps.val[:0], n), row...)
-	a.ps.set(k, a.ps.val)
+// persistAppend notes that bucket b of key appended an entry at offset
+// at of its data, its ordinal-th; flushAppends persists the tick's.
+func (a *arrangement) persistAppend(key []byte, b *bucket, ordinal uint32, at int) {
+	if b.pending {
+		return
+	}
+	b.pending, b.pendAt, b.pendOrd = true, at, ordinal
+	from := len(a.appendedKeys)
+	a.appendedKeys = append(a.appendedKeys, key...)
+	a.appended = append(a.appended, appendedKey{b: b, from: from, to: len(a.appendedKeys)})
+	if len(a.appended) == 1 {
+		a.ps.g.appending = append(a.ps.g.appending, a)
+	}
+}
+
+// flushAppends persists the entries the tick appended to buckets without
+// index, one entry of the second form per bucket.
+func (a *arrangement) flushAppends() {
+	for _, ak := range a.appended {
+		b := ak.b
+		if !b.pending {
+			continue // indexed since: persisted as rows
+		}
+		b.pending = false
+		k := binary.BigEndian.AppendUint32(a.keyStart(a.appendedKeys[ak.from:ak.to], 1), b.pendOrd)
+		a.ps.key = k
+		v := a.ps.val[:0]
+		for off := b.pendAt; off < len(b.data); {
+			n := int64(binary.LittleEndian.Uint64(b.data[off:]))
+			l, m := binary.Uvarint(b.data[off+8:])
+			row := b.data[off+8+m : off+8+m+int(l)]
+			v = appendLen(binary.AppendVarint(v, n), row)
+			off += 8 + m + int(l)
+		}
+		a.ps.val = v
+		a.ps.set(k, v)
+	}
+	clear(a.appended)
+	a.appended = a.appended[:0]
+	a.appendedKeys = a.appendedKeys[:0]
 }
 
 // persistIndexed replaces the persisted entries of key's bucket, which
-// has just built its index, by one entry per row.
+// has just built its index, by one entry per row: the entries appended
+// in this tick and not yet persisted among them.
 func (a *arrangement) persistIndexed(key []byte, b *bucket) {
+	b.pending = false
 	a.ps.delPrefix(a.keyStart(key, 1))
 	for it := (rows{packed: b.data}); it.next(); {
 		a.persistRow(key, it.row, it.n)
@@ -87,15 +135,22 @@ func (a *arrangement) restore(r StateReader) error {
 			cur.data = appendEntry(cur.data, rest[1:], n)
 			cur.rows++
 		case 1:
-			if len(rest) != 5 {
+			if len(rest) != 5 || len(v) == 0 {
 				return errCorruptState
 			}
-			n, row, err := readVarint(v)
-			if err != nil {
-				return err
+			ord := binary.BigEndian.Uint32(rest[1:])
+			for len(v) > 0 {
+				if n, v, err = readVarint(v); err != nil {
+					return err
+				}
+				var row []byte
+				if row, v, err = readLen(v); err != nil {
+					return err
+				}
+				cur.data = appendEntry(cur.data, row, n)
+				ord++
 			}
-			cur.data = appendEntry(cur.data, row, n)
-			cur.ordinals = binary.BigEndian.Uint32(rest[1:]) + 1
+			cur.ordinals = ord
 			cur.appended = true
 		default:
 			return errCorruptState

@@ -37,6 +37,9 @@ type Graph struct {
 	// Persist); restoring is set while Restore loads it back.
 	ps        StateWriter
 	restoring bool
+	// appending holds the arrangements that persist entries appended in
+	// the running Step at its end (see arrangement.flushAppends).
+	appending []*arrangement
 	// now is the time of the current tick (see SetTime), and timed the
 	// operators that schedule changes for later times.
 	now   int64
@@ -185,6 +188,7 @@ func (g *Graph) Step(ctx context.Context) error {
 			return g.err
 		}
 	}
+	g.flushState()
 	return nil
 }
 

@@ -122,8 +122,11 @@ type itemMerger struct {
 	vbuf []byte
 	// bytes is the change of the stored items' size during a merge.
 	bytes int64
-	// sk is where the items' changes are persisted (output_persist.go).
-	sk *stateKeys
+	// sk is where the items' changes are persisted (output_persist.go),
+	// index whether they are an Index's.
+	sk    *stateKeys
+	index bool
+	row   types.Row // scratch for storedDetermined
 }
 
 func (m *itemMerger) key(c *change) string { return keyString(c.key) }
@@ -133,7 +136,7 @@ func (m *itemMerger) update(it item, c *change) (item, bool) {
 	// may differ in representation, numeric 1.0 and 1.00).
 	it.n += c.u.Diff
 	if m.sk.on() {
-		m.persist(it)
+		m.persist(it, m.storedDetermined(it))
 	}
 	if it.n == 0 {
 		m.bytes -= sizeItem + int64(len(it.kv))
@@ -147,7 +150,7 @@ func (m *itemMerger) insert(c *change) (item, bool) {
 	it := item{kv: string(m.vbuf), klen: len(c.key), n: c.u.Diff}
 	m.bytes += sizeItem + int64(len(it.kv))
 	if m.sk.on() {
-		m.persist(it)
+		m.persist(it, !m.index && keyDetermines(c.u.Row))
 	}
 	return it, true
 }

@@ -31,9 +31,8 @@ import (
 // a worker that owns a range of buckets finds every entry it needs in
 // one key range of each structure; data-parallel workers can split the
 // persisted state by key hash without rewriting it. An Output's rows
-// are the one exception: they are kept in key order without a bucket, a
-// view being read whole and loaded fastest in order; split among
-// workers, an Output is cut into key ranges instead.
+// are bucketed by their ordering key too, and restore sorts them; only
+// the small error collections are kept in order without a bucket.
 //
 //	Join, SemiJoin left   arrangement rows: (key, row) → multiplicity
 //	                      (see arrangement.persist)
@@ -44,7 +43,8 @@ import (
 //	                      collection states (ElementState) apart
 //	TopK, Window          (group, row) → multiplicity: the input
 //	MonotonicTopK         group → its kept window
-//	Output, Index         row → multiplicity, and the error collection
+//	Output, Index         row (its stored form) → multiplicity, and the
+//	                      error collection
 //
 // Every value is varints and value-encoded rows (types.AppendRow), so a
 // layout does not depend on the machine. A graph's StateShape names the
@@ -187,6 +187,16 @@ func (g *Graph) Restore(ctx context.Context, r StateReader) error {
 		s.reset()
 	}
 	return nil
+}
+
+// flushState persists what operators gather during a Step and persist at
+// its end.
+func (g *Graph) flushState() {
+	for _, a := range g.appending {
+		a.flushAppends()
+	}
+	clear(g.appending)
+	g.appending = g.appending[:0]
 }
 
 // stateKeys is an operator's access to its graph's persisted state: it

@@ -189,6 +189,56 @@ func TestRestoreHotKey(t *testing.T) {
 	}
 }
 
+// TestPersistAppendsPerTick checks that the rows a tick appends to a hot
+// key's bucket are persisted in one entry, and restored.
+func TestPersistAppendsPerTick(t *testing.T) {
+	kv := newMemState()
+	build := func() (*Graph, *Input, *Output) {
+		g := NewGraph()
+		l, r := g.Input(), g.Input()
+		out := g.Output(g.Join(l.Node(), r.Node(), JoinSpec{LeftKey: keyCol(0), RightKey: keyCol(0), Output: concat}))
+		g.Persist(kv)
+		r.Push(Batch{{Row: types.Row{types.NewInt8(1), types.NewText("x")}, Diff: 1}})
+		return g, l, out
+	}
+	g, l, out := build()
+	for tick, rows := range []int{20, 50} {
+		var b Batch
+		for i := range rows {
+			b = append(b, Update{Row: types.Row{types.NewInt8(1), types.NewInt8(int64(tick*100 + i%30))}, Diff: 1})
+		}
+		l.Push(b)
+		if err := g.Step(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The left arrangement is structure 0 of the join, operator 2.
+	prefix := string(g.ops[2].(*joinOp).sk.prefix(0))
+	var packed, appended int
+	for k := range kv.kv {
+		if !strings.HasPrefix(k, prefix) {
+			continue
+		}
+		if form := k[len(k)-5]; form == 1 {
+			appended++
+		} else {
+			packed++
+		}
+	}
+	// 16 rows packed, then a bucket: the first tick's last 4 rows and the
+	// second tick's 50 are one entry each.
+	if packed != packedMax || appended != 2 {
+		t.Errorf("persisted %d rows and %d appended entries, want %d and 2", packed, appended, packedMax)
+	}
+	restored, _, rout := build()
+	if err := restored.Restore(context.Background(), kv); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := fmtBatch(snapshotBatch(t, rout.Snapshot())), fmtBatch(snapshotBatch(t, out.Snapshot())); got != want {
+		t.Fatalf("restored join\n%s\nwant\n%s", got, want)
+	}
+}
+
 func TestRestoreAfterStep(t *testing.T) {
 	g := NewGraph()
 	in := g.Input()

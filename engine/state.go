@@ -13,7 +13,7 @@ import (
 // dataflow operators' encodings (dataflow/persist.go) and the header
 // below. A store whose state has another format is not read: its views
 // are rebuilt from their inputs, and the log says why.
-const stateFormat = "1"
+const stateFormat = "2"
 
 // stateFormatKey is the metadata key holding the store's state format.
 const stateFormatKey = "state_format"
