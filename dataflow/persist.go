@@ -31,8 +31,9 @@ import (
 // a worker that owns a range of buckets finds every entry it needs in
 // one key range of each structure; data-parallel workers can split the
 // persisted state by key hash without rewriting it. An Output's rows
-// are bucketed by their ordering key too, and restore sorts them; only
-// the small error collections are kept in order without a bucket.
+// are the one exception: they are kept in key order without a bucket, a
+// view being read whole and loaded fastest in order; split among
+// workers, an Output is cut into key ranges instead.
 //
 //	Join, SemiJoin left   arrangement rows: (key, row) → multiplicity
 //	                      (see arrangement.persist)
@@ -43,8 +44,8 @@ import (
 //	                      collection states (ElementState) apart
 //	TopK, Window          (group, row) → multiplicity: the input
 //	MonotonicTopK         group → its kept window
-//	Output, Index         row (its stored form) → multiplicity, and the
-//	                      error collection
+//	Output, Index         row → multiplicity (and its stored form, unless
+//	                      its key determines it), and the error collection
 //
 // Every value is varints and value-encoded rows (types.AppendRow), so a
 // layout does not depend on the machine. A graph's StateShape names the

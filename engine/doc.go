@@ -123,14 +123,42 @@
 // state of the tick on disk, and exactly-once needs nothing more.
 //
 // Per tick, persisting costs Nexmark queries with aggregates little and
-// those whose state is every event most (events per CPU-second, state
-// persisted ÷ not persisted, alternating runs on the loaded two-core
-// machine): q0 0.86×, q4 0.65–0.80×, q5 and q6 0.80×, q17 0.91×, q20
-// 0.57–0.64×, q9 0.54–0.65×. The difference is Pebble writing the state's
-// bytes: q20 writes 191 bytes of state per event beside the event itself,
-// and its compactions rewrite them level by level (tuned in storage.Open,
-// which cut q20's cost by a fifth). A source that is not stored writes
-// the event once, as state.
+// those whose state is every event most. Profiled (BenchmarkNexmarkIngest
+// in package sql, 1M events, persisted against --view-state recomputed),
+// the difference is Pebble taking the state's bytes, not the dataflow
+// encoding them: for q20, Pebble's flushes took 0.64 s, its compactions
+// 1.17 s and the memtable 0.37 s of 3.62 s CPU, against 0.21, 0.23 and
+// 0.05 s of 1.48 s without state, while the dataflow's steps took 0.69 s
+// against 0.50 s. Three things cut it:
+//
+//   - Fewer bytes: an Output persists a row without its stored form when
+//     the row's key determines it (q0's state was 1.5 times as large, q20's
+//     output 1.8 times), and the rows a tick appends to a hot key's bucket
+//     are one entry instead of one each (q20's arranged bids: 465,000
+//     entries for 920,000 bids). q20 writes 152 bytes of state per event
+//     where it wrote 200, q9 176 where it wrote 220.
+//   - Keys in order: operators write their keys in the order of their hash
+//     buckets, and each one searched the memtable's skiplist from the top;
+//     the storage batch sorts a tick's state writes first (storage
+//     state_sort.go), which took q0's memtable from 0.68 s to 0.29 s.
+//   - Compactions that rewrite them less: tuned in storage.Open, which cut
+//     q20's cost by a fifth.
+//
+// Measured (events per CPU-second, persisted ÷ recomputed, alternating
+// runs of bench/nexmark at 1M events on the loaded two-core machine, load
+// 8–15; before → after): q0 0.67× → 0.63× (0.65× → 0.75× in
+// BenchmarkNexmarkIngest, whose runs vary less), q1 0.70× → 0.76×, q3
+// 0.99×, q8 0.83×, q9 0.45× → 0.53×, q20 0.40× → 0.54× (0.46× → 0.58×
+// in the benchmark). What is left for q9 and q20 is physical: their
+// state is every bid (the join's arrangement) and, for q20, the joined
+// rows, about 150 bytes per event beside the 180 the stored event takes,
+// and Pebble's cost goes with the bytes it logs, flushes and compacts.
+// Going further means not writing those bytes twice: a join's arrangement
+// of a stored, unfiltered input could be restored from the input's rows
+// instead of its own, and an Output fed by a Join only through stateless
+// operators from the join's arrangements, as a grouped Output is from its
+// Reduce's groups. A source that is not stored writes the event once, as
+// state.
 //
 // # Restart: serving while views hydrate
 //
