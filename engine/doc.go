@@ -144,14 +144,16 @@
 //   - Compactions that rewrite them less: tuned in storage.Open, which cut
 //     q20's cost by a fifth.
 //
-// Measured (events per CPU-second, persisted ÷ recomputed, alternating
-// runs of bench/nexmark at 1M events on the loaded two-core machine, load
-// 8–15; before → after): q0 0.67× → 0.63× (0.65× → 0.75× in
-// BenchmarkNexmarkIngest, whose runs vary less), q1 0.70× → 0.76×, q3
-// 0.99×, q8 0.83×, q9 0.45× → 0.53×, q20 0.40× → 0.54× (0.46× → 0.58×
-// in the benchmark). What is left for q9 and q20 is physical: their
+// Measured (events per CPU-second, persisted ÷ recomputed, 1M events, on
+// the loaded two-core machine at load 11–15; before → after): in
+// BenchmarkNexmarkIngest, alternating the two builds, two rounds, q0
+// 0.72× → 0.69× (no change beyond the noise), q1 0.66× → 0.71×, q9
+// 0.48× → 0.55×, q20 0.49× → 0.57× (persisted, q9 and q20 ingest 13%
+// and 20% more events per CPU-second); in bench/nexmark, q0 0.67× →
+// 0.63×, q1 0.70× → 0.76×, q9 0.45× → 0.53×, q20 0.40× → 0.54×, and q3
+// 0.99×, q8 0.83× after. What is left for q9 and q20 is physical: their
 // state is every bid (the join's arrangement) and, for q20, the joined
-// rows, about 150 bytes per event beside the 180 the stored event takes,
+// rows, about 150 bytes per event beside the 120 the stored event takes,
 // and Pebble's cost goes with the bytes it logs, flushes and compacts.
 // Going further means not writing those bytes twice: a join's arrangement
 // of a stored, unfiltered input could be restored from the input's rows
