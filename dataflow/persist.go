@@ -46,6 +46,8 @@ import (
 //	MonotonicTopK         group → its kept window
 //	Output, Index         row → multiplicity (and its stored form, unless
 //	                      its key determines it), and the error collection
+//	Recursive             accumulated inputs and result, and each copy
+//	                      of its step's graph (recursive_persist.go)
 //
 // Every value is varints and value-encoded rows (types.AppendRow), so a
 // layout does not depend on the machine. A graph's StateShape names the
