@@ -149,9 +149,10 @@
 // BenchmarkNexmarkIngest, alternating the two builds, two rounds, q0
 // 0.72× → 0.69× (no change beyond the noise), q1 0.66× → 0.71×, q9
 // 0.48× → 0.55×, q20 0.49× → 0.57× (persisted, q9 and q20 ingest 13%
-// and 20% more events per CPU-second); in bench/nexmark, q0 0.67× →
-// 0.63×, q1 0.70× → 0.76×, q9 0.45× → 0.53×, q20 0.40× → 0.54×, and q3
-// 0.99×, q8 0.83× after. What is left for q9 and q20 is physical: their
+// and 20% more events per CPU-second); in bench/nexmark (two runs of
+// each mode, the best kept; load 8 before, 4–9 after), q0 0.67× →
+// 0.67×, q1 0.70× → 0.76×, q9 0.45× → 0.60×, q20 0.40× → 0.59×, and q3
+// 0.88×, q8 0.83× after. What is left for q9 and q20 is physical: their
 // state is every bid (the join's arrangement) and, for q20, the joined
 // rows, about 150 bytes per event beside the 120 the stored event takes,
 // and Pebble's cost goes with the bytes it logs, flushes and compacts.
