@@ -1,6 +1,9 @@
 package engine
 
-import "github.com/streamdb/streamdb/sources"
+import (
+	"github.com/streamdb/streamdb/dataflow"
+	"github.com/streamdb/streamdb/sources"
+)
 
 // releaseBatches hands the memory of the tick's source batches back to
 // their sources (sources.Batch.Release) where nothing the tick gave
@@ -17,13 +20,27 @@ import "github.com/streamdb/streamdb/sources"
 // changes by reference), have no change feed of its own nor a sink, and
 // every flow reading it must let go of its rows within the Step
 // (dataflow.Input.KeepsRows).
-func (e *Engine) releaseBatches(reqs []*coordReq) {
+//
+// The deltas built from a released batch are kept by the source's
+// runtime for the next tick's (runningSource.spare): nothing refers to
+// them either.
+func (e *Engine) releaseBatches(reqs []*coordReq, deltas map[uint64]dataflow.Batch) {
 	for _, r := range reqs {
 		if r.source == nil || r.batch == nil || r.batch.Release == nil || r.err != nil {
 			continue
 		}
-		if e.keepsRows(r.source, r.batch) {
+		rs := r.source
+		if e.keepsRows(rs, r.batch) {
 			continue
+		}
+		for i, changes := range r.batch.Changes {
+			if i >= len(rs.outputs) || rs.outputs[i] == 0 || len(changes) == 0 {
+				continue
+			}
+			if rs.spare == nil {
+				rs.spare = map[uint64]dataflow.Batch{}
+			}
+			rs.spare[rs.outputs[i]] = deltas[rs.outputs[i]]
 		}
 		release := r.batch.Release
 		r.batch.Release = nil

@@ -27,10 +27,11 @@ func TestSourceBatchRelease(t *testing.T) {
 		// is the relation whole, its Output the rows themselves.
 		project bool
 		want    bool
+		rows    string
 	}{
-		{"not stored, projection", true, true, true},
-		{"not stored, whole rows", true, false, false},
-		{"stored, projection", false, true, false},
+		{"not stored, projection", true, true, true, "10 20 30 40"},
+		{"not stored, whole rows", true, false, false, "1,10 2,20 3,30 4,40"},
+		{"stored, projection", false, true, false, "10 20 30 40"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := context.Background()
@@ -66,11 +67,17 @@ func TestSourceBatchRelease(t *testing.T) {
 				Release: func() { released.Add(1) }})
 			// The coordinator finishes a tick before it takes the next
 			// batch: after this one, the first's release is decided.
-			src.emit(t, &sources.Batch{Changes: [][]sources.Change{{{Row: int8s(3, 30), Diff: 1}}}})
+			// The second tick's delta is built in the first's when it
+			// was released, and the third's in the second's.
+			src.emit(t, &sources.Batch{Changes: [][]sources.Change{{{Row: int8s(3, 30), Diff: 1}}}, Release: func() {}})
 			if got := released.Load() == 1; got != tc.want {
 				t.Fatalf("released = %v, want %v", got, tc.want)
 			}
+			src.emit(t, &sources.Batch{Changes: [][]sources.Change{{{Row: int8s(4, 40), Diff: 1}}}, Release: func() {}})
 			want := viewRows(t, e, "mv")
+			if want != tc.rows {
+				t.Fatalf("view holds %s, want %s", want, tc.rows)
+			}
 			if released.Load() == 1 {
 				for _, r := range rows {
 					r[0], r[1] = types.NewInt8(-1), types.NewInt8(-1)

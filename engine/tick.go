@@ -297,7 +297,7 @@ func (e *Engine) writeTick(ctx context.Context, reqs []*coordReq) error {
 		clear(e.errFlows)
 		e.errFlows = e.errFlows[:0]
 	} else {
-		e.releaseBatches(reqs)
+		e.releaseBatches(reqs, deltas)
 	}
 	return nil
 }
