@@ -16,7 +16,8 @@ import (
 // error's example row is an input row, kept.
 //
 // It answers conservatively, per batch: every relation the batch
-// changed must be not stored (a stored relation's history keeps its
+// changed must be not stored, or cold (its rows encoded into the store,
+// its history only their ids; an in-memory relation's history keeps its
 // changes by reference), have no change feed of its own nor a sink, and
 // every flow reading it must let go of its rows within the Step
 // (dataflow.Input.KeepsRows).
@@ -60,7 +61,7 @@ func (e *Engine) keepsRows(rs *runningSource, b *sources.Batch) bool {
 		}
 		id := rs.outputs[i]
 		t := e.tables[id]
-		if t == nil || !t.notStored() || len(e.directSubs[id]) > 0 || e.sinkRels[id] > 0 {
+		if t == nil || !t.notStored() && t.store == nil || len(e.directSubs[id]) > 0 || e.sinkRels[id] > 0 {
 			return true
 		}
 		for _, f := range e.readers[id] {

@@ -15,28 +15,33 @@ import (
 
 // TestSourceBatchRelease checks when the engine hands a source batch's
 // memory back (sources.Batch.Release): after the tick, for a source that
-// is not stored whose views build rows of their own, and never when a
-// view may keep the batch's rows or the relation is stored. A released
+// is not stored or whose relation is cold, whose views build rows of
+// their own; never when a view may keep the batch's rows or the relation
+// is in memory (its history keeps the rows). A released
 // batch's rows are overwritten before the next batch, as a generator
 // reusing the memory does, and the view must not change.
 func TestSourceBatchRelease(t *testing.T) {
 	for _, tc := range []struct {
 		name      string
 		notStored bool
+		// retracts makes the relation one kept in memory, not cold.
+		retracts bool
 		// project views the second column alone; otherwise the view
 		// is the relation whole, its Output the rows themselves.
 		project bool
 		want    bool
 		rows    string
 	}{
-		{"not stored, projection", true, true, true, "10 20 30 40"},
-		{"not stored, whole rows", true, false, false, "1,10 2,20 3,30 4,40"},
-		{"stored, projection", false, true, false, "10 20 30 40"},
+		{"not stored, projection", true, false, true, true, "10 20 30 40"},
+		{"not stored, whole rows", true, false, false, false, "1,10 2,20 3,30 4,40"},
+		{"cold, projection", false, false, true, true, "10 20 30 40"},
+		{"cold, whole rows", false, false, false, false, "1,10 2,20 3,30 4,40"},
+		{"in memory, projection", false, true, true, false, "10 20 30 40"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := context.Background()
 			src := newScripted([]sources.Output{{Name: "a", Columns: []sources.Column{
-				{Name: "id", Type: types.TypeInt8, NotNull: true}, {Name: "v", Type: types.TypeInt8}}}})
+				{Name: "id", Type: types.TypeInt8, NotNull: true}, {Name: "v", Type: types.TypeInt8}}, Retracts: tc.retracts}})
 			e, stop := start(t.TempDir(), schemaBinder{src})
 			defer stop()
 			err := e.RunDDL(ctx, func(ctx context.Context, tx *engine.DDL) error {
