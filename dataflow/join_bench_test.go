@@ -127,10 +127,3 @@ func (g *nexmarkJoinGen) tick() (bids, auctions Batch) {
 // firstCol keys a row by its first column, a slice of the row as the
 // planner's key functions take adjacent columns.
 func firstCol(r types.Row) (types.Row, bool) { return r[:1:1], !r[0].IsNull() }
-
-// discardState is a StateWriter that drops what it is given.
-type discardState struct{}
-
-func (discardState) Set(key, value []byte)         {}
-func (discardState) Delete(key []byte)             {}
-func (discardState) DeleteRange(start, end []byte) {}
