@@ -257,9 +257,9 @@ func (op *joinOp) appendKept(dst []byte, r types.Row, right bool) []byte {
 }
 
 func (op *joinOp) side(ctx context.Context, delta Batch, keyFn KeyFunc, own, other *arrangement, fromRight bool) error {
-	c := &op.decoded[0]
+	c, keep := &op.decoded[0], op.spec.RightKeep
 	if !fromRight {
-		c = &op.decoded[1]
+		c, keep = &op.decoded[1], op.spec.LeftKeep
 	}
 	if gen := other.tab.gen; c.gen != gen || len(c.rows) >= maxDecoded {
 		// Clearing a map costs its capacity: skip it when it is
@@ -278,6 +278,7 @@ func (op *joinOp) side(ctx context.Context, delta Batch, keyFn KeyFunc, own, oth
 		chunk := delta[start:min(start+keyBatchSize, len(delta))]
 		op.keys.load(chunk, keyFn, own.tab)
 		op.keys.touch(own.tab, other.tab)
+		op.keys.touchStrings(chunk, keep)
 		for j, u := range chunk {
 			key, h, ok := op.keys.get(j)
 			if !ok {

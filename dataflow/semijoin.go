@@ -171,6 +171,9 @@ func (op *semiJoinOp) probeLeft(ctx context.Context, delta Batch) error {
 		chunk := delta[start:min(start+keyBatchSize, len(delta))]
 		op.keys.load(chunk, op.leftKey, op.rc)
 		op.keys.touch(op.rc, op.la.tab)
+		if !op.g.final {
+			op.keys.touchStrings(chunk, nil)
+		}
 		for j, u := range chunk {
 			key, h, ok := op.keys.get(j)
 			if !ok {
