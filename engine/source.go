@@ -136,7 +136,11 @@ func (e *Engine) applySource(ctx context.Context, rs *runningSource, b *sources.
 		if i >= len(rs.outputs) || rs.outputs[i] == 0 || len(changes) == 0 {
 			continue
 		}
-		if err := e.applyChanges(rs, rs.outputs[i], changes, batch, deltas); err != nil {
+		apply := e.applyChanges
+		if slices.Contains(b.Fresh, i) {
+			apply = e.applyFresh
+		}
+		if err := apply(rs, rs.outputs[i], changes, batch, deltas); err != nil {
 			return err
 		}
 	}

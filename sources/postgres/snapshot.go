@@ -161,8 +161,18 @@ func (s *session) snapshotTable(ctx context.Context, t *table, published map[uin
 	c := r.startCommitter(ctx, nil)
 	defer c.stop()
 	var rows rowArena
+	// Every batch but the last is replayable: until the last records the
+	// table's snapshot point, a restart reads the table again from its
+	// Truncate, so a batch a machine crash loses is lost together with
+	// all that follow it and read again. The last is committed durably,
+	// and with it, the log being written in order, the others. Keyed rows
+	// are fresh: the output was truncated and the key is unique upstream.
 	newBatch := func() {
 		p.batch.Changes[t.out] = make([]sources.Change, 0, cfg.SnapshotBatchRows)
+		p.batch.Replayable = true
+		if t.key != nil {
+			p.batch.Fresh = []int{t.out}
+		}
 	}
 	newBatch()
 	flush := func() error {
@@ -205,7 +215,7 @@ func (s *session) snapshotTable(ctx context.Context, t *table, published map[uin
 		}
 		return upstreamError("reading table "+t.qname, err)
 	}
-	p.next, p.stateChanged = final, true
+	p.next, p.stateChanged, p.batch.Replayable = final, true, false
 	if err := flush(); err != nil {
 		return err
 	}
