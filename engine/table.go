@@ -119,20 +119,6 @@ func (t *tableState) insert(key, val string) {
 	t.rows++
 }
 
-// insertNew stores a row under a key the table is known not to hold
-// (see bulk.go), without looking it up in the base. It reports false
-// when the overlay did hold the key: the row replaced another, which the
-// caller treats as the broken promise it is.
-func (t *tableState) insertNew(key, val string) bool {
-	t.snap = nil
-	prev, replaced := t.overlay.Set(storedRow{key: key, val: val})
-	if replaced && !prev.del {
-		return false
-	}
-	t.rows++
-	return true
-}
-
 // remove deletes the row under key, returning its value.
 func (t *tableState) remove(key string) (string, bool, error) {
 	prev, ok, err := t.get(key)

@@ -355,11 +355,13 @@ func (e *Engine) saveRowCounts(batch *storage.Batch, deltas map[uint64]dataflow.
 const rebaseEvery = 10 * time.Second
 
 // maybeRebase takes a new base for the tables once their overlays hold
-// enough rows, or have for long enough (see table_base.go).
+// enough rows, or have for long enough (see table_base.go), and always
+// after a tick that bypassed the overlays.
 func (e *Engine) maybeRebase() {
-	if e.overlaid < rebaseRows && (e.overlaid == 0 || time.Since(e.lastRebase) < rebaseEvery) {
+	if !e.bypassed && e.overlaid < rebaseRows && (e.overlaid == 0 || time.Since(e.lastRebase) < rebaseEvery) {
 		return
 	}
+	e.bypassed = false
 	e.rebase()
 }
 

@@ -1,0 +1,186 @@
+package engine_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/streamdb/streamdb/catalog"
+	"github.com/streamdb/streamdb/engine"
+	"github.com/streamdb/streamdb/planner"
+	"github.com/streamdb/streamdb/sources"
+	"github.com/streamdb/streamdb/types"
+)
+
+// keyedOutput is an upsert output (id, v) keyed by id.
+var keyedOutput = []sources.Output{{Name: "a", Columns: []sources.Column{
+	{Name: "id", Type: types.TypeInt8, NotNull: true}, {Name: "v", Type: types.TypeInt8}}, Key: []int{0}}}
+
+// createKeyed creates source s with relation a over src, and a view mv
+// reading a whole.
+func createKeyed(t testing.TB, e *engine.Engine, src sources.Source, view string) {
+	t.Helper()
+	ctx := context.Background()
+	err := e.RunDDL(ctx, func(ctx context.Context, tx *engine.DDL) error {
+		return tx.CreateSource(ctx, engine.SourceDef{Name: "s", SQL: "CREATE SOURCE s …", Relations: []string{"a"}}, src)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if view != "" {
+		createView(t, e, view)
+	}
+}
+
+// createView creates a materialized view reading a whole.
+func createView(t testing.TB, e *engine.Engine, name string) {
+	t.Helper()
+	err := e.RunDDL(context.Background(), func(ctx context.Context, tx *engine.DDL) error {
+		a, _ := tx.Catalog().Lookup("", "a")
+		return tx.Create(ctx, &catalog.Object{ID: tx.NextID(), Kind: catalog.KindMaterializedView, Schema: catalog.DefaultSchema, Name: name,
+			Columns: a.Columns, DependsOn: []uint64{a.ID}, SQL: "CREATE MATERIALIZED VIEW " + name + " AS SELECT * FROM a",
+			Plan: &planner.Get{ID: planner.ObjectID(a.ID), Name: "a", Cols: a.PlanColumns()}})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestFreshBatches reloads a relation as a snapshot does, after a
+// Truncate, with fresh batches (sources.Batch.Fresh) whose keys the
+// relation held before the Truncate: the rows replace the old ones in
+// the relation, its row count, a view made before, a view made between
+// two batches and a subscription; the stream's changes after them find
+// the rows (an update replaces, a delete deletes); and a restart reads
+// the same.
+func TestFreshBatches(t *testing.T) {
+	dir := t.TempDir()
+	ctx := context.Background()
+	src := newScripted(keyedOutput)
+	e, stop := start(dir, schemaBinder{src})
+	defer func() { stop() }()
+	createKeyed(t, e, src, "before")
+	<-src.resumed
+	a, _ := e.Snapshot().Catalog().Lookup("", "a")
+	sub, err := e.Subscribe(ctx, &planner.Get{ID: planner.ObjectID(a.ID), Name: "a", Cols: a.PlanColumns()}, engine.FeedOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Unsubscribe(ctx, sub)
+
+	src.emit(t, &sources.Batch{Changes: [][]sources.Change{{
+		{Key: int8s(1), Row: int8s(1, 10)}, {Key: int8s(2), Row: int8s(2, 20)}, {Key: int8s(3), Row: int8s(3, 30)}}}})
+	nextTick(t, sub)
+	src.emit(t, &sources.Batch{Truncate: []int{0}, Fresh: []int{0}, Replayable: true, Changes: [][]sources.Change{{
+		{Key: int8s(2), Row: int8s(2, 21)}, {Key: int8s(4), Row: int8s(4, 41)}}}})
+	if got, want := rowsText(nextTick(t, sub)), "1,10 2,20 3,30 2,21 4,41"; !sameRows(got, want) {
+		t.Errorf("subscription after the first fresh batch = %s, want %s", got, want)
+	}
+	createView(t, e, "between")
+	src.emit(t, &sources.Batch{Fresh: []int{0}, Changes: [][]sources.Change{{
+		{Key: int8s(3), Row: int8s(3, 31)}, {Key: int8s(5), Row: int8s(5, 51)}}}})
+	want := "2,21 3,31 4,41 5,51"
+	for _, rel := range []string{"a", "before", "between"} {
+		got := ""
+		if rel == "a" {
+			got = tableRows(t, e, rel)
+		} else {
+			got = viewRows(t, e, rel)
+		}
+		if got != want {
+			t.Errorf("%s after the fresh batches = %s, want %s", rel, got, want)
+		}
+	}
+	if snap, _ := e.Snapshot().Table(a.ID); snap.SizeHint() != 4 {
+		t.Errorf("a counts %d rows, want 4", snap.SizeHint())
+	}
+
+	src.emit(t, &sources.Batch{Changes: [][]sources.Change{{
+		{Key: int8s(3), Row: int8s(3, 32)}, {Key: int8s(5)}}}})
+	want = "2,21 3,32 4,41"
+	createView(t, e, "after")
+	for _, rel := range []string{"before", "between", "after"} {
+		if got := viewRows(t, e, rel); got != want {
+			t.Errorf("%s after the stream's changes = %s, want %s", rel, got, want)
+		}
+	}
+
+	stop()
+	src = newScripted(keyedOutput)
+	e, stop = start(dir, schemaBinder{src})
+	<-src.resumed
+	if got := tableRows(t, e, "a"); got != want {
+		t.Errorf("a after the restart = %s, want %s", got, want)
+	}
+	if snap, _ := e.Snapshot().Table(a.ID); snap.SizeHint() != 3 {
+		t.Errorf("a counts %d rows after the restart, want 3", snap.SizeHint())
+	}
+	if got := viewRows(t, e, "after"); got != want {
+		t.Errorf("after after the restart = %s, want %s", got, want)
+	}
+}
+
+// counted is a source that emits rows batches of size rows each, fresh
+// or not, and reports when the engine has committed them all.
+type counted struct {
+	rows, size int
+	fresh      bool
+	done       chan struct{}
+}
+
+func (c *counted) Outputs() []sources.Output { return keyedOutput }
+
+func (c *counted) Run(ctx context.Context, _ map[string][]byte, sink sources.Sink) error {
+	defer close(c.done)
+	rows := make([]types.Datum, 2*c.rows)
+	for i := range c.rows {
+		rows[2*i], rows[2*i+1] = types.NewInt8(int64(i)), types.NewInt8(int64(i%97))
+	}
+	for lo := 0; lo < c.rows; lo += c.size {
+		hi := min(lo+c.size, c.rows)
+		changes := make([]sources.Change, 0, hi-lo)
+		for i := lo; i < hi; i++ {
+			row := types.Row(rows[2*i : 2*i+2 : 2*i+2])
+			changes = append(changes, sources.Change{Key: row[:1:1], Row: row})
+		}
+		b := &sources.Batch{Changes: [][]sources.Change{changes}, Replayable: hi < c.rows}
+		if c.fresh {
+			b.Fresh = []int{0}
+		}
+		if lo == 0 {
+			b.Truncate = []int{0}
+		}
+		if err := sink.Emit(ctx, b); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// BenchmarkSourceLoad loads 200,000 keyed rows into a source's relation
+// in batches of 8,192, as a snapshot does, fresh (no lookup of a row to
+// replace, no overlay) or as ordinary upserts.
+func BenchmarkSourceLoad(b *testing.B) {
+	const rows = 200_000
+	for _, fresh := range []bool{false, true} {
+		b.Run(fmt.Sprintf("fresh=%t", fresh), func(b *testing.B) {
+			b.ReportAllocs()
+			for range b.N {
+				b.StopTimer()
+				src := &counted{rows: rows, size: 8192, fresh: fresh, done: make(chan struct{})}
+				e, stop := start(b.TempDir(), schemaBinder{src})
+				b.StartTimer()
+				createKeyed(b, e, src, "")
+				<-src.done
+				b.StopTimer()
+				a, _ := e.Snapshot().Catalog().Lookup("", "a")
+				if snap, _ := e.Snapshot().Table(a.ID); snap.SizeHint() != rows {
+					b.Fatalf("loaded %d rows, want %d", snap.SizeHint(), rows)
+				}
+				stop()
+				b.StartTimer()
+			}
+			b.ReportMetric(float64(rows*b.N)/b.Elapsed().Seconds(), "rows/s")
+		})
+	}
+}
