@@ -175,10 +175,15 @@ func (s *session) snapshotTable(ctx context.Context, t *table, published map[uin
 		}
 	}
 	newBatch()
+	// waited is how long reading waited for the engine to commit the
+	// batch before: the log tells which side bounds the snapshot.
+	var waited time.Duration
 	flush := func() error {
+		w0 := time.Now()
 		if err := c.wait(); err != nil {
 			return err
 		}
+		waited += time.Since(w0)
 		view = p.next
 		c.send(p)
 		p = newPending(len(r.tables), &view)
@@ -225,7 +230,7 @@ func (s *session) snapshotTable(ctx context.Context, t *table, published map[uin
 	r.s.status.set(func(b *statusBoard) { b.tables[t.out].Snapshotting = false })
 	elapsed := time.Since(start)
 	r.s.log.Info("snapshotted table", "table", t.qname, "rows", done, "dead_letters", dead,
-		"elapsed", elapsed, "rows_per_s", int64(float64(done)/max(elapsed.Seconds(), 1e-9)))
+		"elapsed", elapsed, "rows_per_s", int64(float64(done)/max(elapsed.Seconds(), 1e-9)), "waited_for_engine", waited)
 	return nil
 }
 
