@@ -120,8 +120,9 @@ func TestPostgresKill9UnderLoad(t *testing.T) {
 	rng := rand.New(rand.NewPCG(seed, 0))
 	u := newUpstream(t, nil)
 	u.exec(pgLoadSchema)
-	// A table whose snapshot takes a while, for a kill to land in.
-	u.exec(`INSERT INTO events (account, amount, note) SELECT 1 + g % 200, g % 13, repeat('y', g % 50) FROM generate_series(1, 300000) g`)
+	// A table whose snapshot takes a while, for a kill to land in: half a
+	// second or more at the snapshot's speed on an idle machine.
+	u.exec(`INSERT INTO events (account, amount, note) SELECT 1 + g % 200, g % 13, repeat('y', g % 50) FROM generate_series(1, 1000000) g`)
 
 	dataDir := t.TempDir()
 	srv, addr := startStreamdb(t, dataDir)
@@ -137,7 +138,7 @@ func TestPostgresKill9UnderLoad(t *testing.T) {
 	for round := range kills {
 		// The first kills land in the snapshot of the big table, the
 		// others at a random moment of the stream.
-		pause := 300 + rng.IntN(700)
+		pause := 100 + rng.IntN(400)
 		if round >= 2 {
 			waitRunning(c, "app")
 			pause = rng.IntN(500)
