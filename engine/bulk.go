@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/streamdb/streamdb/dataflow"
 	"github.com/streamdb/streamdb/sources"
@@ -30,10 +31,57 @@ import (
 // before, during or after the snapshot get them as deltas or by
 // hydration from the published snapshot.
 //
-// Sorted sstables ingested into the store would spare the memtable and
-// its flush too, but a snapshot comes in upstream's heap order, not key
-// order: each batch's file would overlap the others', and Pebble stops
-// writes once 24 such files wait in L0 to be merged.
+// Sorted sstables ingested into the store (DB.Ingest) would spare the
+// memtable, the log and the flush too, a third of a fresh row's cost in
+// the store, but were not worth it here. Each ingestion syncs its file
+// and the manifest inside the tick, several milliseconds on this
+// machine's disk (a small synced write takes 0.8 ms, a synced megabyte
+// 8): with a snapshot's batches of 8,192 rows that is more wall time than
+// the whole memtable path, which leaves the disk to the flush in the
+// background and to the one synced commit at the snapshot's end. And a
+// snapshot comes in upstream's heap order, not key order: unless it
+// happens to be sorted, each batch's file overlaps the others', and
+// Pebble stops writes once 24 such files wait in L0 to be merged.
+
+// dropUnread empties the relations of the outputs b truncates and
+// refills with fresh rows that nothing reads — no view, index,
+// subscription or sink — without reading them: the rows of a snapshot a
+// crash interrupted, which a Truncate would otherwise retract one by
+// one, their keys and decoded rows all in memory at once. Their stored
+// rows go in one range deletion and the tick takes a new base; the
+// history of changes, which has no retractions to undo, starts again at
+// the tick, as for a relation created then. It returns the outputs left
+// for truncate.
+func (e *Engine) dropUnread(rs *runningSource, b *sources.Batch, batch *storage.Batch, deltas map[uint64]dataflow.Batch) []int {
+	if len(b.Fresh) == 0 {
+		return b.Truncate
+	}
+	var rest []int
+	for _, o := range b.Truncate {
+		t := e.sourceRelation(rs, o)
+		if t == nil || !slices.Contains(b.Fresh, o) || t.notStored() || t.store != nil || !e.unread(t.obj.ID) {
+			rest = append(rest, o)
+			continue
+		}
+		batch.DropCollection(t.obj.ID)
+		if _, ok := deltas[t.obj.ID]; !ok {
+			// The tick commits, and saves the relation's row count,
+			// even if no row follows.
+			deltas[t.obj.ID] = dataflow.Batch{}
+		}
+		t.rows = 0
+		t.snap = nil
+		e.dirty[t.obj.ID] = true
+		e.bypassed = true
+		e.emptied = append(e.emptied, t.obj.ID)
+	}
+	return rest
+}
+
+// unread reports whether nothing reads a relation's changes.
+func (e *Engine) unread(id uint64) bool {
+	return len(e.readers[id]) == 0 && len(e.directSubs[id]) == 0 && e.sinkRels[id] == 0
+}
 
 // applyFresh applies changes that sources.Batch.Fresh says only insert
 // new keys into an upsert relation. A relation with a watermark, or one

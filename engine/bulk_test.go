@@ -184,3 +184,75 @@ func BenchmarkSourceLoad(b *testing.B) {
 		})
 	}
 }
+
+// TestFreshBatchesUnread reloads a relation nothing reads: the Truncate
+// drops its rows without reading them, and the relation, its row count,
+// a view made after and the stream's later changes are as if it had
+// retracted them; a change feed cannot start before the reload.
+func TestFreshBatchesUnread(t *testing.T) {
+	dir := t.TempDir()
+	ctx := context.Background()
+	src := newScripted(keyedOutput)
+	e, stop := start(dir, schemaBinder{src})
+	defer func() { stop() }()
+	createKeyed(t, e, src, "")
+	<-src.resumed
+	a, _ := e.Snapshot().Catalog().Lookup("", "a")
+
+	src.emit(t, &sources.Batch{Changes: [][]sources.Change{{
+		{Key: int8s(1), Row: int8s(1, 10)}, {Key: int8s(2), Row: int8s(2, 20)}, {Key: int8s(3), Row: int8s(3, 30)}}}})
+	before := e.Snapshot()
+	src.emit(t, &sources.Batch{Truncate: []int{0}, Fresh: []int{0}, Replayable: true, Changes: [][]sources.Change{{
+		{Key: int8s(2), Row: int8s(2, 21)}, {Key: int8s(4), Row: int8s(4, 41)}}}})
+	if got, want := tableRows(t, e, "a"), "2,21 4,41"; got != want {
+		t.Errorf("a after the reload = %s, want %s", got, want)
+	}
+	if snap, _ := before.Table(a.ID); snap.SizeHint() != 3 {
+		t.Errorf("a snapshot of before the reload counts %d rows, want 3", snap.SizeHint())
+	}
+	if got, want := tableRowsAt(t, before, a.ID), "1,10 2,20 3,30"; got != want {
+		t.Errorf("a snapshot of before the reload reads %s, want %s", got, want)
+	}
+	since, err := e.HistorySince(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if since[a.ID] <= before.TS() {
+		t.Errorf("a change feed over a can start at %d, before the reload (after %d)", since[a.ID], before.TS())
+	}
+	// An empty batch that only empties the relation commits too.
+	src.emit(t, &sources.Batch{Truncate: []int{0}, Fresh: []int{0}})
+	if got := tableRows(t, e, "a"); got != "" {
+		t.Errorf("a after an empty reload = %s, want nothing", got)
+	}
+	src.emit(t, &sources.Batch{Truncate: []int{0}, Fresh: []int{0}, Changes: [][]sources.Change{{
+		{Key: int8s(2), Row: int8s(2, 22)}, {Key: int8s(5), Row: int8s(5, 52)}}}})
+	src.emit(t, &sources.Batch{Changes: [][]sources.Change{{{Key: int8s(5), Row: int8s(5, 53)}, {Key: int8s(2)}}}})
+	want := "5,53"
+	createView(t, e, "after")
+	if got := viewRows(t, e, "after"); got != want {
+		t.Errorf("after = %s, want %s", got, want)
+	}
+
+	stop()
+	src = newScripted(keyedOutput)
+	e, stop = start(dir, schemaBinder{src})
+	<-src.resumed
+	if got := tableRows(t, e, "a"); got != want {
+		t.Errorf("a after the restart = %s, want %s", got, want)
+	}
+	if snap, _ := e.Snapshot().Table(a.ID); snap.SizeHint() != 1 {
+		t.Errorf("a counts %d rows after the restart, want 1", snap.SizeHint())
+	}
+}
+
+// tableRowsAt renders the rows of relation id in snap.
+func tableRowsAt(t *testing.T, snap *engine.Snapshot, id uint64) string {
+	t.Helper()
+	ts, _ := snap.Table(id)
+	var rows []types.Row
+	if err := ts.Scan(func(_ string, r types.Row) bool { rows = append(rows, r); return true }); err != nil {
+		t.Fatal(err)
+	}
+	return rowsText(rows)
+}

@@ -204,6 +204,10 @@ func (e *Engine) writeTick(ctx context.Context, reqs []*coordReq) error {
 	}
 	ts := e.nextTS()
 	batch.SetMeta("ts", tsValue(ts))
+	for _, id := range e.emptied {
+		e.hist.created[id] = ts
+	}
+	e.emptied = e.emptied[:0]
 	e.saveRowCounts(batch, deltas)
 	// The commit (Pebble's memtable insert and WAL fsync) runs beside
 	// view maintenance, which needs only memory: the tick's cost is the
