@@ -72,10 +72,10 @@ func (s *session) snapshotPending(ctx context.Context) error {
 }
 
 // snapshotTable reads one table into batches of at most
-// SnapshotBatchRows rows. The first batch truncates the output (it may
-// hold rows of an interrupted snapshot) and the last records the table's
-// snapshot point; a crash between them leaves the table unrecorded, so
-// the next start reads it again.
+// SnapshotBatchRows rows and about SnapshotBatchBytes. The first batch
+// truncates the output (it may hold rows of an interrupted snapshot) and
+// the last records the table's snapshot point; a crash between them
+// leaves the table unrecorded, so the next start reads it again.
 func (s *session) snapshotTable(ctx context.Context, t *table, published map[uint32]pubTable, at pglogrepl.LSN, nth, of int) error {
 	r := s.r
 	cfg := &r.s.cfg
@@ -167,8 +167,15 @@ func (s *session) snapshotTable(ctx context.Context, t *table, published map[uin
 	// all that follow it and read again. The last is committed durably,
 	// and with it, the log being written in order, the others. Keyed rows
 	// are fresh: the output was truncated and the key is unique upstream.
+	// A small table's batch gets room for its rows only.
+	room := cfg.SnapshotBatchRows
+	if total >= 0 && total < int64(room) {
+		room = int(total) + 1
+	}
+	var size int // COPY bytes of the batch's rows
 	newBatch := func() {
-		p.batch.Changes[t.out] = make([]sources.Change, 0, cfg.SnapshotBatchRows)
+		p.batch.Changes[t.out] = make([]sources.Change, 0, room)
+		size = 0
 		p.batch.Replayable = true
 		if t.key != nil {
 			p.batch.Fresh = []int{t.out}
@@ -209,7 +216,8 @@ func (s *session) snapshotTable(ctx context.Context, t *table, published map[uin
 		default:
 			*out = append(*out, sources.Change{Row: row, Diff: 1})
 		}
-		if len(*out)+len(p.batch.DeadLetters) >= cfg.SnapshotBatchRows {
+		size += len(data)
+		if len(*out)+len(p.batch.DeadLetters) >= cfg.SnapshotBatchRows || size >= cfg.SnapshotBatchBytes {
 			return flush()
 		}
 		return nil
