@@ -31,17 +31,25 @@ import (
 // before, during or after the snapshot get them as deltas or by
 // hydration from the published snapshot.
 //
-// Sorted sstables ingested into the store (DB.Ingest) would spare the
-// memtable, the log and the flush too, a third of a fresh row's cost in
-// the store, but were not worth it here. Each ingestion syncs its file
-// and the manifest inside the tick, several milliseconds on this
-// machine's disk (a small synced write takes 0.8 ms, a synced megabyte
-// 8): with a snapshot's batches of 8,192 rows that is more wall time than
-// the whole memtable path, which leaves the disk to the flush in the
-// background and to the one synced commit at the snapshot's end. And a
-// snapshot comes in upstream's heap order, not key order: unless it
-// happens to be sorted, each batch's file overlaps the others', and
-// Pebble stops writes once 24 such files wait in L0 to be merged.
+// A batch of fresh rows in key order, large enough, and above the keys
+// of the relation's earlier fresh rows goes into the store as a table
+// file of its own (storage.DB.Ingest), not through the tick's batch: it
+// skips the log, the memtable and its flush, and, since no stored key
+// lies within its range, every compaction, Pebble placing the file in
+// the last level. Those were 40% of the process's CPU in a snapshot of
+// 2,000,000 rows; ingested, a 1,000,000-row snapshot took 13% less CPU
+// per row. A snapshot of a table whose heap is in key order (a serial
+// key, a bulk load) gets that for all its batches but the first. The
+// file is ingested before the tick commits, so the rows are durable
+// before the position that says so; a crash in between leaves rows that
+// no position covers, which the snapshot's Truncate removes when it
+// starts over (truncate counts the relation empty then, whatever its
+// row count said). A batch the tick wrote to already (the Truncate's
+// range deletion) is not ingested: the batch would apply over the file.
+// Neither is a batch out of order: its file would overlap the others',
+// piling up in L0, where Pebble stops writes at 24 files. And each
+// ingestion waits for two syncs of the disk (a synced small write took
+// 0.8 ms on this machine), so small batches go through the tick's batch.
 
 // dropUnread empties the relations of the outputs b truncates and
 // refills with fresh rows that nothing reads — no view, index,
@@ -94,7 +102,11 @@ func (e *Engine) applyFresh(rs *runningSource, id uint64, changes []sources.Chan
 	if e.wms[id] != nil || t.notStored() || t.obj.Appends {
 		return e.applyChanges(rs, id, changes, batch, deltas)
 	}
-	d, err := insertFresh(rs, t, changes, batch, deltas[id])
+	// A relation the tick's batch wrote already (its Truncate's range
+	// deletion) must have these rows in the batch too, after: a file
+	// ingested now would be under the batch's writes.
+	d, touched := deltas[id]
+	d, err := e.insertFresh(rs, t, changes, batch, d, !touched)
 	if err != nil {
 		return err
 	}
@@ -106,24 +118,66 @@ func (e *Engine) applyFresh(rs *runningSource, id uint64, changes []sources.Chan
 	return nil
 }
 
+// minIngestRows is the fewest rows insertFresh ingests as a file: an
+// ingestion waits for two syncs of the disk.
+const minIngestRows = 16384
+
 // insertFresh writes the rows of changes under their keys to the store
-// only, appending them to d as insertions (see above).
-func insertFresh(rs *runningSource, t *tableState, changes []sources.Change, batch *storage.Batch, d dataflow.Batch) (dataflow.Batch, error) {
-	key, val := rs.keyBuf[:0], rs.valBuf[:0]
+// only, appending them to d as insertions (see above): as a file
+// ingested into the store when it may (ingest), there are enough of them
+// and their keys continue in order past those of the relation's earlier
+// fresh rows, else into the tick's batch.
+func (e *Engine) insertFresh(rs *runningSource, t *tableState, changes []sources.Change, batch *storage.Batch, d dataflow.Batch, ingest bool) (dataflow.Batch, error) {
+	keys, vals, ends := rs.keyBuf[:0], rs.valBuf[:0], rs.ends[:0]
+	// row returns the key and value of the i-th row.
+	row := func(i int) ([]byte, []byte) {
+		k0, v0 := 0, 0
+		if i > 0 {
+			k0, v0 = ends[2*i-2], ends[2*i-1]
+		}
+		return keys[k0:ends[2*i]], vals[v0:ends[2*i+1]]
+	}
+	sorted := true
+	var greatest []byte
+	for i, ch := range changes {
+		if ch.Row == nil || ch.OldKey != nil || len(ch.Unchanged) > 0 {
+			return d, fmt.Errorf("source relation %s: a change of a fresh batch does not insert a whole row", t.obj.Name)
+		}
+		keys = types.AppendKeyRow(keys, ch.Key)
+		vals = types.AppendRow(vals, ch.Row)
+		ends = append(ends, len(keys), len(vals))
+		cur, _ := row(i)
+		if i > 0 && string(cur) <= string(greatest) {
+			sorted = false
+			continue
+		}
+		greatest = cur
+	}
+	rs.keyBuf, rs.valBuf, rs.ends = keys, vals, ends
+	if len(changes) == 0 {
+		return d, nil
+	}
+	first, _ := row(0)
+	if ingest && sorted && len(changes) >= minIngestRows && string(first) > t.loaded {
+		if err := e.store.Ingest(t.obj.ID, len(changes), row); err != nil {
+			return d, fmt.Errorf("source relation %s: %w", t.obj.Name, err)
+		}
+	} else {
+		for i := range changes {
+			k, v := row(i)
+			batch.Put(t.obj.ID, k, v)
+		}
+	}
+	if !ingest || string(greatest) > t.loaded {
+		t.loaded = string(greatest)
+	}
 	if d == nil {
 		d = make(dataflow.Batch, 0, len(changes))
 	}
 	for _, ch := range changes {
-		if ch.Row == nil || ch.OldKey != nil || len(ch.Unchanged) > 0 {
-			return d, fmt.Errorf("source relation %s: a change of a fresh batch does not insert a whole row", t.obj.Name)
-		}
-		key = types.AppendKeyRow(key[:0], ch.Key)
-		val = types.AppendRow(val[:0], ch.Row)
-		batch.Put(t.obj.ID, key, val)
 		d = append(d, dataflow.Update{Row: ch.Row, Diff: 1})
 	}
 	t.rows += int64(len(changes))
 	t.snap = nil
-	rs.keyBuf, rs.valBuf = key, val
 	return d, nil
 }

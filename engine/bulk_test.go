@@ -157,17 +157,18 @@ func (c *counted) Run(ctx context.Context, _ map[string][]byte, sink sources.Sin
 	return nil
 }
 
-// BenchmarkSourceLoad loads 200,000 keyed rows into a source's relation
-// in batches of 8,192, as a snapshot does, fresh (no lookup of a row to
-// replace, no overlay) or as ordinary upserts.
+// BenchmarkSourceLoad loads 262,144 keyed rows in key order into a
+// source's relation in batches of 32,768, as a snapshot does, fresh (no
+// lookup of a row to replace, no overlay, ingested as files after the
+// first) or as ordinary upserts.
 func BenchmarkSourceLoad(b *testing.B) {
-	const rows = 200_000
+	const rows = 1 << 18
 	for _, fresh := range []bool{false, true} {
 		b.Run(fmt.Sprintf("fresh=%t", fresh), func(b *testing.B) {
 			b.ReportAllocs()
 			for range b.N {
 				b.StopTimer()
-				src := &counted{rows: rows, size: 8192, fresh: fresh, done: make(chan struct{})}
+				src := &counted{rows: rows, size: 1 << 15, fresh: fresh, done: make(chan struct{})}
 				e, stop := start(b.TempDir(), schemaBinder{src})
 				b.StartTimer()
 				createKeyed(b, e, src, "")
@@ -255,4 +256,91 @@ func tableRowsAt(t *testing.T, snap *engine.Snapshot, id uint64) string {
 		t.Fatal(err)
 	}
 	return rowsText(rows)
+}
+
+// TestFreshBatchesIngested loads batches large enough to be ingested as
+// files, in key order and out of it, with a view over the relation, then
+// reloads the relation with the same keys: the relation, its count and
+// the view hold each load's rows once, the stream's later changes find
+// them, and a restart reads the same.
+func TestFreshBatchesIngested(t *testing.T) {
+	const n = 20000
+	dir := t.TempDir()
+	src := newScripted(keyedOutput)
+	e, stop := start(dir, schemaBinder{src})
+	defer func() { stop() }()
+	createKeyed(t, e, src, "before")
+	<-src.resumed
+	a, _ := e.Snapshot().Catalog().Lookup("", "a")
+	// load emits rows lo..hi-1 (descending when reversed) as one fresh
+	// batch of v = id + add.
+	load := func(lo, hi, add int64, reversed bool, truncate bool) {
+		changes := make([]sources.Change, 0, hi-lo)
+		for i := lo; i < hi; i++ {
+			id := i
+			if reversed {
+				id = hi - 1 - (i - lo)
+			}
+			changes = append(changes, sources.Change{Key: int8s(id), Row: int8s(id, id+add)})
+		}
+		b := &sources.Batch{Fresh: []int{0}, Replayable: true, Changes: [][]sources.Change{changes}}
+		if truncate {
+			b.Truncate = []int{0}
+		}
+		src.emit(t, b)
+	}
+	// check compares count and sum(v) of a, as stored and in the view,
+	// with want.
+	check := func(e *engine.Engine, when string, want [2]int64) {
+		t.Helper()
+		snap := e.Snapshot()
+		ts, _ := snap.Table(a.ID)
+		var got [2]int64
+		if err := ts.Scan(func(_ string, r types.Row) bool { got[0]++; got[1] += r[1].Int(); return true }); err != nil {
+			t.Fatal(err)
+		}
+		if got != want || int64(ts.SizeHint()) != want[0] {
+			t.Errorf("a %s: %d rows (counted %d) summing to %d, want %d and %d", when, got[0], ts.SizeHint(), got[1], want[0], want[1])
+		}
+		o, _ := snap.Catalog().Lookup("", "before")
+		vs, _ := snap.View(o.ID)
+		rows, err := vs.Rows()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var vgot [2]int64
+		for _, r := range rows {
+			vgot[0]++
+			vgot[1] += r[1].Int()
+		}
+		if vgot != want {
+			t.Errorf("view over a %s: %d rows summing to %d, want %d and %d", when, vgot[0], vgot[1], want[0], want[1])
+		}
+	}
+	// sum is the sum of v over ids lo..hi-1 of a load that added add.
+	sum := func(lo, hi, add int64) int64 { return (lo+hi-1)*(hi-lo)/2 + add*(hi-lo) }
+
+	load(0, n, 0, false, true)
+	load(n, 2*n, 0, false, false)
+	load(2*n, 3*n, 0, true, false)
+	want := [2]int64{3 * n, sum(0, 3*n, 0)}
+	check(e, "after the first load", want)
+
+	src.emit(t, &sources.Batch{Changes: [][]sources.Change{{{Key: int8s(5), Row: int8s(5, 1000005)}, {Key: int8s(n + 1)}}}})
+	want = [2]int64{3*n - 1, want[1] + 1000000 - (n + 1)}
+	check(e, "after the stream's changes", want)
+
+	// A reload, as after a crash in the middle of a snapshot: the same
+	// keys, other values.
+	load(0, n, 7, false, true)
+	load(n, 2*n, 7, false, false)
+	want = [2]int64{2 * n, sum(0, 2*n, 7)}
+	check(e, "after the reload", want)
+
+	stop()
+	src = newScripted(keyedOutput)
+	e, stop = start(dir, schemaBinder{src})
+	<-src.resumed
+	viewRows(t, e, "before") // waits for the view to hydrate
+	check(e, "after the restart", want)
 }
