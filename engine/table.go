@@ -51,7 +51,7 @@ type tableState struct {
 	// loaded is the greatest key of the rows of fresh batches since the
 	// relation was last emptied (see bulk.go).
 	loaded string
-	snap      *TableSnap // snapshot of the current contents, nil after a change
+	snap   *TableSnap // snapshot of the current contents, nil after a change
 }
 
 func newTableState(obj *catalog.Object, base **baseSnap) *tableState {
