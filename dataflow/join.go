@@ -329,7 +329,10 @@ func (op *joinOp) restore(_ context.Context, r StateReader) error {
 	if err := op.la.restore(r); err != nil {
 		return err
 	}
-	return op.ra.restore(r)
+	if err := op.ra.restore(r); err != nil {
+		return err
+	}
+	return op.rebuildExpiry()
 }
 
 // evalKey applies a KeyFunc, nil meaning the empty key.

@@ -85,6 +85,48 @@ func (op *joinOp) expire() {
 	}
 }
 
+// rebuildExpiry lists the rows of a restored side with a RowExpiry, as
+// track listed them when they arrived: the persisted state holds the
+// arrangements and not the schedule, which their rows determine. Each
+// row is listed once with its net multiplicity, so that expire removes
+// it whole. Without this a restored join kept every row it had when
+// persisted until the view was dropped.
+func (op *joinOp) rebuildExpiry() error {
+	for side, x := range [2]*RowExpiry{op.spec.LeftExpire, op.spec.RightExpire} {
+		if x == nil {
+			continue
+		}
+		a := op.la
+		if side == 1 {
+			a = op.ra
+		}
+		e := &op.expiring[side]
+		var row types.Row
+		var err error
+		a.tab.each(func(i int) bool {
+			key := a.tab.key(i)
+			h := a.tab.hash(key)
+			for it := a.get(key, h); it.next(); {
+				if row, err = decodeRowValue(it.row, row); err != nil {
+					return false
+				}
+				if x.Col >= len(row) || row[x.Col].IsNull() {
+					continue
+				}
+				c := arranged{value: row[x.Col], key: string(key), row: string(it.row), h: h, diff: it.n}
+				e.heap = append(e.heap, c)
+				e.bytes += sizeArranged + int64(len(c.key)+len(c.row))
+			}
+			return true
+		})
+		if err != nil {
+			return err
+		}
+		heap.Init(&e.heap)
+	}
+	return nil
+}
+
 // expiryHeap orders arranged changes by the value of their column.
 type expiryHeap []arranged
 

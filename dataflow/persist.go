@@ -45,6 +45,8 @@ import (
 //	TopK, Window          (group, row) → multiplicity: the input
 //	MonotonicTopK         group → its kept window
 //	Output, Index         row → multiplicity, and the error collection
+//	Recursive             accumulated inputs and result, and each copy
+//	                      of its step's graph (recursive_persist.go)
 //
 // Every value is varints and value-encoded rows (types.AppendRow), so a
 // layout does not depend on the machine. A graph's StateShape names the

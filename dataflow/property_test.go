@@ -428,7 +428,7 @@ func checkScenario(sc scenario, seed uint64) error {
 			switch {
 			case persisted && g.Persistable() != nil:
 				// As the engine does, a graph with an operator that
-				// cannot persist (Recursive) runs without persisting.
+				// cannot persist runs without persisting.
 				persisted = false
 			case persisted:
 				g.Persist(kv)

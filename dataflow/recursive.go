@@ -72,7 +72,7 @@ type RecursiveSpec struct {
 // flow to the output as data.
 func (g *Graph) Recursive(base Node, ext []Node, spec RecursiveSpec) (Node, error) {
 	out := new(stream)
-	op := &recursiveOp{g: g, base: g.input(base), out: out, spec: spec}
+	op := &recursiveOp{g: g, base: g.input(base), out: out, spec: spec, sk: g.stateKeys()}
 	for _, e := range ext {
 		op.ext = append(op.ext, g.input(e))
 	}
@@ -84,6 +84,7 @@ func (g *Graph) Recursive(base Node, ext []Node, spec RecursiveSpec) (Node, erro
 		return Node{}, err
 	}
 	op.copies = append(op.copies, c)
+	op.copyShape, op.copyPersists = c.g.StateShape(), c.g.Persistable()
 	return g.add(op, out), nil
 }
 
@@ -109,6 +110,13 @@ type recursiveOp struct {
 	// heldBytes their size.
 	held      []Batch
 	heldBytes int64
+	// sk persists the state (recursive_persist.go); copyShape and
+	// copyPersists are a copy's StateShape and Persistable.
+	sk           *stateKeys
+	kbuf         []byte
+	copyShape    string
+	copyPersists error
+	meta         recMetaState
 }
 
 // recCopy is the graph of one iteration.
@@ -195,7 +203,9 @@ func (op *recursiveOp) run(ctx context.Context, base Batch, ext []Batch) error {
 	mark := len(op.out.errs) // the copies' errors follow
 	if op.overflow {
 		op.accumulate(base, ext)
-		return op.recompute(ctx)
+		err := op.recompute(ctx)
+		op.persistTick(op.out.errs[mark:])
+		return err
 	}
 	final := op.g.final
 	overflow, err := op.iterate(ctx, op.copies, base, ext, final)
@@ -207,7 +217,9 @@ func (op *recursiveOp) run(ctx context.Context, base Batch, ext []Batch) error {
 	}
 	if !overflow {
 		op.outAcc.add(op.out.delta)
+		op.persistAcc(recResult, 0, &op.outAcc, op.out.delta)
 		op.errAcc = ConsolidateErrors(append(op.errAcc, op.out.errs[mark:]...))
+		op.persistTick(op.out.errs[mark:])
 		return nil
 	}
 	// The copies are stale now. The result reads as the overflow's error
@@ -220,12 +232,14 @@ func (op *recursiveOp) run(ctx context.Context, base Batch, ext []Batch) error {
 		op.out.delta = append(op.out.delta, Update{Row: u.Row, Diff: -u.Diff})
 	}
 	op.outAcc = accumulator{}
+	op.persistResultCleared()
 	op.out.errs = op.out.errs[:mark]
 	for _, e := range op.errAcc {
 		op.out.errs = append(op.out.errs, ErrorUpdate{Err: e.Err, Diff: -e.Diff})
 	}
 	op.errAcc = nil
 	op.out.errs = append(op.out.errs, ErrorUpdate{Err: op.errOverflow(), Diff: 1})
+	op.persistTick(nil)
 	return nil
 }
 
@@ -233,8 +247,10 @@ func (op *recursiveOp) run(ctx context.Context, base Batch, ext []Batch) error {
 // contents.
 func (op *recursiveOp) accumulate(base Batch, ext []Batch) {
 	op.baseAcc.add(base)
+	op.persistAcc(recBase, 0, &op.baseAcc, base)
 	for i, d := range ext {
 		op.extAcc[i].add(d)
+		op.persistAcc(recExt, i, &op.extAcc[i], d)
 	}
 }
 
@@ -284,6 +300,9 @@ func (op *recursiveOp) iterate(ctx context.Context, copies []*recCopy, delta Bat
 			}
 		}
 		c := copies[k]
+		if !final {
+			op.persistCopy(c, k)
+		}
 		if c.fresh {
 			for i, in := range c.ext {
 				in.Push(op.extAcc[i].batch())
@@ -345,6 +364,7 @@ func (op *recursiveOp) recompute(ctx context.Context) error {
 		return nil
 	}
 	op.outAcc.add(op.out.delta)
+	op.persistAcc(recResult, 0, &op.outAcc, op.out.delta)
 	op.errAcc = ConsolidateErrors(append([]ErrorUpdate(nil), op.out.errs[mark:]...))
 	op.overflow = false
 	op.out.errs = append(op.out.errs, ErrorUpdate{Err: op.errOverflow(), Diff: -1})

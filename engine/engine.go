@@ -199,6 +199,9 @@ type TestingKnobs struct {
 	// BeforeHydrate is called, on the hydrating goroutine, before a
 	// view or index named object is restored or rebuilt after a start.
 	BeforeHydrate func(object string)
+	// BeforeOpen is called by Open before it opens the store; an error
+	// fails the opening.
+	BeforeOpen func() error
 }
 
 // Defaults of Config.
@@ -218,6 +221,11 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	log := cfg.Logger
 	if log == nil {
 		log = slog.Default()
+	}
+	if k := cfg.Testing; k != nil && k.BeforeOpen != nil {
+		if err := k.BeforeOpen(); err != nil {
+			return nil, err
+		}
 	}
 	cache := cfg.CacheSize
 	if cache <= 0 {

@@ -40,3 +40,12 @@ func (s *Snapshot) TS() uint64 { return s.ts }
 
 // Next returns a channel closed once a newer snapshot is published.
 func (s *Snapshot) Next() <-chan struct{} { return s.next }
+
+// EmptySnapshot returns a snapshot of nothing: an empty catalog, no
+// tables, no views. A front end that serves before its engine has
+// opened binds against it the statements that read no object (SELECT 1,
+// SET and SHOW of a setting), which then need no engine.
+func EmptySnapshot() *Snapshot {
+	return &Snapshot{cat: catalog.New().Frozen(), tables: new(btree.Map[uint64, *TableSnap]),
+		views: new(btree.Map[uint64, *dataflow.Snapshot]), next: make(chan struct{})}
+}

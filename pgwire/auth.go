@@ -50,6 +50,10 @@ type AuthConfig struct {
 	// restarts, or a changing salt would tell a guesser that the role does
 	// not exist; nil draws one per server.
 	MockNonce []byte
+	// MockNonceOf, when set, supplies MockNonce instead, asked after
+	// Roles.LoginRole has answered: for a server that listens before the
+	// store holding the secret has opened (see StartingRoles).
+	MockNonceOf func() []byte
 }
 
 // Roles looks up what authentication needs to know about a role. The SQL
@@ -75,6 +79,17 @@ type LoginRole struct {
 	// ValidUntil is rolvaliduntil, after which the password no longer
 	// works; zero means forever.
 	ValidUntil time.Time
+}
+
+// StartingRoles is Roles that may not be readable yet, because the
+// store holding them is still opening: LoginRole then waits. A client
+// let in without a password (AuthTrust) does not wait for it while
+// RolesReady is false: it completes its startup at once, and the engine
+// checks its role when it can (Engine.Connect, or the session's first
+// statement that needs the engine).
+type StartingRoles interface {
+	Roles
+	RolesReady() bool
 }
 
 // StaticRoles is a fixed set of roles by name: the bootstrap superuser
@@ -105,6 +120,9 @@ func (c *conn) authenticate(ctx context.Context, user string, local bool) (role 
 	}
 	if method == AuthPassword && !c.tls {
 		method = AuthSCRAM
+	}
+	if sr, ok := cfg.Roles.(StartingRoles); ok && method == AuthTrust && !sr.RolesReady() {
+		return LoginRole{CanLogin: true}, true, nil
 	}
 	if cfg.Roles != nil {
 		if role, found, err = cfg.Roles.LoginRole(ctx, user); err != nil {
@@ -159,7 +177,13 @@ func (s *Server) verifier(user string, role LoginRole, found bool) (v scram.Veri
 		}
 		why = "password is not a SCRAM-SHA-256 verifier"
 	}
-	return scram.Mock(user, s.mockNonce), why
+	nonce := s.mockNonce
+	if f := s.cfg.Auth.MockNonceOf; f != nil {
+		if n := f(); n != nil {
+			nonce = n
+		}
+	}
+	return scram.Mock(user, nonce), why
 }
 
 // checkRole refuses a role that does not exist or may not log in. As in

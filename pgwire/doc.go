@@ -55,7 +55,10 @@
 // from its catalog (StaticRoles serves a fixed set): for each role its
 // SCRAM verifier in PostgreSQL's stored format (never a password), whether
 // it may log in, and until when its password is valid. pgwire keeps no
-// password and never sees one except in the cleartext method.
+// password and never sees one except in the cleartext method. Roles that
+// are not readable yet (StartingRoles: a server listening while its store
+// opens) make a password client wait in the handshake, while a trusted
+// one is let in at once and its role is checked by the engine later.
 //
 // Every failed password looks the same: 28P01 "password authentication
 // failed for user" whether the role exists or not, has a password or not,

@@ -29,7 +29,9 @@
 //
 // On start the engine rebuilds, through binderHooks (engine.Binder), the
 // plans of views, the sources and the sinks, from the SQL that created
-// them.
+// them. Start serves before the store has opened: sessions connect at
+// once and wait for the engine at their first statement that needs it
+// (starting.go).
 //
 // A statement's execution (stmt_run.go) lives until its result is
 // closed, under the memory guard (memory_guard.go), which cancels the

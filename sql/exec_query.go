@@ -130,7 +130,7 @@ func (s *session) runQueryAt(ctx context.Context, snap *engine.Snapshot, q *plan
 	// changed the tables since that tick. Either is whole milliseconds,
 	// as the ticks that maintain temporal filters are.
 	ev.ReadTime = time.UnixMilli(int64(snap.TS()))
-	if now := s.e.eng.Now().Truncate(time.Millisecond); now.After(ev.ReadTime) {
+	if now := s.e.now().Truncate(time.Millisecond); now.After(ev.ReadTime) {
 		ev.ReadTime = now
 	}
 	// An object read whole more than once (a CTE used twice, a self

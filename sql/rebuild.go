@@ -53,7 +53,7 @@ func (h binderHooks) OpenSource(cat *catalog.Catalog, o *catalog.Object) (source
 		return nil, fmt.Errorf("stored source is not a CREATE SOURCE statement")
 	}
 	if cs.Postgres != nil {
-		return openPostgres(cat, o, h.log)
+		return openPostgres(cat, o, h.log, h.egress)
 	}
 	spec, err := buildSource(cat, cs, o.StartTimestamp, h.log, h.egress)
 	if err != nil {

@@ -128,7 +128,14 @@ func setupObjects(ctx context.Context, tx *engine.DDL, file *authfile.File) erro
 }
 
 // LoginRole implements pgwire.Roles from the catalog.
+// The roles are in the store: a lookup waits for the engine to open.
 func (e *Frontend) LoginRole(ctx context.Context, name string) (pgwire.LoginRole, bool, error) {
+	if err := e.Wait(ctx); err != nil {
+		if e.openErr != nil {
+			return pgwire.LoginRole{}, false, e.startupError()
+		}
+		return pgwire.LoginRole{}, false, err
+	}
 	r, ok := e.snapshot().Catalog().LookupRole(name)
 	if !ok {
 		return pgwire.LoginRole{}, false, nil
@@ -142,10 +149,23 @@ func (e *Frontend) LoginRole(ctx context.Context, name string) (pgwire.LoginRole
 
 var _ pgwire.Roles = (*Frontend)(nil)
 
+// RolesReady reports whether LoginRole answers without waiting
+// (pgwire.StartingRoles): a client let in without a password does not
+// wait for it, and its session checks its role once the engine has
+// opened (awaitEngine).
+func (e *Frontend) RolesReady() bool { return e.ready() && e.openErr == nil }
+
+var _ pgwire.StartingRoles = (*Frontend)(nil)
+
 // MockNonce returns the secret that the salts shown for unknown role
 // names are derived from (pgwire.AuthConfig.MockNonce), kept in the
-// store so that it never changes.
-func (e *Frontend) MockNonce() []byte { return e.mockNonce }
+// store so that it never changes. It is nil until the engine has opened.
+func (e *Frontend) MockNonce() []byte {
+	if !e.ready() {
+		return nil
+	}
+	return e.mockNonce
+}
 
 // loginRole checks that a client may start a session as the role it
 // named, as PostgreSQL does after authentication: the role exists and

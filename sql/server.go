@@ -71,6 +71,13 @@ type Frontend struct {
 	// egress is Config.Egress.
 	egress *egress.Policy
 
+	// opened is closed once the engine has opened (eng, mockNonce and
+	// started set) or failed to (openErr set); see Start. empty is what
+	// snapshot returns before.
+	opened  chan struct{}
+	openErr error
+	empty   *engine.Snapshot
+
 	mu       sync.Mutex
 	sessions map[uint32]*session
 	guard    *memoryGuard
@@ -79,45 +86,52 @@ type Frontend struct {
 var _ pgwire.Engine = (*Frontend)(nil)
 
 // Open opens the engine on the data directory, which replays the catalog
-// and rebuilds every table and dataflow from durable state. It serves
-// once Run is running.
+// and rebuilds every table and dataflow from durable state, and returns
+// once it has: Start and Wait. It serves once Run is running.
 func Open(ctx context.Context, cfg Config) (*Frontend, error) {
-	log := cfg.Logger
-	if log == nil {
-		log = slog.Default()
+	e := Start(ctx, cfg)
+	if err := e.Wait(ctx); err != nil {
+		e.Close()
+		return nil, err
 	}
+	return e, nil
+}
+
+// openEngine opens the engine and sets up what the front end needs of
+// it before anyone is admitted: the bootstrap roles, and the secret the
+// salts of unknown roles derive from.
+func openEngine(ctx context.Context, cfg Config, log *slog.Logger) (*engine.Engine, []byte, error) {
 	// The directory holds the key and the store: only the server's user
 	// may read it, as PostgreSQL requires of its data directory.
 	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	key, err := secretkey.Open(cfg.DataDir)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	eng, err := engine.Open(ctx, engine.Config{DataDir: cfg.DataDir, Logger: log, Binder: binderHooks{log: log, egress: cfg.Egress}, Keyring: key,
 		RecomputeViews: cfg.RecomputeViews, CacheSize: cfg.CacheSize, Testing: cfg.Testing, Clock: cfg.Clock,
 		FeedBufferBytes: cfg.SubscribeBufferBytes, RetainHistory: cfg.RetainHistory, RetainHistoryBytes: cfg.RetainHistoryBytes,
 		StorageFiles: cfg.StorageFiles})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	nonce, err := bootstrap(ctx, eng, cfg.DataDir, cfg.InitialPassword, log)
 	if err != nil {
 		eng.Close()
-		return nil, err
+		return nil, nil, err
 	}
-	limit := cfg.MemoryLimit
-	if limit == 0 {
-		limit = defaultMemoryLimit()
-	}
-	e := &Frontend{eng: eng, log: log, started: time.Now(), sessions: map[uint32]*session{}, guard: newMemoryGuard(limit, log), logParams: cfg.LogParameters,
-		advisory: newAdvisoryLocks(), notify: newNotifyHub(), mockNonce: nonce, egress: cfg.Egress}
-	return e, nil
+	return eng, nonce, nil
 }
 
-// Run runs the tick loop and the memory guard until ctx ends.
+// Run runs the tick loop and the memory guard until ctx ends, once the
+// engine has opened; it returns at once the error of an engine that
+// failed to open.
 func (e *Frontend) Run(ctx context.Context) error {
+	if err := e.Wait(ctx); err != nil {
+		return err
+	}
 	g, ctx := errgroup.WithContext(ctx)
 	g.Go(func() error {
 		e.guard.run(ctx)
@@ -148,8 +162,15 @@ func (e *Frontend) Objects() int {
 	return n
 }
 
-// Close closes the store. Run must have returned.
-func (e *Frontend) Close() error { return e.eng.Close() }
+// Close closes the store, once the engine has opened or failed to.
+// Run must have returned.
+func (e *Frontend) Close() error {
+	<-e.opened
+	if e.eng == nil {
+		return nil
+	}
+	return e.eng.Close()
+}
 
 // Connect opens a session for a client (pgwire.Engine).
 func (e *Frontend) Connect(ctx context.Context, st pgwire.Startup) (pgwire.Session, error) {
@@ -159,11 +180,18 @@ func (e *Frontend) Connect(ctx context.Context, st pgwire.Startup) (pgwire.Sessi
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	role, err := e.loginRole(e.snapshot().Catalog(), user, st.Database)
-	if err != nil {
-		return nil, err
+	var s *session
+	if e.ready() && e.openErr == nil {
+		role, err := e.loginRole(e.snapshot().Catalog(), user, st.Database)
+		if err != nil {
+			return nil, err
+		}
+		s = newSession(e, st, role)
+	} else {
+		// Admitted when its first statement needs the engine (admit).
+		s = newSession(e, st, &catalog.Object{Name: user, RoleDef: &catalog.RoleDef{}})
+		s.pending = true
 	}
-	s := newSession(e, st, role)
 	if err := s.applyStartupParams(st.Params); err != nil {
 		return nil, err
 	}
@@ -190,5 +218,20 @@ func (e *Frontend) forget(s *session) {
 	e.mu.Unlock()
 }
 
-// snapshot returns the latest published snapshot.
-func (e *Frontend) snapshot() *engine.Snapshot { return e.eng.Snapshot() }
+// snapshot returns the latest published snapshot; an empty one until
+// the engine has opened, against which pending sessions bind what needs
+// no engine.
+func (e *Frontend) snapshot() *engine.Snapshot {
+	if !e.ready() || e.eng == nil {
+		return e.empty
+	}
+	return e.eng.Snapshot()
+}
+
+// now is the engine clock's time (the wall clock's until it opens).
+func (e *Frontend) now() time.Time {
+	if !e.ready() || e.eng == nil {
+		return time.Now()
+	}
+	return e.eng.Now()
+}

@@ -45,6 +45,10 @@ type session struct {
 	// the waits that happen outside the engine (pg_advisory_lock).
 	stmtDone <-chan struct{}
 
+	// pending is set while the session waits to be admitted: it
+	// connected before the engine opened (see awaitEngine).
+	pending bool
+
 	// largeQuery is set while the statements of a query string of
 	// largeQueryBytes or more run.
 	largeQuery bool

@@ -536,7 +536,7 @@ func (s *session) bindDropStreamdb(st *parser.Drop) (*boundStmt, error) {
 		err := s.submitDDL(ctx, func(ctx context.Context, tx *engine.DDL, notice func(*pgerr.Error)) error {
 			before := tx.Catalog().Frozen()
 			slots = nil
-			defer func() { slots = droppedSlots(tx, before) }()
+			defer func() { slots = droppedSlots(tx, before, s.e.egress) }()
 			for _, n := range st.Names {
 				obj, name, ok := resolveName(tx.Catalog(), n)
 				if !ok {

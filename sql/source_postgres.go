@@ -11,6 +11,7 @@ import (
 
 	"github.com/streamdb/streamdb/catalog"
 	"github.com/streamdb/streamdb/engine"
+	"github.com/streamdb/streamdb/internal/egress"
 	"github.com/streamdb/streamdb/pgerr"
 	"github.com/streamdb/streamdb/sources"
 	"github.com/streamdb/streamdb/sources/postgres"
@@ -41,7 +42,7 @@ const slotDropTimeout = 30 * time.Second
 
 // postgresConnection resolves a connection to what a source needs to
 // reach upstream, its secrets read.
-func postgresConnection(cat *catalog.Catalog, name parser.Name) (*catalog.Object, postgres.Connection, error) {
+func postgresConnection(cat *catalog.Catalog, name parser.Name, egress *egress.Policy) (*catalog.Object, postgres.Connection, error) {
 	o, st, err := connectionStatement(cat, name)
 	if err != nil {
 		return nil, postgres.Connection{}, err
@@ -51,6 +52,9 @@ func postgresConnection(cat *catalog.Catalog, name parser.Name) (*catalog.Object
 		return nil, postgres.Connection{}, pgerr.New(pgerr.WrongObjectType, "connection %q is not a PostgreSQL connection", o.Name)
 	}
 	c := postgres.Connection{Host: pc.Host.Value}
+	if egress != nil {
+		c.Dial = egress.Dial
+	}
 	if pc.Port != nil {
 		c.Port = int(pc.Port.Value)
 	}
@@ -72,9 +76,9 @@ func postgresConnection(cat *catalog.Catalog, name parser.Name) (*catalog.Object
 }
 
 // postgresConfig resolves a CREATE SOURCE … FROM POSTGRES statement.
-func postgresConfig(cat *catalog.Catalog, st *parser.CreateSource, log *slog.Logger) (postgres.Config, *catalog.Object, error) {
+func postgresConfig(cat *catalog.Catalog, st *parser.CreateSource, log *slog.Logger, egress *egress.Policy) (postgres.Config, *catalog.Object, error) {
 	ps := st.Postgres
-	connObj, conn, err := postgresConnection(cat, ps.Connection)
+	connObj, conn, err := postgresConnection(cat, ps.Connection, egress)
 	if err != nil {
 		return postgres.Config{}, nil, err
 	}
@@ -219,12 +223,12 @@ func postgresStatement(o *catalog.Object) (*parser.CreateSource, error) {
 
 // openPostgres rebuilds a PostgreSQL source from the catalog, without
 // connecting upstream.
-func openPostgres(cat *catalog.Catalog, src *catalog.Object, log *slog.Logger) (*postgres.Source, error) {
+func openPostgres(cat *catalog.Catalog, src *catalog.Object, log *slog.Logger, egress *egress.Policy) (*postgres.Source, error) {
 	st, err := postgresStatement(src)
 	if err != nil {
 		return nil, err
 	}
-	cfg, _, err := postgresConfig(cat, st, log)
+	cfg, _, err := postgresConfig(cat, st, log, egress)
 	if err != nil {
 		return nil, err
 	}
@@ -252,7 +256,7 @@ func (s *session) createPostgresSource(ctx context.Context, raw *rawStatement, s
 	if skip, err := exists(s.e.snapshot().Catalog(), s.notice); skip || err != nil {
 		return err
 	}
-	cfg, connObj, err := postgresConfig(s.e.snapshot().Catalog(), st, s.e.log)
+	cfg, connObj, err := postgresConfig(s.e.snapshot().Catalog(), st, s.e.log, s.e.egress)
 	if err != nil {
 		return err
 	}
@@ -331,7 +335,7 @@ func (s *session) addSubsources(ctx context.Context, st *parser.AlterSource) err
 	if err != nil {
 		return err
 	}
-	cfg, _, err := postgresConfig(s.e.snapshot().Catalog(), cs, s.e.log)
+	cfg, _, err := postgresConfig(s.e.snapshot().Catalog(), cs, s.e.log, s.e.egress)
 	if err != nil {
 		return err
 	}
@@ -423,7 +427,7 @@ func (s *session) dropSubsources(ctx context.Context, st *parser.AlterSource) er
 				}
 			}
 		}
-		cfg, _, err := postgresConfig(tx.Catalog(), cs, s.e.log)
+		cfg, _, err := postgresConfig(tx.Catalog(), cs, s.e.log, s.e.egress)
 		if err != nil {
 			return err
 		}
@@ -452,7 +456,7 @@ type slotDrop struct {
 // droppedSlots returns the slots of the PostgreSQL sources a change
 // dropped; before is the catalog as it was before the drops, where their
 // connections are still found.
-func droppedSlots(tx *engine.DDL, before *catalog.Catalog) []slotDrop {
+func droppedSlots(tx *engine.DDL, before *catalog.Catalog, egress *egress.Policy) []slotDrop {
 	var out []slotDrop
 	for _, d := range tx.DroppedObjects() {
 		if d.Obj.Kind != catalog.KindSource {
@@ -462,7 +466,7 @@ func droppedSlots(tx *engine.DDL, before *catalog.Catalog) []slotDrop {
 		if err != nil || st.Postgres.Slot == nil {
 			continue
 		}
-		_, conn, err := postgresConnection(before, st.Postgres.Connection)
+		_, conn, err := postgresConnection(before, st.Postgres.Connection, egress)
 		if err != nil {
 			continue
 		}

@@ -49,6 +49,12 @@ func (st *statement) Describe(ctx context.Context, paramOIDs []uint32) (_ []type
 	if st.raw, err = st.raw.parsed(); err != nil {
 		return nil, nil, err
 	}
+	if st.s.pending {
+		if err := st.s.awaitEngine(ctx, st.raw); err != nil {
+			st.s.fail()
+			return nil, nil, err
+		}
+	}
 	st.paramOIDs = paramOIDs
 	st.bound = nil
 	b, err := st.bind()
@@ -67,6 +73,12 @@ func (st *statement) Execute(ctx context.Context, params []types.Datum) (_ pgwir
 	defer s.recoverPanic(&err)
 	if st.raw, err = st.raw.parsed(); err != nil {
 		return nil, err
+	}
+	if s.pending {
+		if err := s.awaitEngine(ctx, st.raw); err != nil {
+			s.fail()
+			return nil, err
+		}
 	}
 	if s.txn != nil && s.txn.state == txnFailed {
 		if !isTxnControl(st.raw) {

@@ -106,11 +106,15 @@ func runServer(t *testing.T, addr string, env []string, args ...string) *server 
 	}
 	go func() { cmd.Wait(); close(s.done) }()
 	t.Cleanup(s.stop)
+	// The server listens while its store opens; it has started, and
+	// written what its first start writes, once it logs so.
 	deadline := time.Now().Add(20 * time.Second)
 	for {
 		if c, err := net.DialTimeout("tcp", addr, 200*time.Millisecond); err == nil {
 			c.Close()
-			return s
+			if strings.Contains(s.log.String(), `msg="streamdb started"`) {
+				return s
+			}
 		}
 		select {
 		case <-s.done:

@@ -97,17 +97,15 @@ func run() error {
 		return err
 	}
 
+	// The server listens while the store opens: sessions connect at once
+	// and wait for the engine when they need it (see sql.Start).
 	opening := time.Now()
-	front, err := sql.Open(ctx, sql.Config{DataDir: *dataDir, Logger: log, LogParameters: *logParams, StorageFiles: files.storage,
+	front := sql.Start(ctx, sql.Config{DataDir: *dataDir, Logger: log, LogParameters: *logParams, StorageFiles: files.storage,
 		InitialPassword: os.Getenv("STREAMDB_PASSWORD"), Egress: allow,
 		RecomputeViews: *viewState == "recomputed", CacheSize: *cacheMB << 20,
 		SubscribeBufferBytes: *subBuffer, RetainHistory: *retain, RetainHistoryBytes: *retainBytes})
-	if err != nil {
-		return err
-	}
 	defer front.Close()
-	rehydrated := time.Since(opening)
-	auth.MockNonce = front.MockNonce()
+	auth.MockNonceOf = front.MockNonce
 
 	tlsCfg, err := tlsConfig(*tlsCert, *tlsKey, *dataDir, *selfSigned)
 	if err != nil {
@@ -122,11 +120,16 @@ func run() error {
 		Roles:          front,
 		MaxConnections: files.connections,
 	})
-	log.Info("streamdb started", "version", versionString(), "data_dir", *dataDir, "listen", *listen,
-		"tls", tlsCfg != nil, "auth", af.mode, "objects", front.Objects(), "rehydrate_ms", rehydrated.Milliseconds(),
-		"open_files", fileLimit, "max_connections", files.connections)
 	g, gctx := errgroup.WithContext(ctx)
-	g.Go(func() error { return front.Run(gctx) })
+	g.Go(func() error {
+		if err := front.Wait(gctx); err != nil {
+			return err
+		}
+		log.Info("streamdb started", "version", versionString(), "data_dir", *dataDir, "listen", *listen,
+			"tls", tlsCfg != nil, "auth", af.mode, "objects", front.Objects(), "rehydrate_ms", time.Since(opening).Milliseconds(),
+			"open_files", fileLimit, "max_connections", files.connections)
+		return front.Run(gctx)
+	})
 	g.Go(func() error { return srv.Run(gctx) })
 	err = g.Wait()
 	if errors.Is(err, context.Canceled) {

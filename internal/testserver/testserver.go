@@ -50,6 +50,10 @@ type Options struct {
 	Clock engine.Clock
 	// SubscribeBufferBytes is sql.Config.SubscribeBufferBytes.
 	SubscribeBufferBytes int64
+	// Starting makes Run return once the server listens, while its
+	// store may still be opening (sql.Start), as the streamdb command
+	// serves; otherwise Run returns once the store has opened.
+	Starting bool
 }
 
 // Start runs a server until the test ends.
@@ -76,14 +80,17 @@ func Run(opts Options, tempDir func() string) (*Server, error) {
 	}
 	log := slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: opts.LogLevel}))
 	ctx, cancel := context.WithCancel(context.Background())
-	front, err := sql.Open(ctx, sql.Config{DataDir: dir, Logger: log, MemoryLimit: opts.MemoryLimit, Egress: opts.Egress,
+	front := sql.Start(ctx, sql.Config{DataDir: dir, Logger: log, MemoryLimit: opts.MemoryLimit, Egress: opts.Egress,
 		Testing: opts.Testing, SubscribeBufferBytes: opts.SubscribeBufferBytes, Clock: opts.Clock})
-	if err != nil {
-		cancel()
-		return nil, err
+	if !opts.Starting {
+		if err := front.Wait(ctx); err != nil {
+			cancel()
+			front.Close()
+			return nil, err
+		}
 	}
 	srv := pgwire.NewServer(pgwire.Config{Listen: "127.0.0.1:0", Engine: front, Logger: log, Roles: front,
-		Auth: pgwire.AuthConfig{MockNonce: front.MockNonce()}})
+		Auth: pgwire.AuthConfig{MockNonceOf: front.MockNonce}})
 	s := &Server{Dir: dir, cancel: cancel, done: make(chan error, 2), front: front}
 	go func() { s.done <- front.Run(ctx) }()
 	go func() { s.done <- srv.Run(ctx) }()
@@ -91,6 +98,7 @@ func Run(opts Options, tempDir func() string) (*Server, error) {
 	case <-srv.Ready():
 	case err := <-s.done:
 		cancel()
+		<-s.done
 		front.Close()
 		return nil, fmt.Errorf("server did not start: %v", err)
 	case <-time.After(10 * time.Second):

@@ -1,7 +1,9 @@
 package postgres
 
 import (
+	"context"
 	"log/slog"
+	"net"
 	"time"
 
 	"github.com/streamdb/streamdb/sources"
@@ -23,6 +25,10 @@ type Connection struct {
 	// SSLRootCert holds PEM certificates of the authorities verify-full
 	// trusts; empty means the system's.
 	SSLRootCert string
+	// Dial, when set, opens every upstream socket: the server's egress
+	// policy, which checks the address each time it is dialed (a
+	// reconnect after a DNS change included). Nil dials directly.
+	Dial func(ctx context.Context, network, address string) (net.Conn, error)
 }
 
 // TableRef names an upstream table in FOR TABLES, with the name of the

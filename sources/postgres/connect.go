@@ -113,6 +113,9 @@ func (c *Connection) tune(cfg *pgconn.Config, replication bool) {
 		cfg.RuntimeParams[k] = v
 	}
 	cfg.DialFunc = (&net.Dialer{KeepAliveConfig: keepAlive}).DialContext
+	if c.Dial != nil {
+		cfg.DialFunc = c.Dial
+	}
 	if replication {
 		cfg.RuntimeParams["replication"] = "database"
 	}
