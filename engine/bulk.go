@@ -58,11 +58,13 @@ import (
 // one, their keys and decoded rows all in memory at once. Their stored
 // rows go in one range deletion and the tick takes a new base; the
 // history of changes, which has no retractions to undo, starts again at
-// the tick, as for a relation created then. It returns the outputs left
-// for truncate.
-func (e *Engine) dropUnread(rs *runningSource, b *sources.Batch, batch *storage.Batch, deltas map[uint64]dataflow.Batch) []int {
+// the tick, as for a relation created then. A relation with no row in
+// the store takes no range deletion, which would also make the next
+// ingestion wait for a flush of the memtable holding it. It returns the
+// outputs left for truncate.
+func (e *Engine) dropUnread(rs *runningSource, b *sources.Batch, batch *storage.Batch, deltas map[uint64]dataflow.Batch) ([]int, error) {
 	if len(b.Fresh) == 0 {
-		return b.Truncate
+		return b.Truncate, nil
 	}
 	var rest []int
 	for _, o := range b.Truncate {
@@ -71,7 +73,11 @@ func (e *Engine) dropUnread(rs *runningSource, b *sources.Batch, batch *storage.
 			rest = append(rest, o)
 			continue
 		}
-		batch.DropCollection(t.obj.ID)
+		if _, stored, err := e.store.LastKey(t.obj.ID); err != nil {
+			return nil, err
+		} else if stored {
+			batch.DropCollection(t.obj.ID)
+		}
 		if _, ok := deltas[t.obj.ID]; !ok {
 			// The tick commits, and saves the relation's row count,
 			// even if no row follows.
@@ -83,7 +89,7 @@ func (e *Engine) dropUnread(rs *runningSource, b *sources.Batch, batch *storage.
 		e.bypassed = true
 		e.emptied = append(e.emptied, t.obj.ID)
 	}
-	return rest
+	return rest, nil
 }
 
 // unread reports whether nothing reads a relation's changes.

@@ -129,7 +129,11 @@ func (e *Engine) applySource(ctx context.Context, rs *runningSource, b *sources.
 	if err := e.addColumns(ctx, rs, b.AddColumns, batch); err != nil {
 		return err
 	}
-	if err := e.truncate(rs, e.dropUnread(rs, b, batch, deltas), batch, deltas); err != nil {
+	rest, err := e.dropUnread(rs, b, batch, deltas)
+	if err != nil {
+		return err
+	}
+	if err := e.truncate(rs, rest, batch, deltas); err != nil {
 		return err
 	}
 	for i, changes := range b.Changes {
