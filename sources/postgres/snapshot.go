@@ -161,18 +161,18 @@ func (s *session) snapshotTable(ctx context.Context, t *table, published map[uin
 	c := r.startCommitter(ctx, nil)
 	defer c.stop()
 	var rows rowArena
-	// Every batch but the last is replayable: until the last records the
-	// table's snapshot point, a restart reads the table again from its
-	// Truncate, so a batch a machine crash loses is lost together with
-	// all that follow it and read again. The last is committed durably,
-	// and with it, the log being written in order, the others. Keyed rows
-	// are fresh: the output was truncated and the key is unique upstream.
 	// A small table's batch gets room for its rows only.
 	room := cfg.SnapshotBatchRows
 	if total >= 0 && total < int64(room) {
 		room = int(total) + 1
 	}
 	var size int // COPY bytes of the batch's rows
+	// Every batch but the last is replayable: until the last records the
+	// table's snapshot point, a restart reads the table again from its
+	// Truncate, so a batch a machine crash loses is lost together with
+	// all that follow it and read again. The last is committed durably,
+	// and with it, the log being written in order, the others. Keyed rows
+	// are fresh: the output was truncated and the key is unique upstream.
 	newBatch := func() {
 		p.batch.Changes[t.out] = make([]sources.Change, 0, room)
 		size = 0
