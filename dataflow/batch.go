@@ -50,17 +50,19 @@ var consolidatorPool = sync.Pool{New: func() any { return new(consolidator) }}
 type consolidator struct {
 	keys []byte
 	ents []sortEntry
-	tmp  Batch
+	// spare is the radix sort's second buffer (see sortByKey).
+	spare []sortEntry
+	tmp   Batch
 	// outKeys[i] is the index in ents of the i-th consolidated update, so
 	// that callers can reuse its key encoding (key(i)).
 	outKeys []int32
 }
 
-// sortEntry is one row's key: the first eight key bytes as an integer,
-// which settles most comparisons without touching the buffer, and the
-// key's span in the buffer.
+// sortEntry is one row's key: its head (the first sixteen key bytes),
+// which the radix sort orders by and which settles most comparisons
+// without touching the buffer, and the key's span in the buffer.
 type sortEntry struct {
-	prefix   uint64
+	head     keyHead
 	off, end uint32
 	idx      int32
 }
@@ -89,14 +91,17 @@ func (c *consolidator) into(dst, src Batch) Batch {
 	}
 	for i := range c.ents {
 		e := &c.ents[i]
-		e.prefix = keyPrefix(c.keys[e.off:e.end])
+		e.head = headOf(c.keys[e.off:e.end])
 	}
-	slices.SortFunc(c.ents, c.compare)
+	if cap(c.spare) < len(c.ents) {
+		c.spare = make([]sortEntry, len(c.ents))
+	}
+	c.sort(c.ents, c.spare[:len(c.ents)], 0)
 	start := len(dst)
 	for i := 0; i < len(c.ents); {
 		j := i + 1
 		d := src[c.ents[i].idx].Diff
-		for j < len(c.ents) && c.compare(c.ents[i], c.ents[j]) == 0 {
+		for j < len(c.ents) && bytes.Equal(c.entKey(c.ents[i]), c.entKey(c.ents[j])) {
 			d += src[c.ents[j].idx].Diff
 			j++
 		}
@@ -112,9 +117,50 @@ func (c *consolidator) into(dst, src Batch) Batch {
 	return dst
 }
 
+// sort orders ents, whose keys share their first depth bytes, by key:
+// by the sixteen key bytes from depth with a radix sort (sortByHead),
+// then each run of equal such bytes by the bytes after them in the same
+// way, and runs too short to pay for it by comparison. A tick's rows
+// of a few columns have long common prefixes (a hot key in front), on
+// which comparisons spent most of the sort. spare is scratch space of
+// the same length.
+func (c *consolidator) sort(ents, spare []sortEntry, depth int) {
+	if len(ents) < 32 {
+		// The heads are the keys' at the depth of the run ents is
+		// (at 0, all keys'), equal within it: the whole keys decide.
+		slices.SortFunc(ents, c.compare)
+		return
+	}
+	for i := range ents {
+		e := &ents[i]
+		e.head = headOf(c.keys[min(e.off+uint32(depth), e.end):e.end])
+	}
+	if sorted := sortByHead(ents, spare, func(e *sortEntry) keyHead { return e.head }); &sorted[0] != &ents[0] {
+		copy(ents, sorted)
+	}
+	for i := 0; i < len(ents); {
+		j, longer := i+1, int(ents[i].end-ents[i].off) > depth+16
+		for j < len(ents) && ents[j].head == ents[i].head {
+			longer = longer || int(ents[j].end-ents[j].off) > depth+16
+			j++
+		}
+		switch {
+		case j-i < 2:
+		case longer:
+			c.sort(ents[i:j], spare[i:j], depth+16)
+		default:
+			slices.SortFunc(ents[i:j], c.compare)
+		}
+		i = j
+	}
+}
+
+// entKey returns the key of a sort entry.
+func (c *consolidator) entKey(e sortEntry) []byte { return c.keys[e.off:e.end] }
+
 func (c *consolidator) compare(a, b sortEntry) int {
-	if a.prefix != b.prefix {
-		return cmp.Compare(a.prefix, b.prefix)
+	if o := a.head.compare(b.head); o != 0 {
+		return o
 	}
 	return bytes.Compare(c.keys[a.off:a.end], c.keys[b.off:b.end])
 }
@@ -136,6 +182,9 @@ func (c *consolidator) reset() {
 	if cap(c.ents) > maxRetained/16 {
 		c.ents = nil
 		c.outKeys = nil
+	}
+	if cap(c.spare) > maxRetained/16 {
+		c.spare = nil
 	}
 	if cap(c.tmp) > maxRetained/32 {
 		c.tmp = nil

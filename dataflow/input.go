@@ -71,6 +71,41 @@ func (in *Input) Push(b Batch) {
 	}
 }
 
+// KeepsRows reports whether the graph may refer to a row pushed into in
+// (the Row, the slice of Datums, not the values it holds) after the Step
+// that read it has returned, so that the row's memory must stay as it
+// is. It is false only when every operator that sees the rows is known
+// to let go of them: Filter, Union and Negate pass them on within the
+// Step, MapNew replaces them by rows of its own; any other operator, an
+// Output's delta included, may keep them. Streams keep the last Step's
+// deltas until the next Step resets them, but nothing reads them in
+// between.
+func (in *Input) KeepsRows() bool {
+	g := in.node.g
+	seen := map[int]bool{}
+	work := []int{in.node.id}
+	for len(work) > 0 {
+		s := work[len(work)-1]
+		work = work[:len(work)-1]
+		for _, e := range g.edges[s] {
+			switch op := g.ops[e.op].(type) {
+			case *mapOp:
+				if op.fresh {
+					continue
+				}
+			case *filterOp, *unionOp, *negateOp:
+			default:
+				return true
+			}
+			if !seen[e.op] {
+				seen[e.op] = true
+				work = append(work, e.op)
+			}
+		}
+	}
+	return false
+}
+
 // PushErrors stages errors for the next Step, for a graph fed from another
 // graph's view (Output.DeltaErrors): an error upstream keeps the dependent
 // view in error.

@@ -22,9 +22,21 @@ func (g *Graph) Map(src Node, fn func(types.Row) (types.Row, error)) Node {
 	return g.add(&mapOp{in: g.input(src), out: out, fn: fn}, out)
 }
 
+// MapNew is Map for an fn that builds every row it returns in memory of
+// its own, copying values out of its argument, never returning the
+// argument or a slice of it. The rows of src then go no further than
+// the Map, which lets their producer reuse their memory after the Step
+// (see Input.KeepsRows).
+func (g *Graph) MapNew(src Node, fn func(types.Row) (types.Row, error)) Node {
+	out := new(stream)
+	return g.add(&mapOp{in: g.input(src), out: out, fn: fn, fresh: true}, out)
+}
+
 type mapOp struct {
 	in, out *stream
 	fn      func(types.Row) (types.Row, error)
+	// fresh says fn builds new rows (MapNew).
+	fresh bool
 }
 
 var _ operator = (*mapOp)(nil)

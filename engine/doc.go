@@ -181,6 +181,21 @@
 // re-read to hydrate a late view: what the topic still retains is not
 // what the views saw, after retention or compaction.
 //
+// Nothing keeps such a relation's rows after its tick (it has no
+// SUBSCRIBE … AS OF history either: there are no contents to replay it
+// from) unless a view does; nor a cold relation's, whose rows are
+// encoded into the store and whose history holds their ids. When every
+// flow reading the relation lets go of its rows within the step
+// (dataflow.Input.KeepsRows: filters and projections that build rows of
+// their own), and no change feed or sink reads the relation itself, the
+// tick hands the batch's memory back to its source
+// (sources.Batch.Release, source_release.go), which builds its next
+// batches in it. For Nexmark q2 (a filter) over a saturated
+// generator that removed the allocation of every event's row and the
+// collector's scanning of it: 4.7M events per CPU-second became 7.4–13M
+// at 10M events on the shared machine (load 7–10; the hand-written Go
+// loop does ~25M on one core).
+//
 // # API
 //
 // A table is created by a catalog change and written by transactions:

@@ -19,7 +19,8 @@ import (
 // into the dataflows, which nothing modifies), except for cold
 // relations, whose rows are never in memory: for them a tick keeps only
 // the row ids it appended, and a replay reads those rows back from the
-// store. History is kept for Config.RetainHistory and at most
+// store. Relations that are not stored keep no history: a feed over
+// them cannot start in the past. History is kept for Config.RetainHistory and at most
 // Config.RetainHistoryBytes, oldest ticks forgotten first; it starts
 // empty when the engine starts.
 type history struct {
@@ -62,7 +63,10 @@ func (h *history) record(ts uint64, deltas map[uint64]dataflow.Batch, tables map
 	ht := histTick{ts: ts, wall: time.Now(), bytes: tickOverhead}
 	for id, d := range deltas {
 		t := tables[id]
-		if t == nil {
+		if t == nil || t.notStored() {
+			// A relation that is not stored has no contents to
+			// rebuild a past state from (contentsAt fails on it),
+			// so its changes would be kept for nothing.
 			continue
 		}
 		if t.store != nil {

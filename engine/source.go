@@ -37,6 +37,10 @@ type runningSource struct {
 	// cold relation, appendCold's chunk and row).
 	keyBuf, valBuf []byte
 	ends           []int
+	// spare holds, per relation that is not stored, the delta of the
+	// last tick whose batch went back to the source (see
+	// releaseBatches): the next tick's delta is built in it.
+	spare map[uint64]dataflow.Batch
 
 	mu     sync.Mutex
 	state  sources.State
@@ -225,7 +229,12 @@ func (e *Engine) applyChanges(rs *runningSource, id uint64, changes []sources.Ch
 			}
 		}
 	}
-	d := slices.Grow(deltas[id], len(changes))
+	d := deltas[id]
+	if d == nil && rs.spare[id] != nil {
+		d = rs.spare[id][:0]
+		delete(rs.spare, id)
+	}
+	d = slices.Grow(d, len(changes))
 	var err error
 	switch {
 	case t.notStored():

@@ -300,6 +300,8 @@ func (e *Engine) writeTick(ctx context.Context, reqs []*coordReq) error {
 		e.trackViewErrors(ctx, e.errFlows, deltas, reqs)
 		clear(e.errFlows)
 		e.errFlows = e.errFlows[:0]
+	} else {
+		e.releaseBatches(reqs, deltas)
 	}
 	return nil
 }

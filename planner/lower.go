@@ -134,7 +134,9 @@ func compilePred(lc *LowerContext, e scalar.Expr) (func(types.Row) (bool, error)
 	return func(r types.Row) (bool, error) { return p(ctx, r) }, nil
 }
 
-// compileRow compiles expressions that together build one output row.
+// compileRow compiles expressions that together build one output row,
+// always a new one (see dataflow.Graph.MapNew): a column is copied, never
+// the input row passed on.
 func compileRow(lc *LowerContext, exprs []scalar.Expr) (func(types.Row) (types.Row, error), error) {
 	evs := make([]scalar.Evaluator, len(exprs))
 	cols := make([]int, len(exprs)) // >= 0: a plain column copy
@@ -178,7 +180,7 @@ func lowerProject(lc *LowerContext, in dataflow.Node, exprs []scalar.Expr, width
 	if err != nil {
 		return in, err
 	}
-	return lc.Graph.Map(in, fn), nil
+	return lc.Graph.MapNew(in, fn), nil
 }
 
 // isIdentity reports whether exprs project rows of width columns onto

@@ -146,6 +146,15 @@ type Batch struct {
 	// when read again (a Kafka topic past its retention) is not
 	// replayable.
 	Replayable bool
+	// Release, when a source sets it, hands the memory of the batch's
+	// Changes (the change slices and the rows they point to, not the
+	// values' strings) back to the source: the engine calls it, once at
+	// most, after the batch's tick when nothing it handed the rows to
+	// can still refer to them, and the source may then reuse that memory
+	// for a later batch. The engine often keeps rows (a stored relation's
+	// history, a view that keeps its input's rows, a subscription), and
+	// then never calls it: the source must not count on it.
+	Release func()
 }
 
 // State is the lifecycle state a source reports for SHOW SOURCES.

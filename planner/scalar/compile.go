@@ -173,6 +173,9 @@ func compileCall(e *Call) (Evaluator, error) {
 		// Both arguments are evaluated before the NULL check, as
 		// PostgreSQL does: NULL + x / 0 fails.
 		if bin := fn.binary; bin != nil && strictFn && fn.prepare == nil {
+			if ev := compileBinaryConst(e.Args, a0, bin); ev != nil {
+				return ev, nil
+			}
 			return func(ctx *EvalContext, row types.Row) (types.Datum, error) {
 				d0, err := a0(ctx, row)
 				if err != nil {
@@ -213,6 +216,65 @@ func compileCall(e *Call) (Evaluator, error) {
 		}
 		return impl(ctx, buf)
 	}, nil
+}
+
+// compileBinaryConst compiles a strict binary call whose second operand
+// is a constant (a column compared with a literal, x % 123 = 0) with the
+// constant's value held in the closure, and a column first operand read
+// in place: a filter's predicate is a few such calls per row, and each
+// operand evaluated through a closure of its own was a third of its
+// cost. It returns nil for other calls. a0 is the first operand's
+// evaluator.
+func compileBinaryConst(args []Expr, a0 Evaluator, bin Binary) Evaluator {
+	c, ok := constValue(args[1])
+	if !ok {
+		return nil
+	}
+	if c.IsNull() {
+		// Strict: the result is NULL once the first operand has been
+		// evaluated (it may fail).
+		return func(ctx *EvalContext, row types.Row) (types.Datum, error) {
+			_, err := a0(ctx, row)
+			return types.Null, err
+		}
+	}
+	if col, ok := args[0].(*ColRef); ok {
+		idx := col.Idx
+		return func(_ *EvalContext, row types.Row) (types.Datum, error) {
+			if idx >= len(row) {
+				return types.Null, pgerr.New(pgerr.InternalError, "column #%d out of range for a row of %d columns", idx, len(row))
+			}
+			d := row[idx]
+			if d.IsNull() {
+				return types.Null, nil
+			}
+			return bin(d, c)
+		}
+	}
+	return func(ctx *EvalContext, row types.Row) (types.Datum, error) {
+		d, err := a0(ctx, row)
+		if err != nil || d.IsNull() {
+			return types.Null, err
+		}
+		return bin(d, c)
+	}
+}
+
+// constValue returns the value of a constant operand: a Const, or a
+// Const under casts that only relabel it (an integer literal widened to
+// the other operand's type), which compileCast would apply to every row.
+func constValue(e Expr) (types.Datum, bool) {
+	switch e := e.(type) {
+	case *Const:
+		return e.Val, true
+	case *Cast:
+		if from := e.Arg.Type(); from == e.To || relabel(from, e.To) {
+			if d, ok := constValue(e.Arg); ok {
+				return d.WithKind(e.To.Family), true
+			}
+		}
+	}
+	return types.Null, false
 }
 
 // internalf reports a bug: a value of the wrong family reached a function.

@@ -46,6 +46,44 @@ func TestPredicate(t *testing.T) {
 	}
 }
 
+// TestBinaryConst checks the compiled form of a strict binary call on a
+// constant (compileBinaryConst): a column or an expression first, the
+// constant widened or NULL, the call failing, a row too short.
+func TestBinaryConst(t *testing.T) {
+	row := types.Row{types.NewInt8(246), types.Null}
+	int8Of := func(v int32) Expr { return &Cast{Arg: NewConst(types.NewInt4(v), int4T), To: int8T} }
+	for _, tc := range []struct {
+		e    Expr
+		row  types.Row
+		want string // the result's text, NULL, or the error's SQLSTATE
+	}{
+		{call(t, "=", call(t, "%", col(0, int8T), int8Of(123)), NewConst(types.NewInt4(0), int4T)), row, "t"},
+		{call(t, "%", col(0, int8T), int8Of(100)), row, "46"},
+		{call(t, "%", col(1, int8T), int8Of(100)), row, "NULL"},
+		{call(t, "+", col(0, int8T), NullOf(int8T)), row, "NULL"},
+		{call(t, "/", col(0, int8T), int8Of(0)), row, "22012"},
+		{call(t, "+", call(t, "/", col(0, int8T), int8Of(0)), NullOf(int8T)), row, "22012"},
+		{call(t, "-", call(t, "*", col(0, int8T), int8Of(2)), int8Of(2)), row, "490"},
+		{call(t, "<", col(0, int8T), int8Of(1)), types.Row{}, "XX000"},
+	} {
+		ev, err := Compile(tc.e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := ev(nil, tc.row)
+		got := "NULL"
+		switch {
+		case err != nil:
+			got = string(pgerr.CodeOf(err))
+		case !d.IsNull():
+			got = types.FormatText(d, tc.e.Type(), nil)
+		}
+		if got != tc.want {
+			t.Errorf("%s: got %s, want %s", tc.e, got, tc.want)
+		}
+	}
+}
+
 func TestLazyEvaluation(t *testing.T) {
 	div := call(t, "/", NewConst(types.NewInt4(1), int4T), col(0, int4T))
 	row := types.Row{types.NewInt4(0)}

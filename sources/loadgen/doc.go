@@ -55,7 +55,14 @@
 // built (emails, phone numbers, names with numbers) are copied into a
 // per-batch byte arena, and free text (comments, Nexmark's extra fields)
 // is a substring of a fixed random text pool, so the generators allocate per
-// batch rather than per row or value. NexmarkEvents exposes the raw NEXMARK
-// event stream without batching, for hand-written baselines that must see
-// exactly the rows the source produces.
+// batch rather than per row or value. NEXMARK goes further: when the engine
+// hands a batch's memory back (sources.Batch.Release: nothing kept its
+// rows, as for a source that is not stored whose views build rows of
+// their own), the next batches are built in it, so that a saturated
+// source allocates nothing per event and the garbage collector has no
+// rows to scan (a batch costs 45 ns per event instead of 220). Strings are
+// never reused: a view may keep a value it copied out of a row.
+// NexmarkEvents exposes the raw NEXMARK event stream without batching, for
+// hand-written baselines that must see exactly the rows the source
+// produces.
 package loadgen

@@ -19,6 +19,11 @@ type nexmarkSource struct {
 	rate  float64 // events per second; 0 is saturation
 	tick  time.Duration
 	limit int64 // total events; math.MaxInt64 when unbounded
+	// free holds the batch memory the engine handed back
+	// (sources.Batch.Release), for the next batches: at saturation two
+	// batches are in flight (one generated while the engine ticks the
+	// other), so a third is the most that can wait here.
+	free chan *nexBatchMem
 }
 
 var _ sources.Source = (*nexmarkSource)(nil)
@@ -34,6 +39,7 @@ func newNexmarkSource(opts Options, clk clock) *nexmarkSource {
 		rate:  opts.EventsPerSecond,
 		tick:  opts.tickInterval(10 * time.Millisecond),
 		limit: limit,
+		free:  make(chan *nexBatchMem, 3),
 	}
 }
 
@@ -111,11 +117,23 @@ func (s *nexmarkSource) emitUpTo(ctx context.Context, pos, end int64, sink sourc
 }
 
 // next generates the batch of at most MaxBatchChanges events that starts
-// at event pos.
+// at event pos, in memory the engine handed back if there is some.
 func (s *nexmarkSource) next(pos, end int64) *sources.Batch {
 	n := min(end-pos, MaxBatchChanges)
-	b := newBatch(s.gen.batch(pos, n), pos+n, s.clk.Now())
+	var m *nexBatchMem
+	select {
+	case m = <-s.free:
+	default:
+		m = new(nexBatchMem)
+	}
+	b := newBatch(s.gen.batch(pos, n, m), pos+n, s.clk.Now())
 	b.Replayable = true
+	b.Release = func() {
+		select {
+		case s.free <- m:
+		default:
+		}
+	}
 	return b
 }
 

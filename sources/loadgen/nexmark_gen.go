@@ -63,19 +63,38 @@ var nexWidths = [...]int{NexmarkPerson: nexPersonWidth, NexmarkAuction: nexAucti
 // of at most 15 bytes and a 19-byte credit card number.
 const nexPersonBuiltBytes = 15 + 19
 
-// batch returns events from to from+n-1 as the changes of one batch: the
-// rows share one Datum slab and the built strings one arena, both sized
-// exactly, so a batch costs a handful of allocations whatever its size.
-func (g *NexmarkGenerator) batch(from, n int64) [][]sources.Change {
+// nexBatchMem is the memory of one batch's changes: the Datum slab its
+// rows are carved from and the change slices. The engine hands it back
+// once nothing refers to the rows (sources.Batch.Release) and a later
+// batch is built in it; until then it belongs to the batch.
+type nexBatchMem struct {
+	datums  []types.Datum
+	changes [3][]sources.Change
+}
+
+// batch returns events from to from+n-1 as the changes of one batch,
+// built in m: the rows share its Datum slab and the built strings one
+// arena, sized exactly, so a batch costs a handful of allocations
+// whatever its size, and none but the arena's when m is one handed back
+// big enough. Every Datum of every row is written, so a reused slab
+// needs no clearing; the strings are never reused (a view may keep a
+// value it copied out of a row), only the rows' memory.
+func (g *NexmarkGenerator) batch(from, n int64, m *nexBatchMem) [][]sources.Change {
 	p0, a0, b0 := nexmarkCounts(from)
 	p1, a1, b1 := nexmarkCounts(from + n)
 	persons, auctions, bids := p1-p0, a1-a0, b1-b0
-	datums := make([]types.Datum, persons*nexPersonWidth+auctions*nexAuctionWidth+bids*nexBidWidth)
-	changes := [][]sources.Change{
-		NexmarkPerson:  make([]sources.Change, 0, persons),
-		NexmarkAuction: make([]sources.Change, 0, auctions),
-		NexmarkBid:     make([]sources.Change, 0, bids),
+	width := int(persons*nexPersonWidth + auctions*nexAuctionWidth + bids*nexBidWidth)
+	if cap(m.datums) < width {
+		m.datums = make([]types.Datum, width)
 	}
+	datums := m.datums[:width]
+	for k, c := range [...]int64{NexmarkPerson: persons, NexmarkAuction: auctions, NexmarkBid: bids} {
+		if int64(cap(m.changes[k])) < c {
+			m.changes[k] = make([]sources.Change, 0, c)
+		}
+		m.changes[k] = m.changes[k][:0]
+	}
+	changes := m.changes[:]
 	a := arena{chunk: int(persons) * nexPersonBuiltBytes}
 	for e := from; e < from+n; e++ {
 		k := NexmarkKind(e)
