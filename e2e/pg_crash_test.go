@@ -120,8 +120,9 @@ func TestPostgresKill9UnderLoad(t *testing.T) {
 	rng := rand.New(rand.NewPCG(seed, 0))
 	u := newUpstream(t, nil)
 	u.exec(pgLoadSchema)
-	// A table whose snapshot takes a while, for a kill to land in.
-	u.exec(`INSERT INTO events (account, amount, note) SELECT 1 + g % 200, g % 13, repeat('y', g % 50) FROM generate_series(1, 300000) g`)
+	// A table whose snapshot takes a while, for a kill to land in: half a
+	// second or more at the snapshot's speed on an idle machine.
+	u.exec(`INSERT INTO events (account, amount, note) SELECT 1 + g % 200, g % 13, repeat('y', g % 50) FROM generate_series(1, 1000000) g`)
 
 	dataDir := t.TempDir()
 	srv, addr := startStreamdb(t, dataDir)
@@ -135,14 +136,16 @@ func TestPostgresKill9UnderLoad(t *testing.T) {
 		c.exec(fmt.Sprintf("CREATE MATERIALIZED VIEW %s AS %s", v.name, v.query))
 	}
 	for round := range kills {
-		// The first kills land in the snapshot of the big table, the
-		// others at a random moment of the stream.
-		pause := 300 + rng.IntN(700)
-		if round >= 2 {
+		// The first kills land in the snapshot of the big table, once
+		// rows of it are committed, the others at a random moment of the
+		// stream.
+		if round < 2 {
+			waitSnapshotting(c, "app", "public.events")
+			time.Sleep(time.Duration(rng.IntN(300)) * time.Millisecond)
+		} else {
 			waitRunning(c, "app")
-			pause = rng.IntN(500)
+			time.Sleep(time.Duration(rng.IntN(500)) * time.Millisecond)
 		}
-		time.Sleep(time.Duration(pause) * time.Millisecond)
 		status := c.rows(`SHOW SOURCES WHERE name = 'app'`)
 		srv.kill()
 		t.Logf("kill %d after %d upstream transactions, source was %s", round, txns.Load(), status)
@@ -160,6 +163,27 @@ func TestPostgresKill9UnderLoad(t *testing.T) {
 	// committed; give the source time to do so before looking again.
 	time.Sleep(time.Second)
 	checkLoadViews(c, u)
+}
+
+// waitSnapshotting polls SHOW SOURCES until source is in the middle of
+// the snapshot of table, some of its rows done. A snapshot too quick to
+// be seen there fails the test: the table must grow.
+func waitSnapshotting(c *client, source, table string) {
+	c.t.Helper()
+	in := "(" + table + "): "
+	deadline := time.Now().Add(waitTimeout)
+	for time.Now().Before(deadline) {
+		got, err := c.query(fmt.Sprintf(`SHOW SOURCES WHERE name = '%s'`, source))
+		switch {
+		case err != nil:
+		case strings.Contains(got, in) && !strings.Contains(got, in+"0 of"):
+			return
+		case strings.HasPrefix(got, source+"|postgres|running|"):
+			c.t.Fatalf("the snapshot of %s ended before a kill could land in it", table)
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+	c.t.Fatalf("source %s did not start the snapshot of %s", source, table)
 }
 
 // TestPostgresUpstreamRestart restarts upstream under a running source:

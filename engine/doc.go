@@ -188,7 +188,10 @@
 // are a base snapshot of the store, shared by every table, with the rows
 // changed since laid over it in a small copy-on-write tree per table
 // (table_base.go); a new base is taken, and the overlays emptied, every
-// 65,536 overlaid rows or ten seconds. Reads go through Pebble's block
+// 65,536 overlaid rows or ten seconds. A snapshot's rows into a
+// relation it truncated (sources.Batch.Fresh) skip the overlay and the
+// lookup of the row each would replace, the tick taking a new base
+// instead (bulk.go). Reads go through Pebble's block
 // cache (Config.CacheSize); a restart reads where each table's row ids
 // end and its row count, not its rows. Memory holds views' and indexes'
 // state, which must be in memory to maintain them, and recent writes.

@@ -109,6 +109,12 @@ type Engine struct {
 	bases      bases
 	overlaid   int
 	lastRebase time.Time
+	// bypassed is set by a tick that wrote rows to the store only, not
+	// to their table's overlay (see bulk.go): it takes a new base before
+	// it publishes. emptied lists the relations it emptied without
+	// retracting their rows, which history cannot go back past.
+	bypassed bool
+	emptied  []uint64
 	// recompute is set when views are not persisted (Config).
 	recompute bool
 	// state is the batch that flows write their state changes to while

@@ -133,14 +133,22 @@ func (e *Engine) applySource(ctx context.Context, rs *runningSource, b *sources.
 	if err := e.addColumns(ctx, rs, b.AddColumns, batch); err != nil {
 		return err
 	}
-	if err := e.truncate(rs, b.Truncate, batch, deltas); err != nil {
+	rest, err := e.dropUnread(rs, b, batch, deltas)
+	if err != nil {
+		return err
+	}
+	if err := e.truncate(rs, rest, batch, deltas); err != nil {
 		return err
 	}
 	for i, changes := range b.Changes {
 		if i >= len(rs.outputs) || rs.outputs[i] == 0 || len(changes) == 0 {
 			continue
 		}
-		if err := e.applyChanges(rs, rs.outputs[i], changes, batch, deltas); err != nil {
+		apply := e.applyChanges
+		if slices.Contains(b.Fresh, i) {
+			apply = e.applyFresh
+		}
+		if err := apply(rs, rs.outputs[i], changes, batch, deltas); err != nil {
 			return err
 		}
 	}

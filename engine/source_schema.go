@@ -198,6 +198,9 @@ func (e *Engine) truncate(rs *runningSource, outputs []int, batch *storage.Batch
 					return err
 				}
 			}
+			// Whatever the count said: rows ingested by a tick that a
+			// crash kept from committing are not in it (see bulk.go).
+			t.rows = 0
 			delete(rs.byRow, id)
 		}
 		if len(d) > 0 {

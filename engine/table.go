@@ -48,7 +48,10 @@ type tableState struct {
 	// rows counts the rows (for a relation not stored, those ingested).
 	rows      int64
 	nextRowID int64
-	snap      *TableSnap // snapshot of the current contents, nil after a change
+	// loaded is the greatest key of the rows of fresh batches since the
+	// relation was last emptied (see bulk.go).
+	loaded string
+	snap   *TableSnap // snapshot of the current contents, nil after a change
 }
 
 func newTableState(obj *catalog.Object, base **baseSnap) *tableState {

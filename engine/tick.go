@@ -204,6 +204,10 @@ func (e *Engine) writeTick(ctx context.Context, reqs []*coordReq) error {
 	}
 	ts := e.nextTS()
 	batch.SetMeta("ts", tsValue(ts))
+	for _, id := range e.emptied {
+		e.hist.created[id] = ts
+	}
+	e.emptied = e.emptied[:0]
 	e.saveRowCounts(batch, deltas)
 	// The commit (Pebble's memtable insert and WAL fsync) runs beside
 	// view maintenance, which needs only memory: the tick's cost is the
@@ -357,11 +361,13 @@ func (e *Engine) saveRowCounts(batch *storage.Batch, deltas map[uint64]dataflow.
 const rebaseEvery = 10 * time.Second
 
 // maybeRebase takes a new base for the tables once their overlays hold
-// enough rows, or have for long enough (see table_base.go).
+// enough rows, or have for long enough (see table_base.go), and always
+// after a tick that bypassed the overlays.
 func (e *Engine) maybeRebase() {
-	if e.overlaid < rebaseRows && (e.overlaid == 0 || time.Since(e.lastRebase) < rebaseEvery) {
+	if !e.bypassed && e.overlaid < rebaseRows && (e.overlaid == 0 || time.Since(e.lastRebase) < rebaseEvery) {
 		return
 	}
+	e.bypassed = false
 	e.rebase()
 }
 

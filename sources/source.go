@@ -109,6 +109,15 @@ type Batch struct {
 	Truncate []int
 	// Changes holds each output's changes, indexed like Outputs().
 	Changes [][]Change
+	// Fresh lists upsert outputs whose Changes in this batch only insert
+	// rows under keys that the output's relation does not hold and that
+	// no two of them share: a snapshot's rows, read after the output's
+	// Truncate, of an upstream table whose key is unique there. The
+	// engine stores them without looking up the row each would replace,
+	// which is most of what a row costs it otherwise (a miss in every
+	// level of the store). Changes of such an output carry no OldKey or
+	// Unchanged, and never delete.
+	Fresh []int
 	// DeadLetters are the records of the batch that failed to decode.
 	DeadLetters []DeadLetter
 	// Progress maps each partition to its resume position after this

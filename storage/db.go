@@ -25,6 +25,10 @@ const (
 type DB struct {
 	pdb *pebble.DB
 	log *slog.Logger
+	// dir and opts are the store's directory and Pebble's options, for
+	// the table files Ingest writes.
+	dir  string
+	opts *pebble.Options
 	// rangeDels counts the range deletions committed since the last
 	// flush they asked for (see noteRangeDels).
 	rangeDels atomic.Int64
@@ -76,11 +80,15 @@ func Open(dir string, o Options) (*DB, error) {
 		defer c.Unref()
 		opts.Cache = c
 	}
+	if err := removeIngestFiles(dir); err != nil {
+		return nil, err
+	}
 	pdb, err := pebble.Open(dir, opts)
 	if err != nil {
 		return nil, fmt.Errorf("open store %s: %w", dir, err)
 	}
-	return &DB{pdb: pdb, log: log}, nil
+	opts.EnsureDefaults() // Open used a copy
+	return &DB{pdb: pdb, log: log, dir: dir, opts: opts}, nil
 }
 
 // Close flushes and closes the store.

@@ -66,8 +66,15 @@ type Config struct {
 
 	Logger *slog.Logger
 
-	// SnapshotBatchRows bounds the rows of one snapshot batch.
-	SnapshotBatchRows int
+	// SnapshotBatchRows and SnapshotBatchBytes bound one snapshot
+	// batch: its rows, and the bytes of upstream's COPY data they came
+	// from (their decoded form takes a few times that). Each batch is a
+	// tick of the engine's: the larger they are, the fewer hand-overs
+	// between goroutines, which a busy machine makes slow (8,192 rows,
+	// 400 kB, had reading wait for the engine 40% of the time at load 10;
+	// 32,768 rows 20%).
+	SnapshotBatchRows  int
+	SnapshotBatchBytes int
 	// MaxBatchChanges is the number of changes past which the stream
 	// stops adding whole transactions to a batch waiting to be emitted
 	// (one transaction is never split, whatever its size).
@@ -82,11 +89,12 @@ type Config struct {
 
 // Defaults for Config's zero values.
 const (
-	DefaultSnapshotBatchRows = 8192
-	DefaultMaxBatchChanges   = 65536
-	DefaultStatusInterval    = 10 * time.Second
-	DefaultRetryMin          = time.Second
-	DefaultRetryMax          = 30 * time.Second
+	DefaultSnapshotBatchRows  = 32768
+	DefaultSnapshotBatchBytes = 4 << 20
+	DefaultMaxBatchChanges    = 65536
+	DefaultStatusInterval     = 10 * time.Second
+	DefaultRetryMin           = time.Second
+	DefaultRetryMax           = 30 * time.Second
 )
 
 // Table is one upstream table replicated into one output: what the engine
@@ -121,6 +129,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.SnapshotBatchRows <= 0 {
 		c.SnapshotBatchRows = DefaultSnapshotBatchRows
+	}
+	if c.SnapshotBatchBytes <= 0 {
+		c.SnapshotBatchBytes = DefaultSnapshotBatchBytes
 	}
 	if c.MaxBatchChanges <= 0 {
 		c.MaxBatchChanges = DefaultMaxBatchChanges

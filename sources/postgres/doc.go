@@ -30,9 +30,13 @@
 // On its first start the source creates its slot with an exported
 // snapshot, and reads every table in one REPEATABLE READ transaction on
 // that snapshot (binary COPY; enums, domains, arrays and TEXT COLUMNS cast
-// to text), in batches of SnapshotBatchRows that a committer goroutine
-// hands to the engine while the next one is read. Then it streams from
-// the slot's consistent point P: the snapshot holds exactly the
+// to text), in batches of SnapshotBatchRows or SnapshotBatchBytes that
+// a committer goroutine hands to the engine while the next one is read.
+// The batches are fresh (sources.Batch.Fresh: new keys into an output
+// the first one truncated, stored without a lookup each) and, but for
+// the last, replayable (committed without waiting for the disk: until
+// the last records the table, a restart reads it again). Then it streams
+// from the slot's consistent point P: the snapshot holds exactly the
 // transactions that committed before P, the slot sends exactly those
 // after.
 //

@@ -72,10 +72,10 @@ func (s *session) snapshotPending(ctx context.Context) error {
 }
 
 // snapshotTable reads one table into batches of at most
-// SnapshotBatchRows rows. The first batch truncates the output (it may
-// hold rows of an interrupted snapshot) and the last records the table's
-// snapshot point; a crash between them leaves the table unrecorded, so
-// the next start reads it again.
+// SnapshotBatchRows rows and about SnapshotBatchBytes. The first batch
+// truncates the output (it may hold rows of an interrupted snapshot) and
+// the last records the table's snapshot point; a crash between them
+// leaves the table unrecorded, so the next start reads it again.
 func (s *session) snapshotTable(ctx context.Context, t *table, published map[uint32]pubTable, at pglogrepl.LSN, nth, of int) error {
 	r := s.r
 	cfg := &r.s.cfg
@@ -161,14 +161,36 @@ func (s *session) snapshotTable(ctx context.Context, t *table, published map[uin
 	c := r.startCommitter(ctx, nil)
 	defer c.stop()
 	var rows rowArena
+	// A small table's batch gets room for its rows only.
+	room := cfg.SnapshotBatchRows
+	if total >= 0 && total < int64(room) {
+		room = int(total) + 1
+	}
+	var size int // COPY bytes of the batch's rows
+	// Every batch but the last is replayable: until the last records the
+	// table's snapshot point, a restart reads the table again from its
+	// Truncate, so a batch a machine crash loses is lost together with
+	// all that follow it and read again. The last is committed durably,
+	// and with it, the log being written in order, the others. Keyed rows
+	// are fresh: the output was truncated and the key is unique upstream.
 	newBatch := func() {
-		p.batch.Changes[t.out] = make([]sources.Change, 0, cfg.SnapshotBatchRows)
+		p.batch.Changes[t.out] = make([]sources.Change, 0, room)
+		size = 0
+		p.batch.Replayable = true
+		if t.key != nil {
+			p.batch.Fresh = []int{t.out}
+		}
 	}
 	newBatch()
+	// waited is how long reading waited for the engine to commit the
+	// batch before: the log tells which side bounds the snapshot.
+	var waited time.Duration
 	flush := func() error {
+		w0 := time.Now()
 		if err := c.wait(); err != nil {
 			return err
 		}
+		waited += time.Since(w0)
 		view = p.next
 		c.send(p)
 		p = newPending(len(r.tables), &view)
@@ -194,7 +216,8 @@ func (s *session) snapshotTable(ctx context.Context, t *table, published map[uin
 		default:
 			*out = append(*out, sources.Change{Row: row, Diff: 1})
 		}
-		if len(*out)+len(p.batch.DeadLetters) >= cfg.SnapshotBatchRows {
+		size += len(data)
+		if len(*out)+len(p.batch.DeadLetters) >= cfg.SnapshotBatchRows || size >= cfg.SnapshotBatchBytes {
 			return flush()
 		}
 		return nil
@@ -205,7 +228,7 @@ func (s *session) snapshotTable(ctx context.Context, t *table, published map[uin
 		}
 		return upstreamError("reading table "+t.qname, err)
 	}
-	p.next, p.stateChanged = final, true
+	p.next, p.stateChanged, p.batch.Replayable = final, true, false
 	if err := flush(); err != nil {
 		return err
 	}
@@ -215,7 +238,7 @@ func (s *session) snapshotTable(ctx context.Context, t *table, published map[uin
 	r.s.status.set(func(b *statusBoard) { b.tables[t.out].Snapshotting = false })
 	elapsed := time.Since(start)
 	r.s.log.Info("snapshotted table", "table", t.qname, "rows", done, "dead_letters", dead,
-		"elapsed", elapsed, "rows_per_s", int64(float64(done)/max(elapsed.Seconds(), 1e-9)))
+		"elapsed", elapsed, "rows_per_s", int64(float64(done)/max(elapsed.Seconds(), 1e-9)), "waited_for_engine", waited)
 	return nil
 }
 
