@@ -115,9 +115,13 @@ func run() error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
+	built, err := commit(cfg.Streamdb)
+	if err != nil {
+		return err
+	}
 	info := runInfo{Started: time.Now(), Events: cfg.Events, Seed: cfg.Seed, PGBatch: cfg.PGBatch,
 		Freshness: fmt.Sprintf("%.0f%% of the query's saturation rate for up to %gs", cfg.FreshnessFraction*100, cfg.FreshnessSeconds),
-		Machine:   machine(), LoadStart: server.LoadAverage(), Commit: commit(), Postgres: "not run"}
+		Machine:   machine(), LoadStart: server.LoadAverage(), Commit: built, Postgres: "not run"}
 	var pgURL string
 	if cfg.Postgres {
 		if !pgtest.Available() {
@@ -328,13 +332,38 @@ func machine() string {
 	return fmt.Sprintf("%d cores, %s%s, %s/%s, %s", runtime.NumCPU(), model, mem, runtime.GOOS, runtime.GOARCH, runtime.Version())
 }
 
-// commit is the repository's HEAD, for telling runs apart.
-func commit() string {
-	out, err := exec.Command("git", "rev-parse", "--short", "HEAD").Output()
+// commit names the build of the binary under test, from its --version
+// ("streamdb <version> [commit <hash>] <go version>"), for telling runs
+// apart. A binary whose version names another commit than the
+// checkout's HEAD is refused: the report would credit the checkout with
+// an older build's figures (make build rebuilds it).
+func commit(bin string) (string, error) {
+	out, err := exec.Command(bin, "--version").Output()
 	if err != nil {
-		return "unknown commit"
+		return "", fmt.Errorf("%s --version: %w", bin, err)
 	}
-	return "commit " + strings.TrimSpace(string(out))
+	fields := strings.Fields(string(out))
+	if len(fields) < 3 {
+		return "", fmt.Errorf("%s --version printed %q, want \"streamdb <version> … <go version>\"", bin, out)
+	}
+	var hashes []string
+	for i, f := range fields[1:] {
+		if i == 0 || fields[i] == "commit" {
+			if h := strings.TrimSuffix(f, "+dirty"); len(h) >= 7 && strings.Trim(h, "0123456789abcdef") == "" {
+				hashes = append(hashes, h)
+			}
+		}
+	}
+	head, err := exec.Command("git", "rev-parse", "HEAD").Output()
+	if err != nil || len(hashes) == 0 {
+		return "build " + strings.Join(fields[1:len(fields)-1], " "), nil
+	}
+	for _, h := range hashes {
+		if strings.HasPrefix(string(head), h) {
+			return "commit " + h, nil
+		}
+	}
+	return "", fmt.Errorf("%s was built from %s but the checkout is at %.12s: run make build first", bin, hashes[0], head)
 }
 
 func postgresVersion(ctx context.Context, url string) (string, error) {
