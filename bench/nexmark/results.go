@@ -123,44 +123,18 @@ func writeMarkdown(w io.Writer, info runInfo, results []result) error {
 
 // writeTargets lists each target with the queries that miss it.
 func writeTargets(b *strings.Builder, info runInfo, results []result) {
-	target := func(name string, applies func(result) bool, met func(result) (bool, bool)) {
-		var miss, unknown []string
-		n := 0
-		for _, r := range results {
-			if !applies(r) {
-				continue
-			}
-			n++
-			ok, known := met(r)
-			switch {
-			case !known:
-				unknown = append(unknown, r.Query)
-			case !ok:
-				miss = append(miss, r.Query)
-			}
-		}
-		status := "met"
-		if len(miss)+len(unknown) > 0 {
-			status = "NOT met"
-		}
-		fmt.Fprintf(b, "- %s: **%s**", name, status)
-		if len(miss) > 0 {
-			fmt.Fprintf(b, "; missed by %s", strings.Join(miss, ", "))
-		}
-		if len(unknown) > 0 {
-			fmt.Fprintf(b, "; not measured for %s", strings.Join(unknown, ", "))
-		}
-		fmt.Fprintf(b, " (%d queries)\n", n)
+	check := func(name string, applies func(result) bool, met func(result) (bool, bool)) {
+		writeTarget(b, target{name, applies, met}, results)
 	}
 	all := func(result) bool { return true }
-	target(fmt.Sprintf("every query ≥ 10× PostgreSQL's throughput (the target is stated at 1M events; this run used %d)", info.Events), all,
+	check(fmt.Sprintf("every query ≥ 10× PostgreSQL's throughput (the target is stated at 1M events; this run used %d)", info.Events), all,
 		func(r result) (bool, bool) {
 			if r.StreamdbEPS == nil || r.PostgresEPS == nil {
 				return false, false
 			}
 			return *r.StreamdbEPS >= 10**r.PostgresEPS, true
 		})
-	target("q0–q2 ≥ 0.3× the hand-written Go loop", func(r result) bool { return goBaselines[r.Query] != nil },
+	check("q0–q2 ≥ 0.3× the hand-written Go loop", func(r result) bool { return goBaselines[r.Query] != nil },
 		func(r result) (bool, bool) {
 			if r.StreamdbEPS == nil || r.GoBaselineEPS == nil {
 				return false, false
@@ -168,16 +142,56 @@ func writeTargets(b *strings.Builder, info runInfo, results []result) {
 			return *r.StreamdbEPS >= 0.3**r.GoBaselineEPS, true
 		})
 	for _, limit := range []float64{1000, 100} {
-		target(fmt.Sprintf("p99 freshness ≤ %.0f ms", limit), all, func(r result) (bool, bool) {
+		check(fmt.Sprintf("p99 freshness ≤ %.0f ms", limit), all, func(r result) (bool, bool) {
 			if r.FreshnessP99Ms == nil {
 				return false, false
 			}
 			return *r.FreshnessP99Ms <= limit, true
 		})
 	}
-	target("view equals the one-tick recomputation", all, func(r result) (bool, bool) {
+	check("view equals the one-tick recomputation", all, func(r result) (bool, bool) {
 		return r.Check == "ok", r.Check != "" && !strings.HasPrefix(r.Check, notChecked)
 	})
+}
+
+// A target is one line of a report's targets: what it asks, which
+// queries it applies to, and whether a query meets it (known is false
+// when the run did not measure it).
+type target struct {
+	name    string
+	applies func(result) bool
+	met     func(result) (ok, known bool)
+}
+
+// writeTarget writes t's line: met, or the queries that miss it or were
+// not measured for it.
+func writeTarget(b *strings.Builder, t target, results []result) {
+	var miss, unknown []string
+	n := 0
+	for _, r := range results {
+		if !t.applies(r) {
+			continue
+		}
+		n++
+		switch ok, known := t.met(r); {
+		case !known:
+			unknown = append(unknown, r.Query)
+		case !ok:
+			miss = append(miss, r.Query)
+		}
+	}
+	status := "met"
+	if len(miss)+len(unknown) > 0 {
+		status = "NOT met"
+	}
+	fmt.Fprintf(b, "- %s: **%s**", t.name, status)
+	if len(miss) > 0 {
+		fmt.Fprintf(b, "; missed by %s", strings.Join(miss, ", "))
+	}
+	if len(unknown) > 0 {
+		fmt.Fprintf(b, "; not measured for %s", strings.Join(unknown, ", "))
+	}
+	fmt.Fprintf(b, " (%d queries)\n", n)
 }
 
 // writeModes writes the table of the runs without persisted view state
@@ -214,11 +228,6 @@ func prefixed(p, s string) string {
 // writeStateTargets lists the targets of persisted view state and
 // sources that are not stored.
 func writeStateTargets(b *strings.Builder, results []result) {
-	type target struct {
-		name    string
-		applies func(result) bool
-		met     func(result) (ok, known bool)
-	}
 	atLeast := func(a, b *float64, f float64) (bool, bool) {
 		if a == nil || b == nil {
 			return false, false
@@ -242,32 +251,7 @@ func writeStateTargets(b *strings.Builder, results []result) {
 					r.RecomputedCheck != "" || r.NotStoredCheck != ""
 			}},
 	} {
-		var miss, unknown []string
-		n := 0
-		for _, r := range results {
-			if !t.applies(r) {
-				continue
-			}
-			n++
-			switch ok, known := t.met(r); {
-			case !known:
-				unknown = append(unknown, r.Query)
-			case !ok:
-				miss = append(miss, r.Query)
-			}
-		}
-		status := "met"
-		if len(miss)+len(unknown) > 0 {
-			status = "NOT met"
-		}
-		fmt.Fprintf(b, "- %s: **%s**", t.name, status)
-		if len(miss) > 0 {
-			fmt.Fprintf(b, "; missed by %s", strings.Join(miss, ", "))
-		}
-		if len(unknown) > 0 {
-			fmt.Fprintf(b, "; not measured for %s", strings.Join(unknown, ", "))
-		}
-		fmt.Fprintf(b, " (%d queries)\n", n)
+		writeTarget(b, t, results)
 	}
 }
 
