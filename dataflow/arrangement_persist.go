@@ -53,12 +53,7 @@ func (a *arrangement) keyStart(key []byte, form byte) []byte {
 func (a *arrangement) persistRow(key, row []byte, n int64) {
 	k := append(a.keyStart(key, 0), row...)
 	a.ps.key = k
-	if n == 0 {
-		a.ps.del(k)
-		return
-	}
-	a.ps.val = binary.AppendVarint(a.ps.val[:0], n)
-	a.ps.set(k, a.ps.val)
+	a.ps.setCount(k, n)
 }
 
 // persistAppend notes that bucket b of key appended an entry at offset

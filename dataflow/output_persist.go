@@ -99,17 +99,13 @@ func decodeKeyRow(key []byte, dst types.Row) (types.Row, error) {
 // persistErrors records the weights the tick's error delta changed, as
 // they are in the merged collection.
 func (o *Output) persistErrors() {
-	for _, d := range o.deltaErrs {
-		k := appendErrorKey(o.sk.startOrdered(1), d.Err)
-		o.sk.key = k
-		i, found := slices.BinarySearchFunc(o.errs, d.Err, func(e ErrorUpdate, t *pgerr.Error) int { return compareErrors(e.Err, t) })
+	o.sk.persistErrors(1, o.deltaErrs, func(err *pgerr.Error) int64 {
+		i, found := slices.BinarySearchFunc(o.errs, err, func(e ErrorUpdate, t *pgerr.Error) int { return compareErrors(e.Err, t) })
 		if !found {
-			o.sk.del(k)
-			continue
+			return 0
 		}
-		o.sk.val = binary.AppendVarint(o.sk.val[:0], o.errs[i].Diff)
-		o.sk.set(k, o.sk.val)
-	}
+		return o.errs[i].Diff
+	})
 }
 
 // appendErrorKey appends the fields that make errors equal.

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"hash/crc32"
 	"strings"
+
+	"github.com/streamdb/streamdb/pgerr"
 )
 
 // # Persisted state
@@ -240,6 +242,27 @@ func (k *stateKeys) startOrdered(sub byte) []byte {
 func (k *stateKeys) set(key, val []byte) { k.g.ps.Set(key, val) }
 
 func (k *stateKeys) del(key []byte) { k.g.ps.Delete(key) }
+
+// setCount persists the multiplicity n under key (a varint), or deletes
+// the key at 0.
+func (k *stateKeys) setCount(key []byte, n int64) {
+	if n == 0 {
+		k.del(key)
+		return
+	}
+	k.val = binary.AppendVarint(k.val[:0], n)
+	k.set(key, k.val)
+}
+
+// persistErrors persists, under structure sub in error order, the count
+// of each error a Step changed as count gives it (0 once it is gone).
+func (k *stateKeys) persistErrors(sub byte, changed []ErrorUpdate, count func(*pgerr.Error) int64) {
+	for _, d := range changed {
+		key := appendErrorKey(k.startOrdered(sub), d.Err)
+		k.key = key
+		k.setCount(key, count(d.Err))
+	}
+}
 
 // delPrefix deletes every key starting with p.
 func (k *stateKeys) delPrefix(p []byte) {

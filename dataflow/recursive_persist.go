@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"slices"
 
+	"github.com/streamdb/streamdb/pgerr"
 	"github.com/streamdb/streamdb/types"
 )
 
@@ -94,17 +95,13 @@ func (op *recursiveOp) persistTick(changed []ErrorUpdate) {
 		op.sk.delPrefix(op.sk.prefix(recCopies))
 		copies = 0
 	} else {
-		for _, d := range changed {
-			k := appendErrorKey(op.sk.startOrdered(recErrors), d.Err)
-			op.sk.key = k
-			i := slices.IndexFunc(op.errAcc, func(e ErrorUpdate) bool { return compareErrors(e.Err, d.Err) == 0 })
+		op.sk.persistErrors(recErrors, changed, func(err *pgerr.Error) int64 {
+			i := slices.IndexFunc(op.errAcc, func(e ErrorUpdate) bool { return compareErrors(e.Err, err) == 0 })
 			if i < 0 {
-				op.sk.del(k)
-				continue
+				return 0
 			}
-			op.sk.val = binary.AppendVarint(op.sk.val[:0], op.errAcc[i].Diff)
-			op.sk.set(k, op.sk.val)
-		}
+			return op.errAcc[i].Diff
+		})
 	}
 	m := recMetaState{overflow: op.overflow, copies: copies, written: true}
 	if m == op.meta {

@@ -277,12 +277,7 @@ func (op *semiJoinOp) stateShape() string { return "arranged/1 counts/1" }
 func (op *semiJoinOp) persistCount(key []byte, n int64) {
 	k := append(op.sk.start(1, key), key...)
 	op.sk.key = k
-	if n == 0 {
-		op.sk.del(k)
-		return
-	}
-	op.sk.val = binary.AppendVarint(op.sk.val[:0], n)
-	op.sk.set(k, op.sk.val)
+	op.sk.setCount(k, n)
 }
 
 func (op *semiJoinOp) restore(_ context.Context, r StateReader) error {
