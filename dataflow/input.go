@@ -29,6 +29,11 @@ type Input struct {
 	// about fedRows of them.
 	feeds   []FeedFunc
 	fedRows int
+	// keeps is KeepsRows's answer for a graph of keepsOps operators: the
+	// engine asks after every tick, and the answer changes only when
+	// operators are added.
+	keeps    bool
+	keepsOps int
 }
 
 // FeedFunc produces an input's insertions lazily: it calls emit with
@@ -81,6 +86,14 @@ func (in *Input) Push(b Batch) {
 // deltas until the next Step resets them, but nothing reads them in
 // between.
 func (in *Input) KeepsRows() bool {
+	if n := len(in.node.g.ops); n != in.keepsOps {
+		in.keeps, in.keepsOps = in.keepsRows(), n
+	}
+	return in.keeps
+}
+
+// keepsRows walks the graph from in for KeepsRows.
+func (in *Input) keepsRows() bool {
 	g := in.node.g
 	seen := map[int]bool{}
 	work := []int{in.node.id}
