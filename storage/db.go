@@ -146,8 +146,12 @@ func (db *DB) Get(coll uint64, key []byte) ([]byte, bool, error) {
 }
 
 // get returns a copy of the value stored under the store key k.
-func (db *DB) get(k []byte) ([]byte, bool, error) {
-	v, closer, err := db.pdb.Get(k)
+func (db *DB) get(k []byte) ([]byte, bool, error) { return getCopy(db.pdb, k) }
+
+// getCopy returns a copy of the value r holds under the store key k:
+// Pebble's own is valid only until its closer is closed.
+func getCopy(r pebble.Reader, k []byte) ([]byte, bool, error) {
+	v, closer, err := r.Get(k)
 	if errors.Is(err, pebble.ErrNotFound) {
 		return nil, false, nil
 	}

@@ -1,7 +1,6 @@
 package storage
 
 import (
-	"errors"
 	"slices"
 
 	"github.com/cockroachdb/pebble/v2"
@@ -23,15 +22,7 @@ func (s *Snapshot) Close() error { return s.s.Close() }
 
 // Get returns a copy of the value stored under key in collection coll.
 func (s *Snapshot) Get(coll uint64, key []byte) ([]byte, bool, error) {
-	v, closer, err := s.s.Get(append(collPrefix(coll), key...))
-	if errors.Is(err, pebble.ErrNotFound) {
-		return nil, false, nil
-	}
-	if err != nil {
-		return nil, false, err
-	}
-	defer closer.Close()
-	return append([]byte(nil), v...), true, nil
+	return getCopy(s.s, append(collPrefix(coll), key...))
 }
 
 // Iter returns an iterator over the rows of collection coll whose keys
