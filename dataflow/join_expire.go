@@ -24,7 +24,7 @@ type RowExpiry struct {
 // a min-heap by the value of its column: applying the opposite of each
 // change once the threshold has passed it removes the row.
 type expiringRows struct {
-	heap  expiryHeap
+	heap  expiryHeap[arranged]
 	bytes int64
 }
 
@@ -127,17 +127,27 @@ func (op *joinOp) rebuildExpiry() error {
 	return nil
 }
 
-// expiryHeap orders arranged changes by the value of their column.
-type expiryHeap []arranged
+func (a arranged) expiresBy() types.Datum { return a.value }
 
-func (h expiryHeap) Len() int           { return len(h) }
-func (h expiryHeap) Less(i, j int) bool { return types.Compare(h[i].value, h[j].value) < 0 }
-func (h expiryHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *expiryHeap) Push(x any)        { *h = append(*h, x.(arranged)) }
-func (h *expiryHeap) Pop() any {
+// expiring is what an expiryHeap holds: state that expires once the
+// watermark passes its value.
+type expiring interface{ expiresBy() types.Datum }
+
+// expiryHeap orders expiring state by its value (container/heap); a
+// NULL, which types.Compare sorts last, never expires.
+type expiryHeap[T expiring] []T
+
+func (h expiryHeap[T]) Len() int { return len(h) }
+func (h expiryHeap[T]) Less(i, j int) bool {
+	return types.Compare(h[i].expiresBy(), h[j].expiresBy()) < 0
+}
+func (h expiryHeap[T]) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *expiryHeap[T]) Push(x any)   { *h = append(*h, x.(T)) }
+func (h *expiryHeap[T]) Pop() any {
 	old := *h
 	x := old[len(old)-1]
-	old[len(old)-1] = arranged{}
+	var zero T
+	old[len(old)-1] = zero
 	*h = old[:len(old)-1]
 	return x
 }

@@ -185,7 +185,7 @@ type reduceOp struct {
 	rbuf     []byte
 	// closing orders the groups by the value of the expiring key column
 	// (spec.Expire), for expire.
-	closing groupHeap
+	closing expiryHeap[groupClosing]
 }
 
 // reduceAgg is where one aggregate's state lives in a group: n words from

@@ -45,18 +45,4 @@ type groupClosing struct {
 	pos   int32
 }
 
-// groupHeap orders groups by the value of their expiring key column; a
-// NULL, which types.Compare sorts last, never expires.
-type groupHeap []groupClosing
-
-func (h groupHeap) Len() int           { return len(h) }
-func (h groupHeap) Less(i, j int) bool { return types.Compare(h[i].value, h[j].value) < 0 }
-func (h groupHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *groupHeap) Push(x any)        { *h = append(*h, x.(groupClosing)) }
-func (h *groupHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	old[len(old)-1] = groupClosing{}
-	*h = old[:len(old)-1]
-	return x
-}
+func (g groupClosing) expiresBy() types.Datum { return g.value }
