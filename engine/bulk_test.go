@@ -16,6 +16,22 @@ import (
 var keyedOutput = []sources.Output{{Name: "a", Columns: []sources.Column{
 	{Name: "id", Type: types.TypeInt8, NotNull: true}, {Name: "v", Type: types.TypeInt8}}, Key: []int{0}}}
 
+// startKeyed starts an engine on dir over a scripted keyed source and
+// returns once the source has resumed, with its relation a. On a new
+// directory (create) it first creates the source, and the view view
+// unless that is empty (createKeyed).
+func startKeyed(t *testing.T, dir string, create bool, view string) (*engine.Engine, *scripted, *catalog.Object, func()) {
+	t.Helper()
+	src := newScripted(keyedOutput)
+	e, stop := start(dir, schemaBinder{src})
+	if create {
+		createKeyed(t, e, src, view)
+	}
+	<-src.resumed
+	a, _ := e.Snapshot().Catalog().Lookup("", "a")
+	return e, src, a, stop
+}
+
 // createKeyed creates source s with relation a over src, and a view mv
 // reading a whole.
 func createKeyed(t testing.TB, e *engine.Engine, src sources.Source, view string) {
@@ -56,12 +72,8 @@ func createView(t testing.TB, e *engine.Engine, name string) {
 func TestFreshBatches(t *testing.T) {
 	dir := t.TempDir()
 	ctx := context.Background()
-	src := newScripted(keyedOutput)
-	e, stop := start(dir, schemaBinder{src})
+	e, src, a, stop := startKeyed(t, dir, true, "before")
 	defer func() { stop() }()
-	createKeyed(t, e, src, "before")
-	<-src.resumed
-	a, _ := e.Snapshot().Catalog().Lookup("", "a")
 	sub, err := e.Subscribe(ctx, &planner.Get{ID: planner.ObjectID(a.ID), Name: "a", Cols: a.PlanColumns()}, engine.FeedOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -106,9 +118,7 @@ func TestFreshBatches(t *testing.T) {
 	}
 
 	stop()
-	src = newScripted(keyedOutput)
-	e, stop = start(dir, schemaBinder{src})
-	<-src.resumed
+	e, _, _, stop = startKeyed(t, dir, false, "")
 	if got := tableRows(t, e, "a"); got != want {
 		t.Errorf("a after the restart = %s, want %s", got, want)
 	}
@@ -193,12 +203,8 @@ func BenchmarkSourceLoad(b *testing.B) {
 func TestFreshBatchesUnread(t *testing.T) {
 	dir := t.TempDir()
 	ctx := context.Background()
-	src := newScripted(keyedOutput)
-	e, stop := start(dir, schemaBinder{src})
+	e, src, a, stop := startKeyed(t, dir, true, "")
 	defer func() { stop() }()
-	createKeyed(t, e, src, "")
-	<-src.resumed
-	a, _ := e.Snapshot().Catalog().Lookup("", "a")
 
 	src.emit(t, &sources.Batch{Changes: [][]sources.Change{{
 		{Key: int8s(1), Row: int8s(1, 10)}, {Key: int8s(2), Row: int8s(2, 20)}, {Key: int8s(3), Row: int8s(3, 30)}}}})
@@ -236,9 +242,7 @@ func TestFreshBatchesUnread(t *testing.T) {
 	}
 
 	stop()
-	src = newScripted(keyedOutput)
-	e, stop = start(dir, schemaBinder{src})
-	<-src.resumed
+	e, _, _, stop = startKeyed(t, dir, false, "")
 	if got := tableRows(t, e, "a"); got != want {
 		t.Errorf("a after the restart = %s, want %s", got, want)
 	}
@@ -266,12 +270,8 @@ func tableRowsAt(t *testing.T, snap *engine.Snapshot, id uint64) string {
 func TestFreshBatchesIngested(t *testing.T) {
 	const n = 20000
 	dir := t.TempDir()
-	src := newScripted(keyedOutput)
-	e, stop := start(dir, schemaBinder{src})
+	e, src, a, stop := startKeyed(t, dir, true, "before")
 	defer func() { stop() }()
-	createKeyed(t, e, src, "before")
-	<-src.resumed
-	a, _ := e.Snapshot().Catalog().Lookup("", "a")
 	// load emits rows lo..hi-1 (descending when reversed) as one fresh
 	// batch of v = id + add.
 	load := func(lo, hi, add int64, reversed bool, truncate bool) {
@@ -338,9 +338,7 @@ func TestFreshBatchesIngested(t *testing.T) {
 	check(e, "after the reload", want)
 
 	stop()
-	src = newScripted(keyedOutput)
-	e, stop = start(dir, schemaBinder{src})
-	<-src.resumed
+	e, _, _, stop = startKeyed(t, dir, false, "")
 	viewRows(t, e, "before") // waits for the view to hydrate
 	check(e, "after the restart", want)
 }
