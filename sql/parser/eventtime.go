@@ -117,26 +117,10 @@ func (p *parser) watermark() (*Watermark, error) {
 	if _, err := p.expectKw("as"); err != nil {
 		return nil, err
 	}
-	first := p.peek()
-	depth := 0
-	for {
-		t := p.peek()
-		switch {
-		case t.kind == tokEOF || t.kind == tokError:
-			return nil, p.unexpected(t)
-		case depth == 0 && (p.isOp(t, ",") || p.isOp(t, ")")):
-			if t.start == first.start {
-				return nil, p.unexpected(t)
-			}
-			w.Expr = Raw{Text: p.src[first.start:p.prevEnd], Pos: Pos(first.start)}
-			return w, nil
-		case p.isOp(t, "("):
-			depth++
-		case p.isOp(t, ")"):
-			depth--
-		}
-		p.next()
+	if w.Expr, err = p.rawUntil(); err != nil {
+		return nil, err
 	}
+	return w, nil
 }
 
 // scanClauses looks through a CREATE TABLE or CREATE MATERIALIZED VIEW
@@ -213,14 +197,14 @@ func (p *parser) createTable() (Statement, error) {
 			}
 			s.Watermark = w
 		} else {
-			elem, err := p.rawElement()
+			elem, err := p.rawUntil()
 			if err != nil {
 				return nil, err
 			}
 			if !first {
 				b.WriteString(", ")
 			}
-			b.WriteString(elem)
+			b.WriteString(elem.Text)
 			first = false
 		}
 		if p.acceptOp(")") {
@@ -251,30 +235,6 @@ func (p *parser) createTable() (Statement, error) {
 		}
 	}
 	return s, nil
-}
-
-// rawElement reads one element of a column list as written, up to the
-// "," or ")" that ends it.
-func (p *parser) rawElement() (string, error) {
-	first := p.peek()
-	depth := 0
-	for {
-		t := p.peek()
-		switch {
-		case t.kind == tokEOF || t.kind == tokError:
-			return "", p.unexpected(t)
-		case depth == 0 && (p.isOp(t, ",") || p.isOp(t, ")")):
-			if t.start == first.start {
-				return "", p.unexpected(t)
-			}
-			return p.src[first.start:p.prevEnd], nil
-		case p.isOp(t, "("):
-			depth++
-		case p.isOp(t, ")"):
-			depth--
-		}
-		p.next()
-	}
 }
 
 // createMaterializedView parses a CREATE MATERIALIZED VIEW … EMIT ON

@@ -154,7 +154,7 @@ func (p *parser) columnDefs() ([]ColumnDef, *Watermark, error) {
 			if c.Name, err = p.ident(); err != nil {
 				return nil, nil, err
 			}
-			if c.Type, err = p.rawType(); err != nil {
+			if c.Type, err = p.rawUntil("not", "null"); err != nil {
 				return nil, nil, err
 			}
 			if p.acceptKw("not") {
@@ -176,9 +176,10 @@ func (p *parser) columnDefs() ([]ColumnDef, *Watermark, error) {
 	}
 }
 
-// rawType reads a column type up to the ",", ")", NOT or NULL that ends it
-// outside parentheses.
-func (p *parser) rawType() (Raw, error) {
+// rawUntil reads text as written, up to the "," or ")" that ends it
+// outside parentheses or, there, one of the keywords stops; the text must
+// not be empty.
+func (p *parser) rawUntil(stops ...string) (Raw, error) {
 	first := p.peek()
 	depth := 0
 	for {
@@ -186,7 +187,7 @@ func (p *parser) rawType() (Raw, error) {
 		switch {
 		case t.kind == tokEOF || t.kind == tokError:
 			return Raw{}, p.unexpected(t)
-		case depth == 0 && (p.isOp(t, ",") || p.isOp(t, ")") || p.isKw(t, "not") || p.isKw(t, "null")):
+		case depth == 0 && (p.isOp(t, ",") || p.isOp(t, ")") || p.isAnyKw(t, stops)):
 			if t.start == first.start {
 				return Raw{}, p.unexpected(t)
 			}
@@ -198,6 +199,16 @@ func (p *parser) rawType() (Raw, error) {
 		}
 		p.next()
 	}
+}
+
+// isAnyKw reports whether t is one of the keywords kws.
+func (p *parser) isAnyKw(t token, kws []string) bool {
+	for _, kw := range kws {
+		if p.isKw(t, kw) {
+			return true
+		}
+	}
+	return false
 }
 
 // TableSelectionKind says which upstream tables a source ingests.
