@@ -37,6 +37,11 @@ type Graph struct {
 	// Persist); restoring is set while Restore loads it back.
 	ps        StateWriter
 	restoring bool
+	// derive marks the operators a Derive runs, nil when the graph has
+	// no derived state (see derive.go); restored is set from a Restore
+	// to the first Step, while Derive may run.
+	derive   []bool
+	restored bool
 	// appending holds the arrangements that persist entries appended in
 	// the running Step at its end (see arrangement.flushAppends).
 	appending []*arrangement
@@ -177,6 +182,7 @@ func (g *Graph) Step(ctx context.Context) error {
 		return err
 	}
 	g.tick++
+	g.restored = false
 	for i, op := range g.ops {
 		if err := ctx.Err(); err != nil {
 			g.err = fmt.Errorf("dataflow: step canceled before %s: %w", op.Name(), err)

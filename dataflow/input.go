@@ -34,6 +34,9 @@ type Input struct {
 	// operators are added.
 	keeps    bool
 	keepsOps int
+	// replayable marks an input whose relation can be fed again whole
+	// at restore (see Replayable).
+	replayable bool
 }
 
 // FeedFunc produces an input's insertions lazily: it calls emit with

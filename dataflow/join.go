@@ -88,6 +88,9 @@ type joinOp struct {
 	// expiring holds the rows of each side (left, right) that expire,
 	// when the side has a RowExpiry.
 	expiring [2]expiringRows
+	// derived marks the sides whose arrangement is derived state (see
+	// derive.go): not persisted, rebuilt at restore.
+	derived [2]bool
 }
 
 var _ operator = (*joinOp)(nil)
@@ -318,20 +321,28 @@ func (op *joinOp) StateBytes() int64 {
 }
 
 // A join persists its two arrangements, the left as structure 0 and the
-// right as 1.
+// right as 1, but for a side whose arrangement is derived.
 
 func (op *joinOp) persists() error { return nil }
 
 func (op *joinOp) stateShape() string {
-	return fmt.Sprintf("arranged/1 keep %v %v", op.spec.LeftKeep, op.spec.RightKeep)
+	s := fmt.Sprintf("arranged/1 keep %v %v", op.spec.LeftKeep, op.spec.RightKeep)
+	if op.derived != [2]bool{} {
+		s += fmt.Sprintf(" derived %v %v", op.derived[0], op.derived[1])
+	}
+	return s
 }
 
 func (op *joinOp) restore(_ context.Context, r StateReader) error {
-	if err := op.la.restore(r); err != nil {
-		return err
+	if !op.derived[0] {
+		if err := op.la.restore(r); err != nil {
+			return err
+		}
 	}
-	if err := op.ra.restore(r); err != nil {
-		return err
+	if !op.derived[1] {
+		if err := op.ra.restore(r); err != nil {
+			return err
+		}
 	}
 	return op.rebuildExpiry()
 }

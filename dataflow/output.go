@@ -346,6 +346,9 @@ type outputOp struct {
 	// staged gathers a final step's chunks, which the Output takes in
 	// at once at the end (an Output is read between ticks).
 	staged heldInput
+	// derived marks an Output whose rows and errors are derived state
+	// (see derive.go): not persisted, rebuilt at restore.
+	derived bool
 }
 
 var _ operator = (*outputOp)(nil)

@@ -132,6 +132,8 @@ func (op *outputOp) persists() error { return nil }
 
 func (op *outputOp) stateShape() string {
 	switch {
+	case op.derived:
+		return "derived"
 	case op.o.red != nil:
 		return "grouped/1 errors/1"
 	case op.o.key != nil:
@@ -146,6 +148,9 @@ func (op *outputOp) stateShape() string {
 const restoreChunk = 4096
 
 func (op *outputOp) restore(_ context.Context, r StateReader) error {
+	if op.derived {
+		return nil
+	}
 	o := op.o
 	if o.red != nil {
 		// The Reduce restored before and listed its groups as new; their

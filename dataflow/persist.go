@@ -51,6 +51,9 @@ import (
 //	Recursive             accumulated inputs and result, and each copy
 //	                      of its step's graph (recursive_persist.go)
 //
+// A join side or an Output that only accumulates stored tables persists
+// nothing: its state is derived from the tables at restore (derive.go).
+//
 // Every value is varints and value-encoded rows (types.AppendRow), so a
 // layout does not depend on the machine. A graph's StateShape names the
 // operators and their layouts; the engine stores it with the state and
@@ -81,7 +84,10 @@ func (g *Graph) Persist(w StateWriter) {
 	if g.tick != 0 {
 		panic("dataflow: Persist after the graph's first step")
 	}
-	g.ps = w
+	g.ps, g.derive = w, nil
+	if w != nil {
+		g.planDerived()
+	}
 }
 
 // persistent is an operator that keeps state across ticks and can
@@ -191,6 +197,7 @@ func (g *Graph) Restore(ctx context.Context, r StateReader) error {
 	for _, s := range g.streams {
 		s.reset()
 	}
+	g.restored = true
 	return nil
 }
 

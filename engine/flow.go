@@ -189,7 +189,7 @@ func (e *Engine) hydrate(ctx context.Context, f *flow, src inputs, progress func
 	f.graph.SetTime(int64(max(e.ts, uint64(e.clock.Now().UnixMilli()))) * 1000)
 	for id, in := range f.inputs {
 		if t, ok := src.table(id); ok {
-			if err := e.hydrateTable(ctx, f, in, t, progress); err != nil {
+			if err := e.hydrateTable(ctx, f, in, t, progress, f.graph.Step); err != nil {
 				return err
 			}
 			continue
@@ -211,9 +211,11 @@ func (e *Engine) hydrate(ctx context.Context, f *flow, src inputs, progress func
 }
 
 // hydrateTable feeds a flow the rows of a table, logging progress on
-// large tables. A relation that is not stored can feed only a flow made
-// before it ingested anything.
-func (e *Engine) hydrateTable(ctx context.Context, f *flow, in *dataflow.Input, s *TableSnap, progress func(rows int64)) error {
+// large tables: a chunk at a time, each followed by step (the graph's
+// Step, or its Derive at restore), the last left for the caller's step.
+// A relation that is not stored can feed only a flow made before it
+// ingested anything.
+func (e *Engine) hydrateTable(ctx context.Context, f *flow, in *dataflow.Input, s *TableSnap, progress func(rows int64), step func(context.Context) error) error {
 	if s.obj.NotStored {
 		if s.rows > 0 {
 			return errNewViewNotStored(f.obj, s.obj, s.rows)
@@ -237,7 +239,7 @@ func (e *Engine) hydrateTable(ctx context.Context, f *flow, in *dataflow.Input, 
 			return true
 		}
 		in.Push(f.narrow(s.obj.ID, b))
-		if stepErr = f.graph.Step(ctx); stepErr != nil {
+		if stepErr = step(ctx); stepErr != nil {
 			return false
 		}
 		n += len(b)

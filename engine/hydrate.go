@@ -107,8 +107,7 @@ func (e *Engine) startHydration(ctx context.Context) {
 			}
 		}
 		if j.restore {
-			// An estimate from the store's files; an error leaves 0.
-			size[j], _ = e.store.StateSize(j.f.obj.ID)
+			size[j] = e.restoreSize(j.f)
 		}
 		order = append(order, j)
 	}
@@ -150,6 +149,20 @@ func (e *Engine) startHydration(ctx context.Context) {
 	})
 }
 
+// restoreSize estimates what a restore of f reads: its persisted state
+// and the tables its derived state is rebuilt from, from the store's
+// files (an error counts 0).
+func (e *Engine) restoreSize(f *flow) uint64 {
+	n, _ := e.store.StateSize(f.obj.ID)
+	for id, in := range f.inputs {
+		if in.Derives() {
+			m, _ := e.store.CollectionSize(id)
+			n += m
+		}
+	}
+	return n
+}
+
 // runJob hydrates one flow off the coordinator and hands it over.
 func (e *Engine) runJob(ctx context.Context, j *hydrationJob) {
 	err := func() error {
@@ -166,7 +179,10 @@ func (e *Engine) runJob(ctx context.Context, j *hydrationJob) {
 		defer stop()
 		if j.restore {
 			n := 0
-			return j.f.graph.Restore(ctx, stateReader{store: e.store, job: j, n: &n, done: ctx.Done()})
+			if err := j.f.graph.Restore(ctx, stateReader{store: e.store, job: j, n: &n, done: ctx.Done()}); err != nil {
+				return err
+			}
+			return e.derive(ctx, j)
 		}
 		return e.rebuild(ctx, j)
 	}()
@@ -213,6 +229,32 @@ func (e *Engine) rebuild(ctx context.Context, j *hydrationJob) error {
 		return spill.flush()
 	}
 	return nil
+}
+
+// derive rebuilds a restored flow's derived state (dataflow/derive.go)
+// from the tables it reads: their contents now are those of the tick its
+// state was persisted at, since every change that would reach the flow
+// waits for its hydration.
+func (e *Engine) derive(ctx context.Context, j *hydrationJob) error {
+	snap := e.Snapshot()
+	fed := false
+	for id, in := range j.f.inputs {
+		if !in.Derives() {
+			continue
+		}
+		t, ok := snap.Table(id)
+		if !ok {
+			return fmt.Errorf("%s reads unknown table %d", j.f.obj.Name, id)
+		}
+		if err := e.hydrateTable(ctx, j.f, in, t, nil, j.f.graph.Derive); err != nil {
+			return err
+		}
+		fed = true
+	}
+	if !fed {
+		return nil
+	}
+	return j.f.graph.Derive(ctx)
 }
 
 // logProgress logs a long hydration's progress every ten seconds until

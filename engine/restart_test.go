@@ -19,15 +19,22 @@ import (
 )
 
 // copyBinder plans every view as a copy of the relation its SQL names,
-// enough to hold state and restore it without the SQL front end.
+// enough to hold state and restore it without the SQL front end: a view
+// of a table derives its state from the table; "DISTINCT name", a
+// distinct copy, persists it.
 type copyBinder struct{}
 
 func (copyBinder) PlanView(cat *catalog.Catalog, o *catalog.Object) (planner.Node, error) {
-	src, ok := cat.Lookup(catalog.DefaultSchema, o.SQL)
+	name, distinct := strings.CutPrefix(o.SQL, "DISTINCT ")
+	src, ok := cat.Lookup(catalog.DefaultSchema, name)
 	if !ok {
-		return nil, fmt.Errorf("no relation %q", o.SQL)
+		return nil, fmt.Errorf("no relation %q", name)
 	}
-	return &planner.Get{ID: planner.ObjectID(src.ID), Name: src.Name, Cols: src.PlanColumns()}, nil
+	var plan planner.Node = &planner.Get{ID: planner.ObjectID(src.ID), Name: src.Name, Cols: src.PlanColumns()}
+	if distinct {
+		plan = &planner.Distinct{Input: plan}
+	}
+	return plan, nil
 }
 
 func (copyBinder) OpenSource(*catalog.Catalog, *catalog.Object) (sources.Source, error) {
@@ -85,6 +92,13 @@ func (te *testEngine) restart() {
 // copying it, view_name.
 func (te *testEngine) createTable(name string) (table, view *catalog.Object) {
 	te.t.Helper()
+	return te.createTableView(name, name)
+}
+
+// createTableView creates table name and a view of it planned from sql
+// (see copyBinder).
+func (te *testEngine) createTableView(name, sql string) (table, view *catalog.Object) {
+	te.t.Helper()
 	err := te.e.RunDDL(context.Background(), func(ctx context.Context, tx *DDL) error {
 		table = &catalog.Object{ID: tx.NextID(), Kind: catalog.KindTable, Schema: catalog.DefaultSchema, Name: name,
 			Columns: []catalog.ColumnDef{{Name: "k", Type: types.TypeInt8}, {Name: "v", Type: types.TypeText}}, PrimaryKey: []int{0}}
@@ -95,7 +109,7 @@ func (te *testEngine) createTable(name string) (table, view *catalog.Object) {
 	}
 	err = te.e.RunDDL(context.Background(), func(ctx context.Context, tx *DDL) error {
 		view = &catalog.Object{ID: tx.NextID(), Kind: catalog.KindMaterializedView, Schema: catalog.DefaultSchema, Name: "view_" + name,
-			SQL: name, Columns: table.Columns}
+			SQL: sql, Columns: table.Columns}
 		view.Plan, _ = copyBinder{}.PlanView(tx.Catalog(), view)
 		return tx.Create(ctx, view)
 	})
@@ -299,7 +313,7 @@ func TestRecomputeThenPersist(t *testing.T) {
 func TestRestoreFailure(t *testing.T) {
 	dir := t.TempDir()
 	te := openTest(t, dir)
-	table, view := te.createTable("t")
+	table, view := te.createTableView("t", "DISTINCT t")
 	te.write(table, map[int64]string{1: "a"}, nil)
 	te.stop()
 	db, err := storage.Open(dir, storage.Options{})

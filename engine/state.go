@@ -38,6 +38,11 @@ func (e *Engine) persistFlow(f *flow, plan string) {
 		e.log.Info("view state not persisted; it is rebuilt on start", "object", f.obj.Name, "reason", err.Error())
 		return
 	}
+	for id, in := range f.inputs {
+		if t, ok := e.tables[id]; ok && !t.notStored() {
+			in.Replayable()
+		}
+	}
 	f.state = &flowState{e: e, id: f.obj.ID}
 	f.graph.Persist(f.state)
 	f.header = stateHeader(f.graph.StateShape(), plan)

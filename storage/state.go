@@ -103,6 +103,12 @@ func (db *DB) ScanState(flow uint64, prefix []byte, fn func(key, value []byte) e
 	return db.scanBounds(lo, prefixEnd(lo), func(k, v []byte) error { return fn(k[len(p):], v) })
 }
 
+// CollectionSize estimates the bytes coll's rows take on disk.
+func (db *DB) CollectionSize(coll uint64) (uint64, error) {
+	p := collPrefix(coll)
+	return db.pdb.EstimateDiskUsage(p, prefixEnd(p))
+}
+
 // StateSize estimates the bytes flow's state takes on disk.
 func (db *DB) StateSize(flow uint64) (uint64, error) {
 	p := statePrefix(flow)
