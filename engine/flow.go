@@ -189,7 +189,7 @@ func (e *Engine) hydrate(ctx context.Context, f *flow, src inputs, progress func
 	f.graph.SetTime(int64(max(e.ts, uint64(e.clock.Now().UnixMilli()))) * 1000)
 	for id, in := range f.inputs {
 		if t, ok := src.table(id); ok {
-			if err := e.hydrateTable(ctx, f, in, t, progress, f.graph.Step); err != nil {
+			if err := e.hydrateTable(ctx, f, in, t, progress, f.graph.Step, nil); err != nil {
 				return err
 			}
 			continue
@@ -213,9 +213,11 @@ func (e *Engine) hydrate(ctx context.Context, f *flow, src inputs, progress func
 // hydrateTable feeds a flow the rows of a table, logging progress on
 // large tables: a chunk at a time, each followed by step (the graph's
 // Step, or its Derive at restore), the last left for the caller's step.
-// A relation that is not stored can feed only a flow made before it
-// ingested anything.
-func (e *Engine) hydrateTable(ctx context.Context, f *flow, in *dataflow.Input, s *TableSnap, progress func(rows int64), step func(context.Context) error) error {
+// The rows are decoded by dec, whole into rows of their own when it is
+// nil; a reusing dec (Derive's) takes its memory, and the chunk's,
+// again for the next chunk. A relation that is not stored can feed only
+// a flow made before it ingested anything.
+func (e *Engine) hydrateTable(ctx context.Context, f *flow, in *dataflow.Input, s *TableSnap, progress func(rows int64), step func(context.Context) error, dec *RowReader) error {
 	if s.obj.NotStored {
 		if s.rows > 0 {
 			return errNewViewNotStored(f.obj, s.obj, s.rows)
@@ -233,7 +235,7 @@ func (e *Engine) hydrateTable(ctx context.Context, f *flow, in *dataflow.Input, 
 	var stepErr error
 	var n int
 	b := make(dataflow.Batch, 0, min(s.SizeHint(), hydrateChunk))
-	err := s.Scan(func(_ string, row types.Row) bool {
+	err := s.ScanRange("", "", dec, func(_ string, row types.Row) bool {
 		b = append(b, dataflow.Update{Row: row, Diff: 1})
 		if len(b) < hydrateChunk {
 			return true
@@ -249,7 +251,12 @@ func (e *Engine) hydrateTable(ctx context.Context, f *flow, in *dataflow.Input, 
 		if n%(1<<20) == 0 {
 			e.log.Info("hydrating", "object", f.obj.Name, "input", s.obj.Name, "rows", n)
 		}
-		b = make(dataflow.Batch, 0, hydrateChunk)
+		if dec != nil && dec.reuse {
+			dec.reset()
+			b = b[:0]
+		} else {
+			b = make(dataflow.Batch, 0, hydrateChunk)
+		}
 		return true
 	})
 	if err != nil {

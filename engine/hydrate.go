@@ -177,6 +177,7 @@ func (e *Engine) runJob(ctx context.Context, j *hydrationJob) {
 		j.start = time.Now()
 		stop := e.logProgress(j)
 		defer stop()
+		defer tightenGC()()
 		if j.restore {
 			n := 0
 			if err := j.f.graph.Restore(ctx, stateReader{store: e.store, job: j, n: &n, done: ctx.Done()}); err != nil {
@@ -238,6 +239,7 @@ func (e *Engine) rebuild(ctx context.Context, j *hydrationJob) error {
 func (e *Engine) derive(ctx context.Context, j *hydrationJob) error {
 	snap := e.Snapshot()
 	fed := false
+	dec := newReusingRowReader()
 	for id, in := range j.f.inputs {
 		if !in.Derives() {
 			continue
@@ -246,7 +248,7 @@ func (e *Engine) derive(ctx context.Context, j *hydrationJob) error {
 		if !ok {
 			return fmt.Errorf("%s reads unknown table %d", j.f.obj.Name, id)
 		}
-		if err := e.hydrateTable(ctx, j.f, in, t, nil, j.f.graph.Derive); err != nil {
+		if err := e.hydrateTable(ctx, j.f, in, t, nil, j.f.graph.Derive, dec); err != nil {
 			return err
 		}
 		fed = true

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"runtime/debug"
 	"strings"
 	"testing"
 
@@ -45,6 +46,55 @@ func TestRowReader(t *testing.T) {
 		if shared := &got[0] == &again[0]; shared != (tc.name == "none") {
 			t.Errorf("%s: rows shared %v", tc.name, shared)
 		}
+	}
+}
+
+// TestReusingRowReader checks that a reusing reader's rows read back as
+// decoded until its reset, across the growth of its memory, and that
+// once grown it decodes without allocating.
+func TestReusingRowReader(t *testing.T) {
+	r := newReusingRowReader()
+	var rows []types.Row
+	var want []string
+	for i := range 3000 {
+		row := types.Row{types.NewInt8(int64(i)), types.NewText(strings.Repeat("x", i%500)), types.Null}
+		got, err := r.Decode(types.AppendRow(nil, row))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows = append(rows, got)
+		want = append(want, showRow(row))
+	}
+	for i, row := range rows {
+		if got := showRow(row); got != want[i] {
+			t.Fatalf("row %d reads %.40s, want %.40s", i, got, want[i])
+		}
+	}
+	enc := types.AppendRow(nil, types.Row{types.NewInt8(1), types.NewText("abc")})
+	r.reset()
+	if n := testing.AllocsPerRun(100, func() {
+		if _, err := r.Decode(enc); err != nil {
+			t.Fatal(err)
+		}
+	}); n != 0 {
+		t.Errorf("%v allocations per row", n)
+	}
+}
+
+// TestTightenGC checks that overlapping holds on the collector keep it
+// at hydrationGCPercent until the last ends, then restore the setting.
+func TestTightenGC(t *testing.T) {
+	defer debug.SetGCPercent(debug.SetGCPercent(150))
+	a := tightenGC()
+	b := tightenGC()
+	a()
+	if got := debug.SetGCPercent(-1); got != hydrationGCPercent {
+		t.Errorf("GC percent with one hold left: %d", got)
+	}
+	debug.SetGCPercent(hydrationGCPercent)
+	b()
+	if got := debug.SetGCPercent(150); got != 150 {
+		t.Errorf("GC percent after the holds: %d, want 150", got)
 	}
 }
 

@@ -3,6 +3,7 @@ package types
 import (
 	"encoding/binary"
 	"math"
+	"unsafe"
 
 	"github.com/cockroachdb/apd/v3"
 	"github.com/streamdb/streamdb/pgerr"
@@ -220,7 +221,19 @@ func DecodeRow(src []byte, dst Row) (Row, error) {
 // reads two columns of a wide row pays neither for the other values nor,
 // when no text column is kept, for the copy of the row's strings.
 func DecodeRowColumns(src []byte, dst Row, keep func(col int) bool) (Row, error) {
-	r := valueReader{b: src}
+	return decodeRow(valueReader{b: src}, dst, keep)
+}
+
+// DecodeRowShared is DecodeRow whose strings are cut from src itself,
+// not from a copy of it: for a reader that keeps neither the row nor its
+// values longer than src (a restore feeding a table's rows to operators
+// that encode what they keep), decoding a row then allocates nothing.
+func DecodeRowShared(src string, dst Row) (Row, error) {
+	return decodeRow(valueReader{b: unsafe.Slice(unsafe.StringData(src), len(src)), s: src}, dst, nil)
+}
+
+func decodeRow(r valueReader, dst Row, keep func(col int) bool) (Row, error) {
+	src := r.b
 	n, err := r.uvarint()
 	if err != nil {
 		return dst[:0], err

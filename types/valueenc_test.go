@@ -68,9 +68,13 @@ func TestValueRoundTrip(t *testing.T) {
 		if err != nil || len(got) != len(row) {
 			t.Fatalf("DecodeRow(%x) = %v, %v", enc, got, err)
 		}
+		shared, err := DecodeRowShared(string(enc), nil)
+		if err != nil || len(shared) != len(row) {
+			t.Fatalf("DecodeRowShared(%x) = %v, %v", enc, shared, err)
+		}
 		for c := range row {
-			if !identical(got[c], row[c]) {
-				t.Fatalf("column %d: got %v, want %v", c, debugDatum(got[c]), debugDatum(row[c]))
+			if !identical(got[c], row[c]) || !identical(shared[c], row[c]) {
+				t.Fatalf("column %d: got %v and %v shared, want %v", c, debugDatum(got[c]), debugDatum(shared[c]), debugDatum(row[c]))
 			}
 		}
 	}
