@@ -60,9 +60,12 @@ type hydrationJob struct {
 	after []*hydrationJob
 	done  chan struct{}
 	err   error
-	// progress is the fraction done, as float64 bits.
-	progress atomic.Uint64
-	start    time.Time
+	// progress is the fraction done, as float64 bits; of a restore,
+	// stateShare is the part of it that reading the persisted state
+	// takes, the rest deriving state from tables.
+	progress   atomic.Uint64
+	stateShare float64
+	start      time.Time
 }
 
 func (j *hydrationJob) setProgress(p float64) { j.progress.Store(math.Float64bits(p)) }
@@ -107,7 +110,12 @@ func (e *Engine) startHydration(ctx context.Context) {
 			}
 		}
 		if j.restore {
-			size[j] = e.restoreSize(j.f)
+			state, tables := e.restoreSize(j.f)
+			size[j] = state + tables
+			j.stateShare = 1
+			if tables > 0 {
+				j.stateShare = float64(state) / float64(state+tables)
+			}
 		}
 		order = append(order, j)
 	}
@@ -149,18 +157,18 @@ func (e *Engine) startHydration(ctx context.Context) {
 	})
 }
 
-// restoreSize estimates what a restore of f reads: its persisted state
-// and the tables its derived state is rebuilt from, from the store's
-// files (an error counts 0).
-func (e *Engine) restoreSize(f *flow) uint64 {
-	n, _ := e.store.StateSize(f.obj.ID)
+// restoreSize estimates the bytes a restore of f reads: its persisted
+// state, and the tables its derived state is rebuilt from, from the
+// store's files (an error counts 0).
+func (e *Engine) restoreSize(f *flow) (state, tables uint64) {
+	state, _ = e.store.StateSize(f.obj.ID)
 	for id, in := range f.inputs {
 		if in.Derives() {
-			m, _ := e.store.CollectionSize(id)
-			n += m
+			n, _ := e.store.CollectionSize(id)
+			tables += n
 		}
 	}
-	return n
+	return state, tables
 }
 
 // runJob hydrates one flow off the coordinator and hands it over.
@@ -240,6 +248,17 @@ func (e *Engine) derive(ctx context.Context, j *hydrationJob) error {
 	snap := e.Snapshot()
 	fed := false
 	dec := newReusingRowReader()
+	var total, done int64
+	for id, in := range j.f.inputs {
+		if t, ok := snap.Table(id); ok && in.Derives() {
+			total += int64(t.SizeHint())
+		}
+	}
+	progress := func(rows int64) {
+		if done += rows; total > 0 {
+			j.setProgress(j.stateShare + (1-j.stateShare)*min(float64(done)/float64(total), 1))
+		}
+	}
 	for id, in := range j.f.inputs {
 		if !in.Derives() {
 			continue
@@ -248,7 +267,7 @@ func (e *Engine) derive(ctx context.Context, j *hydrationJob) error {
 		if !ok {
 			return fmt.Errorf("%s reads unknown table %d", j.f.obj.Name, id)
 		}
-		if err := e.hydrateTable(ctx, j.f, in, t, nil, j.f.graph.Derive, dec); err != nil {
+		if err := e.hydrateTable(ctx, j.f, in, t, progress, j.f.graph.Derive, dec); err != nil {
 			return err
 		}
 		fed = true

@@ -155,7 +155,7 @@ func (r stateReader) Scan(prefix []byte, fn func(key, value []byte) error) error
 	id := r.job.f.obj.ID
 	return r.store.ScanState(id, prefix, func(k, v []byte) error {
 		if *r.n++; *r.n%progressEvery == 0 {
-			r.job.setProgress(r.store.StateProgress(id, k))
+			r.job.setProgress(r.job.stateShare * r.store.StateProgress(id, k))
 			select {
 			case <-r.done:
 				return errRestoreStopped
