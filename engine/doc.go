@@ -173,10 +173,10 @@
 // run beside the hydration (storage.Open). After kill -9 over 1M to 10M
 // Nexmark events the store opened in 0.1–0.3 s, where waiting for the
 // first compaction took 0.5–4.8 s (bench/results/restart-history.md).
-// Run serves at once and hydrates the flows in the background, one per processor at a time
-// (hydrate.go): restored from their state, smallest first, or rebuilt
-// from their inputs once the flows they read are back. Tables and ready views answer
-// meanwhile. A read of a view still hydrating gets a *HydrationError
+// Run serves at once and hydrates the flows in the background, one per
+// processor at a time (hydrate.go): restored from their state, smallest
+// first, or rebuilt from their inputs once the flows they read are back.
+// Tables and ready views answer meanwhile. A read of a view still hydrating gets a *HydrationError
 // and waits for it (the front end waits as long as its statement may);
 // a write or source batch whose changes would reach such a view waits in
 // the coordinator, so that the view's inputs stay as its state was
