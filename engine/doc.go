@@ -178,11 +178,17 @@
 // # Restart: serving while views hydrate
 //
 // Open replays the catalog and opens every table without reading a row
-// (see Tables below); it does not hydrate. Run serves at once and
-// hydrates the flows in the background, one per processor at a time
-// (hydrate.go): restored from their state, smallest first, or rebuilt
-// from their inputs once the flows they read are back. Tables and ready views answer
-// meanwhile. A read of a view still hydrating gets a *HydrationError
+// (see Tables below); it does not hydrate. The store opens in the time
+// Pebble takes to replay and flush its log, which the memtables bound;
+// compactions, which a crash under load leaves due and whose size grows
+// with the history the store holds, wait until it has opened and then
+// run beside the hydration (storage.Open). After kill -9 over 1M to 10M
+// Nexmark events the store opened in 0.1–0.3 s, where waiting for the
+// first compaction took 0.5–4.8 s (bench/results/restart-history.md).
+// Run serves at once and hydrates the flows in the background, one per
+// processor at a time (hydrate.go): restored from their state, smallest
+// first, or rebuilt from their inputs once the flows they read are back.
+// Tables and ready views answer meanwhile. A read of a view still hydrating gets a *HydrationError
 // and waits for it (the front end waits as long as its statement may);
 // a write or source batch whose changes would reach such a view waits in
 // the coordinator, so that the view's inputs stay as its state was

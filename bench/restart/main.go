@@ -23,6 +23,7 @@ import (
 
 type config struct {
 	Streamdb  string
+	Baseline  string
 	Events    int64
 	Histories []int64
 	DimRows   int64
@@ -42,6 +43,7 @@ func run() error {
 	var cfg config
 	var histories string
 	flag.StringVar(&cfg.Streamdb, "streamdb", "bin/streamdb", "the streamdb binary to benchmark")
+	flag.StringVar(&cfg.Baseline, "baseline", "", "another streamdb binary to restart from the same crash, to compare builds")
 	flag.Int64Var(&cfg.Events, "events", 2_000_000, "events of the nexmark scenario")
 	flag.StringVar(&histories, "histories", "1000000,10000000", "events of the history scenario's runs")
 	flag.Int64Var(&cfg.DimRows, "dim-rows", 1_000_000, "rows of the history scenario's table")
@@ -58,7 +60,7 @@ func run() error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	rep := report{Started: time.Now(), Load: server.LoadAverage()}
+	rep := report{Started: time.Now(), Load: server.LoadAverage(), Baseline: cfg.Baseline}
 	var scs []scenario
 	if cfg.Only == "" || cfg.Only == "nexmark" {
 		scs = append(scs, nexmarkScenario(cfg.Events))
@@ -151,6 +153,7 @@ type result struct {
 	SteadyRSSMB  float64  `json:"steady_rss_mb"`
 	BuildSeconds float64  `json:"build_s"`
 	Restored     *restart `json:"restored,omitempty"`
+	Baseline     *restart `json:"baseline,omitempty"`
 	Recomputed   *restart `json:"recomputed,omitempty"`
 	Error        string   `json:"error,omitempty"`
 }
@@ -206,24 +209,33 @@ func measure(ctx context.Context, cfg config, sc scenario) (result, error) {
 	if err := copyDir(data, image); err != nil {
 		return r, err
 	}
-	for _, recompute := range []bool{false, true} {
+	// The baseline restarts from the same image: which compaction a crash
+	// leaves due, and so what a restart costs, differs from one build of
+	// the state to the next.
+	runs := []struct {
+		name      string
+		bin       string
+		recompute bool
+		to        **restart
+	}{{"restored", cfg.Streamdb, false, &r.Restored}, {"baseline", cfg.Baseline, false, &r.Baseline},
+		{"recomputed", cfg.Streamdb, true, &r.Recomputed}}
+	for _, run := range runs {
+		if run.bin == "" {
+			continue
+		}
 		if err := os.RemoveAll(data); err != nil {
 			return r, err
 		}
 		if err := copyDir(image, data); err != nil {
 			return r, err
 		}
-		fmt.Fprintf(os.Stderr, "%s: restart (recomputed %v)\n", sc.Name, recompute)
-		rs, err := timeRestart(ctx, cfg, srv, sc, recompute)
+		fmt.Fprintf(os.Stderr, "%s: restart (%s)\n", sc.Name, run.name)
+		rs, err := timeRestart(ctx, cfg, srv, sc, run.bin, run.recompute)
 		srv.Kill()
 		if err != nil {
 			return r, err
 		}
-		if recompute {
-			r.Recomputed = rs
-		} else {
-			r.Restored = rs
-		}
+		*run.to = rs
 	}
 	return r, nil
 }
@@ -260,13 +272,13 @@ func build(ctx context.Context, cfg config, srv *server.Streamdb, sc scenario) e
 
 // timeRestart starts the killed server again and times its first
 // connection, the table read and each view's first read.
-func timeRestart(ctx context.Context, cfg config, srv *server.Streamdb, sc scenario, recompute bool) (*restart, error) {
+func timeRestart(ctx context.Context, cfg config, srv *server.Streamdb, sc scenario, bin string, recompute bool) (*restart, error) {
 	var args []string
 	if recompute {
 		args = append(args, "--view-state", "recomputed")
 	}
 	start := time.Now()
-	if err := srv.Restart(args...); err != nil {
+	if err := srv.RestartBinary(bin, args...); err != nil {
 		return nil, err
 	}
 	ctx, cancel := context.WithTimeout(ctx, cfg.Timeout)
@@ -398,8 +410,10 @@ func dirSize(dir string) int64 {
 type report struct {
 	Started time.Time `json:"started"`
 	Load    string    `json:"load_start"`
-	LoadEnd string    `json:"load_end"`
-	Results []result  `json:"results"`
+	// Baseline is the -baseline binary, if any.
+	Baseline string   `json:"baseline,omitempty"`
+	LoadEnd  string   `json:"load_end"`
+	Results  []result `json:"results"`
 }
 
 func (rep *report) write(dir string) error {
@@ -421,6 +435,9 @@ func (rep *report) markdown() string {
 	b.WriteString("# Restart after kill -9: views restored from their persisted state, and recomputed\n\n")
 	fmt.Fprintf(&b, "Run %s; load average %s at the start, %s at the end (2 shared cores).\n\n", rep.Started.UTC().Format("2006-01-02 15:04 UTC"), rep.Load, rep.LoadEnd)
 	b.WriteString("Seconds from the restarted process's start. state is the views' state_bytes before the kill; store is the data directory.\n\n")
+	if rep.Baseline != "" {
+		fmt.Fprintf(&b, "baseline: %s, restarted from the same crash image as the build measured.\n\n", rep.Baseline)
+	}
 	b.WriteString("| scenario | state MB | store MB | steady RSS MB | restart | listens | accepts | table read | first view read | all views read | peak RSS MB | peak ÷ steady | CPU s |\n")
 	b.WriteString("|---|--:|--:|--:|---|--:|--:|--:|--:|--:|--:|--:|--:|\n")
 	for _, r := range rep.Results {
@@ -431,7 +448,7 @@ func (rep *report) markdown() string {
 		for _, x := range []struct {
 			name string
 			rs   *restart
-		}{{"restored", r.Restored}, {"recomputed", r.Recomputed}} {
+		}{{"restored", r.Restored}, {"restored, baseline", r.Baseline}, {"recomputed", r.Recomputed}} {
 			if x.rs == nil {
 				continue
 			}
@@ -459,7 +476,7 @@ func (rep *report) markdown() string {
 	fmt.Fprintf(&b, "- peak memory of a restart that restores ≤ 1.2× the steady state: **%s**\n", met(okMem))
 	b.WriteString("- restart time independent of history: compare the history scenario's rows (same state, 10× the events): restored against recomputed.\n")
 	b.WriteString("\n## How it was measured\n\n")
-	b.WriteString("Each scenario builds its state on a fresh server (bin/streamdb, default flags), waits until the NEXMARK source has committed every event, reads the server's resident set and the views' state_bytes, and kills it with SIGKILL. The server is started again on a copy of the data directory as the kill left it (each restart on a copy of its own, so that both replay what the crash left in Pebble's log): listens is its first accepted TCP connection, accepts its first session (the startup handshake, which completes while the store opens); table read a primary-key point read, which waits for the store to open (Pebble replaying and flushing its log); each view is then read (SELECT count(*)) on a connection of its own, a read that waits while the view hydrates, and first/all view read are the first and last of those to return. Peak RSS is the restarted process's VmHWM after every view was read. Then the server is killed again and started with --view-state recomputed, which rebuilds every view from its inputs as every restart did before view state was persisted.\n")
+	b.WriteString("Each scenario builds its state on a fresh server (bin/streamdb, default flags), waits until the NEXMARK source has committed every event, reads the server's resident set and the views' state_bytes, and kills it with SIGKILL. The server is started again on a copy of the data directory as the kill left it (each restart on a copy of its own, so that both replay what the crash left in Pebble's log): listens is its first accepted TCP connection, accepts its first session (the startup handshake, which completes while the store opens); table read a primary-key point read, which waits for the store to open (Pebble replaying and flushing its log); each view is then read (SELECT count(*)) on a connection of its own, a read that waits while the view hydrates, and first/all view read are the first and last of those to return. Peak RSS is the restarted process's VmHWM after every view was read. With -baseline, another build is then started on a copy of the same image, as the first was. Then the server is killed again and started with --view-state recomputed, which rebuilds every view from its inputs as every restart did before view state was persisted.\n")
 	return b.String()
 }
 

@@ -89,10 +89,16 @@ func (s *Streamdb) Kill() {
 // Restart starts the server again on its data directory and address, with
 // args added to its command line, once the process before has exited,
 // and returns as soon as the process has started (see WaitReady).
-func (s *Streamdb) Restart(args ...string) error {
+func (s *Streamdb) Restart(args ...string) error { return s.RestartBinary(s.bin, args...) }
+
+// RestartBinary restarts the server as Restart does, running the binary
+// bin from now on: how a harness compares two builds on one data
+// directory.
+func (s *Streamdb) RestartBinary(bin string, args ...string) error {
 	if exited, _ := s.Exited(); !exited {
 		return errors.New("server: Restart of a running server")
 	}
+	s.bin = bin
 	return s.launch(args)
 }
 
