@@ -146,8 +146,13 @@ func (f *flow) narrow(id uint64, b dataflow.Batch) dataflow.Batch {
 	return out
 }
 
-// hydrateChunk is how many rows of a table hydrate feeds a flow per step.
-const hydrateChunk = 1 << 16
+// hydrateChunk is how many rows of a table hydrate feeds a flow per step,
+// and hydrateChunkBytes how many bytes of them a reusing RowReader holds
+// at most: wide rows make shorter chunks.
+const (
+	hydrateChunk      = 1 << 16
+	hydrateChunkBytes = 64 << 20
+)
 
 // inputs are the contents a new flow hydrates from: the coordinator's
 // current ones, or those of a published snapshot for a flow rebuilt in
@@ -237,7 +242,7 @@ func (e *Engine) hydrateTable(ctx context.Context, f *flow, in *dataflow.Input, 
 	b := make(dataflow.Batch, 0, min(s.SizeHint(), hydrateChunk))
 	err := s.ScanRange("", "", dec, func(_ string, row types.Row) bool {
 		b = append(b, dataflow.Update{Row: row, Diff: 1})
-		if len(b) < hydrateChunk {
+		if len(b) < hydrateChunk && !dec.full() {
 			return true
 		}
 		in.Push(f.narrow(s.obj.ID, b))

@@ -28,6 +28,8 @@ type RowReader struct {
 	reuse  bool
 	buf    []byte
 	datums types.Row
+	// held counts the bytes of the stored rows decoded since the reset.
+	held int
 }
 
 // newReusingRowReader returns a reader of whole rows for a reader that
@@ -43,7 +45,11 @@ func newReusingRowReader() *RowReader { return &RowReader{reuse: true} }
 func (r *RowReader) reset() {
 	r.buf = r.buf[:0]
 	r.datums = r.datums[:0]
+	r.held = 0
 }
+
+// full reports whether a reusing reader holds a chunk's worth of bytes.
+func (r *RowReader) full() bool { return r != nil && r.reuse && r.held >= hydrateChunkBytes }
 
 // decodeReused decodes a row into the reader's reused memory. Memory it
 // outgrows stays with the rows cut from it until they are dropped.
@@ -53,6 +59,7 @@ func (r *RowReader) decodeReused(enc []byte) (types.Row, error) {
 	}
 	start := len(r.buf)
 	r.buf = append(r.buf, enc...)
+	r.held += len(enc)
 	src := unsafe.String(unsafe.SliceData(r.buf[start:]), len(enc))
 	free := r.datums[len(r.datums):]
 	row, err := types.DecodeRowShared(src, free)

@@ -70,6 +70,13 @@ func TestReusingRowReader(t *testing.T) {
 			t.Fatalf("row %d reads %.40s, want %.40s", i, got, want[i])
 		}
 	}
+	if r.full() {
+		t.Error("full after 3,000 short rows")
+	}
+	wide := types.AppendRow(nil, types.Row{types.NewText(strings.Repeat("w", hydrateChunkBytes))})
+	if _, err := r.Decode(wide); err != nil || !r.full() {
+		t.Errorf("not full after a row of hydrateChunkBytes (%v)", err)
+	}
 	enc := types.AppendRow(nil, types.Row{types.NewInt8(1), types.NewText("abc")})
 	r.reset()
 	if n := testing.AllocsPerRun(100, func() {
