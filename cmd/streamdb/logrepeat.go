@@ -13,7 +13,11 @@ import (
 // bury the first line that says what happened and fill the disk.
 // repeatLimiter lets the first few lines of each message through per
 // window and counts the rest; the next line of that message after the
-// window says how many were dropped (suppressed_repeats).
+// window says how many were dropped (suppressed_repeats). It limits
+// warnings and errors only: lines below them report one event each (a
+// view hydrated, a source started, a statement at debug level), and a
+// restart with more than five views lost the "hydrated" lines of the
+// rest.
 
 const (
 	repeatWindow = 10 * time.Second
@@ -81,6 +85,9 @@ func (h *repeatHandler) Enabled(ctx context.Context, level slog.Level) bool {
 }
 
 func (h *repeatHandler) Handle(ctx context.Context, r slog.Record) error {
+	if r.Level < slog.LevelWarn {
+		return h.next.Handle(ctx, r)
+	}
 	ok, dropped := h.limiter.admit(r.Message)
 	if !ok {
 		return nil

@@ -32,6 +32,13 @@ func TestRepeatHandler(t *testing.T) {
 	if !strings.Contains(lines[repeatBurst], "other message") {
 		t.Errorf("a different message was dropped:\n%s", buf.String())
 	}
+	buf.Reset()
+	for range 20 {
+		log.Info("hydrated", "object", "v")
+	}
+	if n := strings.Count(buf.String(), "msg=hydrated"); n != 20 {
+		t.Errorf("%d of 20 informational lines logged", n)
+	}
 }
 
 func dropTime(_ []string, a slog.Attr) slog.Attr {
