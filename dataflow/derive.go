@@ -9,9 +9,9 @@ import (
 // # Derived state
 //
 // Some state repeats what the store holds already. A join's arrangement
-// of a stored table, reached through filters and projections only, is a
-// function of the table's rows, and so is a view that projects a stored
-// table: persisted, each such row was written twice in every tick (the
+// of a stored table, reached through projections only, is a function of
+// the table's rows, and so is a view that projects a stored table:
+// persisted, each such row was written twice in every tick (the
 // table's row, then its arranged or projected copy), and Pebble paid for
 // the copy in its log, memtable, flush and every compaction — Nexmark q9
 // and q20 wrote more bytes of arranged bids than of bids, and spent 40%
@@ -23,8 +23,8 @@ import (
 //
 // A structure is derived when every path into it comes from a
 // replayable Input (see Replayable) through stateless operators that
-// keep nothing and depend on nothing but their input rows (Filter, Map,
-// FlatMap, Union, Negate; views call no volatile or stable function):
+// keep nothing, depend on nothing but their input rows and drop none of
+// them (Map, Union, Negate; views call no volatile or stable function):
 //
 //	Join side     its arrangement, unless rows of the side expire (the
 //	              expiry depends on watermarks, not on the rows alone)
@@ -35,7 +35,10 @@ import (
 // of the joined rows) is persisted: recomputing it would be the join's
 // whole work. Restoring a derived structure reads as many rows as the
 // table holds, so that a restart still follows the size of the state
-// (the table is the state), not the history that made it.
+// (the table is the state), not the history that made it. That is why a
+// Filter (or a FlatMap, which may yield nothing) ends derivation: a view
+// of the few rows of a large table that pass its WHERE would be rebuilt
+// by reading all of them, where its persisted state is those few.
 
 // Replayable marks an input fed from a relation whose whole contents, as
 // of the last tick the graph persisted, can be fed again at restore (a
@@ -81,7 +84,7 @@ func (g *Graph) planDerived() {
 		switch op := op.(type) {
 		case *inputOp:
 			replayed[i] = op.in.replayable
-		case *filterOp, *mapOp, *flatMapOp, *unionOp, *negateOp:
+		case *mapOp, *unionOp, *negateOp:
 			replayed[i] = from(i)
 		case *joinOp:
 			op.derived = [2]bool{replayed[g.inputs[i][0]] && op.spec.LeftExpire == nil,

@@ -28,11 +28,20 @@ func TestDerivedState(t *testing.T) {
 			name:   "projection of a table",
 			replay: [2]bool{true, true},
 			build: func(g *Graph, l, _ Node) Node {
-				return g.Filter(l, func(r types.Row) (bool, error) { return r[1].Int() != 3, nil })
+				return g.Map(l, func(r types.Row) (types.Row, error) { return types.Row{r[1], r[0]}, nil })
 			},
-			shape:     "Input Input Filter Output(derived)",
+			shape:     "Input Input Map Output(derived)",
 			persisted: nil,
 			derives:   [2]bool{true, false},
+		},
+		{
+			name:   "filter of a table",
+			replay: [2]bool{true, true},
+			build: func(g *Graph, l, _ Node) Node {
+				return g.Filter(l, func(r types.Row) (bool, error) { return r[1].Int() != 3, nil })
+			},
+			shape:     "Input Input Filter Output(rows/2 errors/1)",
+			persisted: []string{"Output"},
 		},
 		{
 			name:   "join of two tables",

@@ -160,8 +160,9 @@
 //
 // So state that repeats a stored table is not written at all: it is
 // derived (dataflow/derive.go). A join's arrangement of a stored table
-// reached through stateless operators only, and a view or index that
-// projects a stored table, are rebuilt at restore from the table's rows
+// reached through projections only (no filter: a filtered view's state
+// can be far smaller than its table), and a view or index that projects
+// a stored table, are rebuilt at restore from the table's rows
 // (derive, in hydrate.go, feeds them through the graph's Derive), which
 // are those of the restored tick because a tick writes the table and the
 // state in one batch and every change that would reach a hydrating flow

@@ -26,7 +26,7 @@ import (
 // the tables at restore rather than persisted, a projection and a join's
 // arrangements.
 var crashViews = []struct{ name, query string }{
-	{"wproj", "SELECT txn, part * 2 AS p FROM w WHERE part <> 1"},
+	{"wproj", "SELECT txn, part * 2 AS p FROM w"},
 	{"wpairs", "SELECT w.txn, w.part, c.v FROM w JOIN counters c ON w.part = c.k"},
 	{"wparts", "SELECT part, count(*) AS n, sum(txn) AS s, min(txn) AS lo, max(txn) AS hi FROM w GROUP BY part"},
 	{"wjoin", "SELECT c.k, count(*) AS n, sum(c.v) AS s FROM w JOIN counters c ON w.txn % 10 = c.k GROUP BY c.k"},
