@@ -170,11 +170,11 @@
 // (123 of its 167 MB of state at 1M events), q20 its arranged bids (99
 // of 144 MB), q0 and q1 nothing. Persisted ÷ recomputed, in
 // bench/nexmark at 1M events (bench/results/derived-state.md), went from
-// q1 0.67×, q9 0.54×, q20 0.64× to 1.02×, 0.93×, 0.94×. A restore reads
+// q1 0.67×, q9 0.54×, q20 0.64× to 1.06×, 0.92×, 0.85×. A restore reads
 // those tables instead: as many rows as the derived state holds, so a
 // restart still follows the state, not the history, but reads a table
 // once for each flow deriving from it: after kill -9 with 1 GB of state
-// (2M events) every view was back in 5.1 s where it took 3.3 s, the
+// (2M events) every view was back in 4.7 s where it took 3.3 s, the
 // first in 0.8 s. A source that is not stored has no table to derive
 // from, and writes each event once, as state.
 //
