@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 )
 
 // # Derived state
@@ -102,36 +103,31 @@ func (g *Graph) planDerived() {
 			}
 		}
 	}
+	// Backwards from the derived structures, through what feeds them:
+	// replayed operators, all of whose inputs are replayed too.
 	need := make([]bool, len(g.ops))
-	derives := false
 	for i := len(g.ops) - 1; i >= 0; i-- {
-		var slots []int
+		ins := g.inputs[i]
 		switch op := g.ops[i].(type) {
 		case *joinOp:
 			for side, d := range op.derived {
 				if d {
-					slots = append(slots, side)
+					need[i], need[ins[side]] = true, true
 				}
 			}
-			need[i] = len(slots) > 0
 		case *outputOp:
-			if need[i] = op.derived; need[i] {
-				slots = []int{0}
+			if op.derived {
+				need[i], need[ins[0]] = true, true
 			}
 		default:
 			if need[i] {
-				slots = make([]int, len(g.inputs[i]))
-				for s := range slots {
-					slots[s] = s
+				for _, s := range ins {
+					need[s] = true
 				}
 			}
 		}
-		for _, s := range slots {
-			need[g.inputs[i][s]] = true
-		}
-		derives = derives || need[i]
 	}
-	if derives {
+	if slices.Contains(need, true) {
 		g.derive = need
 	}
 }
