@@ -256,7 +256,7 @@ func (e *Engine) hydrateTable(ctx context.Context, f *flow, in *dataflow.Input, 
 		if n%(1<<20) == 0 {
 			e.log.Info("hydrating", "object", f.obj.Name, "input", s.obj.Name, "rows", n)
 		}
-		if dec != nil && dec.reuse {
+		if dec.reusing() {
 			dec.reset()
 			b = b[:0]
 		} else {

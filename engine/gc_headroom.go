@@ -6,27 +6,28 @@ import (
 )
 
 // hydrationGCPercent is the garbage collector's headroom (GOGC) while
-// flows hydrate. A hydration that feeds a table's rows through a graph
-// (a rebuild, or a restore deriving state from a table) turns every row
-// it decodes into garbage within a chunk, gigabytes of it, while the
-// state it builds is the largest live heap the process holds; with the
-// default headroom of 100% the heap then peaked at twice that state,
-// 1.6 times the steady state's resident memory after a restart of
-// Nexmark q9 and q20 (2M events) that derived their arranged bids. At
-// 25%, collections come four times as often while hydrating, and the
-// peak stays near the state itself.
+// flows are restored. A restore builds the largest live heap the process
+// holds, and what it discards on the way (the tables and buckets its
+// arrangements outgrow, the rows of derived state it reads) made the
+// heap peak, at the default headroom of 100%, at 1.23–1.29 times the
+// steady state's resident memory after kill -9 with Nexmark q9 and q20
+// (2M events, the rows decoded into reused memory already); at 25%,
+// 1.13–1.19 times, for 20% more CPU in the restore (bench/restart,
+// alternating the two builds). Only restores, which run at start, take
+// it: a view created later rebuilds beside live ticks, which would pay
+// for the collections too.
 const hydrationGCPercent = 25
 
-// gcHeadroom holds the collector at hydrationGCPercent while any
-// hydration runs, process-wide, and restores the setting it found when
-// the last one ends; a setting already lower (or off) is left alone.
+// gcHeadroom holds the collector at hydrationGCPercent while any restore
+// runs, process-wide, and restores the setting it found when the last
+// one ends; a setting already lower (or off) is left alone.
 var gcHeadroom struct {
 	mu      sync.Mutex
 	running int
 	prev    int
 }
 
-// tightenGC starts a hydration's hold on the collector; the returned
+// tightenGC starts a restore's hold on the collector; the returned
 // function ends it.
 func tightenGC() func() {
 	h := &gcHeadroom

@@ -185,8 +185,8 @@ func (e *Engine) runJob(ctx context.Context, j *hydrationJob) {
 		j.start = time.Now()
 		stop := e.logProgress(j)
 		defer stop()
-		defer tightenGC()()
 		if j.restore {
+			defer tightenGC()()
 			n := 0
 			if err := j.f.graph.Restore(ctx, stateReader{store: e.store, job: j, n: &n, done: ctx.Done()}); err != nil {
 				return err
@@ -246,7 +246,6 @@ func (e *Engine) rebuild(ctx context.Context, j *hydrationJob) error {
 // waits for its hydration.
 func (e *Engine) derive(ctx context.Context, j *hydrationJob) error {
 	snap := e.Snapshot()
-	fed := false
 	dec := newReusingRowReader()
 	var total, done int64
 	for id, in := range j.f.inputs {
@@ -270,10 +269,6 @@ func (e *Engine) derive(ctx context.Context, j *hydrationJob) error {
 		if err := e.hydrateTable(ctx, j.f, in, t, progress, j.f.graph.Derive, dec); err != nil {
 			return err
 		}
-		fed = true
-	}
-	if !fed {
-		return nil
 	}
 	return j.f.graph.Derive(ctx)
 }

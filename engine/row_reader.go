@@ -48,8 +48,11 @@ func (r *RowReader) reset() {
 	r.held = 0
 }
 
+// reusing reports whether r is a reusing reader (nil is not).
+func (r *RowReader) reusing() bool { return r != nil && r.reuse }
+
 // full reports whether a reusing reader holds a chunk's worth of bytes.
-func (r *RowReader) full() bool { return r != nil && r.reuse && r.held >= hydrateChunkBytes }
+func (r *RowReader) full() bool { return r.reusing() && r.held >= hydrateChunkBytes }
 
 // decodeReused decodes a row into the reader's reused memory. Memory it
 // outgrows stays with the rows cut from it until they are dropped.
