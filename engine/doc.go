@@ -174,7 +174,7 @@
 // those tables instead: as many rows as the derived state holds, so a
 // restart still follows the state, not the history, but reads a table
 // once for each flow deriving from it: after kill -9 with 1 GB of state
-// (2M events) every view was back in 4.7 s where it took 3.3 s, the
+// (2M events) every view was back in 4.6 s where it took 3.3 s, the
 // first in 0.8 s. A source that is not stored has no table to derive
 // from, and writes each event once, as state.
 //
